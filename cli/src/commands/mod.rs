@@ -1,0 +1,43 @@
+//! The subcommands, one file each.
+
+mod canonical;
+mod perft;
+mod play;
+mod playouts;
+mod show;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+/// Every subcommand of `pentagrid`.
+#[derive(Subcommand)]
+pub enum Command {
+    Show(show::ShowArgs),
+    Play(play::PlayArgs),
+    Canonical(canonical::CanonicalArgs),
+    Perft(perft::PerftArgs),
+    Playouts(playouts::PlayoutsArgs),
+}
+
+impl Command {
+    /// Runs the subcommand.
+    pub fn run(self) -> Result<()> {
+        match self {
+            Command::Show(args) => show::run(&args),
+            Command::Play(args) => play::run(&args),
+            Command::Canonical(args) => canonical::run(&args),
+            Command::Perft(args) => perft::run(&args),
+            Command::Playouts(args) => playouts::run(&args),
+        }
+    }
+}
+
+/// A rayon pool of `threads` threads (all cores when `None`).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(threads) = threads {
+        anyhow::ensure!(threads > 0, "--threads must be at least 1");
+        builder = builder.num_threads(threads);
+    }
+    Ok(builder.build()?)
+}

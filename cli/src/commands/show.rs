@@ -1,0 +1,77 @@
+//! `pentagrid show`: a diagram of a position with its side to move and status.
+
+use anyhow::Result;
+use clap::Args;
+use pentago::{Position, Square};
+use serde_json::json;
+
+use crate::input;
+
+/// Show a position as a diagram (quadrant borders drawn), with side to move and status.
+#[derive(Args)]
+pub struct ShowArgs {
+    /// The position, `start`, or `-` to read positions from standard input.
+    position: String,
+    /// Print JSON (one object per position) instead of a diagram.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &ShowArgs) -> Result<()> {
+    for position in input::positions(&args.position)? {
+        if args.json {
+            println!("{}", describe(&position));
+        } else {
+            println!("{}", diagram(&position));
+        }
+    }
+    Ok(())
+}
+
+fn describe(position: &Position) -> serde_json::Value {
+    json!({
+        "position": position.to_string(),
+        "to_move": position.side_to_move(),
+        "status": position.status(),
+        "stones": position.stone_count(),
+        "canonical": position.canonical().position.to_string(),
+    })
+}
+
+/// The board with files and ranks labelled and the four quadrants boxed.
+pub fn diagram(position: &Position) -> String {
+    const BORDER: &str = "  +-------+-------+\n";
+    let mut out = String::from("    a b c   d e f\n");
+    out.push_str(BORDER);
+    for rank in (0..6u8).rev() {
+        out.push_str(&format!("{} |", rank + 1));
+        for file in 0..6u8 {
+            let square = Square::from_coords(file, rank).expect("coordinates below 6");
+            let stone = position.stone_at(square).map_or('.', |c| c.stone_char());
+            out.push(' ');
+            out.push(stone);
+            if file == 2 || file == 5 {
+                out.push_str(" |");
+            }
+        }
+        out.push_str(&format!(" {}\n", rank + 1));
+        if rank == 3 || rank == 0 {
+            out.push_str(BORDER);
+        }
+    }
+    out.push_str("    a b c   d e f\n");
+    let status = position.status();
+    if status.is_over() {
+        out.push_str(&format!(
+            "game over: {status} · {} stones",
+            position.stone_count()
+        ));
+    } else {
+        out.push_str(&format!(
+            "{} to move · {status} · {} stones",
+            position.side_to_move(),
+            position.stone_count()
+        ));
+    }
+    out
+}

@@ -1,0 +1,38 @@
+//! Reading positions from arguments or, for `-`, from standard input (one per line).
+
+use std::io::BufRead;
+
+use anyhow::{Context, Result, bail};
+use pentago::Position;
+
+/// The positions named by a command-line argument: one position, or every non-empty line of
+/// standard input for `-`. All lines are read and checked before any is used, so a bad line
+/// stops the command before it prints anything.
+pub fn positions(argument: &str) -> Result<Vec<Position>> {
+    if argument != "-" {
+        return Ok(vec![parse_position(argument)?]);
+    }
+    let stdin = std::io::stdin();
+    let mut out = Vec::new();
+    for (number, line) in stdin.lock().lines().enumerate() {
+        let line = line.context("reading standard input")?;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let position = text
+            .parse()
+            .with_context(|| format!("line {}: {text:?}", number + 1))?;
+        out.push(position);
+    }
+    if out.is_empty() {
+        bail!("no positions on standard input");
+    }
+    Ok(out)
+}
+
+/// One position from an argument, with the text in the error.
+pub fn parse_position(text: &str) -> Result<Position> {
+    text.parse()
+        .with_context(|| format!("bad position {text:?}"))
+}

@@ -1,0 +1,29 @@
+//! `pentagrid`: the one binary — Pentago tools, search, and (later) the cluster.
+
+mod commands;
+mod input;
+
+use clap::Parser;
+
+/// pentagrid: a self-play and benchmarking system for the board game Pentago.
+///
+/// Positions are written rank 6 down to rank 1, `x` black, `o` white, `.` empty, ranks
+/// separated by `/` (or the word `start`); moves as `c4-1R` (place on c4, turn quadrant 1
+/// clockwise). Wherever a position is taken, `-` reads positions from standard input, one a line.
+#[derive(Parser)]
+#[command(name = "pentagrid", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: commands::Command,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match cli.command.run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

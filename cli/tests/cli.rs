@@ -1,0 +1,147 @@
+//! Runs the real `pentagrid` binary: output formats, batch input and bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn pentagrid(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pentagrid"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start pentagrid");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("run pentagrid")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = pentagrid(args, "");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str], stdin: &str) -> String {
+    let out = pentagrid(args, stdin);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(out.stdout.is_empty(), "nothing printed before the error");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn show_draws_quadrants_and_status() {
+    let out = ok(&["show", "x...../....../....../....../....../.....o"]);
+    assert!(out.contains("6 | x . . | . . . | 6"), "{out}");
+    assert!(out.contains("+-------+-------+"));
+    assert!(out.contains("black to move · ongoing · 2 stones"), "{out}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&["show", "start", "--json"])).unwrap();
+    assert_eq!(json["to_move"], "black");
+    assert_eq!(json["status"], "ongoing");
+}
+
+#[test]
+fn play_prints_one_line_per_move() {
+    let out = ok(&["play", "c4-1R", "d3-2l"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "1 c4-1R ....../....../x...../....../....../...... ongoing",
+            "2 d3-2L ....../....../x...../...o../....../...... ongoing",
+        ]
+    );
+    let win = ok(&[
+        "play",
+        "--from",
+        "....../....../....../....../oooo../xxxx..",
+        "e1",
+    ]);
+    assert_eq!(
+        win.trim(),
+        "9 e1-1R ....../....../....../....../oooo../xxxxx. black"
+    );
+}
+
+#[test]
+fn illegal_move_names_the_move_and_why() {
+    let out = pentagrid(&["play", "b5-1R", "b5-2R"], "");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("b5-2R") && stderr.contains("occupied"),
+        "{stderr}"
+    );
+    let stderr = fails(&["play", "c4-9R"], "");
+    assert!(stderr.contains("9R"), "{stderr}");
+}
+
+#[test]
+fn canonical_reads_standard_input() {
+    let out = pentagrid(
+        &["canonical", "-"],
+        "x...../....../....../....../....../......\n\n.....x/....../....../....../....../......\n",
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0], lines[1], "corner images share a canonical form");
+}
+
+#[test]
+fn bad_positions_fail_cleanly() {
+    let stderr = fails(&["show", "xx/../"], "");
+    assert!(stderr.contains("ranks"), "{stderr}");
+    let stderr = fails(
+        &["canonical", "-"],
+        "start\noo..../....../....../....../....../......\n",
+    );
+    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(stderr.contains("impossible stone counts"), "{stderr}");
+    fails(&["playouts", "--games", "0"], "");
+    fails(&["playouts", "--games", "10", "--policy", "greedy"], "");
+    fails(&["perft", "two"], "");
+}
+
+#[test]
+fn perft_counts_match_the_rules() {
+    let out = ok(&["perft", "2", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["sequences"], 288 * 280);
+}
+
+#[test]
+fn playouts_report_statistics() {
+    let out = ok(&["playouts", "--games", "20000", "--seed", "3", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let total = json["black_wins"].as_u64().unwrap()
+        + json["white_wins"].as_u64().unwrap()
+        + json["draws"].as_u64().unwrap();
+    assert_eq!(total, 20_000);
+    let again = ok(&[
+        "playouts",
+        "--games",
+        "20000",
+        "--seed",
+        "3",
+        "--json",
+        "--threads",
+        "1",
+    ]);
+    let again: serde_json::Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(
+        json["black_wins"], again["black_wins"],
+        "same seed, same games"
+    );
+}
