@@ -1,11 +1,14 @@
-//! Engine hot paths: playouts, play, five detection, move generation, immediate wins, symmetry.
+//! Engine hot paths: playouts, play, five detection, move generation, immediate wins, symmetry,
+//! UCT simulations.
 //!
 //! Run with `cargo bench -p pentagrid-bench --bench engine`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use pentago::{Policy, Position, playout, seeded_rng};
+use pentago::{
+    Policy, Position, SearchControl, SearchOptions, UctConfig, playout, search, seeded_rng,
+};
 use pentagrid_bench::sample_positions;
 
 fn playouts(c: &mut Criterion) {
@@ -69,5 +72,35 @@ fn rules(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, playouts, rules);
+/// UCT simulations from the empty board: 100,000 per search, on one and on two trees.
+fn uct(c: &mut Criterion) {
+    const SIMULATIONS: u64 = 100_000;
+    let config: UctConfig = format!("uct:playouts={SIMULATIONS}")
+        .parse()
+        .expect("valid config");
+    let mut group = c.benchmark_group("uct");
+    group.throughput(Throughput::Elements(SIMULATIONS));
+    group.sample_size(20);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        let options = SearchOptions {
+            seed: 1,
+            threads,
+            tables_min_visits: None,
+        };
+        group.bench_function(format!("start/{threads}-threads"), |b| {
+            b.iter(|| {
+                pool.install(|| search(&Position::START, &config, &options, &SearchControl::new()))
+                    .expect("ongoing position")
+                    .simulations
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, playouts, rules, uct);
 criterion_main!(benches);

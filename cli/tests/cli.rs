@@ -145,3 +145,85 @@ fn playouts_report_statistics() {
         "same seed, same games"
     );
 }
+
+#[test]
+fn analyze_prints_table_best_move_and_pv() {
+    let out = ok(&[
+        "analyze",
+        "start",
+        "--playouts",
+        "20000",
+        "--threads",
+        "1",
+        "--top",
+        "3",
+    ]);
+    assert!(out.contains("move") && out.contains("win%"), "{out}");
+    assert!(out.contains("best      "), "{out}");
+    assert!(out.contains("pv        "), "{out}");
+    assert!(out.contains("sims/s"), "{out}");
+    let stderr = fails(&["analyze", "-", "--playouts", "5000", "--json"], "");
+    assert!(stderr.contains("no positions"), "{stderr}");
+}
+
+#[test]
+fn analyze_json_reads_batches() {
+    let out = pentagrid(
+        &[
+            "analyze",
+            "-",
+            "--playouts",
+            "3000",
+            "--json",
+            "--seed",
+            "4",
+        ],
+        "start\n....../....../....../....../oooo../xxxx..\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let results: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["moves"].as_array().unwrap().len(), 6);
+    assert_eq!(results[1]["value"], 1, "black wins at once");
+    assert!(results[1]["best"].as_str().unwrap().starts_with("e1-"));
+}
+
+#[test]
+fn analyze_refuses_bad_configs_and_finished_games() {
+    let stderr = fails(&["analyze", "start", "--config", "uct:k=banana"], "");
+    assert!(stderr.contains("banana"), "{stderr}");
+    let stderr = fails(
+        &["analyze", "....../....../....../....../oooo../xxxxx."],
+        "",
+    );
+    assert!(stderr.contains("over"), "{stderr}");
+    fails(&["analyze", "start", "--playouts", "0"], "");
+}
+
+#[test]
+fn selfplay_prints_games_and_a_score() {
+    let out = ok(&[
+        "selfplay",
+        "--games",
+        "2",
+        "--black",
+        "uct:playouts=500",
+        "--white",
+        "random",
+        "--alternate",
+        "--threads",
+        "1",
+    ]);
+    assert!(out.contains("game 1: "), "{out}");
+    assert!(out.contains("game 2: "), "{out}");
+    assert!(out.contains("A scored"), "{out}");
+    fails(&["selfplay", "--black", "minimax"], "");
+}

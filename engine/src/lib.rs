@@ -8,23 +8,34 @@ mod color;
 mod movegen;
 mod moves;
 mod perft;
+mod player;
 mod playout;
 mod position;
+mod selfplay;
 mod square;
 mod symmetry;
 mod tables;
 mod twist;
+mod uct;
+mod value;
 
 pub use bitboard::Bitboard;
 pub use color::{Color, ParseStatusError, Status};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveNotation, ParseMoveError};
 pub use perft::{PerftCounts, perft};
+pub use player::{ParsePlayerError, Player};
 pub use playout::{
     Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
     playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use position::{ParsePositionError, PlayError, Position, PositionKey};
+pub use selfplay::{GameRecord, play_game};
 pub use square::{ParseSquareError, Square};
 pub use symmetry::{Canonical, Symmetry};
 pub use twist::{Direction, Quadrant, Twist};
+pub use uct::{
+    BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,
+    SearchOptions, SearchResult, UctConfig, search,
+};
+pub use value::Value;

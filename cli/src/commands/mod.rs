@@ -1,9 +1,11 @@
 //! The subcommands, one file each.
 
+mod analyze;
 mod canonical;
 mod perft;
 mod play;
 mod playouts;
+mod selfplay;
 mod show;
 
 use anyhow::Result;
@@ -17,6 +19,8 @@ pub enum Command {
     Canonical(canonical::CanonicalArgs),
     Perft(perft::PerftArgs),
     Playouts(playouts::PlayoutsArgs),
+    Analyze(analyze::AnalyzeArgs),
+    Selfplay(selfplay::SelfplayArgs),
 }
 
 impl Command {
@@ -28,6 +32,8 @@ impl Command {
             Command::Canonical(args) => canonical::run(&args),
             Command::Perft(args) => perft::run(&args),
             Command::Playouts(args) => playouts::run(&args),
+            Command::Analyze(args) => analyze::run(&args),
+            Command::Selfplay(args) => selfplay::run(&args),
         }
     }
 }

@@ -1,0 +1,112 @@
+//! `pentagrid selfplay`: engine-vs-engine games on this machine, each printed with its result.
+
+use anyhow::{Result, ensure};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use pentago::{Color, Player, Status, UctConfig, play_game, splitmix64};
+use serde_json::json;
+
+use crate::input;
+
+/// Play games between engines locally and print each game's moves and result.
+#[derive(Args)]
+pub struct SelfplayArgs {
+    /// Number of games.
+    #[arg(long, default_value_t = 1)]
+    games: u64,
+    /// Engine configuration for both sides (`uct:...`).
+    #[arg(long, default_value = "uct:playouts=20000")]
+    config: UctConfig,
+    /// Player A, black in the first game: overrides --config (`uct:...`, `flat:playouts=N`, `random`).
+    #[arg(long)]
+    black: Option<Player>,
+    /// Player B, white in the first game: overrides --config.
+    #[arg(long)]
+    white: Option<Player>,
+    /// Swap colours every game (A is white in even-numbered games).
+    #[arg(long)]
+    alternate: bool,
+    /// Start every game from this position.
+    #[arg(long, default_value = "start")]
+    from: String,
+    /// Random seed (game `i` uses a seed derived from it).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads (UCT trees) per search (all cores by default).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object per game.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &SelfplayArgs) -> Result<()> {
+    ensure!(args.games > 0, "--games must be at least 1");
+    let start = input::parse_position(&args.from)?;
+    ensure!(!start.is_over(), "the game is already over in {start}");
+    let a = args
+        .black
+        .clone()
+        .unwrap_or(Player::Uct(args.config.clone()));
+    let b = args
+        .white
+        .clone()
+        .unwrap_or(Player::Uct(args.config.clone()));
+    let pool = super::thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    let bar = ProgressBar::new(args.games).with_style(
+        ProgressStyle::with_template("{spinner} game {pos}/{len} [{bar:30}] {elapsed}")
+            .expect("valid template"),
+    );
+    // Scores of A: wins, draws, losses.
+    let mut score = [0u64; 3];
+    for game_number in 1..=args.games {
+        let a_is_black = !args.alternate || game_number % 2 == 1;
+        let (black, white) = if a_is_black { (&a, &b) } else { (&b, &a) };
+        let seed = splitmix64(args.seed ^ game_number);
+        let game = pool.install(|| play_game(&start, black, white, seed, threads));
+        let a_color = if a_is_black {
+            Color::Black
+        } else {
+            Color::White
+        };
+        score[match game.result {
+            Status::Won(color) if color == a_color => 0,
+            Status::Draw => 1,
+            _ => 2,
+        }] += 1;
+        bar.suspend(|| {
+            if args.json {
+                let line = json!({
+                    "game": game_number,
+                    "black": black.to_string(),
+                    "white": white.to_string(),
+                    "record": game,
+                });
+                println!("{line}");
+            } else {
+                let moves: Vec<String> = game.moves.iter().map(ToString::to_string).collect();
+                println!(
+                    "game {game_number}: {} -> {} ({} moves)",
+                    moves.join(" "),
+                    game.result,
+                    game.moves.len()
+                );
+            }
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if !args.json {
+        let [wins, draws, losses] = score;
+        let points = wins as f64 + 0.5 * draws as f64;
+        println!("A = {a}");
+        println!("B = {b}");
+        println!(
+            "A scored {points} / {} ({:.1}%): {wins} wins, {draws} draws, {losses} losses",
+            args.games,
+            100.0 * points / args.games as f64
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! Games between two players, recorded move by move.
+
+use serde::Serialize;
+
+use crate::color::{Color, Status};
+use crate::moves::Move;
+use crate::player::Player;
+use crate::playout::splitmix64;
+use crate::position::Position;
+
+/// A finished game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameRecord {
+    /// Where the game started.
+    #[serde(serialize_with = "position_text")]
+    pub start: Position,
+    /// The moves in order.
+    #[serde(serialize_with = "moves_text")]
+    pub moves: Vec<Move>,
+    /// The final status.
+    pub result: Status,
+}
+
+fn position_text<S: serde::Serializer>(p: &Position, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(p)
+}
+
+fn moves_text<S: serde::Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(moves.iter().map(Move::to_string))
+}
+
+/// Plays one game from `start` (which must be ongoing): `black` and `white` choose the moves.
+/// Move `i` is chosen with seed `splitmix64(seed + i)`, so a game is reproducible.
+#[must_use]
+pub fn play_game(
+    start: &Position,
+    black: &Player,
+    white: &Player,
+    seed: u64,
+    threads: usize,
+) -> GameRecord {
+    let mut position = *start;
+    let mut moves = Vec::new();
+    while !position.is_over() {
+        let player = match position.side_to_move() {
+            Color::Black => black,
+            Color::White => white,
+        };
+        let mv = player.choose(
+            &position,
+            splitmix64(seed.wrapping_add(moves.len() as u64)),
+            threads,
+        );
+        position = position.play_unchecked(mv);
+        moves.push(mv);
+    }
+    GameRecord {
+        start: *start,
+        moves,
+        result: position.status(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn games_are_legal_and_reproducible() {
+        let player: Player = "uct:playouts=300".parse().unwrap();
+        let random = Player::Random;
+        let game = play_game(&Position::START, &player, &random, 9, 1);
+        let mut position = Position::START;
+        for &mv in &game.moves {
+            position = position.play(mv).unwrap();
+        }
+        assert_eq!(position.status(), game.result);
+        assert!(game.result.is_over());
+        assert_eq!(play_game(&Position::START, &player, &random, 9, 1), game);
+    }
+}

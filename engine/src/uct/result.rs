@@ -1,0 +1,129 @@
+//! What a search returns: move tables (in the asker's frame, from the mover's point of view),
+//! the best move, the principal variation, and speed figures.
+
+use serde::Serialize;
+
+use crate::moves::Move;
+use crate::position::Position;
+use crate::value::Value;
+
+/// Statistics of one move (or group of moves reaching the same position) of a table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveStats {
+    /// The move that stands for the group (the first in legal order).
+    #[serde(rename = "move", serialize_with = "as_text")]
+    pub mv: Move,
+    /// The other moves merged with it: they reach the same position (or, from a symmetric
+    /// position, a symmetric image of it).
+    #[serde(serialize_with = "all_as_text")]
+    pub also: Vec<Move>,
+    /// Simulations through the move.
+    pub games: u64,
+    /// Simulations won by the player making the move.
+    pub wins: u64,
+    /// Drawn simulations.
+    pub draws: u64,
+    /// The exact value of the move for the player making it, when the search proved it.
+    pub proven: Option<Value>,
+}
+
+impl MoveStats {
+    /// `(wins + draws / 2) / games`, or 0 without games.
+    #[must_use]
+    pub fn win_rate(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            (self.wins as f64 + 0.5 * self.draws as f64) / self.games as f64
+        }
+    }
+
+    /// Ordering key for "best": proven wins, then by games, proven losses last.
+    pub(crate) fn rank(&self) -> (i8, u64, u64) {
+        let class = match self.proven {
+            Some(Value::Win) => 2,
+            Some(Value::Loss) => 0,
+            _ => 1,
+        };
+        (class, self.games, self.wins * 2 + self.draws)
+    }
+}
+
+fn as_text<S: serde::Serializer>(mv: &Move, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(mv)
+}
+
+fn all_as_text<S: serde::Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(moves.iter().map(Move::to_string))
+}
+
+/// The move table of one position of the tree.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeTable {
+    /// The position (in the asker's frame: reached by the listed moves from the root).
+    #[serde(serialize_with = "position_as_text")]
+    pub position: Position,
+    /// Simulations that went through the position.
+    pub visits: u64,
+    /// Its moves, most simulated first.
+    pub moves: Vec<MoveStats>,
+}
+
+fn position_as_text<S: serde::Serializer>(p: &Position, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(p)
+}
+
+/// The outcome of [`crate::search`].
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchResult {
+    /// The searched position.
+    #[serde(serialize_with = "position_as_text")]
+    pub position: Position,
+    /// The root's moves, most simulated first.
+    pub moves: Vec<MoveStats>,
+    /// The move to play: a proven win if there is one, else the most simulated move that is
+    /// not a proven loss.
+    #[serde(serialize_with = "option_as_text")]
+    pub best: Option<Move>,
+    /// Principal variation: the best move, then the most simulated replies down the tree.
+    #[serde(serialize_with = "all_as_text")]
+    pub pv: Vec<Move>,
+    /// The root's exact value for the side to move, when the search proved it.
+    pub value: Option<Value>,
+    /// Simulations run.
+    pub simulations: u64,
+    /// Wall-clock time.
+    pub seconds: f64,
+    /// Move records in all trees together.
+    pub tree_nodes: u64,
+    /// Trees searched in parallel.
+    pub threads: usize,
+    /// Tables of the positions with at least the requested number of visits (root included).
+    pub tables: Vec<NodeTable>,
+}
+
+fn option_as_text<S: serde::Serializer>(mv: &Option<Move>, s: S) -> Result<S::Ok, S::Error> {
+    match mv {
+        Some(mv) => s.collect_str(mv),
+        None => s.serialize_none(),
+    }
+}
+
+impl SearchResult {
+    /// Simulations per second.
+    #[must_use]
+    pub fn simulations_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.simulations as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// The root table's row for the best move.
+    #[must_use]
+    pub fn best_stats(&self) -> Option<&MoveStats> {
+        self.best
+            .and_then(|best| self.moves.iter().find(|m| m.mv == best))
+    }
+}

@@ -1,0 +1,274 @@
+//! The UCT tree: an arena of nodes (positions) and edges (moves with their statistics).
+//!
+//! Moves that lead to the same position share one edge: the first move in legal order stands
+//! for the group, and the reported tables list the others (`also`). When the node's position is
+//! itself symmetric, moves leading to symmetric images of one position share an edge too (their
+//! values are equal), which folds the 288 opening moves into 6. The tree is a tree, not a DAG:
+//! the same position reached by different move orders has separate nodes.
+
+use crate::color::Status;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::symmetry::Symmetry;
+use crate::value::Value;
+
+/// Proof state of a node or an edge, from the point of view of the side to move there
+/// (for an edge: the player making the move).
+pub(crate) type Proof = Option<Value>;
+
+/// One move out of a node: 28 bytes.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Edge {
+    /// `(wins + draws / 2) / visits`, kept up to date for selection.
+    pub mean: f32,
+    /// `1 / sqrt(visits)`, kept up to date for selection.
+    pub inv_sqrt: f32,
+    pub visits: u32,
+    pub wins: u32,
+    pub draws: u32,
+    /// Node index of the position after the move; 0 while it has none (the root is never a child).
+    pub child: u32,
+    pub mv: Move,
+    pub proof: Proof,
+}
+
+/// One position in the tree (its position is not stored: it is replayed from the root).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Node {
+    pub first_edge: u32,
+    pub edge_count: u16,
+    /// Edges `[0, visited)` (relative) have been tried; the rest are still untried.
+    pub visited: u16,
+    pub proven_edges: u16,
+    pub proof: Proof,
+    /// Simulations that entered this node since it was created.
+    pub visits: u32,
+    /// Simulations that ended here because the node's value was known.
+    pub stops: u32,
+}
+
+/// The arena. Node 0 is the root.
+pub(crate) struct Tree {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+    dedup: Dedup,
+}
+
+/// Bytes per tree node: one move record with its statistics.
+pub const BYTES_PER_EDGE: usize = std::mem::size_of::<Edge>();
+
+impl Tree {
+    pub fn new(root: &Position) -> Tree {
+        let mut tree = Tree {
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            dedup: Dedup::new(),
+        };
+        tree.create_node(root);
+        tree
+    }
+
+    pub fn edges_of(&self, node: u32) -> &[Edge] {
+        let n = &self.nodes[node as usize];
+        &self.edges[n.first_edge as usize..n.first_edge as usize + n.edge_count as usize]
+    }
+
+    /// Adds the node for `position` and its edges.
+    /// A side to move with an immediate win gets a proven node with that one winning edge.
+    pub fn create_node(&mut self, position: &Position) -> u32 {
+        let index = self.nodes.len() as u32;
+        let first_edge = self.edges.len() as u32;
+        let mut node = Node {
+            first_edge,
+            edge_count: 0,
+            visited: 0,
+            proven_edges: 0,
+            proof: None,
+            visits: 0,
+            stops: 0,
+        };
+        if position.has_immediate_win() {
+            let mover = position.side_to_move();
+            let mv = position
+                .legal_moves()
+                .iter()
+                .copied()
+                .find(|&mv| position.play_unchecked(mv).status() == Status::Won(mover))
+                .expect("an immediate win has a winning move");
+            self.edges.push(Edge::new(mv, Some(Value::Win)));
+            node.edge_count = 1;
+            node.proven_edges = 1;
+            node.proof = Some(Value::Win);
+        } else {
+            let mover = position.side_to_move();
+            let canonical = is_symmetric(position);
+            self.dedup.clear();
+            for mv in position.legal_moves().iter().copied() {
+                let child = position.play_unchecked(mv);
+                let key = if canonical {
+                    child.canonical_key().0
+                } else {
+                    child.key().0
+                };
+                if !self.dedup.insert(key) {
+                    continue;
+                }
+                let proof = Value::of_status(child.status(), mover);
+                node.proven_edges += u16::from(proof.is_some());
+                self.edges.push(Edge::new(mv, proof));
+                node.edge_count += 1;
+            }
+            if node.proven_edges == node.edge_count {
+                node.proof = self.edges[first_edge as usize..]
+                    .iter()
+                    .filter_map(|e| e.proof)
+                    .max();
+            }
+        }
+        self.nodes.push(node);
+        index
+    }
+
+    /// Number of move records (the tree's node count for memory purposes).
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+}
+
+impl Edge {
+    fn new(mv: Move, proof: Proof) -> Edge {
+        Edge {
+            mean: 0.0,
+            inv_sqrt: f32::MAX,
+            visits: 0,
+            wins: 0,
+            draws: 0,
+            child: 0,
+            mv,
+            proof,
+        }
+    }
+
+    /// Records one simulation result for the player making this move.
+    #[inline]
+    pub fn record(&mut self, result: Value) {
+        self.visits += 1;
+        match result {
+            Value::Win => self.wins += 1,
+            Value::Draw => self.draws += 1,
+            Value::Loss => {}
+        }
+        let visits = self.visits as f32;
+        self.mean = (self.wins as f32 + 0.5 * self.draws as f32) / visits;
+        self.inv_sqrt = 1.0 / visits.sqrt();
+    }
+}
+
+/// Whether some non-identity symmetry maps the position onto itself.
+pub(crate) fn is_symmetric(position: &Position) -> bool {
+    Symmetry::ALL[1..]
+        .iter()
+        .any(|s| s.apply(position) == *position)
+}
+
+/// The moves of `position` grouped as the tree groups them: each group's first move (in legal
+/// order) stands for all of them.
+pub(crate) fn move_groups(position: &Position) -> Vec<Vec<Move>> {
+    let canonical = is_symmetric(position);
+    let mut groups: Vec<(u64, Vec<Move>)> = Vec::new();
+    for mv in position.legal_moves().iter().copied() {
+        let child = position.play_unchecked(mv);
+        let key = if canonical {
+            child.canonical_key().0
+        } else {
+            child.key().0
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, moves)) => moves.push(mv),
+            None => groups.push((key, vec![mv])),
+        }
+    }
+    groups.into_iter().map(|(_, moves)| moves).collect()
+}
+
+/// A small open-addressing set of position keys, reused for every node creation.
+struct Dedup {
+    slots: Vec<u64>,
+}
+
+const DEDUP_SLOTS: usize = 1024;
+
+impl Dedup {
+    fn new() -> Dedup {
+        Dedup {
+            slots: vec![0; DEDUP_SLOTS],
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill(0);
+    }
+
+    /// Inserts a key (never 0: that is the empty board, which is nobody's child); false if present.
+    fn insert(&mut self, key: u64) -> bool {
+        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+        loop {
+            match self.slots[slot] {
+                0 => {
+                    self.slots[slot] = key;
+                    return true;
+                }
+                k if k == key => return false,
+                _ => slot = (slot + 1) % DEDUP_SLOTS,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_is_small() {
+        assert_eq!(BYTES_PER_EDGE, 28);
+    }
+
+    #[test]
+    fn start_folds_into_six_moves() {
+        let tree = Tree::new(&Position::START);
+        assert_eq!(tree.edges_of(0).len(), 6);
+        let groups = move_groups(&Position::START);
+        assert_eq!(groups.len(), 6);
+        assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 288);
+        for (edge, group) in tree.edges_of(0).iter().zip(&groups) {
+            assert_eq!(edge.mv, group[0]);
+        }
+    }
+
+    #[test]
+    fn moves_reaching_one_position_share_an_edge() {
+        // After one stone on a non-symmetric board, twisting any empty quadrant is the same.
+        let p = Position::START.play("a1-4R".parse().unwrap()).unwrap();
+        let p = p.play("b6-2R".parse().unwrap()).unwrap();
+        assert!(!is_symmetric(&p));
+        let groups = move_groups(&p);
+        let total: usize = groups.iter().map(Vec::len).sum();
+        assert_eq!(total, 34 * 8);
+        assert!(groups.len() < total);
+        // Every group reaches one position.
+        for group in &groups {
+            let first = p.play_unchecked(group[0]);
+            assert!(group.iter().all(|&mv| p.play_unchecked(mv) == first));
+        }
+    }
+
+    #[test]
+    fn immediate_win_makes_a_proven_node() {
+        let p: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
+        let tree = Tree::new(&p);
+        assert_eq!(tree.nodes[0].proof, Some(Value::Win));
+        assert_eq!(tree.edges_of(0).len(), 1);
+        assert_eq!(tree.edges_of(0)[0].mv.square().to_string(), "e1");
+    }
+}
