@@ -4,6 +4,7 @@
 //! quadrant lanes, so a move is a few table lookups and a copy of 16 bytes.
 
 mod bitboard;
+mod children;
 mod color;
 mod movegen;
 mod moves;
@@ -12,6 +13,8 @@ mod player;
 mod playout;
 mod position;
 mod selfplay;
+mod serde_text;
+mod solver;
 mod square;
 mod symmetry;
 mod tables;
@@ -31,6 +34,9 @@ pub use playout::{
 };
 pub use position::{ParsePositionError, PlayError, Position, PositionKey};
 pub use selfplay::{GameRecord, play_game};
+pub use solver::{
+    AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, SolveLimits, Solution, Solver,
+};
 pub use square::{ParseSquareError, Square};
 pub use symmetry::{Canonical, Symmetry};
 pub use twist::{Direction, Quadrant, Twist};

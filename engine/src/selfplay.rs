@@ -1,6 +1,6 @@
 //! Games between two players, recorded move by move.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::color::{Color, Status};
 use crate::moves::Move;
@@ -9,24 +9,16 @@ use crate::playout::splitmix64;
 use crate::position::Position;
 
 /// A finished game.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
     /// Where the game started.
-    #[serde(serialize_with = "position_text")]
+    #[serde(with = "crate::serde_text")]
     pub start: Position,
     /// The moves in order.
-    #[serde(serialize_with = "moves_text")]
+    #[serde(with = "crate::serde_text::list")]
     pub moves: Vec<Move>,
     /// The final status.
     pub result: Status,
-}
-
-fn position_text<S: serde::Serializer>(p: &Position, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(p)
-}
-
-fn moves_text<S: serde::Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(moves.iter().map(Move::to_string))
 }
 
 /// Plays one game from `start` (which must be ongoing): `black` and `white` choose the moves.

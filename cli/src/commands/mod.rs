@@ -2,11 +2,13 @@
 
 mod analyze;
 mod canonical;
+mod mate;
 mod perft;
 mod play;
 mod playouts;
 mod selfplay;
 mod show;
+mod solve;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -21,6 +23,8 @@ pub enum Command {
     Playouts(playouts::PlayoutsArgs),
     Analyze(analyze::AnalyzeArgs),
     Selfplay(selfplay::SelfplayArgs),
+    Solve(solve::SolveArgs),
+    Mate(mate::MateArgs),
 }
 
 impl Command {
@@ -34,6 +38,8 @@ impl Command {
             Command::Playouts(args) => playouts::run(&args),
             Command::Analyze(args) => analyze::run(&args),
             Command::Selfplay(args) => selfplay::run(&args),
+            Command::Solve(args) => solve::run(&args),
+            Command::Mate(args) => mate::run(&args),
         }
     }
 }

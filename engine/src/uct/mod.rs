@@ -26,7 +26,7 @@ use crate::moves::Move;
 use crate::playout::seeded_rng;
 use crate::position::Position;
 use search::{TreeSearch, split_budget};
-use tree::move_groups;
+use crate::children::move_groups;
 
 /// Options of one search that are not part of the engine configuration.
 #[derive(Clone, Debug)]
@@ -127,7 +127,7 @@ fn merge_edges<'t>(
             stats.proven = stats.proven.or(edge.proof);
         }
     }
-    for group in move_groups(position) {
+    for group in move_groups(position, true) {
         if let Some(stats) = by_move.get_mut(&group[0]) {
             stats.also = group[1..].to_vec();
         }

@@ -1,21 +1,21 @@
 //! What a search returns: move tables (in the asker's frame, from the mover's point of view),
 //! the best move, the principal variation, and speed figures.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::moves::Move;
 use crate::position::Position;
 use crate::value::Value;
 
 /// Statistics of one move (or group of moves reaching the same position) of a table.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MoveStats {
     /// The move that stands for the group (the first in legal order).
-    #[serde(rename = "move", serialize_with = "as_text")]
+    #[serde(rename = "move", with = "crate::serde_text")]
     pub mv: Move,
     /// The other moves merged with it: they reach the same position (or, from a symmetric
     /// position, a symmetric image of it).
-    #[serde(serialize_with = "all_as_text")]
+    #[serde(with = "crate::serde_text::list")]
     pub also: Vec<Move>,
     /// Simulations through the move.
     pub games: u64,
@@ -49,19 +49,11 @@ impl MoveStats {
     }
 }
 
-fn as_text<S: serde::Serializer>(mv: &Move, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(mv)
-}
-
-fn all_as_text<S: serde::Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(moves.iter().map(Move::to_string))
-}
-
 /// The move table of one position of the tree.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NodeTable {
     /// The position (in the asker's frame: reached by the listed moves from the root).
-    #[serde(serialize_with = "position_as_text")]
+    #[serde(with = "crate::serde_text")]
     pub position: Position,
     /// Simulations that went through the position.
     pub visits: u64,
@@ -69,24 +61,20 @@ pub struct NodeTable {
     pub moves: Vec<MoveStats>,
 }
 
-fn position_as_text<S: serde::Serializer>(p: &Position, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(p)
-}
-
 /// The outcome of [`crate::search`].
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SearchResult {
     /// The searched position.
-    #[serde(serialize_with = "position_as_text")]
+    #[serde(with = "crate::serde_text")]
     pub position: Position,
     /// The root's moves, most simulated first.
     pub moves: Vec<MoveStats>,
     /// The move to play: a proven win if there is one, else the most simulated move that is
     /// not a proven loss.
-    #[serde(serialize_with = "option_as_text")]
+    #[serde(with = "crate::serde_text::option")]
     pub best: Option<Move>,
     /// Principal variation: the best move, then the most simulated replies down the tree.
-    #[serde(serialize_with = "all_as_text")]
+    #[serde(with = "crate::serde_text::list")]
     pub pv: Vec<Move>,
     /// The root's exact value for the side to move, when the search proved it.
     pub value: Option<Value>,
@@ -100,13 +88,6 @@ pub struct SearchResult {
     pub threads: usize,
     /// Tables of the positions with at least the requested number of visits (root included).
     pub tables: Vec<NodeTable>,
-}
-
-fn option_as_text<S: serde::Serializer>(mv: &Option<Move>, s: S) -> Result<S::Ok, S::Error> {
-    match mv {
-        Some(mv) => s.collect_str(mv),
-        None => s.serialize_none(),
-    }
 }
 
 impl SearchResult {

@@ -6,10 +6,10 @@
 //! values are equal), which folds the 288 opening moves into 6. The tree is a tree, not a DAG:
 //! the same position reached by different move orders has separate nodes.
 
+use crate::children::Children;
 use crate::color::Status;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::symmetry::Symmetry;
 use crate::value::Value;
 
 /// Proof state of a node or an edge, from the point of view of the side to move there
@@ -51,7 +51,8 @@ pub(crate) struct Node {
 pub(crate) struct Tree {
     pub nodes: Vec<Node>,
     pub edges: Vec<Edge>,
-    dedup: Dedup,
+    children: Children,
+    scratch: Vec<(Move, Position)>,
 }
 
 /// Bytes per tree node: one move record with its statistics.
@@ -62,7 +63,8 @@ impl Tree {
         let mut tree = Tree {
             nodes: Vec::new(),
             edges: Vec::new(),
-            dedup: Dedup::new(),
+            children: Children::new(),
+            scratch: Vec::with_capacity(Move::COUNT),
         };
         tree.create_node(root);
         tree
@@ -101,23 +103,16 @@ impl Tree {
             node.proof = Some(Value::Win);
         } else {
             let mover = position.side_to_move();
-            let canonical = is_symmetric(position);
-            self.dedup.clear();
-            for mv in position.legal_moves().iter().copied() {
-                let child = position.play_unchecked(mv);
-                let key = if canonical {
-                    child.canonical_key().0
-                } else {
-                    child.key().0
-                };
-                if !self.dedup.insert(key) {
-                    continue;
-                }
+            let mut children = std::mem::take(&mut self.scratch);
+            children.clear();
+            self.children.collect(position, true, &mut children);
+            for &(mv, child) in &children {
                 let proof = Value::of_status(child.status(), mover);
                 node.proven_edges += u16::from(proof.is_some());
                 self.edges.push(Edge::new(mv, proof));
                 node.edge_count += 1;
             }
+            self.scratch = children;
             if node.proven_edges == node.edge_count {
                 node.proof = self.edges[first_edge as usize..]
                     .iter()
@@ -164,67 +159,6 @@ impl Edge {
     }
 }
 
-/// Whether some non-identity symmetry maps the position onto itself.
-pub(crate) fn is_symmetric(position: &Position) -> bool {
-    Symmetry::ALL[1..]
-        .iter()
-        .any(|s| s.apply(position) == *position)
-}
-
-/// The moves of `position` grouped as the tree groups them: each group's first move (in legal
-/// order) stands for all of them.
-pub(crate) fn move_groups(position: &Position) -> Vec<Vec<Move>> {
-    let canonical = is_symmetric(position);
-    let mut groups: Vec<(u64, Vec<Move>)> = Vec::new();
-    for mv in position.legal_moves().iter().copied() {
-        let child = position.play_unchecked(mv);
-        let key = if canonical {
-            child.canonical_key().0
-        } else {
-            child.key().0
-        };
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, moves)) => moves.push(mv),
-            None => groups.push((key, vec![mv])),
-        }
-    }
-    groups.into_iter().map(|(_, moves)| moves).collect()
-}
-
-/// A small open-addressing set of position keys, reused for every node creation.
-struct Dedup {
-    slots: Vec<u64>,
-}
-
-const DEDUP_SLOTS: usize = 1024;
-
-impl Dedup {
-    fn new() -> Dedup {
-        Dedup {
-            slots: vec![0; DEDUP_SLOTS],
-        }
-    }
-
-    fn clear(&mut self) {
-        self.slots.fill(0);
-    }
-
-    /// Inserts a key (never 0: that is the empty board, which is nobody's child); false if present.
-    fn insert(&mut self, key: u64) -> bool {
-        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
-        loop {
-            match self.slots[slot] {
-                0 => {
-                    self.slots[slot] = key;
-                    return true;
-                }
-                k if k == key => return false,
-                _ => slot = (slot + 1) % DEDUP_SLOTS,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,28 +172,11 @@ mod tests {
     fn start_folds_into_six_moves() {
         let tree = Tree::new(&Position::START);
         assert_eq!(tree.edges_of(0).len(), 6);
-        let groups = move_groups(&Position::START);
+        let groups = crate::children::move_groups(&Position::START, true);
         assert_eq!(groups.len(), 6);
         assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 288);
         for (edge, group) in tree.edges_of(0).iter().zip(&groups) {
             assert_eq!(edge.mv, group[0]);
-        }
-    }
-
-    #[test]
-    fn moves_reaching_one_position_share_an_edge() {
-        // After one stone on a non-symmetric board, twisting any empty quadrant is the same.
-        let p = Position::START.play("a1-4R".parse().unwrap()).unwrap();
-        let p = p.play("b6-2R".parse().unwrap()).unwrap();
-        assert!(!is_symmetric(&p));
-        let groups = move_groups(&p);
-        let total: usize = groups.iter().map(Vec::len).sum();
-        assert_eq!(total, 34 * 8);
-        assert!(groups.len() < total);
-        // Every group reaches one position.
-        for group in &groups {
-            let first = p.play_unchecked(group[0]);
-            assert!(group.iter().all(|&mv| p.play_unchecked(mv) == first));
         }
     }
 
