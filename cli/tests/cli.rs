@@ -227,3 +227,44 @@ fn selfplay_prints_games_and_a_score() {
     assert!(out.contains("A scored"), "{out}");
     fails(&["selfplay", "--black", "minimax"], "");
 }
+
+#[test]
+fn solve_prints_value_and_best_move() {
+    let out = ok(&["solve", "....../....../....../....../oooo../xxxx.."]);
+    assert!(out.contains(" win best e1-"), "{out}");
+    let out = pentagrid(
+        &["solve", "-", "--json"],
+        "x....x/x...../x...../....../....../.oooo.\n....../....../....../....../oooo../xxxx..\n",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let values: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["solution"]["value"].clone())
+        .collect();
+    assert_eq!(values, [-1, 1]);
+    let out = ok(&["solve", "start", "--max-nodes", "500", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        json["solution"]["value"],
+        serde_json::Value::Null,
+        "unknown, not a guess"
+    );
+    fails(&["solve", "start", "--max-nodes", "0"], "");
+    fails(&["solve", "start", "--table-bits", "60"], "");
+}
+
+#[test]
+fn mate_prints_the_proof_tree() {
+    let position = "oo.x.o/xo.ox./x..o.x/...xxo/..x.xo/o..o.x";
+    let out = ok(&["mate", position, "--max-moves", "3", "--all"]);
+    assert!(out.contains("black mates in 2: e1-1R"), "{out}");
+    assert!(out.contains("mating moves: "), "{out}");
+    let out = ok(&["mate", position, "--max-moves", "3", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["proof"]["mate_in"], 2);
+    assert_eq!(json["proof"]["tree"]["move"], "e1-1R");
+    let out = ok(&["mate", "start", "--max-moves", "2"]);
+    assert!(out.contains("no mate within 2"), "{out}");
+    fails(&["mate", "start", "--max-moves", "0"], "");
+    fails(&["mate", "start", "--max-moves", "99"], "");
+}

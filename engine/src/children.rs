@@ -9,6 +9,7 @@ use crate::symmetry::Symmetry;
 /// Collects distinct children, reusing its scratch space between calls.
 pub(crate) struct Children {
     slots: Vec<u64>,
+    used: Vec<usize>,
 }
 
 const SLOTS: usize = 1024;
@@ -17,15 +18,23 @@ impl Children {
     pub fn new() -> Children {
         Children {
             slots: vec![0; SLOTS],
+            used: Vec::with_capacity(Move::COUNT),
         }
     }
 
     /// Appends `(move, child)` for each distinct child of an ongoing `position` to `out`.
     /// With `fold_symmetric`, children that are symmetric images of an earlier child are
     /// dropped too when `position` itself is symmetric (their values are equal).
-    pub fn collect(&mut self, position: &Position, fold_symmetric: bool, out: &mut Vec<(Move, Position)>) {
+    pub fn collect(
+        &mut self,
+        position: &Position,
+        fold_symmetric: bool,
+        out: &mut Vec<(Move, Position)>,
+    ) {
         let canonical = fold_symmetric && is_symmetric(position);
-        self.slots.fill(0);
+        for slot in self.used.drain(..) {
+            self.slots[slot] = 0;
+        }
         for mv in position.legal_moves().iter().copied() {
             let child = position.play_unchecked(mv);
             let key = if canonical {
@@ -46,6 +55,7 @@ impl Children {
             match self.slots[slot] {
                 0 => {
                     self.slots[slot] = key;
+                    self.used.push(slot);
                     return true;
                 }
                 k if k == key => return false,
@@ -57,7 +67,9 @@ impl Children {
 
 /// Whether some non-identity symmetry maps the position onto itself.
 pub(crate) fn is_symmetric(position: &Position) -> bool {
-    Symmetry::ALL[1..].iter().any(|s| s.apply(position) == *position)
+    Symmetry::ALL[1..]
+        .iter()
+        .any(|s| s.apply(position) == *position)
 }
 
 /// The moves of `position` grouped by the child they reach (by exact position, or with
@@ -110,6 +122,10 @@ mod tests {
         assert_eq!(out.len(), 6);
         out.clear();
         Children::new().collect(&Position::START, false, &mut out);
-        assert_eq!(out.len(), 36, "one stone anywhere, twists of empty quadrants fold away");
+        assert_eq!(
+            out.len(),
+            36,
+            "one stone anywhere, twists of empty quadrants fold away"
+        );
     }
 }

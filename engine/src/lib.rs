@@ -35,7 +35,7 @@ pub use playout::{
 pub use position::{ParsePositionError, PlayError, Position, PositionKey};
 pub use selfplay::{GameRecord, play_game};
 pub use solver::{
-    AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, SolveLimits, Solution, Solver,
+    AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, Solution, SolveLimits, Solver,
 };
 pub use square::{ParseSquareError, Square};
 pub use symmetry::{Canonical, Symmetry};

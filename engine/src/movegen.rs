@@ -7,6 +7,7 @@ use crate::color::Status;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::square::Square;
+use crate::tables::{LANE, LINE_COVERED, LINE_ONE_MISSING, TWIST};
 use crate::twist::Twist;
 
 /// A list of up to 288 moves on the stack.
@@ -76,16 +77,65 @@ impl std::fmt::Debug for MoveList {
 #[inline]
 #[must_use]
 pub(crate) fn has_winning_move(own: Bitboard, other: Bitboard) -> bool {
+    // A five needs the placed stone and four more.
+    if own.count() < 4 {
+        return false;
+    }
     // Placing before the twist at s equals placing after it at the image of s, so a twist wins
     // exactly when, on the turned board, some line holds four own stones and no other stone,
-    // and the opponent has no five there.
-    if own.has_four_open(other) {
+    // and the opponent has no five there. A twist changes one quadrant, so the per-quadrant
+    // line sets of the other three are computed once.
+    let (mut own_lanes, mut other_lanes) = ([0usize; 4], [0usize; 4]);
+    let (mut full, mut one, mut clear, mut theirs) = ([0u32; 4], [0u32; 4], [0u32; 4], [0u32; 4]);
+    for q in 0..4 {
+        own_lanes[q] = ((own.0 >> (16 * q)) & LANE) as usize;
+        other_lanes[q] = ((other.0 >> (16 * q)) & LANE) as usize;
+        full[q] = LINE_COVERED[q][own_lanes[q]];
+        one[q] = LINE_ONE_MISSING[q][own_lanes[q]];
+        clear[q] = LINE_COVERED[q][!other_lanes[q] & LANE as usize];
+        theirs[q] = LINE_COVERED[q][other_lanes[q]];
+    }
+    if open_four(full, one, clear) != 0 {
         return true;
     }
-    Twist::ALL.iter().any(|&twist| {
-        let (own, other) = (own.twisted(twist), other.twisted(twist));
-        !other.has_five() && own.has_four_open(other)
-    })
+    for t in 0..4 {
+        // Line sets over the three quadrants other than `t`.
+        let (mut full_rest, mut one_rest, mut clear_rest, mut theirs_rest) =
+            (u32::MAX, 0u32, u32::MAX, u32::MAX);
+        for q in (0..4).filter(|&q| q != t) {
+            one_rest = (one_rest & full[q]) | (full_rest & one[q]);
+            full_rest &= full[q];
+            clear_rest &= clear[q];
+            theirs_rest &= theirs[q];
+        }
+        for turn in &TWIST {
+            let own_t = turn[own_lanes[t]] as usize;
+            let other_t = turn[other_lanes[t]] as usize;
+            if theirs_rest & LINE_COVERED[t][other_t] != 0 {
+                continue;
+            }
+            let full_t = LINE_COVERED[t][own_t];
+            let one_t = LINE_ONE_MISSING[t][own_t];
+            let clear_t = LINE_COVERED[t][!other_t & LANE as usize];
+            let at_most_one_missing =
+                (full_rest & full_t) | (one_rest & full_t) | (full_rest & one_t);
+            if clear_rest & clear_t & at_most_one_missing != 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Lines with no opponent stone and at most one own stone missing, from per-quadrant sets.
+#[inline(always)]
+fn open_four(full: [u32; 4], one: [u32; 4], clear: [u32; 4]) -> u32 {
+    let (mut none_missing, mut one_missing) = (u32::MAX, 0u32);
+    for q in 0..4 {
+        one_missing = (one_missing & full[q]) | (none_missing & one[q]);
+        none_missing &= full[q];
+    }
+    clear[0] & clear[1] & clear[2] & clear[3] & (none_missing | one_missing)
 }
 
 impl Position {

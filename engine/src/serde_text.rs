@@ -52,7 +52,10 @@ pub mod option {
     use super::*;
 
     /// Writes the value as text, or null.
-    pub fn serialize<T: Display, S: Serializer>(value: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<T: Display, S: Serializer>(
+        value: &Option<T>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         match value {
             Some(v) => s.collect_str(v),
             None => s.serialize_none(),

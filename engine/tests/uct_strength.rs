@@ -1,51 +1,21 @@
 //! UCT against known answers and weaker players: solved positions with short forced wins, and
 //! short matches against flat Monte Carlo and a random player at equal playouts.
 
-use pentago::{Color, Move, Player, Position, SearchControl, SearchOptions, Status, search};
+mod support;
 
-/// `(position, value)` pairs from `../shared/data/solved-positions.txt`.
-fn solved_positions() -> Vec<(Position, i8)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/solved-positions.txt"
-    );
-    let text = std::fs::read_to_string(path).expect("shared/data beside the repository");
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|line| {
-            let (position, value) = line.split_once(' ').expect("position and value");
-            (position.parse().unwrap(), value.trim().parse().unwrap())
-        })
-        .collect()
-}
-
-/// Whether `mv` wins within two of the mover's moves, checked with nothing but the rules.
-fn wins_within_two(position: &Position, mv: Move) -> bool {
-    let mover = position.side_to_move();
-    let after = position.play(mv).unwrap();
-    if after.status().is_over() {
-        return after.status() == Status::Won(mover);
-    }
-    after.legal_moves().iter().all(|&reply| {
-        let next = after.play_unchecked(reply);
-        match next.status() {
-            Status::Ongoing => next.has_immediate_win(),
-            status => status == Status::Won(mover),
-        }
-    })
-}
+use pentago::{
+    Color, MateSearch, Player, Position, SearchControl, SearchOptions, SolveLimits, Solver, Status,
+    Value, search,
+};
+use support::solved_positions;
 
 #[test]
-fn uct_finds_short_forced_wins_in_solved_positions() {
+fn uct_plays_a_winning_move_where_a_short_forced_win_exists() {
+    let mut mates = MateSearch::new();
+    let mut solver = Solver::new(20);
     let mut checked = 0;
     for (position, value) in solved_positions() {
-        let winning: Vec<Move> = position
-            .legal_moves()
-            .iter()
-            .copied()
-            .filter(|&mv| wins_within_two(&position, mv))
-            .collect();
-        if winning.is_empty() {
+        if mates.find(&position, 3).is_none() {
             continue;
         }
         assert_eq!(value, 1, "a forced win in {position} must be a solved win");
@@ -57,15 +27,15 @@ fn uct_finds_short_forced_wins_in_solved_positions() {
         };
         let result = search(&position, &config, &options, &SearchControl::new()).unwrap();
         let best = result.best.unwrap();
-        assert!(
-            wins_within_two(&position, best),
-            "{position}: played {best}, a forced win is {}",
-            winning[0]
-        );
+        // Judge the move by the rules and the exact solver: after it, the opponent is lost.
+        let after = position.play(best).unwrap();
+        let wins = after.status() == Status::Won(position.side_to_move())
+            || solver.solve(&after, SolveLimits::default()).value == Some(Value::Loss);
+        assert!(wins, "{position}: UCT played {best}, which does not win");
         checked += 1;
     }
     assert!(
-        checked >= 3,
+        checked >= 30,
         "only {checked} positions with a short forced win"
     );
 }

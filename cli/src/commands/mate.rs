@@ -41,7 +41,8 @@ pub fn run(args: &MateArgs) -> Result<()> {
         };
         let seconds = started.elapsed().as_secs_f64();
         if args.json {
-            let mut line = json!({ "position": position.to_string(), "proof": proof, "seconds": seconds });
+            let mut line =
+                json!({ "position": position.to_string(), "proof": proof, "seconds": seconds });
             if args.all {
                 line["mating_moves"] = all
                     .iter()
@@ -67,8 +68,18 @@ pub fn run(args: &MateArgs) -> Result<()> {
             }
         }
         if args.all {
-            let moves: Vec<String> = all.iter().map(|(mv, n)| format!("{mv} (mate in {n})")).collect();
-            println!("mating moves: {}", if moves.is_empty() { "none".to_owned() } else { moves.join(", ") });
+            let moves: Vec<String> = all
+                .iter()
+                .map(|(mv, n)| format!("{mv} (mate in {n})"))
+                .collect();
+            println!(
+                "mating moves: {}",
+                if moves.is_empty() {
+                    "none".to_owned()
+                } else {
+                    moves.join(", ")
+                }
+            );
         }
         println!("time {seconds:.3}s");
     }
@@ -84,7 +95,12 @@ fn print_tree(node: &AttackNode, depth: usize) {
     }
     println!("{indent}{} (check)", node.mv);
     for reply in &node.replies {
-        let shown: Vec<String> = reply.moves.iter().take(3).map(ToString::to_string).collect();
+        let shown: Vec<String> = reply
+            .moves
+            .iter()
+            .take(3)
+            .map(ToString::to_string)
+            .collect();
         let more = reply.moves.len().saturating_sub(3);
         let moves = if more > 0 {
             format!("{} +{more}", shown.join(" "))
@@ -93,7 +109,9 @@ fn print_tree(node: &AttackNode, depth: usize) {
         };
         match &reply.then {
             None => println!("{indent}  {moves}: loses at once"),
-            Some(next) if next.replies.is_empty() => println!("{indent}  {moves}: {} wins", next.mv),
+            Some(next) if next.replies.is_empty() => {
+                println!("{indent}  {moves}: {} wins", next.mv)
+            }
             Some(next) => {
                 println!("{indent}  {moves}:");
                 print_tree(next, depth + 2);

@@ -33,7 +33,10 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let max_time = args
         .seconds
         .map(|s| {
-            ensure!(s > 0.0 && s <= 1e6, "--seconds must be more than 0 and at most 1000000");
+            ensure!(
+                s > 0.0 && s <= 1e6,
+                "--seconds must be more than 0 and at most 1000000"
+            );
             Ok(Duration::from_secs_f64(s))
         })
         .transpose()?;
@@ -54,7 +57,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             });
             println!("{line}");
         } else {
-            let best = solution.best.map_or_else(|| "-".to_owned(), |m| m.to_string());
+            let best = solution
+                .best
+                .map_or_else(|| "-".to_owned(), |m| m.to_string());
             println!(
                 "{position} {value} best {best} nodes {} time {:.3}s",
                 solution.nodes, solution.seconds

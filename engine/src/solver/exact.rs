@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::mate::MateSearch;
 use super::table::Table;
 use crate::bitboard::Bitboard;
 use crate::children::Children;
@@ -48,6 +49,11 @@ pub struct Solution {
     pub seconds: f64,
 }
 
+/// Checkmate length probed at nodes where a win matters.
+const MATE_PROBE: u32 = 2;
+/// Positions the checkmate probe remembers before starting afresh.
+const MATE_MEMORY: usize = 1 << 20;
+
 /// A limit was reached.
 struct Aborted;
 
@@ -63,6 +69,7 @@ struct Candidate {
 pub struct Solver {
     table: Table,
     children: Children,
+    mates: MateSearch,
     nodes: u64,
     limits: SolveLimits,
     deadline: Option<Instant>,
@@ -75,6 +82,7 @@ impl Solver {
         Solver {
             table: Table::new(table_bits),
             children: Children::new(),
+            mates: MateSearch::new(),
             nodes: 0,
             limits: SolveLimits::default(),
             deadline: None,
@@ -111,7 +119,11 @@ impl Solver {
 
     /// Exact value of `position`'s every first move (for the side to move), or `None` for a
     /// move whose search hit the limits. The game must be ongoing.
-    pub fn solve_moves(&mut self, position: &Position, limits: SolveLimits) -> Vec<(Move, Option<Value>)> {
+    pub fn solve_moves(
+        &mut self,
+        position: &Position,
+        limits: SolveLimits,
+    ) -> Vec<(Move, Option<Value>)> {
         self.limits = limits;
         self.deadline = limits.max_time.map(|t| Instant::now() + t);
         self.nodes = 0;
@@ -134,11 +146,9 @@ impl Solver {
     fn root(&mut self, position: &Position) -> Result<(Value, Option<Move>), Aborted> {
         let mover = position.side_to_move();
         if position.has_immediate_win() {
-            let mv = position
-                .legal_moves()
-                .iter()
-                .copied()
-                .find(|&mv| Value::of_status(position.play_unchecked(mv).status(), mover) == Some(Value::Win));
+            let mv = position.legal_moves().iter().copied().find(|&mv| {
+                Value::of_status(position.play_unchecked(mv).status(), mover) == Some(Value::Win)
+            });
             return Ok((Value::Win, mv));
         }
         let mut best = (-2i8, None);
@@ -175,6 +185,11 @@ impl Solver {
         if position.has_immediate_win() {
             return Ok(1);
         }
+        // Where a win would matter, a short checkmate settles the node far more cheaply than
+        // alpha-beta finds the same win among all moves.
+        if beta > 0 && self.mates.mates_within(position, MATE_PROBE, MATE_MEMORY) {
+            return Ok(1);
+        }
         let canonical = position.canonical();
         let key = canonical.position.key().0;
         let mut hint = None;
@@ -187,16 +202,18 @@ impl Solver {
             }
             alpha = alpha.max(entry.lower);
             beta = beta.min(entry.upper);
-            hint = entry.best().map(|m| canonical.symmetry.inverse().apply_move(m));
+            hint = entry
+                .best()
+                .map(|m| canonical.symmetry.inverse().apply_move(m));
         }
         let (alpha0, beta0) = (alpha, beta);
         let nodes_before = self.nodes;
         let mover = position.side_to_move();
         let mut candidates = self.candidates(position)?;
-        if let Some(hint) = hint {
-            if let Some(c) = candidates.iter_mut().find(|c| c.mv == hint) {
-                c.order = i32::MAX;
-            }
+        if let Some(hint) = hint
+            && let Some(c) = candidates.iter_mut().find(|c| c.mv == hint)
+        {
+            c.order = i32::MAX;
         }
         candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.order));
         let mut best = -1i8;
@@ -271,4 +288,50 @@ fn stones(position: &Position, color: crate::Color) -> (Bitboard, Bitboard) {
 
 fn to_value(v: i8) -> Value {
     Value::try_from(v.clamp(-1, 1)).expect("clamped")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn solve(text: &str) -> Solution {
+        Solver::new(16).solve(&text.parse().unwrap(), SolveLimits::default())
+    }
+
+    #[test]
+    fn immediate_win_is_a_win_with_the_winning_move() {
+        let s = solve("....../....../....../....../oooo../xxxx..");
+        assert_eq!(s.value, Some(Value::Win));
+        assert_eq!(s.best.unwrap().square().to_string(), "e1");
+    }
+
+    #[test]
+    fn a_double_threat_is_a_loss() {
+        // White's b1-e1 is open at both ends: every black move lets white win at once.
+        let s = solve("x....x/x...../x...../....../....../.oooo.");
+        assert_eq!(s.value, Some(Value::Loss));
+        assert!(s.best.is_some());
+    }
+
+    #[test]
+    fn finished_games_have_their_value_and_no_move() {
+        let s = solve("....../....../....../....../oooo../xxxxx.");
+        assert_eq!(s.value, Some(Value::Loss), "white to move has lost");
+        assert_eq!(s.best, None);
+        let s = solve("xoxoxo/xoxoxo/oxoxox/oxoxox/xoxoxo/xoxoxo");
+        assert_eq!(s.value, Some(Value::Draw));
+    }
+
+    #[test]
+    fn last_empty_square_is_played_out() {
+        // One square left; whatever black does, the board fills. Draw unless a five appears.
+        let p: Position = "xoxoxo/xoxoxo/oxoxox/oxoxox/xoxoxo/xoxox.".parse().unwrap();
+        let s = Solver::new(16).solve(&p, SolveLimits::default());
+        let best = p.play(s.best.unwrap()).unwrap();
+        assert_eq!(
+            s.value,
+            Value::of_status(best.status(), p.side_to_move()),
+            "the value is that of the best final move"
+        );
+    }
 }

@@ -85,13 +85,23 @@ impl MateSearch {
             let child = position.play_unchecked(mv);
             if child.status() == Status::Won(mover) {
                 out.push((mv, 1));
-            } else if !child.is_over() && is_check(&child) {
-                if let Some(n) = (1..max_moves).find(|&n| self.defender_loses(&child, n)) {
-                    out.push((mv, n + 1));
-                }
+            } else if !child.is_over()
+                && is_check(&child)
+                && let Some(n) = (1..max_moves).find(|&n| self.defender_loses(&child, n))
+            {
+                out.push((mv, n + 1));
             }
         }
         out
+    }
+
+    /// Whether the side to move mates within `n` moves, forgetting what it learned once its
+    /// memory holds more than `max_known` positions (for callers that ask very often).
+    pub(crate) fn mates_within(&mut self, position: &Position, n: u32, max_known: usize) -> bool {
+        if self.known.len() > max_known {
+            self.known.clear();
+        }
+        self.attacker_mates(position, n)
     }
 
     /// Whether the attacker (to move) mates within `n` moves.
@@ -114,10 +124,17 @@ impl MateSearch {
         if u32::from(known.none_within) >= n {
             return false;
         }
-        let found = self.checks(position).into_iter().any(|child| self.defender_loses(&child, n - 1));
+        let found = self
+            .checks(position)
+            .into_iter()
+            .any(|child| self.defender_loses(&child, n - 1));
         let entry = self.known.entry(key).or_default();
         if found {
-            entry.mate = if entry.mate == 0 { n as u8 } else { entry.mate.min(n as u8) };
+            entry.mate = if entry.mate == 0 {
+                n as u8
+            } else {
+                entry.mate.min(n as u8)
+            };
         } else {
             entry.none_within = entry.none_within.max(n as u8);
         }
@@ -212,4 +229,48 @@ impl MateSearch {
 pub(crate) fn is_check(position: &Position) -> bool {
     let (to_move, just_moved) = position.sides();
     has_winning_move(just_moved, to_move)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(text: &str) -> Position {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn mate_in_one_is_the_winning_move() {
+        let p = pos("....../....../....../....../oooo../xxxx..");
+        let proof = MateSearch::new().find(&p, 1).unwrap();
+        assert_eq!(proof.mate_in, 1);
+        assert!(proof.tree.replies.is_empty());
+        assert_eq!(proof.first_move().square().to_string(), "e1");
+    }
+
+    #[test]
+    fn mate_in_two_is_found_and_not_shorter() {
+        let p = pos("oo.x.o/xo.ox./x..o.x/...xxo/..x.xo/o..o.x");
+        let mut search = MateSearch::new();
+        assert!(search.find(&p, 1).is_none());
+        let proof = search.find(&p, 4).unwrap();
+        assert_eq!(proof.mate_in, 2);
+        let after = p.play(proof.first_move()).unwrap();
+        assert!(is_check(&after));
+        // Every defender move is listed once.
+        let listed: usize = proof.tree.replies.iter().map(|r| r.moves.len()).sum();
+        assert_eq!(listed, after.legal_moves().len());
+        let all = search.mating_moves(&p, 2);
+        assert!(all.iter().any(|&(m, n)| m == proof.first_move() && n == 2));
+    }
+
+    #[test]
+    fn no_mate_from_the_start() {
+        assert!(MateSearch::new().find(&Position::START, 4).is_none());
+        assert!(
+            MateSearch::new()
+                .mating_moves(&Position::START, 4)
+                .is_empty()
+        );
+    }
 }

@@ -5,6 +5,6 @@ mod mate;
 mod proof;
 mod table;
 
-pub use exact::{SolveLimits, Solution, Solver};
+pub use exact::{Solution, SolveLimits, Solver};
 pub use mate::{MAX_MATE_MOVES, MateSearch};
 pub use proof::{AttackNode, ProofTree, Reply};

@@ -21,12 +21,12 @@ pub use result::{MoveStats, NodeTable, SearchResult};
 pub use search::SearchControl;
 pub use tree::BYTES_PER_EDGE;
 
+use crate::children::move_groups;
 use crate::color::Status;
 use crate::moves::Move;
 use crate::playout::seeded_rng;
 use crate::position::Position;
 use search::{TreeSearch, split_budget};
-use crate::children::move_groups;
 
 /// Options of one search that are not part of the engine configuration.
 #[derive(Clone, Debug)]

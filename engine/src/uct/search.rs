@@ -189,23 +189,24 @@ impl<'a> TreeSearch<'a> {
                 continue;
             }
             proof_changed = false;
-            if edge.proof.is_none() && edge.child != 0 {
-                if let Some(child_proof) = self.tree.nodes[edge.child as usize].proof {
-                    edge.proof = Some(child_proof.negate());
-                    let proof = child_proof.negate();
-                    let n = &mut self.tree.nodes[node as usize];
-                    n.proven_edges += 1;
-                    if proof == Value::Win {
-                        n.proof = Some(Value::Win);
-                    } else if n.proven_edges == n.edge_count {
-                        let (first, count) = (n.first_edge as usize, n.edge_count as usize);
-                        n.proof = self.tree.edges[first..first + count]
-                            .iter()
-                            .filter_map(|e| e.proof)
-                            .max();
-                    }
-                    proof_changed = self.tree.nodes[node as usize].proof.is_some();
+            if edge.proof.is_none()
+                && edge.child != 0
+                && let Some(child_proof) = self.tree.nodes[edge.child as usize].proof
+            {
+                let proof = child_proof.negate();
+                edge.proof = Some(proof);
+                let n = &mut self.tree.nodes[node as usize];
+                n.proven_edges += 1;
+                if proof == Value::Win {
+                    n.proof = Some(Value::Win);
+                } else if n.proven_edges == n.edge_count {
+                    let (first, count) = (n.first_edge as usize, n.edge_count as usize);
+                    n.proof = self.tree.edges[first..first + count]
+                        .iter()
+                        .filter_map(|e| e.proof)
+                        .max();
                 }
+                proof_changed = self.tree.nodes[node as usize].proof.is_some();
             }
         }
     }
