@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use pentago::{PerftCounts, perft};
+use pentago::{PerftCounts, Position, perft};
 use serde_json::json;
 
 use crate::input;
@@ -15,7 +15,7 @@ use crate::input;
 pub struct PerftArgs {
     /// Number of moves.
     depth: u32,
-    /// Start from this position instead of the empty board.
+    /// Start from this position instead of the empty board (`-`: positions from standard input).
     #[arg(long, default_value = "start")]
     from: String,
     /// Also print the counts below each first move.
@@ -30,8 +30,15 @@ pub struct PerftArgs {
 }
 
 pub fn run(args: &PerftArgs) -> Result<()> {
-    let position = input::parse_position(&args.from)?;
     let pool = super::thread_pool(args.threads)?;
+    for position in input::positions(&args.from)? {
+        run_one(args, &pool, &position);
+    }
+    Ok(())
+}
+
+fn run_one(args: &PerftArgs, pool: &rayon::ThreadPool, position: &Position) {
+    let position = *position;
     let started = Instant::now();
     let (total, divided) = pool.install(|| {
         let divided: Vec<(String, PerftCounts)> = if args.divide && args.depth > 0 {
@@ -75,5 +82,4 @@ pub fn run(args: &PerftArgs) -> Result<()> {
         );
         println!("time {seconds:.3} s");
     }
-    Ok(())
 }

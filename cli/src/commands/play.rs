@@ -10,7 +10,8 @@ use crate::input;
 /// Apply moves in order; print `PLY MOVE POSITION STATUS` after each.
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Start from this position instead of the empty board.
+    /// Start from this position instead of the empty board (`-`: positions from standard input,
+    /// each played through the same moves).
     #[arg(long, default_value = "start")]
     from: String,
     /// The moves, e.g. `c4-1R d3-2L` (a winning placement may omit the twist: `c4`).
@@ -22,7 +23,13 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: &PlayArgs) -> Result<()> {
-    let mut position: Position = input::parse_position(&args.from)?;
+    for position in input::positions(&args.from)? {
+        play_moves(args, position)?;
+    }
+    Ok(())
+}
+
+fn play_moves(args: &PlayArgs, mut position: Position) -> Result<()> {
     for text in &args.moves {
         let ply = position.stone_count() + 1;
         let notation: MoveNotation = text.parse().with_context(|| format!("move {ply}"))?;

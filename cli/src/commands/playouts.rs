@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anyhow::{Result, ensure};
 use clap::Args;
-use pentago::{Policy, run_playouts};
+use pentago::{Policy, Position, run_playouts};
 use serde_json::json;
 
 use crate::input;
@@ -24,7 +24,7 @@ pub struct PlayoutsArgs {
     /// Threads (all cores by default).
     #[arg(long)]
     threads: Option<usize>,
-    /// Play from this position instead of the empty board.
+    /// Play from this position instead of the empty board (`-`: positions from standard input).
     #[arg(long, default_value = "start")]
     from: String,
     /// Print JSON.
@@ -33,15 +33,24 @@ pub struct PlayoutsArgs {
 }
 
 pub fn run(args: &PlayoutsArgs) -> Result<()> {
-    let position = input::parse_position(&args.from)?;
-    ensure!(
-        !position.is_over(),
-        "the game is already over in {position}"
-    );
     ensure!(args.games > 0, "--games must be at least 1");
+    let positions = input::positions(&args.from)?;
+    for position in &positions {
+        ensure!(
+            !position.is_over(),
+            "the game is already over in {position}"
+        );
+    }
     let pool = super::thread_pool(args.threads)?;
+    for position in &positions {
+        run_one(args, &pool, position);
+    }
+    Ok(())
+}
+
+fn run_one(args: &PlayoutsArgs, pool: &rayon::ThreadPool, position: &Position) {
     let started = Instant::now();
-    let stats = pool.install(|| run_playouts(&position, args.policy, args.games, args.seed));
+    let stats = pool.install(|| run_playouts(position, args.policy, args.games, args.seed));
     let seconds = started.elapsed().as_secs_f64();
     let rate = stats.games as f64 / seconds;
     let percent = |n: u64| 100.0 * n as f64 / stats.games as f64;
@@ -101,5 +110,4 @@ pub fn run(args: &PlayoutsArgs) -> Result<()> {
             pool.current_num_threads()
         );
     }
-    Ok(())
 }
