@@ -73,9 +73,10 @@ pub(crate) fn is_symmetric(position: &Position) -> bool {
 }
 
 /// The moves of `position` grouped by the child they reach (by exact position, or with
-/// `fold_symmetric` by symmetry class when the position is symmetric), in legal order; each
-/// group's first move is the one [`Children::collect`] lists.
-pub(crate) fn move_groups(position: &Position, fold_symmetric: bool) -> Vec<Vec<Move>> {
+/// `fold_symmetric` by symmetry class when the position is symmetric), in legal order. Each
+/// group's first move stands for the group: search tables and stored tables merge the rows of a
+/// group under it. Stable: stored tables depend on it.
+pub fn move_groups(position: &Position, fold_symmetric: bool) -> Vec<Vec<Move>> {
     let canonical = fold_symmetric && is_symmetric(position);
     let mut groups: Vec<(u64, Vec<Move>)> = Vec::new();
     for mv in position.legal_moves().iter().copied() {

@@ -23,6 +23,7 @@ mod uct;
 mod value;
 
 pub use bitboard::Bitboard;
+pub use children::move_groups;
 pub use color::{Color, ParseStatusError, Status};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveNotation, ParseMoveError};

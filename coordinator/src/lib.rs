@@ -1,0 +1,15 @@
+//! `pentagrid-coordinator`: the gRPC coordinator of a pentagrid cluster — job queue with leases,
+//! result validation, exactly-once aggregation of move tables into sled, and the read API.
+
+mod auth;
+mod coordinator;
+mod flusher;
+mod scheduler;
+mod server;
+mod service;
+pub mod store;
+mod validate;
+
+pub use auth::Auth;
+pub use coordinator::{Coordinator, Settings, job_seed};
+pub use server::{ServeError, TlsFiles, serve};

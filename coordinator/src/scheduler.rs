@@ -1,0 +1,351 @@
+//! The job queue and its leases, in memory. The database holds the same facts durably; this
+//! is the fast index the RPCs use. Every change returns the job records to write back.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use pentagrid_proto::Task;
+
+use crate::store::{JobState, StoredJob};
+
+/// A job that is queued or leased.
+#[derive(Clone, Debug)]
+pub struct Active {
+    /// Its stored record.
+    pub record: StoredJob,
+    /// Its parsed task.
+    pub task: Task,
+}
+
+/// A lease on one job.
+#[derive(Clone, Debug)]
+pub struct Lease {
+    /// The job.
+    pub job_id: u64,
+    /// The holder.
+    pub worker_id: String,
+    /// When it goes back to the queue unless renewed.
+    pub expires: Instant,
+}
+
+/// What the coordinator knows of a worker.
+#[derive(Clone, Debug)]
+pub struct WorkerInfo {
+    /// Its display name.
+    pub name: String,
+    /// Threads it runs.
+    pub threads: u32,
+    /// Last call.
+    pub last_seen: Instant,
+    /// Results it had applied.
+    pub results: u64,
+}
+
+/// Why a submission's lease check failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotLeased(pub String);
+
+/// Queue, leases and workers.
+pub struct Scheduler {
+    queue: VecDeque<u64>,
+    active: HashMap<u64, Active>,
+    leases: HashMap<u64, Lease>,
+    pub workers: HashMap<String, WorkerInfo>,
+    lease_duration: Duration,
+    max_attempts: u32,
+    /// Jobs done, failed and cancelled.
+    pub finished: [u64; 3],
+}
+
+impl Scheduler {
+    /// An empty scheduler.
+    #[must_use]
+    pub fn new(lease_duration: Duration, max_attempts: u32) -> Scheduler {
+        Scheduler {
+            queue: VecDeque::new(),
+            active: HashMap::new(),
+            leases: HashMap::new(),
+            workers: HashMap::new(),
+            lease_duration,
+            max_attempts,
+            finished: [0; 3],
+        }
+    }
+
+    /// Takes in a stored job at start-up or when submitted: queued and leased jobs become
+    /// active (a lease from before a restart is honoured for one more lease period).
+    pub fn restore(&mut self, job_id: u64, record: StoredJob, task: Task, now: Instant) {
+        match JobState::from_stored(record.state) {
+            JobState::Queued => {
+                self.queue.push_back(job_id);
+                self.active.insert(job_id, Active { record, task });
+            }
+            JobState::Leased => {
+                self.leases.insert(
+                    record.lease_id,
+                    Lease {
+                        job_id,
+                        worker_id: record.worker_id.clone(),
+                        expires: now + self.lease_duration,
+                    },
+                );
+                self.active.insert(job_id, Active { record, task });
+            }
+            JobState::Done => self.finished[0] += 1,
+            JobState::Failed => self.finished[1] += 1,
+            JobState::Cancelled => self.finished[2] += 1,
+        }
+    }
+
+    /// Notes a call from a worker.
+    pub fn seen(&mut self, worker_id: &str, now: Instant) {
+        if let Some(info) = self.workers.get_mut(worker_id) {
+            info.last_seen = now;
+        }
+    }
+
+    /// Grants up to `max` queued jobs to `worker_id`; `lease_ids` supplies fresh ids.
+    pub fn lease(
+        &mut self,
+        worker_id: &str,
+        max: usize,
+        now: Instant,
+        mut lease_ids: impl FnMut() -> u64,
+    ) -> Vec<(u64, Active)> {
+        let mut granted = Vec::new();
+        while granted.len() < max {
+            let Some(job_id) = self.queue.pop_front() else {
+                break;
+            };
+            let Some(active) = self.active.get_mut(&job_id) else {
+                continue; // cancelled while queued
+            };
+            let lease_id = lease_ids();
+            active.record.state = JobState::Leased as u32;
+            active.record.attempts += 1;
+            active.record.lease_id = lease_id;
+            active.record.worker_id = worker_id.to_owned();
+            self.leases.insert(
+                lease_id,
+                Lease {
+                    job_id,
+                    worker_id: worker_id.to_owned(),
+                    expires: now + self.lease_duration,
+                },
+            );
+            granted.push((job_id, active.clone()));
+        }
+        granted
+    }
+
+    /// Renews the leases `worker_id` holds; returns those it does not hold.
+    pub fn heartbeat(&mut self, worker_id: &str, lease_ids: &[u64], now: Instant) -> Vec<u64> {
+        let mut lost = Vec::new();
+        for id in lease_ids {
+            match self.leases.get_mut(id) {
+                Some(lease) if lease.worker_id == worker_id => {
+                    lease.expires = now + self.lease_duration;
+                }
+                _ => lost.push(*id),
+            }
+        }
+        lost
+    }
+
+    /// The task of a lease, checking that `worker_id` holds that lease on `job_id`.
+    pub fn check_lease(&self, worker_id: &str, job_id: u64, lease_id: u64) -> Result<Task, NotLeased> {
+        match self.leases.get(&lease_id) {
+            Some(lease) if lease.worker_id == worker_id && lease.job_id == job_id => self
+                .active
+                .get(&job_id)
+                .map(|active| active.task.clone())
+                .ok_or_else(|| NotLeased(format!("job {job_id} is not active"))),
+            Some(_) => Err(NotLeased(format!(
+                "lease {lease_id} is not a lease of worker {worker_id} on job {job_id}"
+            ))),
+            None => Err(NotLeased(format!(
+                "lease {lease_id} is not held (expired, returned, cancelled or never granted)"
+            ))),
+        }
+    }
+
+    /// Takes the job of a lease for completion, checking that `worker_id` holds that lease on
+    /// `job_id`. The job leaves the scheduler; [`Scheduler::put_back`] undoes this.
+    pub fn take_for_submit(&mut self, worker_id: &str, job_id: u64, lease_id: u64) -> Result<Active, NotLeased> {
+        self.check_lease(worker_id, job_id, lease_id)?;
+        self.leases.remove(&lease_id);
+        let active = self.active.remove(&job_id).ok_or_else(|| NotLeased(format!("job {job_id} is not active")))?;
+        Ok(active)
+    }
+
+    /// Puts a taken job back at the front of the queue (its result could not be applied).
+    pub fn put_back(&mut self, job_id: u64, mut active: Active) -> StoredJob {
+        active.record.state = JobState::Queued as u32;
+        active.record.worker_id.clear();
+        let record = active.record.clone();
+        self.active.insert(job_id, active);
+        self.queue.push_front(job_id);
+        record
+    }
+
+    /// Counts a finished job.
+    pub fn mark_done(&mut self, worker_id: &str) {
+        self.finished[0] += 1;
+        if let Some(info) = self.workers.get_mut(worker_id) {
+            info.results += 1;
+        }
+    }
+
+    /// Sends expired leases' jobs back to the queue, or fails them after too many attempts.
+    /// Returns the changed records.
+    pub fn expire(&mut self, now: Instant) -> Vec<(u64, StoredJob)> {
+        let expired: Vec<u64> = self
+            .leases
+            .iter()
+            .filter(|(_, lease)| lease.expires <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        expired
+            .into_iter()
+            .filter_map(|lease_id| {
+                let lease = self.leases.remove(&lease_id)?;
+                self.requeue(lease.job_id, true)
+            })
+            .collect()
+    }
+
+    /// Gives back leases a worker holds (on its shutdown); their jobs go to the queue front.
+    pub fn return_leases(&mut self, worker_id: &str, lease_ids: &[u64]) -> Vec<(u64, StoredJob)> {
+        let mut changed = Vec::new();
+        for id in lease_ids {
+            if self.leases.get(id).is_some_and(|l| l.worker_id == worker_id) {
+                let lease = self.leases.remove(id).expect("checked");
+                if let Some(mut change) = self.requeue(lease.job_id, false) {
+                    // A returned lease does not count as an attempt.
+                    change.1.attempts = change.1.attempts.saturating_sub(1);
+                    if let Some(active) = self.active.get_mut(&lease.job_id) {
+                        active.record.attempts = change.1.attempts;
+                    }
+                    changed.push(change);
+                }
+            }
+        }
+        changed
+    }
+
+    fn requeue(&mut self, job_id: u64, counts_attempt: bool) -> Option<(u64, StoredJob)> {
+        let active = self.active.get_mut(&job_id)?;
+        active.record.worker_id.clear();
+        if counts_attempt && active.record.attempts >= self.max_attempts {
+            active.record.state = JobState::Failed as u32;
+            let record = self.active.remove(&job_id)?.record;
+            self.finished[1] += 1;
+            return Some((job_id, record));
+        }
+        active.record.state = JobState::Queued as u32;
+        if counts_attempt {
+            self.queue.push_back(job_id);
+        } else {
+            self.queue.push_front(job_id);
+        }
+        Some((job_id, active.record.clone()))
+    }
+
+    /// Cancels queued or leased jobs; returns the changed records.
+    pub fn cancel(&mut self, job_ids: &[u64]) -> Vec<(u64, StoredJob)> {
+        let mut changed = Vec::new();
+        for id in job_ids {
+            if let Some(mut active) = self.active.remove(id) {
+                self.leases.retain(|_, lease| lease.job_id != *id);
+                self.queue.retain(|queued| queued != id);
+                active.record.state = JobState::Cancelled as u32;
+                self.finished[2] += 1;
+                changed.push((*id, active.record));
+            }
+        }
+        changed
+    }
+
+    /// (queued, leased) job counts.
+    #[must_use]
+    pub fn pending(&self) -> (u64, u64) {
+        (self.queue.len() as u64, self.leases.len() as u64)
+    }
+
+    /// Leases held per worker.
+    #[must_use]
+    pub fn leases_of(&self, worker_id: &str) -> u64 {
+        self.leases.values().filter(|l| l.worker_id == worker_id).count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pentago::Position;
+
+    fn job() -> (StoredJob, Task) {
+        let task = Task::Analyse {
+            position: Position::START,
+            config: "uct".parse().unwrap(),
+            playouts: 10,
+        };
+        (StoredJob::default(), task)
+    }
+
+    #[test]
+    fn leases_expire_back_to_the_queue_and_then_fail() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let t0 = Instant::now();
+        let (record, task) = job();
+        s.restore(1, record, task, t0);
+        let mut next = 100;
+        let mut ids = || {
+            next += 1;
+            next
+        };
+        let granted = s.lease("w1", 5, t0, &mut ids);
+        assert_eq!(granted.len(), 1);
+        assert_eq!(s.pending(), (0, 1));
+        assert!(s.expire(t0 + Duration::from_secs(5)).is_empty());
+        assert_eq!(s.heartbeat("w1", &[101, 999], t0 + Duration::from_secs(5)), vec![999]);
+        let changed = s.expire(t0 + Duration::from_secs(16));
+        assert_eq!(changed.len(), 1);
+        assert_eq!(JobState::from_stored(changed[0].1.state), JobState::Queued);
+        // Second attempt by another worker, which expires too: the job fails.
+        assert_eq!(s.lease("w2", 5, t0, &mut ids).len(), 1);
+        let changed = s.expire(t0 + Duration::from_secs(60));
+        assert_eq!(JobState::from_stored(changed[0].1.state), JobState::Failed);
+        assert_eq!(s.pending(), (0, 0));
+    }
+
+    #[test]
+    fn only_the_holder_can_submit() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 3);
+        let now = Instant::now();
+        let (record, task) = job();
+        s.restore(1, record, task, now);
+        let lease_id = s.lease("w1", 1, now, || 7)[0].1.record.lease_id;
+        assert!(s.take_for_submit("w2", 1, lease_id).is_err());
+        assert!(s.take_for_submit("w1", 2, lease_id).is_err());
+        let active = s.take_for_submit("w1", 1, lease_id).unwrap();
+        assert!(s.take_for_submit("w1", 1, lease_id).is_err(), "taken once");
+        s.put_back(1, active);
+        assert_eq!(s.pending(), (1, 0));
+    }
+
+    #[test]
+    fn returned_leases_requeue_without_costing_an_attempt() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 1);
+        let now = Instant::now();
+        let (record, task) = job();
+        s.restore(1, record, task, now);
+        s.lease("w1", 1, now, || 7);
+        let changed = s.return_leases("w1", &[7]);
+        assert_eq!(changed[0].1.attempts, 0);
+        assert_eq!(s.pending(), (1, 0));
+        assert_eq!(s.cancel(&[1]).len(), 1);
+        assert_eq!(s.pending(), (0, 0));
+        assert!(s.lease("w1", 1, now, || 8).is_empty());
+    }
+}

@@ -1,0 +1,301 @@
+//! Storage: the only module that touches sled. Everything else uses this typed API, so the
+//! storage engine can be replaced here alone.
+//!
+//! Trees: `jobs` (job id → [`StoredJob`]), `results` (result id → job id), `playouts` and
+//! `game_tables` (canonical position key → move table, see [`table`]), `games` (job id →
+//! [`StoredGame`]), `meta` (`totals` → [`Totals`]). Ids are 8 big-endian bytes.
+
+pub mod records;
+pub mod table;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use prost::Message;
+use sled::Transactional;
+use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
+use thiserror::Error;
+
+pub use records::{JobState, StoredGame, StoredJob, Totals};
+pub use table::{Counts, Table};
+
+/// A storage failure.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The database reported an error (disk, corruption, lock held by another process).
+    #[error("database error: {0}")]
+    Sled(#[from] sled::Error),
+    /// A stored value could not be read.
+    #[error("corrupt {what} in the database: {why}")]
+    Corrupt {
+        /// Which record.
+        what: &'static str,
+        /// What was wrong.
+        why: String,
+    },
+}
+
+/// What [`Store::apply`] did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// The result was applied now.
+    Applied,
+    /// This result id had been applied before; nothing changed.
+    Duplicate,
+    /// The job already has another result; nothing changed.
+    JobAlreadyDone,
+}
+
+/// Everything one result changes, prepared before the transaction.
+#[derive(Clone, Debug, Default)]
+pub struct ResultEffect {
+    /// Rows to add to playout tables, by canonical position key.
+    pub playouts: BTreeMap<u64, Table>,
+    /// Rows to add to game tables, by canonical position key.
+    pub games: BTreeMap<u64, Table>,
+    /// The game to store, for self-play results.
+    pub game: Option<StoredGame>,
+    /// Playouts this result adds.
+    pub playout_count: u64,
+}
+
+/// The coordinator's database.
+pub struct Store {
+    db: sled::Db,
+    jobs: sled::Tree,
+    results: sled::Tree,
+    playouts: sled::Tree,
+    game_tables: sled::Tree,
+    games: sled::Tree,
+    meta: sled::Tree,
+}
+
+const TOTALS: &[u8] = b"totals";
+
+fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
+    StoreError::Corrupt {
+        what,
+        why: why.to_string(),
+    }
+}
+
+impl Store {
+    /// Opens (or creates) the database in `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let db = sled::Config::new().path(path).open()?;
+        Ok(Store {
+            jobs: db.open_tree("jobs")?,
+            results: db.open_tree("results")?,
+            playouts: db.open_tree("playouts")?,
+            game_tables: db.open_tree("game_tables")?,
+            games: db.open_tree("games")?,
+            meta: db.open_tree("meta")?,
+            db,
+        })
+    }
+
+    /// A fresh id, never handed out before in this database.
+    pub fn generate_id(&self) -> Result<u64, StoreError> {
+        // sled's ids start at 0; keep 0 free as "none".
+        Ok(self.db.generate_id()? + 1)
+    }
+
+    /// Writes a job record (durable at the next flush).
+    pub fn put_job(&self, id: u64, job: &StoredJob) -> Result<(), StoreError> {
+        self.jobs.insert(id.to_be_bytes(), job.encode_to_vec())?;
+        Ok(())
+    }
+
+    /// Every stored job, by id.
+    pub fn jobs(&self) -> impl Iterator<Item = Result<(u64, StoredJob), StoreError>> + '_ {
+        self.jobs.iter().map(|entry| {
+            let (key, value) = entry?;
+            let id = u64::from_be_bytes(key.as_ref().try_into().map_err(|_| corrupt("job id", "not 8 bytes"))?);
+            let job = StoredJob::decode(value.as_ref()).map_err(|e| corrupt("job", e))?;
+            Ok((id, job))
+        })
+    }
+
+    /// The job a result id was applied to, if any.
+    pub fn result_job(&self, result_id: &str) -> Result<Option<u64>, StoreError> {
+        self.results
+            .get(result_id.as_bytes())?
+            .map(|v| {
+                v.as_ref()
+                    .try_into()
+                    .map(u64::from_be_bytes)
+                    .map_err(|_| corrupt("result", "job id is not 8 bytes"))
+            })
+            .transpose()
+    }
+
+    /// Applies a result in one transaction: records the result id, marks the job done (as
+    /// `done`), adds the rows to the tables and stores the game. Either all of it happens or
+    /// none. Not yet durable: call [`Store::flush`] before acknowledging.
+    pub fn apply(
+        &self,
+        job_id: u64,
+        done: &StoredJob,
+        result_id: &str,
+        effect: &ResultEffect,
+    ) -> Result<Applied, StoreError> {
+        let trees = (
+            &self.jobs,
+            &self.results,
+            &self.playouts,
+            &self.game_tables,
+            &self.games,
+            &self.meta,
+        );
+        let outcome = trees.transaction(|(jobs, results, playouts, game_tables, games, meta)| {
+            if results.get(result_id.as_bytes())?.is_some() {
+                return Ok(Applied::Duplicate);
+            }
+            let job_key = job_id.to_be_bytes();
+            if let Some(bytes) = jobs.get(job_key)? {
+                let stored = StoredJob::decode(bytes.as_ref()).map_err(abort("job"))?;
+                if JobState::from_stored(stored.state) == JobState::Done {
+                    return Ok(Applied::JobAlreadyDone);
+                }
+            }
+            let mut totals = match meta.get(TOTALS)? {
+                Some(bytes) => Totals::decode(bytes.as_ref()).map_err(abort("totals"))?,
+                None => Totals::default(),
+            };
+            totals.playout_positions += merge_tables(playouts, &effect.playouts)?;
+            totals.game_positions += merge_tables(game_tables, &effect.games)?;
+            if let Some(game) = &effect.game {
+                games.insert(&job_key, game.encode_to_vec())?;
+                totals.games += 1;
+            }
+            totals.playouts += effect.playout_count;
+            totals.results += 1;
+            meta.insert(TOTALS, totals.encode_to_vec())?;
+            jobs.insert(&job_key, done.encode_to_vec())?;
+            results.insert(result_id.as_bytes(), &job_key)?;
+            Ok(Applied::Applied)
+        });
+        match outcome {
+            Ok(applied) => Ok(applied),
+            Err(TransactionError::Abort(error)) => Err(error),
+            Err(TransactionError::Storage(error)) => Err(error.into()),
+        }
+    }
+
+    /// The playout table of a canonical position (empty if none).
+    pub fn playout_table(&self, key: u64) -> Result<Table, StoreError> {
+        read_table(&self.playouts, key)
+    }
+
+    /// The game table of a canonical position (empty if none).
+    pub fn game_table(&self, key: u64) -> Result<Table, StoreError> {
+        read_table(&self.game_tables, key)
+    }
+
+    /// A stored game.
+    pub fn game(&self, job_id: u64) -> Result<Option<StoredGame>, StoreError> {
+        self.games
+            .get(job_id.to_be_bytes())?
+            .map(|v| StoredGame::decode(v.as_ref()).map_err(|e| corrupt("game", e)))
+            .transpose()
+    }
+
+    /// Running totals.
+    pub fn totals(&self) -> Result<Totals, StoreError> {
+        match self.meta.get(TOTALS)? {
+            Some(bytes) => Totals::decode(bytes.as_ref()).map_err(|e| corrupt("totals", e)),
+            None => Ok(Totals::default()),
+        }
+    }
+
+    /// Makes everything written so far durable on disk.
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// Blocking [`Store::flush`], for shutdown paths.
+    pub fn flush_blocking(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
+    }
+}
+
+fn abort<E: ToString>(what: &'static str) -> impl Fn(E) -> ConflictableTransactionError<StoreError> {
+    move |e| ConflictableTransactionError::Abort(corrupt(what, e))
+}
+
+/// Adds `deltas` into the tables of `tree`; returns how many positions were new.
+fn merge_tables(
+    tree: &TransactionalTree,
+    deltas: &BTreeMap<u64, Table>,
+) -> Result<u64, ConflictableTransactionError<StoreError>> {
+    let mut new_positions = 0;
+    for (key, delta) in deltas {
+        let key = key.to_be_bytes();
+        let mut current = match tree.get(key)? {
+            Some(bytes) => table::decode(&bytes).ok_or_else(|| {
+                ConflictableTransactionError::Abort(corrupt("move table", "bad encoding"))
+            })?,
+            None => {
+                new_positions += 1;
+                Table::new()
+            }
+        };
+        table::merge(&mut current, delta);
+        tree.insert(&key, table::encode(&current))?;
+    }
+    Ok(new_positions)
+}
+
+fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {
+    match tree.get(key.to_be_bytes())? {
+        Some(bytes) => table::decode(&bytes).ok_or_else(|| corrupt("move table", "bad encoding")),
+        None => Ok(Table::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pentago::Move;
+
+    fn effect(games: u64) -> ResultEffect {
+        let mut table = Table::new();
+        table.insert(
+            Move::from_index(3).unwrap(),
+            Counts {
+                games,
+                wins: 1,
+                draws: 0,
+            },
+        );
+        ResultEffect {
+            playouts: BTreeMap::from([(42, table)]),
+            playout_count: games,
+            ..ResultEffect::default()
+        }
+    }
+
+    #[test]
+    fn results_apply_once_and_survive_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let done = StoredJob {
+                state: JobState::Done as u32,
+                ..StoredJob::default()
+            };
+            assert_eq!(store.apply(7, &done, "r1", &effect(10)).unwrap(), Applied::Applied);
+            assert_eq!(store.apply(7, &done, "r1", &effect(10)).unwrap(), Applied::Duplicate);
+            assert_eq!(store.apply(7, &done, "r2", &effect(10)).unwrap(), Applied::JobAlreadyDone);
+            store.flush_blocking().unwrap();
+        }
+        let store = Store::open(dir.path()).unwrap();
+        let table = store.playout_table(42).unwrap();
+        assert_eq!(table[&Move::from_index(3).unwrap()].games, 10);
+        assert_eq!(store.result_job("r1").unwrap(), Some(7));
+        let totals = store.totals().unwrap();
+        assert_eq!((totals.results, totals.playouts, totals.playout_positions), (1, 10, 1));
+    }
+}

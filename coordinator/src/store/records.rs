@@ -1,0 +1,99 @@
+//! Records kept in the database, encoded with protobuf (prost) so the format is stable and
+//! can evolve by adding fields.
+
+use pentagrid_proto::v1;
+
+/// A job as stored under its id in the `jobs` tree.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredJob {
+    /// What to do.
+    #[prost(message, optional, tag = "1")]
+    pub spec: Option<v1::JobSpec>,
+    /// One of the `JobState` values.
+    #[prost(uint32, tag = "2")]
+    pub state: u32,
+    /// Leases granted so far.
+    #[prost(uint32, tag = "3")]
+    pub attempts: u32,
+    /// The current lease while leased.
+    #[prost(uint64, tag = "4")]
+    pub lease_id: u64,
+    /// The worker holding the current lease.
+    #[prost(string, tag = "5")]
+    pub worker_id: String,
+    /// The job's seed.
+    #[prost(uint64, tag = "6")]
+    pub seed: u64,
+    /// The result applied, once done.
+    #[prost(string, tag = "7")]
+    pub result_id: String,
+}
+
+/// Where a job stands. Stable numbers (stored).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum JobState {
+    /// Waiting for a worker.
+    Queued = 0,
+    /// Held by a worker.
+    Leased = 1,
+    /// Its result is applied.
+    Done = 2,
+    /// Gave up after too many attempts.
+    Failed = 3,
+    /// Cancelled by a client.
+    Cancelled = 4,
+}
+
+impl JobState {
+    /// The state of a stored number (unknown numbers read as failed: never re-run blindly).
+    #[must_use]
+    pub fn from_stored(n: u32) -> JobState {
+        match n {
+            0 => JobState::Queued,
+            1 => JobState::Leased,
+            2 => JobState::Done,
+            4 => JobState::Cancelled,
+            _ => JobState::Failed,
+        }
+    }
+}
+
+/// A finished self-play game, stored under its job id in the `games` tree.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredGame {
+    /// Start position.
+    #[prost(string, tag = "1")]
+    pub start: String,
+    /// Moves in order.
+    #[prost(string, repeated, tag = "2")]
+    pub moves: Vec<String>,
+    /// Final status.
+    #[prost(string, tag = "3")]
+    pub result: String,
+    /// The players.
+    #[prost(string, tag = "4")]
+    pub black: String,
+    /// The players.
+    #[prost(string, tag = "5")]
+    pub white: String,
+}
+
+/// Running totals, in the `meta` tree under `totals`.
+#[derive(Clone, Copy, PartialEq, prost::Message)]
+pub struct Totals {
+    /// Positions with a playout table.
+    #[prost(uint64, tag = "1")]
+    pub playout_positions: u64,
+    /// Positions with a game table.
+    #[prost(uint64, tag = "2")]
+    pub game_positions: u64,
+    /// Stored games.
+    #[prost(uint64, tag = "3")]
+    pub games: u64,
+    /// Playouts merged into tables.
+    #[prost(uint64, tag = "4")]
+    pub playouts: u64,
+    /// Results applied.
+    #[prost(uint64, tag = "5")]
+    pub results: u64,
+}

@@ -1,0 +1,253 @@
+//! Checks a result against its job before anything touches the database, and turns it into the
+//! table rows it adds (in canonical frames, merged the way stored tables merge moves).
+
+use std::collections::{BTreeMap, HashMap};
+
+use pentago::{Move, Position, Status, Value, move_groups};
+use pentagrid_proto::{Outcome, Task};
+
+use crate::store::{Counts, ResultEffect, StoredGame, Table};
+
+/// Validates `outcome` as the result of `task` and computes what it adds. The error says what
+/// is wrong with the result.
+pub fn result_effect(task: &Task, outcome: &Outcome) -> Result<ResultEffect, String> {
+    match (task, outcome) {
+        (
+            Task::Analyse {
+                position, playouts, ..
+            },
+            Outcome::Analyse {
+                rows, simulations, ..
+            },
+        ) => analyse_effect(position, *playouts, rows, *simulations),
+        (Task::Selfplay { start, black, white }, Outcome::Selfplay { moves, result }) => {
+            let mut effect = selfplay_effect(start, moves, *result)?;
+            if let Some(game) = effect.game.as_mut() {
+                game.black = black.to_string();
+                game.white = white.to_string();
+            }
+            Ok(effect)
+        }
+        _ => Err("the result is not of the job's kind".into()),
+    }
+}
+
+/// Maps moves of `position` to the representative move of their group in the canonical frame.
+struct CanonicalFrame {
+    key: u64,
+    symmetry: pentago::Symmetry,
+    representative: HashMap<Move, Move>,
+}
+
+impl CanonicalFrame {
+    fn of(position: &Position) -> CanonicalFrame {
+        let canonical = position.canonical();
+        let mut representative = HashMap::new();
+        for group in move_groups(&canonical.position, true) {
+            for &mv in &group {
+                representative.insert(mv, group[0]);
+            }
+        }
+        CanonicalFrame {
+            key: canonical.position.key().bits(),
+            symmetry: canonical.symmetry,
+            representative,
+        }
+    }
+
+    fn map(&self, mv: Move) -> Move {
+        let mapped = self.symmetry.apply_move(mv);
+        self.representative.get(&mapped).copied().unwrap_or(mapped)
+    }
+}
+
+fn add(table: &mut Table, mv: Move, counts: Counts) {
+    let entry = table.entry(mv).or_default();
+    entry.games += counts.games;
+    entry.wins += counts.wins;
+    entry.draws += counts.draws;
+}
+
+fn analyse_effect(
+    position: &Position,
+    playouts: u64,
+    rows: &[pentagrid_proto::Row],
+    simulations: u64,
+) -> Result<ResultEffect, String> {
+    if rows.is_empty() {
+        return Err("an analysis result needs at least one move row".into());
+    }
+    if simulations > playouts {
+        return Err(format!("{simulations} simulations exceed the budget of {playouts}"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut total = 0u64;
+    let frame = CanonicalFrame::of(position);
+    let mut delta = Table::new();
+    for row in rows {
+        if !seen.insert(row.mv) {
+            return Err(format!("move {} appears twice", row.mv));
+        }
+        position
+            .play(row.mv)
+            .map_err(|e| format!("move {} is illegal in {position}: {e}", row.mv))?;
+        let decided = row.wins.checked_add(row.draws).ok_or("wins + draws overflow")?;
+        if decided > row.games {
+            return Err(format!(
+                "move {}: wins {} + draws {} exceed games {}",
+                row.mv, row.wins, row.draws, row.games
+            ));
+        }
+        total = total.checked_add(row.games).ok_or("games overflow")?;
+        add(
+            &mut delta,
+            frame.map(row.mv),
+            Counts {
+                games: row.games,
+                wins: row.wins,
+                draws: row.draws,
+            },
+        );
+    }
+    if total > playouts {
+        return Err(format!("{total} games in the table exceed the budget of {playouts}"));
+    }
+    Ok(ResultEffect {
+        playouts: BTreeMap::from([(frame.key, delta)]),
+        playout_count: total,
+        ..ResultEffect::default()
+    })
+}
+
+fn selfplay_effect(start: &Position, moves: &[Move], result: Status) -> Result<ResultEffect, String> {
+    if moves.is_empty() || moves.len() > 36 {
+        return Err(format!("a game has 1 to 36 moves, not {}", moves.len()));
+    }
+    let mut position = *start;
+    let mut plies = Vec::with_capacity(moves.len());
+    for (ply, &mv) in moves.iter().enumerate() {
+        let next = position
+            .play(mv)
+            .map_err(|e| format!("move {} ({mv}) is illegal in {position}: {e}", ply + 1))?;
+        plies.push((position, mv));
+        position = next;
+    }
+    let final_status = position.status();
+    if !final_status.is_over() {
+        return Err(format!("the game is not over after its moves ({position})"));
+    }
+    if final_status != result {
+        return Err(format!("the moves end in {final_status}, not {result}"));
+    }
+    let mut games: BTreeMap<u64, Table> = BTreeMap::new();
+    for (before, mv) in plies {
+        let frame = CanonicalFrame::of(&before);
+        let value = Value::of_status(result, before.side_to_move()).expect("the game is over");
+        let counts = Counts {
+            games: 1,
+            wins: u64::from(value == Value::Win),
+            draws: u64::from(value == Value::Draw),
+        };
+        add(games.entry(frame.key).or_default(), frame.map(mv), counts);
+    }
+    Ok(ResultEffect {
+        games,
+        game: Some(StoredGame {
+            start: start.to_string(),
+            moves: moves.iter().map(ToString::to_string).collect(),
+            result: result.to_string(),
+            ..StoredGame::default()
+        }),
+        ..ResultEffect::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pentago::Player;
+    use pentagrid_proto::Row;
+
+    fn mv(text: &str) -> Move {
+        text.parse().unwrap()
+    }
+
+    fn analyse(playouts: u64) -> Task {
+        Task::Analyse {
+            position: Position::START,
+            config: "uct".parse().unwrap(),
+            playouts,
+        }
+    }
+
+    fn rows(rows: &[(&str, u64, u64, u64)]) -> Outcome {
+        Outcome::Analyse {
+            rows: rows
+                .iter()
+                .map(|&(m, games, wins, draws)| Row {
+                    mv: mv(m),
+                    games,
+                    wins,
+                    draws,
+                })
+                .collect(),
+            simulations: rows.iter().map(|r| r.1).sum(),
+            seconds: 0.1,
+        }
+    }
+
+    #[test]
+    fn symmetric_moves_merge_in_the_canonical_frame() {
+        // From the empty board, all four corners are one move.
+        let effect = result_effect(
+            &analyse(100),
+            &rows(&[("a1-1R", 10, 5, 1), ("f6-1R", 20, 10, 0)]),
+        )
+        .unwrap();
+        let table = &effect.playouts[&Position::START.key().bits()];
+        assert_eq!(table.len(), 1);
+        assert_eq!(table.values().next().unwrap().games, 30);
+        assert_eq!(effect.playout_count, 30);
+    }
+
+    #[test]
+    fn bad_analyses_are_refused() {
+        for (outcome, needle) in [
+            (rows(&[]), "at least one"),
+            (rows(&[("a1-1R", 10, 8, 3)]), "exceed games"),
+            (rows(&[("a1-1R", 60, 0, 0), ("b1-1R", 60, 0, 0)]), "exceed the budget"),
+            (rows(&[("a1-1R", 1, 0, 0), ("a1-1R", 1, 0, 0)]), "twice"),
+        ] {
+            let error = result_effect(&analyse(100), &outcome).unwrap_err();
+            assert!(error.contains(needle), "{error} lacks {needle}");
+        }
+        let occupied = Task::Analyse {
+            position: Position::START.play(mv("b5-1R")).unwrap(),
+            config: "uct".parse().unwrap(),
+            playouts: 100,
+        };
+        let error = result_effect(&occupied, &rows(&[("b5-2R", 1, 0, 0)])).unwrap_err();
+        assert!(error.contains("illegal"), "{error}");
+    }
+
+    #[test]
+    fn games_must_be_legal_finished_and_truthful() {
+        let task = Task::Selfplay {
+            start: "....../....../....../....../oooo../xxxx..".parse().unwrap(),
+            black: Player::Random,
+            white: Player::Random,
+        };
+        let game = |moves: &[&str], result: &str| Outcome::Selfplay {
+            moves: moves.iter().map(|m| mv(m)).collect(),
+            result: result.parse().unwrap(),
+        };
+        let effect = result_effect(&task, &game(&["e1-1R"], "black")).unwrap();
+        assert_eq!(effect.games.len(), 1);
+        let row = effect.games.values().next().unwrap().values().next().unwrap();
+        assert_eq!((row.games, row.wins, row.draws), (1, 1, 0));
+        assert!(result_effect(&task, &game(&["e1-1R"], "white")).unwrap_err().contains("not white"));
+        assert!(result_effect(&task, &game(&["a6-1R"], "black")).unwrap_err().contains("not over"));
+        assert!(result_effect(&task, &game(&["a1-1R"], "black")).unwrap_err().contains("illegal"));
+        assert!(result_effect(&task, &rows(&[("a6-1R", 1, 0, 0)])).unwrap_err().contains("kind"));
+    }
+}

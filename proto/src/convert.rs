@@ -1,0 +1,271 @@
+//! Engine-level views of jobs and results, checked on the way in from the wire.
+
+use pentago::{Move, Player, Position, Status, UctConfig};
+use thiserror::Error;
+
+use crate::v1;
+
+/// A wire message that does not describe a valid job or result.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct ConversionError(pub String);
+
+impl From<ConversionError> for tonic::Status {
+    fn from(error: ConversionError) -> tonic::Status {
+        tonic::Status::invalid_argument(error.0)
+    }
+}
+
+fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, ConversionError>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse()
+        .map_err(|e| ConversionError(format!("bad {what} {text:?}: {e}")))
+}
+
+/// Most playouts one analyse job may ask for.
+pub const MAX_JOB_PLAYOUTS: u64 = 1_000_000_000;
+
+/// A job: what a worker is asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Task {
+    /// Search `position` with `config` for exactly `playouts` playouts.
+    Analyse {
+        /// The position (ongoing).
+        position: Position,
+        /// The engine configuration (its own budget is replaced by `playouts`).
+        config: UctConfig,
+        /// The playout budget, 1 to [`MAX_JOB_PLAYOUTS`].
+        playouts: u64,
+    },
+    /// Play one game from `start`.
+    Selfplay {
+        /// The start position (ongoing).
+        start: Position,
+        /// Black's player.
+        black: Player,
+        /// White's player.
+        white: Player,
+    },
+}
+
+impl TryFrom<&v1::JobSpec> for Task {
+    type Error = ConversionError;
+
+    fn try_from(spec: &v1::JobSpec) -> Result<Self, Self::Error> {
+        let task = match &spec.kind {
+            Some(v1::job_spec::Kind::Analyse(a)) => {
+                let playouts = a.playouts;
+                if !(1..=MAX_JOB_PLAYOUTS).contains(&playouts) {
+                    return Err(ConversionError(format!(
+                        "playout budget {playouts} is outside 1..={MAX_JOB_PLAYOUTS}"
+                    )));
+                }
+                Task::Analyse {
+                    position: parse("position", &a.position)?,
+                    config: parse("engine config", &a.config)?,
+                    playouts,
+                }
+            }
+            Some(v1::job_spec::Kind::Selfplay(s)) => Task::Selfplay {
+                start: parse("position", &s.start)?,
+                black: parse("player", &s.black)?,
+                white: parse("player", &s.white)?,
+            },
+            None => return Err(ConversionError("job has no kind".into())),
+        };
+        let position = match &task {
+            Task::Analyse { position, .. } => position,
+            Task::Selfplay { start, .. } => start,
+        };
+        if position.is_over() {
+            return Err(ConversionError(format!("the game is already over in {position}")));
+        }
+        Ok(task)
+    }
+}
+
+impl From<&Task> for v1::JobSpec {
+    fn from(task: &Task) -> v1::JobSpec {
+        let kind = match task {
+            Task::Analyse {
+                position,
+                config,
+                playouts,
+            } => v1::job_spec::Kind::Analyse(v1::AnalyseSpec {
+                position: position.to_string(),
+                config: config.to_string(),
+                playouts: *playouts,
+            }),
+            Task::Selfplay { start, black, white } => v1::job_spec::Kind::Selfplay(v1::SelfplaySpec {
+                start: start.to_string(),
+                black: black.to_string(),
+                white: white.to_string(),
+            }),
+        };
+        v1::JobSpec { kind: Some(kind) }
+    }
+}
+
+/// One row of a move table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The move.
+    pub mv: Move,
+    /// Games (playouts or self-play games) through the move.
+    pub games: u64,
+    /// Of those, won by the player making the move.
+    pub wins: u64,
+    /// Of those, drawn.
+    pub draws: u64,
+}
+
+/// A job's result as a worker reports it (not yet validated against the job).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The root move table of an analysis.
+    Analyse {
+        /// Its rows.
+        rows: Vec<Row>,
+        /// Simulations run.
+        simulations: u64,
+        /// Seconds taken.
+        seconds: f64,
+    },
+    /// A finished game.
+    Selfplay {
+        /// The moves from the job's start.
+        moves: Vec<Move>,
+        /// The final status.
+        result: Status,
+    },
+}
+
+impl TryFrom<&v1::submit_request::Result> for Outcome {
+    type Error = ConversionError;
+
+    fn try_from(result: &v1::submit_request::Result) -> Result<Self, Self::Error> {
+        Ok(match result {
+            v1::submit_request::Result::Analyse(a) => Outcome::Analyse {
+                rows: a
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        Ok(Row {
+                            mv: parse("move", &r.r#move)?,
+                            games: r.games,
+                            wins: r.wins,
+                            draws: r.draws,
+                        })
+                    })
+                    .collect::<Result<_, ConversionError>>()?,
+                simulations: a.simulations,
+                seconds: a.seconds,
+            },
+            v1::submit_request::Result::Selfplay(s) => Outcome::Selfplay {
+                moves: s
+                    .moves
+                    .iter()
+                    .map(|m| parse("move", m))
+                    .collect::<Result<_, _>>()?,
+                result: parse("result", &s.result)?,
+            },
+        })
+    }
+}
+
+impl From<&Outcome> for v1::submit_request::Result {
+    fn from(outcome: &Outcome) -> Self {
+        match outcome {
+            Outcome::Analyse {
+                rows,
+                simulations,
+                seconds,
+            } => v1::submit_request::Result::Analyse(v1::AnalyseResult {
+                rows: rows.iter().map(v1::MoveRow::from).collect(),
+                simulations: *simulations,
+                seconds: *seconds,
+            }),
+            Outcome::Selfplay { moves, result } => {
+                v1::submit_request::Result::Selfplay(v1::SelfplayResult {
+                    moves: moves.iter().map(ToString::to_string).collect(),
+                    result: result.to_string(),
+                })
+            }
+        }
+    }
+}
+
+impl From<&Row> for v1::MoveRow {
+    fn from(row: &Row) -> v1::MoveRow {
+        v1::MoveRow {
+            r#move: row.mv.to_string(),
+            games: row.games,
+            wins: row.wins,
+            draws: row.draws,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_round_trip_through_the_wire() {
+        let tasks = [
+            Task::Analyse {
+                position: Position::START,
+                config: "uct:k=0.7".parse().unwrap(),
+                playouts: 5000,
+            },
+            Task::Selfplay {
+                start: Position::START,
+                black: Player::Random,
+                white: "uct:playouts=100".parse().unwrap(),
+            },
+        ];
+        for task in tasks {
+            let wire = v1::JobSpec::from(&task);
+            assert_eq!(Task::try_from(&wire).unwrap(), task);
+        }
+    }
+
+    #[test]
+    fn bad_jobs_are_refused_with_a_reason() {
+        let analyse = |position: &str, config: &str, playouts| v1::JobSpec {
+            kind: Some(v1::job_spec::Kind::Analyse(v1::AnalyseSpec {
+                position: position.into(),
+                config: config.into(),
+                playouts,
+            })),
+        };
+        for (spec, needle) in [
+            (analyse("start", "uct", 0), "playout budget"),
+            (analyse("start", "uct", u64::MAX), "playout budget"),
+            (analyse("xx", "uct", 10), "bad position"),
+            (analyse("start", "uct:k=oops", 10), "bad engine config"),
+            (analyse("....../....../....../....../oooo../xxxxx.", "uct", 10), "over"),
+            (v1::JobSpec { kind: None }, "no kind"),
+        ] {
+            let error = Task::try_from(&spec).unwrap_err();
+            assert!(error.0.contains(needle), "{error} lacks {needle}");
+        }
+    }
+
+    #[test]
+    fn outcomes_round_trip_and_bad_moves_are_refused() {
+        let outcome = Outcome::Selfplay {
+            moves: vec!["c4-1R".parse().unwrap()],
+            result: Status::Ongoing,
+        };
+        let wire = v1::submit_request::Result::from(&outcome);
+        assert_eq!(Outcome::try_from(&wire).unwrap(), outcome);
+        let bad = v1::submit_request::Result::Selfplay(v1::SelfplayResult {
+            moves: vec!["z9-1R".into()],
+            result: "black".into(),
+        });
+        assert!(Outcome::try_from(&bad).is_err());
+    }
+}
