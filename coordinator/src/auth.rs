@@ -39,12 +39,16 @@ impl Auth {
         }
         let token = metadata.get("authorization").and_then(|v| v.to_str().ok());
         match token {
-            Some(given) if constant_time_eq(given.as_bytes(), self.expected.as_bytes()) => Ok(request),
+            Some(given) if constant_time_eq(given.as_bytes(), self.expected.as_bytes()) => {
+                Ok(request)
+            }
             Some(_) => {
                 tracing::warn!("call with a wrong token refused");
                 Err(Status::unauthenticated("wrong token"))
             }
-            None => Err(Status::unauthenticated("missing token (authorization: Bearer <token>)")),
+            None => Err(Status::unauthenticated(
+                "missing token (authorization: Bearer <token>)",
+            )),
         }
     }
 }
@@ -72,11 +76,23 @@ mod tests {
     #[test]
     fn token_and_protocol_are_required() {
         let auth = Auth::new("s3cret");
-        assert!(auth.check(request(Some("Bearer s3cret"), Some("1"))).is_ok());
+        assert!(
+            auth.check(request(Some("Bearer s3cret"), Some("1")))
+                .is_ok()
+        );
         let code = |r| auth.check(r).unwrap_err().code();
         assert_eq!(code(request(None, Some("1"))), tonic::Code::Unauthenticated);
-        assert_eq!(code(request(Some("Bearer nope"), Some("1"))), tonic::Code::Unauthenticated);
-        assert_eq!(code(request(Some("Bearer s3cret"), Some("2"))), tonic::Code::FailedPrecondition);
-        assert_eq!(code(request(Some("Bearer s3cret"), None)), tonic::Code::FailedPrecondition);
+        assert_eq!(
+            code(request(Some("Bearer nope"), Some("1"))),
+            tonic::Code::Unauthenticated
+        );
+        assert_eq!(
+            code(request(Some("Bearer s3cret"), Some("2"))),
+            tonic::Code::FailedPrecondition
+        );
+        assert_eq!(
+            code(request(Some("Bearer s3cret"), None)),
+            tonic::Code::FailedPrecondition
+        );
     }
 }

@@ -74,7 +74,11 @@ impl Coordinator {
         let now = Instant::now();
         for entry in store.jobs() {
             let (id, record) = entry?;
-            let Some(task) = record.spec.as_ref().and_then(|spec| Task::try_from(spec).ok()) else {
+            let Some(task) = record
+                .spec
+                .as_ref()
+                .and_then(|spec| Task::try_from(spec).ok())
+            else {
                 tracing::warn!(job = id, "stored job has an unreadable spec; skipped");
                 continue;
             };
@@ -93,7 +97,9 @@ impl Coordinator {
 
     fn scheduler(&self) -> MutexGuard<'_, Scheduler> {
         // A panic while holding the lock leaves plain data behind; keep serving.
-        self.scheduler.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.scheduler
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Stops handing out jobs (graceful shutdown).
@@ -136,7 +142,9 @@ impl Coordinator {
         let now = Instant::now();
         let mut scheduler = self.scheduler();
         if !scheduler.workers.contains_key(id) {
-            return Err(Status::failed_precondition(format!("unknown worker {id}: say hello first")));
+            return Err(Status::failed_precondition(format!(
+                "unknown worker {id}: say hello first"
+            )));
         }
         scheduler.seen(id, now);
         let store = &self.store;
@@ -155,7 +163,9 @@ impl Coordinator {
         }
         let mut jobs = Vec::with_capacity(granted.len());
         for (job_id, active) in granted {
-            self.store.put_job(job_id, &active.record).map_err(internal)?;
+            self.store
+                .put_job(job_id, &active.record)
+                .map_err(internal)?;
             jobs.push(v1::Job {
                 job_id,
                 lease_id: active.record.lease_id,
@@ -168,7 +178,10 @@ impl Coordinator {
     }
 
     /// Renews leases.
-    pub fn heartbeat(&self, request: &v1::HeartbeatRequest) -> Result<v1::HeartbeatResponse, Status> {
+    pub fn heartbeat(
+        &self,
+        request: &v1::HeartbeatRequest,
+    ) -> Result<v1::HeartbeatResponse, Status> {
         let id = worker_id(&request.worker_id)?;
         let now = Instant::now();
         let mut scheduler = self.scheduler();
@@ -188,7 +201,11 @@ impl Coordinator {
             .as_ref()
             .ok_or_else(|| Status::invalid_argument("the submission has no result"))?;
         let outcome = Outcome::try_from(wire)?;
-        if let Some(job) = self.store.result_job(&request.result_id).map_err(internal)? {
+        if let Some(job) = self
+            .store
+            .result_job(&request.result_id)
+            .map_err(internal)?
+        {
             if job != request.job_id {
                 return Err(Status::invalid_argument(format!(
                     "result id {} was used for job {job}",
@@ -221,7 +238,9 @@ impl Coordinator {
         let mut done = active.record.clone();
         done.state = JobState::Done as u32;
         done.result_id = request.result_id.clone();
-        let applied = self.store.apply(request.job_id, &done, &request.result_id, &effect);
+        let applied = self
+            .store
+            .apply(request.job_id, &done, &request.result_id, &effect);
         let applied = match applied {
             Ok(applied) => applied,
             Err(error) => {
@@ -242,7 +261,10 @@ impl Coordinator {
     }
 
     /// Takes back leases a worker gives up.
-    pub fn return_leases(&self, request: &v1::ReturnLeasesRequest) -> Result<v1::ReturnLeasesResponse, Status> {
+    pub fn return_leases(
+        &self,
+        request: &v1::ReturnLeasesRequest,
+    ) -> Result<v1::ReturnLeasesResponse, Status> {
         let id = worker_id(&request.worker_id)?;
         let changed = self.scheduler().return_leases(id, &request.lease_ids);
         for (job_id, record) in &changed {
@@ -254,7 +276,10 @@ impl Coordinator {
     }
 
     /// Queues jobs; answers once they are durable.
-    pub async fn submit_jobs(&self, request: &v1::SubmitJobsRequest) -> Result<v1::SubmitJobsResponse, Status> {
+    pub async fn submit_jobs(
+        &self,
+        request: &v1::SubmitJobsRequest,
+    ) -> Result<v1::SubmitJobsResponse, Status> {
         if request.jobs.len() > 100_000 {
             return Err(Status::invalid_argument("at most 100000 jobs per call"));
         }
@@ -262,7 +287,10 @@ impl Coordinator {
             .jobs
             .iter()
             .enumerate()
-            .map(|(i, spec)| Task::try_from(spec).map_err(|e| Status::invalid_argument(format!("job {}: {}", i + 1, e.0))))
+            .map(|(i, spec)| {
+                Task::try_from(spec)
+                    .map_err(|e| Status::invalid_argument(format!("job {}: {}", i + 1, e.0)))
+            })
             .collect::<Result<_, _>>()?;
         let mut ids = Vec::with_capacity(tasks.len());
         let mut records = Vec::with_capacity(tasks.len());
@@ -288,7 +316,10 @@ impl Coordinator {
     }
 
     /// Cancels jobs that are not finished.
-    pub async fn cancel_jobs(&self, request: &v1::CancelJobsRequest) -> Result<v1::CancelJobsResponse, Status> {
+    pub async fn cancel_jobs(
+        &self,
+        request: &v1::CancelJobsRequest,
+    ) -> Result<v1::CancelJobsResponse, Status> {
         let changed = self.scheduler().cancel(&request.job_ids);
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record).map_err(internal)?;
@@ -344,10 +375,9 @@ impl Coordinator {
 
     /// The stored tables of a position, in the asker's frame.
     pub fn book_show(&self, request: &v1::BookShowRequest) -> Result<v1::BookShowResponse, Status> {
-        let position: Position = request
-            .position
-            .parse()
-            .map_err(|e| Status::invalid_argument(format!("bad position {:?}: {e}", request.position)))?;
+        let position: Position = request.position.parse().map_err(|e| {
+            Status::invalid_argument(format!("bad position {:?}: {e}", request.position))
+        })?;
         let canonical = position.canonical();
         let key = canonical.position.key().bits();
         let back = canonical.symmetry.inverse();

@@ -41,6 +41,7 @@ impl Flusher {
         self.waiters
             .send(done)
             .map_err(|_| "the flusher has stopped".to_owned())?;
-        wait.await.map_err(|_| "the flusher has stopped".to_owned())?
+        wait.await
+            .map_err(|_| "the flusher has stopped".to_owned())?
     }
 }

@@ -153,7 +153,12 @@ impl Scheduler {
     }
 
     /// The task of a lease, checking that `worker_id` holds that lease on `job_id`.
-    pub fn check_lease(&self, worker_id: &str, job_id: u64, lease_id: u64) -> Result<Task, NotLeased> {
+    pub fn check_lease(
+        &self,
+        worker_id: &str,
+        job_id: u64,
+        lease_id: u64,
+    ) -> Result<Task, NotLeased> {
         match self.leases.get(&lease_id) {
             Some(lease) if lease.worker_id == worker_id && lease.job_id == job_id => self
                 .active
@@ -171,10 +176,18 @@ impl Scheduler {
 
     /// Takes the job of a lease for completion, checking that `worker_id` holds that lease on
     /// `job_id`. The job leaves the scheduler; [`Scheduler::put_back`] undoes this.
-    pub fn take_for_submit(&mut self, worker_id: &str, job_id: u64, lease_id: u64) -> Result<Active, NotLeased> {
+    pub fn take_for_submit(
+        &mut self,
+        worker_id: &str,
+        job_id: u64,
+        lease_id: u64,
+    ) -> Result<Active, NotLeased> {
         self.check_lease(worker_id, job_id, lease_id)?;
         self.leases.remove(&lease_id);
-        let active = self.active.remove(&job_id).ok_or_else(|| NotLeased(format!("job {job_id} is not active")))?;
+        let active = self
+            .active
+            .remove(&job_id)
+            .ok_or_else(|| NotLeased(format!("job {job_id} is not active")))?;
         Ok(active)
     }
 
@@ -218,7 +231,11 @@ impl Scheduler {
     pub fn return_leases(&mut self, worker_id: &str, lease_ids: &[u64]) -> Vec<(u64, StoredJob)> {
         let mut changed = Vec::new();
         for id in lease_ids {
-            if self.leases.get(id).is_some_and(|l| l.worker_id == worker_id) {
+            if self
+                .leases
+                .get(id)
+                .is_some_and(|l| l.worker_id == worker_id)
+            {
                 let lease = self.leases.remove(id).expect("checked");
                 if let Some(mut change) = self.requeue(lease.job_id, false) {
                     // A returned lease does not count as an attempt.
@@ -275,7 +292,10 @@ impl Scheduler {
     /// Leases held per worker.
     #[must_use]
     pub fn leases_of(&self, worker_id: &str) -> u64 {
-        self.leases.values().filter(|l| l.worker_id == worker_id).count() as u64
+        self.leases
+            .values()
+            .filter(|l| l.worker_id == worker_id)
+            .count() as u64
     }
 }
 
@@ -308,7 +328,10 @@ mod tests {
         assert_eq!(granted.len(), 1);
         assert_eq!(s.pending(), (0, 1));
         assert!(s.expire(t0 + Duration::from_secs(5)).is_empty());
-        assert_eq!(s.heartbeat("w1", &[101, 999], t0 + Duration::from_secs(5)), vec![999]);
+        assert_eq!(
+            s.heartbeat("w1", &[101, 999], t0 + Duration::from_secs(5)),
+            vec![999]
+        );
         let changed = s.expire(t0 + Duration::from_secs(16));
         assert_eq!(changed.len(), 1);
         assert_eq!(JobState::from_stored(changed[0].1.state), JobState::Queued);

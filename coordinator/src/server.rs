@@ -48,7 +48,8 @@ pub async fn serve(
     let server = CoordinatorServer::new(Service::new(coordinator.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    let service = tonic::service::interceptor::InterceptedService::new(server, move |r| auth.check(r));
+    let service =
+        tonic::service::interceptor::InterceptedService::new(server, move |r| auth.check(r));
     let expiry = {
         let coordinator = coordinator.clone();
         tokio::spawn(async move {
@@ -61,11 +62,11 @@ pub async fn serve(
             }
         })
     };
-    let mut builder = Server::builder().trace_fn(|request| {
-        tracing::info_span!("rpc", method = %request.uri().path())
-    });
+    let mut builder = Server::builder()
+        .trace_fn(|request| tracing::info_span!("rpc", method = %request.uri().path()));
     if let Some(tls) = tls {
-        builder = builder.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(tls.cert, tls.key)))?;
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(tls.cert, tls.key)))?;
     }
     let draining = coordinator.clone();
     let result = builder

@@ -24,11 +24,17 @@ impl Service {
 
 #[tonic::async_trait]
 impl CoordinatorApi for Service {
-    async fn hello(&self, request: Request<v1::HelloRequest>) -> Result<Response<v1::HelloResponse>, Status> {
+    async fn hello(
+        &self,
+        request: Request<v1::HelloRequest>,
+    ) -> Result<Response<v1::HelloResponse>, Status> {
         self.coordinator.hello(request.get_ref()).map(Response::new)
     }
 
-    async fn lease(&self, request: Request<v1::LeaseRequest>) -> Result<Response<v1::LeaseResponse>, Status> {
+    async fn lease(
+        &self,
+        request: Request<v1::LeaseRequest>,
+    ) -> Result<Response<v1::LeaseResponse>, Status> {
         self.coordinator.lease(request.get_ref()).map(Response::new)
     }
 
@@ -36,35 +42,54 @@ impl CoordinatorApi for Service {
         &self,
         request: Request<v1::HeartbeatRequest>,
     ) -> Result<Response<v1::HeartbeatResponse>, Status> {
-        self.coordinator.heartbeat(request.get_ref()).map(Response::new)
+        self.coordinator
+            .heartbeat(request.get_ref())
+            .map(Response::new)
     }
 
-    async fn submit(&self, request: Request<v1::SubmitRequest>) -> Result<Response<v1::SubmitResponse>, Status> {
-        self.coordinator.submit(request.get_ref()).await.map(Response::new)
+    async fn submit(
+        &self,
+        request: Request<v1::SubmitRequest>,
+    ) -> Result<Response<v1::SubmitResponse>, Status> {
+        self.coordinator
+            .submit(request.get_ref())
+            .await
+            .map(Response::new)
     }
 
     async fn return_leases(
         &self,
         request: Request<v1::ReturnLeasesRequest>,
     ) -> Result<Response<v1::ReturnLeasesResponse>, Status> {
-        self.coordinator.return_leases(request.get_ref()).map(Response::new)
+        self.coordinator
+            .return_leases(request.get_ref())
+            .map(Response::new)
     }
 
     async fn submit_jobs(
         &self,
         request: Request<v1::SubmitJobsRequest>,
     ) -> Result<Response<v1::SubmitJobsResponse>, Status> {
-        self.coordinator.submit_jobs(request.get_ref()).await.map(Response::new)
+        self.coordinator
+            .submit_jobs(request.get_ref())
+            .await
+            .map(Response::new)
     }
 
     async fn cancel_jobs(
         &self,
         request: Request<v1::CancelJobsRequest>,
     ) -> Result<Response<v1::CancelJobsResponse>, Status> {
-        self.coordinator.cancel_jobs(request.get_ref()).await.map(Response::new)
+        self.coordinator
+            .cancel_jobs(request.get_ref())
+            .await
+            .map(Response::new)
     }
 
-    async fn status(&self, _request: Request<v1::StatusRequest>) -> Result<Response<v1::StatusResponse>, Status> {
+    async fn status(
+        &self,
+        _request: Request<v1::StatusRequest>,
+    ) -> Result<Response<v1::StatusResponse>, Status> {
         self.coordinator.status().map(Response::new)
     }
 
@@ -72,6 +97,8 @@ impl CoordinatorApi for Service {
         &self,
         request: Request<v1::BookShowRequest>,
     ) -> Result<Response<v1::BookShowResponse>, Status> {
-        self.coordinator.book_show(request.get_ref()).map(Response::new)
+        self.coordinator
+            .book_show(request.get_ref())
+            .map(Response::new)
     }
 }

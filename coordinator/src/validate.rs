@@ -20,7 +20,14 @@ pub fn result_effect(task: &Task, outcome: &Outcome) -> Result<ResultEffect, Str
                 rows, simulations, ..
             },
         ) => analyse_effect(position, *playouts, rows, *simulations),
-        (Task::Selfplay { start, black, white }, Outcome::Selfplay { moves, result }) => {
+        (
+            Task::Selfplay {
+                start,
+                black,
+                white,
+            },
+            Outcome::Selfplay { moves, result },
+        ) => {
             let mut effect = selfplay_effect(start, moves, *result)?;
             if let Some(game) = effect.game.as_mut() {
                 game.black = black.to_string();
@@ -78,7 +85,9 @@ fn analyse_effect(
         return Err("an analysis result needs at least one move row".into());
     }
     if simulations > playouts {
-        return Err(format!("{simulations} simulations exceed the budget of {playouts}"));
+        return Err(format!(
+            "{simulations} simulations exceed the budget of {playouts}"
+        ));
     }
     let mut seen = std::collections::HashSet::new();
     let mut total = 0u64;
@@ -91,7 +100,10 @@ fn analyse_effect(
         position
             .play(row.mv)
             .map_err(|e| format!("move {} is illegal in {position}: {e}", row.mv))?;
-        let decided = row.wins.checked_add(row.draws).ok_or("wins + draws overflow")?;
+        let decided = row
+            .wins
+            .checked_add(row.draws)
+            .ok_or("wins + draws overflow")?;
         if decided > row.games {
             return Err(format!(
                 "move {}: wins {} + draws {} exceed games {}",
@@ -110,7 +122,9 @@ fn analyse_effect(
         );
     }
     if total > playouts {
-        return Err(format!("{total} games in the table exceed the budget of {playouts}"));
+        return Err(format!(
+            "{total} games in the table exceed the budget of {playouts}"
+        ));
     }
     Ok(ResultEffect {
         playouts: BTreeMap::from([(frame.key, delta)]),
@@ -119,7 +133,11 @@ fn analyse_effect(
     })
 }
 
-fn selfplay_effect(start: &Position, moves: &[Move], result: Status) -> Result<ResultEffect, String> {
+fn selfplay_effect(
+    start: &Position,
+    moves: &[Move],
+    result: Status,
+) -> Result<ResultEffect, String> {
     if moves.is_empty() || moves.len() > 36 {
         return Err(format!("a game has 1 to 36 moves, not {}", moves.len()));
     }
@@ -215,7 +233,10 @@ mod tests {
         for (outcome, needle) in [
             (rows(&[]), "at least one"),
             (rows(&[("a1-1R", 10, 8, 3)]), "exceed games"),
-            (rows(&[("a1-1R", 60, 0, 0), ("b1-1R", 60, 0, 0)]), "exceed the budget"),
+            (
+                rows(&[("a1-1R", 60, 0, 0), ("b1-1R", 60, 0, 0)]),
+                "exceed the budget",
+            ),
             (rows(&[("a1-1R", 1, 0, 0), ("a1-1R", 1, 0, 0)]), "twice"),
         ] {
             let error = result_effect(&analyse(100), &outcome).unwrap_err();
@@ -243,11 +264,34 @@ mod tests {
         };
         let effect = result_effect(&task, &game(&["e1-1R"], "black")).unwrap();
         assert_eq!(effect.games.len(), 1);
-        let row = effect.games.values().next().unwrap().values().next().unwrap();
+        let row = effect
+            .games
+            .values()
+            .next()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap();
         assert_eq!((row.games, row.wins, row.draws), (1, 1, 0));
-        assert!(result_effect(&task, &game(&["e1-1R"], "white")).unwrap_err().contains("not white"));
-        assert!(result_effect(&task, &game(&["a6-1R"], "black")).unwrap_err().contains("not over"));
-        assert!(result_effect(&task, &game(&["a1-1R"], "black")).unwrap_err().contains("illegal"));
-        assert!(result_effect(&task, &rows(&[("a6-1R", 1, 0, 0)])).unwrap_err().contains("kind"));
+        assert!(
+            result_effect(&task, &game(&["e1-1R"], "white"))
+                .unwrap_err()
+                .contains("not white")
+        );
+        assert!(
+            result_effect(&task, &game(&["a6-1R"], "black"))
+                .unwrap_err()
+                .contains("not over")
+        );
+        assert!(
+            result_effect(&task, &game(&["a1-1R"], "black"))
+                .unwrap_err()
+                .contains("illegal")
+        );
+        assert!(
+            result_effect(&task, &rows(&[("a6-1R", 1, 0, 0)]))
+                .unwrap_err()
+                .contains("kind")
+        );
     }
 }

@@ -80,7 +80,9 @@ impl TryFrom<&v1::JobSpec> for Task {
             Task::Selfplay { start, .. } => start,
         };
         if position.is_over() {
-            return Err(ConversionError(format!("the game is already over in {position}")));
+            return Err(ConversionError(format!(
+                "the game is already over in {position}"
+            )));
         }
         Ok(task)
     }
@@ -98,7 +100,11 @@ impl From<&Task> for v1::JobSpec {
                 config: config.to_string(),
                 playouts: *playouts,
             }),
-            Task::Selfplay { start, black, white } => v1::job_spec::Kind::Selfplay(v1::SelfplaySpec {
+            Task::Selfplay {
+                start,
+                black,
+                white,
+            } => v1::job_spec::Kind::Selfplay(v1::SelfplaySpec {
                 start: start.to_string(),
                 black: black.to_string(),
                 white: white.to_string(),
@@ -246,7 +252,10 @@ mod tests {
             (analyse("start", "uct", u64::MAX), "playout budget"),
             (analyse("xx", "uct", 10), "bad position"),
             (analyse("start", "uct:k=oops", 10), "bad engine config"),
-            (analyse("....../....../....../....../oooo../xxxxx.", "uct", 10), "over"),
+            (
+                analyse("....../....../....../....../oooo../xxxxx.", "uct", 10),
+                "over",
+            ),
             (v1::JobSpec { kind: None }, "no kind"),
         ] {
             let error = Task::try_from(&spec).unwrap_err();

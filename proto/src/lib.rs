@@ -1,6 +1,7 @@
 //! `pentagrid-proto`: the gRPC API of the cluster (package `pentagrid.v1`) and the
 //! conversions between its wire messages and engine types, in one place.
 
+mod client;
 mod convert;
 
 /// The generated messages, client and server of `pentagrid.v1`.
@@ -9,7 +10,8 @@ pub mod v1 {
     tonic::include_proto!("pentagrid.v1");
 }
 
-pub use convert::{ConversionError, Outcome, Row, Task};
+pub use client::{Client, ClientAuth, ConnectError, connect};
+pub use convert::{ConversionError, MAX_JOB_PLAYOUTS, Outcome, Row, Task};
 
 /// Version of the wire protocol. Both sides send it in the `x-pentagrid-protocol` header and
 /// refuse a peer that speaks another one.

@@ -2,10 +2,13 @@
 
 mod analyze;
 mod canonical;
+mod client;
+mod cluster;
 mod mate;
 mod perft;
 mod play;
 mod playouts;
+mod run;
 mod selfplay;
 mod show;
 mod solve;
@@ -25,9 +28,20 @@ pub enum Command {
     Selfplay(selfplay::SelfplayArgs),
     Solve(solve::SolveArgs),
     Mate(mate::MateArgs),
+    Coordinator(cluster::CoordinatorArgs),
+    Worker(cluster::WorkerArgs),
+    Submit(client::SubmitArgs),
+    Status(client::StatusArgs),
+    Book(client::BookArgs),
+    Run(run::RunArgs),
 }
 
 impl Command {
+    /// Whether the command is a long-running cluster part that logs at info level by default.
+    pub fn is_service(&self) -> bool {
+        matches!(self, Command::Coordinator(_) | Command::Worker(_))
+    }
+
     /// Runs the subcommand.
     pub fn run(self) -> Result<()> {
         match self {
@@ -40,6 +54,12 @@ impl Command {
             Command::Selfplay(args) => selfplay::run(&args),
             Command::Solve(args) => solve::run(&args),
             Command::Mate(args) => mate::run(&args),
+            Command::Coordinator(args) => cluster::run_coordinator(&args),
+            Command::Worker(args) => cluster::run_worker(&args),
+            Command::Submit(args) => client::submit(&args),
+            Command::Status(args) => client::status(&args),
+            Command::Book(args) => client::book(&args),
+            Command::Run(args) => run::run(&args),
         }
     }
 }

@@ -110,7 +110,11 @@ impl Store {
     pub fn jobs(&self) -> impl Iterator<Item = Result<(u64, StoredJob), StoreError>> + '_ {
         self.jobs.iter().map(|entry| {
             let (key, value) = entry?;
-            let id = u64::from_be_bytes(key.as_ref().try_into().map_err(|_| corrupt("job id", "not 8 bytes"))?);
+            let id = u64::from_be_bytes(
+                key.as_ref()
+                    .try_into()
+                    .map_err(|_| corrupt("job id", "not 8 bytes"))?,
+            );
             let job = StoredJob::decode(value.as_ref()).map_err(|e| corrupt("job", e))?;
             Ok((id, job))
         })
@@ -221,7 +225,9 @@ impl Store {
     }
 }
 
-fn abort<E: ToString>(what: &'static str) -> impl Fn(E) -> ConflictableTransactionError<StoreError> {
+fn abort<E: ToString>(
+    what: &'static str,
+) -> impl Fn(E) -> ConflictableTransactionError<StoreError> {
     move |e| ConflictableTransactionError::Abort(corrupt(what, e))
 }
 
@@ -286,9 +292,18 @@ mod tests {
                 state: JobState::Done as u32,
                 ..StoredJob::default()
             };
-            assert_eq!(store.apply(7, &done, "r1", &effect(10)).unwrap(), Applied::Applied);
-            assert_eq!(store.apply(7, &done, "r1", &effect(10)).unwrap(), Applied::Duplicate);
-            assert_eq!(store.apply(7, &done, "r2", &effect(10)).unwrap(), Applied::JobAlreadyDone);
+            assert_eq!(
+                store.apply(7, &done, "r1", &effect(10)).unwrap(),
+                Applied::Applied
+            );
+            assert_eq!(
+                store.apply(7, &done, "r1", &effect(10)).unwrap(),
+                Applied::Duplicate
+            );
+            assert_eq!(
+                store.apply(7, &done, "r2", &effect(10)).unwrap(),
+                Applied::JobAlreadyDone
+            );
             store.flush_blocking().unwrap();
         }
         let store = Store::open(dir.path()).unwrap();
@@ -296,6 +311,9 @@ mod tests {
         assert_eq!(table[&Move::from_index(3).unwrap()].games, 10);
         assert_eq!(store.result_job("r1").unwrap(), Some(7));
         let totals = store.totals().unwrap();
-        assert_eq!((totals.results, totals.playouts, totals.playout_positions), (1, 10, 1));
+        assert_eq!(
+            (totals.results, totals.playouts, totals.playout_positions),
+            (1, 10, 1)
+        );
     }
 }

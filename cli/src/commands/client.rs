@@ -1,0 +1,248 @@
+//! Client commands: `submit`, `status`, `book show`.
+
+use anyhow::{Result, ensure};
+use clap::{Args, Subcommand};
+use pentago::{Player, UctConfig};
+use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task, v1};
+use serde_json::json;
+
+use super::cluster::{Connection, runtime};
+use crate::input;
+
+/// Queue jobs on the coordinator.
+#[derive(Args)]
+pub struct SubmitArgs {
+    #[command(subcommand)]
+    kind: SubmitKind,
+    #[command(flatten)]
+    connection: Connection,
+}
+
+#[derive(Subcommand)]
+enum SubmitKind {
+    /// Analyse positions with UCT (one job per position).
+    Analyse {
+        /// The position, `start`, or `-` for positions from standard input.
+        position: String,
+        /// Playouts per position.
+        #[arg(long)]
+        playouts: u64,
+        /// Engine configuration (its budget is replaced by --playouts).
+        #[arg(long, default_value = "uct")]
+        config: UctConfig,
+    },
+    /// Self-play games (one job per game).
+    Selfplay {
+        /// Number of games.
+        #[arg(long)]
+        games: u64,
+        /// Start position.
+        #[arg(long, default_value = "start")]
+        from: String,
+        /// Player for both sides (`uct:...`, `flat:playouts=N`, `random`).
+        #[arg(long, default_value = "uct:playouts=20000")]
+        config: Player,
+    },
+}
+
+pub fn submit(args: &SubmitArgs) -> Result<()> {
+    let tasks: Vec<Task> = match &args.kind {
+        SubmitKind::Analyse {
+            position,
+            playouts,
+            config,
+        } => {
+            ensure!(
+                (1..=MAX_JOB_PLAYOUTS).contains(playouts),
+                "--playouts must be from 1 to {MAX_JOB_PLAYOUTS}"
+            );
+            let positions = input::positions(position)?;
+            for p in &positions {
+                ensure!(!p.is_over(), "the game is already over in {p}");
+            }
+            positions
+                .into_iter()
+                .map(|position| Task::Analyse {
+                    position,
+                    config: config.clone(),
+                    playouts: *playouts,
+                })
+                .collect()
+        }
+        SubmitKind::Selfplay {
+            games,
+            from,
+            config,
+        } => {
+            ensure!(
+                (1..=100_000).contains(games),
+                "--games must be from 1 to 100000"
+            );
+            let start = input::parse_position(from)?;
+            ensure!(!start.is_over(), "the game is already over in {start}");
+            (0..*games)
+                .map(|_| Task::Selfplay {
+                    start,
+                    black: config.clone(),
+                    white: config.clone(),
+                })
+                .collect()
+        }
+    };
+    let mut client = args.connection.client()?;
+    let request = v1::SubmitJobsRequest {
+        jobs: tasks.iter().map(v1::JobSpec::from).collect(),
+    };
+    let reply = runtime()?
+        .block_on(client.submit_jobs(request))?
+        .into_inner();
+    let ids: Vec<String> = reply.job_ids.iter().map(ToString::to_string).collect();
+    println!("queued {} jobs: {}", ids.len(), ids.join(" "));
+    Ok(())
+}
+
+/// Show the coordinator's job counts, workers and totals.
+#[derive(Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    connection: Connection,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn status(args: &StatusArgs) -> Result<()> {
+    let mut client = args.connection.client()?;
+    let s = runtime()?
+        .block_on(client.status(v1::StatusRequest {}))?
+        .into_inner();
+    if args.json {
+        let workers: Vec<_> = s
+            .workers
+            .iter()
+            .map(|w| json!({"id": w.worker_id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen}))
+            .collect();
+        let line = json!({
+            "queued": s.queued, "leased": s.leased, "done": s.done, "failed": s.failed,
+            "cancelled": s.cancelled, "workers": workers, "playout_positions": s.playout_positions,
+            "game_positions": s.game_positions, "games": s.games, "playouts": s.playouts,
+        });
+        println!("{line}");
+        return Ok(());
+    }
+    println!(
+        "jobs      {} queued, {} leased, {} done, {} failed, {} cancelled",
+        s.queued, s.leased, s.done, s.failed, s.cancelled
+    );
+    println!(
+        "stored    {} positions with playout tables, {} with game tables, {} games, {} playouts",
+        s.playout_positions, s.game_positions, s.games, s.playouts
+    );
+    println!("workers   {}", s.workers.len());
+    for w in &s.workers {
+        println!(
+            "  {:<24} {:>3} threads {:>3} leases {:>8} results  seen {:.1}s ago",
+            w.name, w.threads, w.leases, w.results, w.seconds_since_seen
+        );
+    }
+    Ok(())
+}
+
+/// Read the opening book (the stored move tables).
+#[derive(Args)]
+pub struct BookArgs {
+    #[command(subcommand)]
+    command: BookCommand,
+}
+
+#[derive(Subcommand)]
+enum BookCommand {
+    /// The stored tables of a position, in its own frame.
+    Show {
+        /// The position, `start`, or `-` for positions from standard input.
+        position: String,
+        #[command(flatten)]
+        connection: Connection,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn book(args: &BookArgs) -> Result<()> {
+    let BookCommand::Show {
+        position,
+        connection,
+        json,
+    } = &args.command;
+    let positions = input::positions(position)?;
+    let mut client = connection.client()?;
+    let rt = runtime()?;
+    for position in positions {
+        let reply = rt
+            .block_on(client.book_show(v1::BookShowRequest {
+                position: position.to_string(),
+            }))?
+            .into_inner();
+        if *json {
+            println!("{}", book_json(&reply));
+        } else {
+            print_book(&reply);
+        }
+    }
+    Ok(())
+}
+
+fn rows_json(rows: &[v1::BookRow]) -> Vec<serde_json::Value> {
+    rows.iter()
+        .map(|r| json!({"move": r.r#move, "also": r.also, "games": r.games, "wins": r.wins, "draws": r.draws}))
+        .collect()
+}
+
+/// A book reply as JSON.
+pub fn book_json(reply: &v1::BookShowResponse) -> serde_json::Value {
+    json!({
+        "position": reply.position,
+        "canonical": reply.canonical,
+        "playouts": rows_json(&reply.playouts),
+        "games": rows_json(&reply.games),
+    })
+}
+
+/// A book reply as two tables.
+pub fn print_book(reply: &v1::BookShowResponse) {
+    println!("position  {}", reply.position);
+    for (title, rows) in [
+        ("playouts (UCT analyses)", &reply.playouts),
+        ("games (self-play)", &reply.games),
+    ] {
+        println!("{title}:");
+        if rows.is_empty() {
+            println!("  none stored");
+            continue;
+        }
+        println!(
+            "  {:<8} {:>12} {:>8} {:>10}  also",
+            "move", "games", "win%", "draws"
+        );
+        for r in rows.iter().take(20) {
+            let rate = if r.games == 0 {
+                0.0
+            } else {
+                100.0 * (r.wins as f64 + 0.5 * r.draws as f64) / r.games as f64
+            };
+            let also = if r.also.is_empty() {
+                String::new()
+            } else {
+                format!("+{} merged", r.also.len())
+            };
+            println!(
+                "  {:<8} {:>12} {:>7.2}% {:>10}  {also}",
+                r.r#move, r.games, rate, r.draws
+            );
+        }
+        if rows.len() > 20 {
+            println!("  ... {} more", rows.len() - 20);
+        }
+    }
+}

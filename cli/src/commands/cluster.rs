@@ -1,0 +1,193 @@
+//! `pentagrid coordinator` and `pentagrid worker`: the two halves of a cluster.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use clap::Args;
+use pentagrid_coordinator::{Coordinator, Settings, TlsFiles, serve};
+use pentagrid_worker::WorkerOptions;
+
+/// Options to reach a coordinator, shared by the worker and the client commands.
+#[derive(Args, Clone)]
+pub struct Connection {
+    /// Coordinator URL (`https://` needs --tls-ca).
+    #[arg(
+        long,
+        env = "PENTAGRID_COORDINATOR",
+        default_value = "http://127.0.0.1:7878"
+    )]
+    pub coordinator: String,
+    /// File holding the cluster token (its first line).
+    #[arg(long, env = "PENTAGRID_TOKEN_FILE")]
+    pub token_file: PathBuf,
+    /// PEM certificate of the authority that signed the coordinator's TLS certificate.
+    #[arg(long)]
+    pub tls_ca: Option<PathBuf>,
+}
+
+impl Connection {
+    /// A client for the coordinator.
+    pub fn client(&self) -> Result<pentagrid_proto::Client> {
+        let token = read_token(&self.token_file)?;
+        let ca = self
+            .tls_ca
+            .as_ref()
+            .map(std::fs::read)
+            .transpose()
+            .context("reading --tls-ca")?;
+        Ok(pentagrid_proto::connect(
+            &self.coordinator,
+            &token,
+            ca.as_deref(),
+        )?)
+    }
+}
+
+/// The token in the first line of `path`.
+pub fn read_token(path: &PathBuf) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading token file {}", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim().to_owned();
+    ensure!(
+        !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic()),
+        "token file {} must hold a token (printable ASCII, no spaces) on its first line",
+        path.display()
+    );
+    Ok(token)
+}
+
+/// A future that completes on SIGINT (Ctrl-C) or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .expect("a SIGTERM handler");
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+}
+
+/// Run a coordinator: serves workers and clients, keeps everything in a sled database.
+#[derive(Args)]
+pub struct CoordinatorArgs {
+    /// Address to listen on (port 0 picks a free port; the chosen address is printed).
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    listen: String,
+    /// Database directory (created if missing).
+    #[arg(long, default_value = "pentagrid-data")]
+    db: PathBuf,
+    /// File holding the cluster token (its first line).
+    #[arg(long, env = "PENTAGRID_TOKEN_FILE")]
+    token_file: PathBuf,
+    /// Seconds a lease lasts without a heartbeat.
+    #[arg(long, default_value_t = 60)]
+    lease_seconds: u64,
+    /// Leases a job may use up before it is marked failed.
+    #[arg(long, default_value_t = 5)]
+    max_attempts: u32,
+    /// TLS certificate chain (PEM); with --tls-key, serve https.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+}
+
+pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
+    ensure!(
+        (1..=86_400).contains(&args.lease_seconds),
+        "--lease-seconds must be from 1 to 86400"
+    );
+    ensure!(args.max_attempts >= 1, "--max-attempts must be at least 1");
+    let token = read_token(&args.token_file)?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsFiles {
+            cert: std::fs::read(cert).context("reading --tls-cert")?,
+            key: std::fs::read(key).context("reading --tls-key")?,
+        }),
+        _ => None,
+    };
+    let settings = Settings {
+        lease_duration: Duration::from_secs(args.lease_seconds),
+        heartbeat_interval: Duration::from_secs((args.lease_seconds / 4).max(1)),
+        max_attempts: args.max_attempts,
+        ..Settings::default()
+    };
+    runtime()?.block_on(async {
+        let coordinator = Coordinator::open(&args.db, settings)
+            .with_context(|| format!("opening the database in {}", args.db.display()))?;
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("listening on {}", args.listen))?;
+        let address = listener.local_addr()?;
+        println!("coordinator listening on {address}");
+        tracing::info!(%address, db = %args.db.display(), "coordinator listening");
+        serve(listener, coordinator, &token, tls, shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+/// Run a worker: lease jobs from the coordinator and run them on all cores.
+#[derive(Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    connection: Connection,
+    /// Threads (all cores by default).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Name shown in the coordinator's status.
+    #[arg(long, default_value = "worker")]
+    name: String,
+    /// Append `result_id job_id applied|duplicate` to this file for every acknowledged result.
+    #[arg(long)]
+    ack_log: Option<PathBuf>,
+}
+
+pub fn run_worker(args: &WorkerArgs) -> Result<()> {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    ensure!(threads >= 1, "--threads must be at least 1");
+    let token = read_token(&args.connection.token_file)?;
+    let tls_ca = args
+        .connection
+        .tls_ca
+        .as_ref()
+        .map(std::fs::read)
+        .transpose()
+        .context("reading --tls-ca")?;
+    let options = WorkerOptions {
+        coordinator: args.connection.coordinator.clone(),
+        token,
+        tls_ca,
+        name: args.name.clone(),
+        threads,
+        ack_log: args.ack_log.clone(),
+        max_results: None,
+    };
+    runtime()?.block_on(async {
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down: finishing the current job");
+            let _ = stop.send(true);
+        });
+        let report = pentagrid_worker::run(options, stopped).await?;
+        tracing::info!(?report, "worker stopped");
+        Ok(())
+    })
+}
+
+/// A multi-threaded tokio runtime for the cluster commands.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}

@@ -1,0 +1,67 @@
+//! Connecting to a coordinator: one channel, with the token and protocol headers on every call.
+
+use std::time::Duration;
+
+use tonic::metadata::MetadataValue;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::{Request, Status};
+
+use crate::v1::coordinator_client::CoordinatorClient;
+use crate::{MAX_MESSAGE_BYTES, PROTOCOL_HEADER, PROTOCOL_VERSION};
+
+/// Adds `authorization` and the protocol version to each request.
+#[derive(Clone)]
+pub struct ClientAuth {
+    token: MetadataValue<tonic::metadata::Ascii>,
+}
+
+impl tonic::service::Interceptor for ClientAuth {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        let metadata = request.metadata_mut();
+        metadata.insert("authorization", self.token.clone());
+        metadata.insert(PROTOCOL_HEADER, MetadataValue::from(PROTOCOL_VERSION));
+        Ok(request)
+    }
+}
+
+/// A client of the coordinator API.
+pub type Client = CoordinatorClient<InterceptedService<Channel, ClientAuth>>;
+
+/// Why a client could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The address is not a valid URL.
+    #[error("bad coordinator address {0:?}: expected a URL such as http://127.0.0.1:7878")]
+    Address(String),
+    /// The token has characters a header cannot carry.
+    #[error("the token must be printable ASCII without spaces")]
+    Token,
+    /// TLS setup failed.
+    #[error("TLS: {0}")]
+    Tls(tonic::transport::Error),
+}
+
+/// A client for the coordinator at `url` (`http://host:port`, or `https://` with `tls_ca`, the
+/// PEM certificate of the authority that signed the coordinator's certificate). The connection
+/// is made on first use and re-made after failures, so a client outlives coordinator restarts.
+pub fn connect(url: &str, token: &str, tls_ca: Option<&[u8]>) -> Result<Client, ConnectError> {
+    let mut endpoint = Endpoint::from_shared(url.to_owned())
+        .map_err(|_| ConnectError::Address(url.to_owned()))?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true);
+    if let Some(ca) = tls_ca {
+        endpoint = endpoint
+            .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca)))
+            .map_err(ConnectError::Tls)?;
+    }
+    let token = format!("Bearer {token}")
+        .parse()
+        .map_err(|_| ConnectError::Token)?;
+    let channel = endpoint.connect_lazy();
+    Ok(
+        CoordinatorClient::with_interceptor(channel, ClientAuth { token })
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES),
+    )
+}

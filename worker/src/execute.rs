@@ -1,0 +1,53 @@
+//! Running one job with the engine (blocking, on the worker's rayon pool).
+
+use pentago::{Budget, SearchControl, SearchOptions, play_game, search};
+use pentagrid_proto::{Outcome, Row, Task};
+
+/// Runs `task` with `seed` on `threads` trees of the current rayon pool. `None` when the
+/// search was stopped through `control` (the lease was lost) or could not run.
+pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Option<Outcome> {
+    match task {
+        Task::Analyse {
+            position,
+            config,
+            playouts,
+        } => {
+            let config = config.with_budget(Budget::Playouts(*playouts));
+            let options = SearchOptions {
+                seed,
+                threads,
+                tables_min_visits: None,
+            };
+            let result = search(position, &config, &options, control).ok()?;
+            if control.is_stopped() {
+                return None;
+            }
+            Some(Outcome::Analyse {
+                rows: result
+                    .moves
+                    .iter()
+                    .filter(|m| m.games > 0)
+                    .map(|m| Row {
+                        mv: m.mv,
+                        games: m.games,
+                        wins: m.wins,
+                        draws: m.draws,
+                    })
+                    .collect(),
+                simulations: result.simulations,
+                seconds: result.seconds,
+            })
+        }
+        Task::Selfplay {
+            start,
+            black,
+            white,
+        } => {
+            let game = play_game(start, black, white, seed, threads);
+            Some(Outcome::Selfplay {
+                moves: game.moves,
+                result: game.result,
+            })
+        }
+    }
+}

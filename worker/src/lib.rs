@@ -1,0 +1,389 @@
+//! `pentagrid-worker`: connects to a coordinator, leases jobs, runs them on all cores with
+//! rayon, heartbeats its leases, and submits results with retries (the same result id every
+//! time, so a retry is harmless). It reconnects with jittered exponential backoff when the
+//! coordinator is away, and on shutdown finishes its job and leaves.
+
+mod execute;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pentago::{SearchControl, splitmix64};
+use pentagrid_proto::{Client, Task, v1};
+use tokio::sync::watch;
+use tonic::Code;
+
+pub use execute::execute;
+
+/// How a worker runs.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// Coordinator URL, e.g. `http://127.0.0.1:7878`.
+    pub coordinator: String,
+    /// The shared token.
+    pub token: String,
+    /// PEM certificate authority for `https://` coordinators.
+    pub tls_ca: Option<Vec<u8>>,
+    /// Display name.
+    pub name: String,
+    /// Threads (search trees) per job.
+    pub threads: usize,
+    /// Append `result_id job_id applied|duplicate` here for every result the coordinator
+    /// acknowledged.
+    pub ack_log: Option<PathBuf>,
+    /// Stop after this many results (for tests and benchmarks); `None` runs until shutdown.
+    pub max_results: Option<u64>,
+}
+
+/// What a worker did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkerReport {
+    /// Results the coordinator acknowledged.
+    pub acknowledged: u64,
+    /// Results refused (invalid, or the lease was gone).
+    pub refused: u64,
+    /// Jobs abandoned because the lease was lost while running.
+    pub abandoned: u64,
+}
+
+/// A failure that stops the worker.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// The coordinator address or token is unusable.
+    #[error(transparent)]
+    Connect(#[from] pentagrid_proto::ConnectError),
+    /// The coordinator refused us for good (wrong token, other protocol).
+    #[error("the coordinator refused this worker: {0}")]
+    Refused(String),
+    /// The thread pool could not start.
+    #[error("thread pool: {0}")]
+    Pool(String),
+    /// The acknowledgement log could not be written.
+    #[error("acknowledgement log: {0}")]
+    AckLog(std::io::Error),
+}
+
+/// Backoff between retries: doubling from 100 ms to 10 s, with ±50% jitter.
+struct Backoff {
+    attempt: u32,
+    state: u64,
+}
+
+impl Backoff {
+    fn new(seed: u64) -> Backoff {
+        Backoff {
+            attempt: 0,
+            state: seed,
+        }
+    }
+
+    fn next(&mut self) -> Duration {
+        let base = 100u64.saturating_mul(1 << self.attempt.min(7)).min(10_000);
+        self.attempt += 1;
+        self.state = splitmix64(self.state);
+        let jitter = 0.5 + (self.state >> 11) as f64 / (1u64 << 53) as f64;
+        Duration::from_millis((base as f64 * jitter) as u64)
+    }
+
+    fn reset(&mut self) {
+        self.attempt = 0;
+    }
+}
+
+fn transient(code: Code) -> bool {
+    matches!(
+        code,
+        Code::Unavailable
+            | Code::Unknown
+            | Code::DeadlineExceeded
+            | Code::Internal
+            | Code::Cancelled
+            | Code::Aborted
+    )
+}
+
+fn permanent_refusal(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unauthenticated | Code::PermissionDenied
+    ) || (status.code() == Code::FailedPrecondition && status.message().contains("protocol"))
+}
+
+/// Sleeps `duration` unless shutdown comes first; true if shutting down.
+async fn sleep_or_shutdown(duration: Duration, shutdown: &mut watch::Receiver<bool>) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(duration) => *shutdown.borrow(),
+        _ = shutdown.changed() => true,
+    }
+}
+
+/// Runs the worker until `shutdown` turns true (or `max_results` are acknowledged).
+pub async fn run(
+    options: WorkerOptions,
+    mut shutdown: watch::Receiver<bool>,
+) -> Result<WorkerReport, WorkerError> {
+    let client = pentagrid_proto::connect(
+        &options.coordinator,
+        &options.token,
+        options.tls_ca.as_deref(),
+    )?;
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads.max(1))
+            .build()
+            .map_err(|e| WorkerError::Pool(e.to_string()))?,
+    );
+    let worker_id = format!(
+        "{}-{:016x}",
+        options.name,
+        splitmix64(std::process::id() as u64 ^ now_nanos())
+    );
+    let mut ack_log = match &options.ack_log {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(WorkerError::AckLog)?,
+        ),
+        None => None,
+    };
+    let mut report = WorkerReport::default();
+    let mut backoff = Backoff::new(now_nanos());
+    let mut heartbeat_every = Duration::from_secs(10);
+    let mut said_hello = false;
+    loop {
+        if *shutdown.borrow()
+            || options
+                .max_results
+                .is_some_and(|m| report.acknowledged >= m)
+        {
+            return Ok(report);
+        }
+        let mut api = client.clone();
+        if !said_hello {
+            let hello = v1::HelloRequest {
+                worker_id: worker_id.clone(),
+                name: options.name.clone(),
+                threads: options.threads as u32,
+            };
+            match api.hello(hello).await {
+                Ok(reply) => {
+                    let reply = reply.into_inner();
+                    heartbeat_every =
+                        Duration::from_secs(u64::from(reply.heartbeat_seconds.max(1)));
+                    said_hello = true;
+                    backoff.reset();
+                    tracing::info!(worker = %worker_id, coordinator = %options.coordinator, "connected");
+                }
+                Err(status) if permanent_refusal(&status) => {
+                    return Err(WorkerError::Refused(status.message().to_owned()));
+                }
+                Err(status) => {
+                    let wait = backoff.next();
+                    tracing::warn!(error = %status.message(), ?wait, "coordinator unavailable; retrying");
+                    if sleep_or_shutdown(wait, &mut shutdown).await {
+                        return Ok(report);
+                    }
+                    continue;
+                }
+            }
+        }
+        let leased = api
+            .lease(v1::LeaseRequest {
+                worker_id: worker_id.clone(),
+                max_jobs: 1,
+            })
+            .await;
+        let jobs = match leased {
+            Ok(reply) => {
+                backoff.reset();
+                reply.into_inner().jobs
+            }
+            Err(status)
+                if status.code() == Code::FailedPrecondition
+                    && status.message().contains("hello") =>
+            {
+                // The coordinator restarted and forgot us.
+                said_hello = false;
+                continue;
+            }
+            Err(status) if permanent_refusal(&status) => {
+                return Err(WorkerError::Refused(status.message().to_owned()));
+            }
+            Err(status) => {
+                let wait = backoff.next();
+                tracing::warn!(error = %status.message(), ?wait, "lease failed; retrying");
+                said_hello = false;
+                if sleep_or_shutdown(wait, &mut shutdown).await {
+                    return Ok(report);
+                }
+                continue;
+            }
+        };
+        if jobs.is_empty() {
+            let idle = Duration::from_millis(100 + splitmix64(now_nanos()) % 200);
+            if sleep_or_shutdown(idle, &mut shutdown).await {
+                return Ok(report);
+            }
+            continue;
+        }
+        for job in jobs {
+            run_job(
+                &api,
+                &worker_id,
+                job,
+                &pool,
+                options.threads,
+                heartbeat_every,
+                &mut report,
+                ack_log.as_mut(),
+                &shutdown,
+            )
+            .await?;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_job(
+    api: &Client,
+    worker_id: &str,
+    job: v1::Job,
+    pool: &Arc<rayon::ThreadPool>,
+    threads: usize,
+    heartbeat_every: Duration,
+    report: &mut WorkerReport,
+    ack_log: Option<&mut std::fs::File>,
+    shutdown: &watch::Receiver<bool>,
+) -> Result<(), WorkerError> {
+    let Some(task) = job.spec.as_ref().and_then(|spec| Task::try_from(spec).ok()) else {
+        tracing::error!(
+            job = job.job_id,
+            "the coordinator sent a job this worker cannot read"
+        );
+        report.refused += 1;
+        return Ok(());
+    };
+    tracing::info!(
+        job = job.job_id,
+        lease = job.lease_id,
+        attempt = job.attempt,
+        "running job"
+    );
+    let control = Arc::new(SearchControl::new());
+    let heartbeat = {
+        let (mut api, worker_id, control) = (api.clone(), worker_id.to_owned(), control.clone());
+        let lease_id = job.lease_id;
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(heartbeat_every).await;
+                let beat = api
+                    .heartbeat(v1::HeartbeatRequest {
+                        worker_id: worker_id.clone(),
+                        lease_ids: vec![lease_id],
+                    })
+                    .await;
+                if let Ok(reply) = beat
+                    && reply.into_inner().lost_lease_ids.contains(&lease_id)
+                {
+                    tracing::warn!(lease = lease_id, "lease lost; stopping the job");
+                    control.stop();
+                    return;
+                }
+            }
+        })
+    };
+    let outcome = {
+        let (pool, control, seed) = (pool.clone(), control.clone(), job.seed);
+        tokio::task::spawn_blocking(move || {
+            pool.install(|| execute(&task, seed, threads, &control))
+        })
+        .await
+        .ok()
+        .flatten()
+    };
+    heartbeat.abort();
+    let Some(outcome) = outcome else {
+        report.abandoned += 1;
+        return Ok(());
+    };
+    let request = v1::SubmitRequest {
+        worker_id: worker_id.to_owned(),
+        job_id: job.job_id,
+        lease_id: job.lease_id,
+        result_id: format!("{worker_id}-{}-{}", job.job_id, job.lease_id),
+        result: Some((&outcome).into()),
+    };
+    let mut backoff = Backoff::new(job.lease_id);
+    // Keep retrying while the coordinator is away; give up only when told the result is
+    // unwanted, or long after a shutdown was asked for.
+    let give_up_after = Duration::from_secs(30);
+    let mut shutting_down_since: Option<std::time::Instant> = None;
+    loop {
+        match api.clone().submit(request.clone()).await {
+            Ok(reply) => {
+                report.acknowledged += 1;
+                let how = if reply.into_inner().outcome == v1::SubmitOutcome::Applied as i32 {
+                    "applied"
+                } else {
+                    "duplicate"
+                };
+                if let Some(log) = ack_log {
+                    writeln!(log, "{} {} {how}", request.result_id, request.job_id)
+                        .and_then(|()| log.flush())
+                        .map_err(WorkerError::AckLog)?;
+                }
+                return Ok(());
+            }
+            Err(status) if transient(status.code()) => {
+                if *shutdown.borrow() {
+                    let since = *shutting_down_since.get_or_insert_with(std::time::Instant::now);
+                    if since.elapsed() > give_up_after {
+                        tracing::error!(
+                            job = job.job_id,
+                            "coordinator unreachable at shutdown; result dropped"
+                        );
+                        return Ok(());
+                    }
+                }
+                let wait = backoff.next();
+                tracing::warn!(job = job.job_id, error = %status.message(), ?wait, "submit failed; retrying");
+                tokio::time::sleep(wait).await;
+            }
+            Err(status) if permanent_refusal(&status) => {
+                return Err(WorkerError::Refused(status.message().to_owned()));
+            }
+            Err(status) => {
+                tracing::warn!(job = job.job_id, error = %status.message(), "result refused");
+                report.refused += 1;
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn now_nanos() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_with_jitter_and_caps() {
+        let mut b = Backoff::new(1);
+        let first = b.next();
+        assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(150));
+        let later: Vec<Duration> = (0..20).map(|_| b.next()).collect();
+        assert!(later.iter().all(|d| *d <= Duration::from_millis(15_000)));
+        assert!(later.last().unwrap() >= &Duration::from_millis(5_000));
+        b.reset();
+        assert!(b.next() <= Duration::from_millis(150));
+    }
+}
