@@ -45,6 +45,7 @@ pub enum ConnectError {
 /// A client for the coordinator at `url` (`http://host:port`, or `https://` with `tls_ca`, the
 /// PEM certificate of the authority that signed the coordinator's certificate). The connection
 /// is made on first use and re-made after failures, so a client outlives coordinator restarts.
+/// Must be called within a tokio runtime.
 pub fn connect(url: &str, token: &str, tls_ca: Option<&[u8]>) -> Result<Client, ConnectError> {
     let mut endpoint = Endpoint::from_shared(url.to_owned())
         .map_err(|_| ConnectError::Address(url.to_owned()))?

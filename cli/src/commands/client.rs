@@ -6,7 +6,7 @@ use pentago::{Player, UctConfig};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task, v1};
 use serde_json::json;
 
-use super::cluster::{Connection, runtime};
+use super::cluster::Connection;
 use crate::input;
 
 /// Queue jobs on the coordinator.
@@ -14,8 +14,6 @@ use crate::input;
 pub struct SubmitArgs {
     #[command(subcommand)]
     kind: SubmitKind,
-    #[command(flatten)]
-    connection: Connection,
 }
 
 #[derive(Subcommand)]
@@ -30,6 +28,8 @@ enum SubmitKind {
         /// Engine configuration (its budget is replaced by --playouts).
         #[arg(long, default_value = "uct")]
         config: UctConfig,
+        #[command(flatten)]
+        connection: Connection,
     },
     /// Self-play games (one job per game).
     Selfplay {
@@ -42,15 +42,18 @@ enum SubmitKind {
         /// Player for both sides (`uct:...`, `flat:playouts=N`, `random`).
         #[arg(long, default_value = "uct:playouts=20000")]
         config: Player,
+        #[command(flatten)]
+        connection: Connection,
     },
 }
 
 pub fn submit(args: &SubmitArgs) -> Result<()> {
-    let tasks: Vec<Task> = match &args.kind {
+    let (tasks, connection) = match &args.kind {
         SubmitKind::Analyse {
             position,
             playouts,
             config,
+            connection,
         } => {
             ensure!(
                 (1..=MAX_JOB_PLAYOUTS).contains(playouts),
@@ -60,19 +63,21 @@ pub fn submit(args: &SubmitArgs) -> Result<()> {
             for p in &positions {
                 ensure!(!p.is_over(), "the game is already over in {p}");
             }
-            positions
+            let tasks: Vec<Task> = positions
                 .into_iter()
                 .map(|position| Task::Analyse {
                     position,
                     config: config.clone(),
                     playouts: *playouts,
                 })
-                .collect()
+                .collect();
+            (tasks, connection)
         }
         SubmitKind::Selfplay {
             games,
             from,
             config,
+            connection,
         } => {
             ensure!(
                 (1..=100_000).contains(games),
@@ -80,22 +85,21 @@ pub fn submit(args: &SubmitArgs) -> Result<()> {
             );
             let start = input::parse_position(from)?;
             ensure!(!start.is_over(), "the game is already over in {start}");
-            (0..*games)
+            let tasks: Vec<Task> = (0..*games)
                 .map(|_| Task::Selfplay {
                     start,
                     black: config.clone(),
                     white: config.clone(),
                 })
-                .collect()
+                .collect();
+            (tasks, connection)
         }
     };
-    let mut client = args.connection.client()?;
+    let (rt, mut client) = connection.client()?;
     let request = v1::SubmitJobsRequest {
         jobs: tasks.iter().map(v1::JobSpec::from).collect(),
     };
-    let reply = runtime()?
-        .block_on(client.submit_jobs(request))?
-        .into_inner();
+    let reply = rt.block_on(client.submit_jobs(request))?.into_inner();
     let ids: Vec<String> = reply.job_ids.iter().map(ToString::to_string).collect();
     println!("queued {} jobs: {}", ids.len(), ids.join(" "));
     Ok(())
@@ -112,8 +116,8 @@ pub struct StatusArgs {
 }
 
 pub fn status(args: &StatusArgs) -> Result<()> {
-    let mut client = args.connection.client()?;
-    let s = runtime()?
+    let (rt, mut client) = args.connection.client()?;
+    let s = rt
         .block_on(client.status(v1::StatusRequest {}))?
         .into_inner();
     if args.json {
@@ -176,8 +180,7 @@ pub fn book(args: &BookArgs) -> Result<()> {
         json,
     } = &args.command;
     let positions = input::positions(position)?;
-    let mut client = connection.client()?;
-    let rt = runtime()?;
+    let (rt, mut client) = connection.client()?;
     for position in positions {
         let reply = rt
             .block_on(client.book_show(v1::BookShowRequest {

@@ -27,8 +27,8 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// A client for the coordinator.
-    pub fn client(&self) -> Result<pentagrid_proto::Client> {
+    /// A runtime and a client for the coordinator (the client lives in the runtime).
+    pub fn client(&self) -> Result<(tokio::runtime::Runtime, pentagrid_proto::Client)> {
         let token = read_token(&self.token_file)?;
         let ca = self
             .tls_ca
@@ -36,11 +36,12 @@ impl Connection {
             .map(std::fs::read)
             .transpose()
             .context("reading --tls-ca")?;
-        Ok(pentagrid_proto::connect(
-            &self.coordinator,
-            &token,
-            ca.as_deref(),
-        )?)
+        let rt = runtime()?;
+        let client = {
+            let _context = rt.enter();
+            pentagrid_proto::connect(&self.coordinator, &token, ca.as_deref())?
+        };
+        Ok((rt, client))
     }
 }
 

@@ -1,0 +1,299 @@
+//! Authentication and bad input: refused with a clear status, and the database unchanged.
+
+use pentago::SearchControl;
+use pentagrid_coordinator::Settings;
+use pentagrid_proto::v1::coordinator_client::CoordinatorClient;
+use pentagrid_proto::{Outcome, PROTOCOL_HEADER, Row, Task, v1};
+use pentagrid_tests::{TOKEN, TestCluster};
+use tonic::Code;
+use tonic::metadata::MetadataValue;
+
+/// A client sending exactly these headers.
+async fn raw_client(
+    url: String,
+    token: Option<&'static str>,
+    protocol: Option<&'static str>,
+) -> CoordinatorClient<
+    tonic::service::interceptor::InterceptedService<
+        tonic::transport::Channel,
+        impl tonic::service::Interceptor,
+    >,
+> {
+    let channel = tonic::transport::Endpoint::from_shared(url)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    CoordinatorClient::with_interceptor(channel, move |mut request: tonic::Request<()>| {
+        if let Some(token) = token {
+            request
+                .metadata_mut()
+                .insert("authorization", MetadataValue::from_static(token));
+        }
+        if let Some(protocol) = protocol {
+            request
+                .metadata_mut()
+                .insert(PROTOCOL_HEADER, MetadataValue::from_static(protocol));
+        }
+        Ok(request)
+    })
+}
+
+/// Everything a client can see of the stored data.
+async fn snapshot(cluster: &TestCluster) -> (u64, u64, u64, u64, u64, Vec<v1::BookRow>) {
+    let mut client = cluster.client();
+    let s = client
+        .status(v1::StatusRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    let book = client
+        .book_show(v1::BookShowRequest {
+            position: "start".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    (
+        s.done,
+        s.playouts,
+        s.playout_positions,
+        s.game_positions,
+        s.games,
+        book.playouts,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_without_the_right_token_or_protocol_are_refused() {
+    let cluster = TestCluster::start(Settings::default()).await;
+    let bearer = Box::leak(format!("Bearer {TOKEN}").into_boxed_str());
+    let code =
+        |r: Result<tonic::Response<v1::StatusResponse>, tonic::Status>| r.unwrap_err().code();
+    let mut none = raw_client(cluster.url.clone(), None, Some("1")).await;
+    assert_eq!(
+        code(none.status(v1::StatusRequest {}).await),
+        Code::Unauthenticated
+    );
+    let mut wrong = raw_client(cluster.url.clone(), Some("Bearer guess"), Some("1")).await;
+    assert_eq!(
+        code(wrong.status(v1::StatusRequest {}).await),
+        Code::Unauthenticated
+    );
+    let mut old = raw_client(cluster.url.clone(), Some(bearer), Some("0")).await;
+    let refused = old.status(v1::StatusRequest {}).await.unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(
+        refused.message().contains("protocol"),
+        "{}",
+        refused.message()
+    );
+    let mut right = raw_client(cluster.url.clone(), Some(bearer), Some("1")).await;
+    assert!(right.status(v1::StatusRequest {}).await.is_ok());
+    // A worker with a wrong token stops with a clear error instead of retrying forever.
+    let options = pentagrid_worker::WorkerOptions {
+        coordinator: cluster.url.clone(),
+        token: "guess".into(),
+        tls_ca: None,
+        name: "intruder".into(),
+        threads: 1,
+        ack_log: None,
+        max_results: None,
+    };
+    let (_stop, stopped) = tokio::sync::watch::channel(false);
+    let error = pentagrid_worker::run(options, stopped).await.unwrap_err();
+    assert!(error.to_string().contains("wrong token"), "{error}");
+    cluster.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_results_and_jobs_are_refused_and_change_nothing() {
+    let cluster = TestCluster::start(Settings::default()).await;
+    let mut client = cluster.client();
+    let task = Task::Analyse {
+        position: pentago::Position::START,
+        config: "uct".parse().unwrap(),
+        playouts: 1000,
+    };
+    client
+        .submit_jobs(v1::SubmitJobsRequest {
+            jobs: vec![v1::JobSpec::from(&task)],
+        })
+        .await
+        .unwrap();
+    for id in ["holder", "other"] {
+        client
+            .hello(v1::HelloRequest {
+                worker_id: id.into(),
+                name: id.into(),
+                threads: 1,
+            })
+            .await
+            .unwrap();
+    }
+    let job = client
+        .lease(v1::LeaseRequest {
+            worker_id: "holder".into(),
+            max_jobs: 1,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs
+        .pop()
+        .unwrap();
+    let good = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).unwrap();
+    let Outcome::Analyse {
+        rows,
+        simulations,
+        seconds,
+    } = good.clone()
+    else {
+        panic!()
+    };
+    let before = snapshot(&cluster).await;
+
+    let submit = |worker: &str, result: v1::submit_request::Result| v1::SubmitRequest {
+        worker_id: worker.into(),
+        job_id: job.job_id,
+        lease_id: job.lease_id,
+        result_id: format!("{worker}-{}", rand_suffix()),
+        result: Some(result),
+    };
+    let with_rows = |rows: Vec<Row>| {
+        v1::submit_request::Result::from(&Outcome::Analyse {
+            rows,
+            simulations,
+            seconds,
+        })
+    };
+
+    // Not the lease holder.
+    let refused = client
+        .submit(submit("other", (&good).into()))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    // An illegal move (b5 twice would need b5 empty; use a move text that cannot be read).
+    let mut garbled = v1::AnalyseResult {
+        rows: vec![v1::MoveRow::from(&rows[0])],
+        simulations,
+        seconds,
+    };
+    garbled.rows[0].r#move = "z9-9Q".into();
+    let refused = client
+        .submit(submit(
+            "holder",
+            v1::submit_request::Result::Analyse(garbled),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(refused.message().contains("z9-9Q"), "{}", refused.message());
+    // wins > games.
+    let mut cheat = rows.clone();
+    cheat[0].wins = cheat[0].games + 1;
+    let refused = client
+        .submit(submit("holder", with_rows(cheat)))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(
+        refused.message().contains("exceed games"),
+        "{}",
+        refused.message()
+    );
+    // More games than the budget.
+    let mut inflated = rows.clone();
+    inflated[0].games += 1_000_000;
+    let refused = client
+        .submit(submit("holder", with_rows(inflated)))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.message().contains("budget"),
+        "{}",
+        refused.message()
+    );
+    // A move that is not legal in the job's position (a finished-game move list for analysis).
+    let wrong_kind = v1::submit_request::Result::from(&Outcome::Selfplay {
+        moves: vec![],
+        result: pentago::Status::Draw,
+    });
+    let refused = client
+        .submit(submit("holder", wrong_kind))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    // An oversized message.
+    let mut huge = v1::AnalyseResult {
+        rows: vec![],
+        simulations,
+        seconds,
+    };
+    huge.rows = (0..40_000).map(|_| v1::MoveRow::from(&rows[0])).collect();
+    let refused = client
+        .submit(submit("holder", v1::submit_request::Result::Analyse(huge)))
+        .await;
+    assert!(refused.is_err(), "an oversized message is refused");
+    // Absurd job budgets and unreadable jobs.
+    for bad in [
+        v1::AnalyseSpec {
+            position: "start".into(),
+            config: "uct".into(),
+            playouts: 1 << 60,
+        },
+        v1::AnalyseSpec {
+            position: "start".into(),
+            config: "uct".into(),
+            playouts: 0,
+        },
+        v1::AnalyseSpec {
+            position: "start".into(),
+            config: "uct:k=-3".into(),
+            playouts: 10,
+        },
+        v1::AnalyseSpec {
+            position: "xo".into(),
+            config: "uct".into(),
+            playouts: 10,
+        },
+    ] {
+        let jobs = vec![v1::JobSpec {
+            kind: Some(v1::job_spec::Kind::Analyse(bad)),
+        }];
+        let refused = client
+            .submit_jobs(v1::SubmitJobsRequest { jobs })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument);
+    }
+    assert_eq!(snapshot(&cluster).await, before, "nothing changed");
+    let status = client
+        .status(v1::StatusRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (status.queued, status.leased),
+        (0, 1),
+        "no job was added, the lease still stands"
+    );
+
+    // The honest result still goes through afterwards.
+    let accepted = client
+        .submit(submit("holder", (&good).into()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(accepted.outcome, v1::SubmitOutcome::Applied as i32);
+    assert_ne!(snapshot(&cluster).await, before);
+    cluster.stop().await;
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
