@@ -268,3 +268,30 @@ fn mate_prints_the_proof_tree() {
     fails(&["mate", "start", "--max-moves", "0"], "");
     fails(&["mate", "start", "--max-moves", "99"], "");
 }
+
+#[test]
+fn run_plays_a_campaign_and_keeps_its_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("data");
+    let args = [
+        "run",
+        "--db",
+        db.to_str().unwrap(),
+        "--games",
+        "2",
+        "--selfplay",
+        "uct:playouts=200",
+        "--playouts",
+        "2000",
+        "--depth",
+        "1",
+    ];
+    let out = ok(&args);
+    assert!(out.contains("summary"), "{out}");
+    assert!(out.contains("games stored  2 (total 2)"), "{out}");
+    assert!(out.contains("playouts (UCT analyses):"), "{out}");
+    // A second run adds to the same database.
+    let again = ok(&args);
+    assert!(again.contains("games stored  2 (total 4)"), "{again}");
+    fails(&["run", "--games", "0"], "");
+}

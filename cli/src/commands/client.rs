@@ -105,6 +105,26 @@ pub fn submit(args: &SubmitArgs) -> Result<()> {
     Ok(())
 }
 
+/// Cancel queued or running jobs (finished ones are kept).
+#[derive(Args)]
+pub struct CancelArgs {
+    /// Job ids, as `submit` printed them.
+    #[arg(required = true)]
+    jobs: Vec<u64>,
+    #[command(flatten)]
+    connection: Connection,
+}
+
+pub fn cancel(args: &CancelArgs) -> Result<()> {
+    let (rt, mut client) = args.connection.client()?;
+    let request = v1::CancelJobsRequest {
+        job_ids: args.jobs.clone(),
+    };
+    let reply = rt.block_on(client.cancel_jobs(request))?.into_inner();
+    println!("cancelled {} of {} jobs", reply.cancelled, args.jobs.len());
+    Ok(())
+}
+
 /// Show the coordinator's job counts, workers and totals.
 #[derive(Args)]
 pub struct StatusArgs {

@@ -32,6 +32,7 @@ pub enum Command {
     Worker(cluster::WorkerArgs),
     Submit(client::SubmitArgs),
     Status(client::StatusArgs),
+    Cancel(client::CancelArgs),
     Book(client::BookArgs),
     Run(run::RunArgs),
 }
@@ -58,6 +59,7 @@ impl Command {
             Command::Worker(args) => cluster::run_worker(&args),
             Command::Submit(args) => client::submit(&args),
             Command::Status(args) => client::status(&args),
+            Command::Cancel(args) => client::cancel(&args),
             Command::Book(args) => client::book(&args),
             Command::Run(args) => run::run(&args),
         }
