@@ -37,12 +37,7 @@ impl Children {
         }
         for mv in position.legal_moves().iter().copied() {
             let child = position.play_unchecked(mv);
-            let key = if canonical {
-                child.canonical_key().0
-            } else {
-                child.key().0
-            };
-            if self.insert(key) {
+            if self.insert(merge_key(&child, canonical)) {
                 out.push((mv, child));
             }
         }
@@ -65,6 +60,15 @@ impl Children {
     }
 }
 
+/// The key under which children are merged: exact, or by symmetry class.
+fn merge_key(child: &Position, canonical: bool) -> u64 {
+    if canonical {
+        child.canonical_key().0
+    } else {
+        child.key().0
+    }
+}
+
 /// Whether some non-identity symmetry maps the position onto itself.
 pub(crate) fn is_symmetric(position: &Position) -> bool {
     Symmetry::ALL[1..]
@@ -80,12 +84,7 @@ pub fn move_groups(position: &Position, fold_symmetric: bool) -> Vec<Vec<Move>> 
     let canonical = fold_symmetric && is_symmetric(position);
     let mut groups: Vec<(u64, Vec<Move>)> = Vec::new();
     for mv in position.legal_moves().iter().copied() {
-        let child = position.play_unchecked(mv);
-        let key = if canonical {
-            child.canonical_key().0
-        } else {
-            child.key().0
-        };
+        let key = merge_key(&position.play_unchecked(mv), canonical);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, moves)) => moves.push(mv),
             None => groups.push((key, vec![mv])),
