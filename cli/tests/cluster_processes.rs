@@ -224,8 +224,8 @@ fn a_killed_workers_lease_expires_and_the_job_completes_elsewhere() {
 
 #[test]
 fn a_killed_coordinator_keeps_every_acknowledged_result_exactly_once() {
-    const JOBS: usize = 30;
-    const PLAYOUTS: u64 = 30_000;
+    const JOBS: usize = 40;
+    const PLAYOUTS: u64 = 60_000;
     let cluster = Cluster::new();
     let mut coordinator = cluster.start_coordinator(5);
     cluster.submit_analyses(JOBS, PLAYOUTS);
