@@ -12,6 +12,7 @@ mod perft;
 mod player;
 mod playout;
 mod position;
+mod rating;
 mod selfplay;
 mod serde_text;
 mod solver;
@@ -34,6 +35,10 @@ pub use playout::{
     playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use position::{ParsePositionError, PlayError, Position, PositionKey};
+pub use rating::{
+    EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial,
+    elo_of_score, score_of_elo,
+};
 pub use selfplay::{GameRecord, play_game};
 pub use solver::{
     AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, Solution, SolveLimits, Solver,
