@@ -295,3 +295,43 @@ fn run_plays_a_campaign_and_keeps_its_database() {
     assert!(again.contains("games stored  2 (total 4)"), "{again}");
     fails(&["run", "--games", "0"], "");
 }
+
+#[test]
+fn cluster_commands_refuse_bad_addresses_and_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t0ken\n").unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let token = token.to_str().unwrap();
+    let stderr = fails(
+        &["worker", "--coordinator", "ftp://x", "--token-file", token],
+        "",
+    );
+    assert!(stderr.contains("bad coordinator address"), "{stderr}");
+    let stderr = fails(
+        &[
+            "status",
+            "--coordinator",
+            "https://x:1",
+            "--token-file",
+            token,
+        ],
+        "",
+    );
+    assert!(stderr.contains("--tls-ca"), "{stderr}");
+    let stderr = fails(&["status", "--token-file", empty.to_str().unwrap()], "");
+    assert!(stderr.contains("must hold a token"), "{stderr}");
+    fails(&["status", "--token-file", "/nonexistent/token"], "");
+    // Nobody listens on port 1: a clear error, not a hang or a panic.
+    fails(
+        &[
+            "status",
+            "--coordinator",
+            "http://127.0.0.1:1",
+            "--token-file",
+            token,
+        ],
+        "",
+    );
+}

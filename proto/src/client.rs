@@ -34,6 +34,11 @@ pub enum ConnectError {
     /// The address is not a valid URL.
     #[error("bad coordinator address {0:?}: expected a URL such as http://127.0.0.1:7878")]
     Address(String),
+    /// An `https://` address without the certificate authority to check it against.
+    #[error(
+        "{0:?} is https: give the certificate authority (--tls-ca) that signed its certificate"
+    )]
+    MissingCa(String),
     /// The token has characters a header cannot carry.
     #[error("the token must be printable ASCII without spaces")]
     Token,
@@ -47,6 +52,12 @@ pub enum ConnectError {
 /// is made on first use and re-made after failures, so a client outlives coordinator restarts.
 /// Must be called within a tokio runtime.
 pub fn connect(url: &str, token: &str, tls_ca: Option<&[u8]>) -> Result<Client, ConnectError> {
+    match url.split_once("://").map(|(scheme, _)| scheme) {
+        Some("http") => {}
+        Some("https") if tls_ca.is_some() => {}
+        Some("https") => return Err(ConnectError::MissingCa(url.to_owned())),
+        _ => return Err(ConnectError::Address(url.to_owned())),
+    }
     let mut endpoint = Endpoint::from_shared(url.to_owned())
         .map_err(|_| ConnectError::Address(url.to_owned()))?
         .connect_timeout(Duration::from_secs(5))
