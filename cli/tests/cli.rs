@@ -335,3 +335,57 @@ fn cluster_commands_refuse_bad_addresses_and_tokens() {
         "",
     );
 }
+
+#[test]
+fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
+    let out = ok(&[
+        "match",
+        "--local",
+        "--a",
+        "uct:playouts=1000",
+        "--b",
+        "random",
+        "--sprt",
+        "elo0=0,elo1=50",
+        "--pairs",
+        "60",
+        "--threads",
+        "1",
+    ]);
+    assert!(out.contains("SPRT accepts H1"), "{out}");
+    let pairs_played = out.lines().filter(|l| l.starts_with("pairs ")).count();
+    assert!(
+        pairs_played < 60,
+        "stopped early after {pairs_played} pairs"
+    );
+    let weak = ok(&[
+        "match",
+        "--local",
+        "--a",
+        "random",
+        "--b",
+        "uct:playouts=1000",
+        "--sprt",
+        "elo0=0,elo1=50",
+        "--pairs",
+        "60",
+        "--threads",
+        "1",
+    ]);
+    assert!(weak.contains("SPRT accepts H0"), "{weak}");
+    let stderr = fails(&["match", "--a", "random", "--b", "random"], "");
+    assert!(stderr.contains("--local"), "{stderr}");
+    fails(
+        &[
+            "match",
+            "--local",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--sprt",
+            "elo0=5,elo1=1",
+        ],
+        "",
+    );
+}

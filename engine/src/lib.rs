@@ -6,6 +6,7 @@
 mod bitboard;
 mod children;
 mod color;
+mod matches;
 mod movegen;
 mod moves;
 mod perft;
@@ -26,6 +27,7 @@ mod value;
 pub use bitboard::Bitboard;
 pub use children::move_groups;
 pub use color::{Color, ParseStatusError, Status};
+pub use matches::{MatchScore, PairResult, play_pair, random_opening};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveNotation, ParseMoveError};
 pub use perft::{PerftCounts, perft};

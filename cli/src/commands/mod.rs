@@ -4,6 +4,7 @@ mod analyze;
 mod canonical;
 mod client;
 mod cluster;
+mod matchplay;
 mod mate;
 mod perft;
 mod play;
@@ -26,6 +27,7 @@ pub enum Command {
     Playouts(playouts::PlayoutsArgs),
     Analyze(analyze::AnalyzeArgs),
     Selfplay(selfplay::SelfplayArgs),
+    Match(matchplay::MatchArgs),
     Solve(solve::SolveArgs),
     Mate(mate::MateArgs),
     Coordinator(cluster::CoordinatorArgs),
@@ -53,6 +55,7 @@ impl Command {
             Command::Playouts(args) => playouts::run(&args),
             Command::Analyze(args) => analyze::run(&args),
             Command::Selfplay(args) => selfplay::run(&args),
+            Command::Match(args) => matchplay::run(&args),
             Command::Solve(args) => solve::run(&args),
             Command::Mate(args) => mate::run(&args),
             Command::Coordinator(args) => cluster::run_coordinator(&args),

@@ -108,6 +108,17 @@ impl Pentanomial {
         self.counts[index] += 1;
     }
 
+    /// The counts with one more pair at 0 points and one at 2: a weak prior that keeps the
+    /// variance above zero, so that a test can decide even on a perfect score (a match where
+    /// one side wins every pair has zero sample variance). Negligible after many pairs.
+    #[must_use]
+    pub fn regularized(&self) -> Pentanomial {
+        let mut counts = self.counts;
+        counts[0] += 1;
+        counts[4] += 1;
+        Pentanomial { counts }
+    }
+
     /// Pairs played.
     #[must_use]
     pub fn pairs(&self) -> u64 {
@@ -197,5 +208,13 @@ mod tests {
         let e = s.elo();
         assert!(close(e.elo, 0.0, 1e-9));
         assert!(close(e.low, -e.high, 1e-9));
+        // A perfect record has no variance; the regularized counts do.
+        let perfect = Pentanomial {
+            counts: [0, 0, 0, 0, 30],
+        };
+        assert_eq!(perfect.stats().unwrap().variance, 0.0);
+        let r = perfect.regularized().stats().unwrap();
+        assert_eq!(r.samples, 32);
+        assert!(r.variance > 0.0 && close(r.mean, 31.0 / 32.0, 1e-12));
     }
 }
