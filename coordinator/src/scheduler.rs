@@ -191,8 +191,10 @@ impl Scheduler {
         Ok(active)
     }
 
-    /// Puts a taken job back at the front of the queue (its result could not be applied).
+    /// Puts a job back at the front of the queue (its result could not be applied, or its
+    /// lease could not be granted), dropping any lease on it.
     pub fn put_back(&mut self, job_id: u64, mut active: Active) -> StoredJob {
+        self.leases.retain(|_, lease| lease.job_id != job_id);
         active.record.state = JobState::Queued as u32;
         active.record.worker_id.clear();
         let record = active.record.clone();

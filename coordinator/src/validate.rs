@@ -69,10 +69,7 @@ impl CanonicalFrame {
 }
 
 fn add(table: &mut Table, mv: Move, counts: Counts) {
-    let entry = table.entry(mv).or_default();
-    entry.games += counts.games;
-    entry.wins += counts.wins;
-    entry.draws += counts.draws;
+    table.entry(mv).or_default().add(counts);
 }
 
 fn analyse_effect(

@@ -163,6 +163,19 @@ impl Position {
         has_winning_move(own, other)
     }
 
+    /// The first legal move (in legal order) that wins at once for the side to move, if any.
+    #[must_use]
+    pub fn winning_move(&self) -> Option<Move> {
+        if !self.has_immediate_win() {
+            return None;
+        }
+        let mover = self.side_to_move();
+        self.legal_moves()
+            .iter()
+            .copied()
+            .find(|&mv| self.play_unchecked(mv).status() == Status::Won(mover))
+    }
+
     /// The legal moves that win at once for the side to move.
     #[must_use]
     pub fn winning_moves(&self) -> MoveList {

@@ -184,14 +184,10 @@ fn safe_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
     let mut position = *position;
     loop {
         let mover = position.side_to_move();
-        let mv = if position.has_immediate_win() {
-            // Any winning move ends the game the same way; find one directly.
-            match position.winning_moves().first() {
-                Some(&mv) => mv,
-                None => unreachable!("has_immediate_win implies a winning move"),
-            }
-        } else {
-            choose_safe(&position, rng)
+        // Any winning move ends the game the same way.
+        let mv = match position.winning_move() {
+            Some(mv) => mv,
+            None => choose_safe(&position, rng),
         };
         let before = position.stone_count();
         let placed = position.stones(mover).with(mv.square());

@@ -85,16 +85,20 @@ impl TestCluster {
         (stop, handle)
     }
 
+    /// The coordinator's status.
+    pub async fn status(&self) -> v1::StatusResponse {
+        self.client()
+            .status(v1::StatusRequest {})
+            .await
+            .expect("status")
+            .into_inner()
+    }
+
     /// Waits until `done` jobs are finished (panics after `timeout`).
     pub async fn wait_done(&self, done: u64, timeout: Duration) -> v1::StatusResponse {
         let started = Instant::now();
         loop {
-            let status = self
-                .client()
-                .status(v1::StatusRequest {})
-                .await
-                .expect("status")
-                .into_inner();
+            let status = self.status().await;
             if status.done >= done {
                 return status;
             }
@@ -112,4 +116,16 @@ impl TestCluster {
         let _ = self.stop.send(true);
         let _ = self.server.await;
     }
+}
+
+/// Introduces `worker_id` to the coordinator, as a worker does before leasing.
+pub async fn hello(client: &mut Client, worker_id: &str) {
+    client
+        .hello(v1::HelloRequest {
+            worker_id: worker_id.into(),
+            name: worker_id.into(),
+            threads: 1,
+        })
+        .await
+        .expect("hello");
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use pentago::{Move, Position, SearchControl};
 use pentagrid_coordinator::{Settings, job_seed};
 use pentagrid_proto::{Outcome, Task, v1};
-use pentagrid_tests::TestCluster;
+use pentagrid_tests::{TestCluster, hello};
 
 fn analyse(position: &str, playouts: u64) -> Task {
     Task::Analyse {
@@ -136,14 +136,7 @@ struct ManualWorker {
 impl ManualWorker {
     async fn join(cluster: &TestCluster, id: &str) -> ManualWorker {
         let mut client = cluster.client();
-        client
-            .hello(v1::HelloRequest {
-                worker_id: id.into(),
-                name: id.into(),
-                threads: 1,
-            })
-            .await
-            .unwrap();
+        hello(&mut client, id).await;
         ManualWorker {
             id: id.into(),
             client,
@@ -200,12 +193,7 @@ async fn the_same_result_twice_or_from_two_workers_counts_once() {
         a.submit(&job, "a-1", &outcome).await.unwrap(),
         v1::SubmitOutcome::Duplicate
     );
-    let status = cluster
-        .client()
-        .status(v1::StatusRequest {})
-        .await
-        .unwrap()
-        .into_inner();
+    let status = cluster.status().await;
     assert_eq!((status.done, status.playouts), (1, 1000));
 
     // A lease that expires goes to another worker; both finish; only one result counts.
@@ -227,12 +215,7 @@ async fn the_same_result_twice_or_from_two_workers_counts_once() {
         b.submit(&second, "b-1", &outcome).await.unwrap(),
         v1::SubmitOutcome::Duplicate
     );
-    let status = cluster
-        .client()
-        .status(v1::StatusRequest {})
-        .await
-        .unwrap()
-        .into_inner();
+    let status = cluster.status().await;
     assert_eq!((status.done, status.playouts), (2, 2000));
     cluster.stop().await;
 }

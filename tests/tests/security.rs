@@ -4,7 +4,7 @@ use pentago::SearchControl;
 use pentagrid_coordinator::Settings;
 use pentagrid_proto::v1::coordinator_client::CoordinatorClient;
 use pentagrid_proto::{Outcome, PROTOCOL_HEADER, Row, Task, v1};
-use pentagrid_tests::{TOKEN, TestCluster};
+use pentagrid_tests::{TOKEN, TestCluster, hello};
 use tonic::Code;
 use tonic::metadata::MetadataValue;
 
@@ -41,13 +41,9 @@ async fn raw_client(
 
 /// Everything a client can see of the stored data.
 async fn snapshot(cluster: &TestCluster) -> (u64, u64, u64, u64, u64, Vec<v1::BookRow>) {
-    let mut client = cluster.client();
-    let s = client
-        .status(v1::StatusRequest {})
-        .await
-        .unwrap()
-        .into_inner();
-    let book = client
+    let s = cluster.status().await;
+    let book = cluster
+        .client()
         .book_show(v1::BookShowRequest {
             position: "start".into(),
         })
@@ -122,14 +118,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         .await
         .unwrap();
     for id in ["holder", "other"] {
-        client
-            .hello(v1::HelloRequest {
-                worker_id: id.into(),
-                name: id.into(),
-                threads: 1,
-            })
-            .await
-            .unwrap();
+        hello(&mut client, id).await;
     }
     let job = client
         .lease(v1::LeaseRequest {
@@ -269,11 +258,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         assert_eq!(refused.code(), Code::InvalidArgument);
     }
     assert_eq!(snapshot(&cluster).await, before, "nothing changed");
-    let status = client
-        .status(v1::StatusRequest {})
-        .await
-        .unwrap()
-        .into_inner();
+    let status = cluster.status().await;
     assert_eq!(
         (status.queued, status.leased),
         (0, 1),

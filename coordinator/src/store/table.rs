@@ -25,7 +25,8 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, other: Counts) {
+    /// Adds another set of counts.
+    pub fn add(&mut self, other: Counts) {
         self.games += other.games;
         self.wins += other.wins;
         self.draws += other.draws;

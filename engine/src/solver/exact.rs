@@ -145,11 +145,8 @@ impl Solver {
     /// The root: like `negamax` with the full window, but remembers the best move.
     fn root(&mut self, position: &Position) -> Result<(Value, Option<Move>), Aborted> {
         let mover = position.side_to_move();
-        if position.has_immediate_win() {
-            let mv = position.legal_moves().iter().copied().find(|&mv| {
-                Value::of_status(position.play_unchecked(mv).status(), mover) == Some(Value::Win)
-            });
-            return Ok((Value::Win, mv));
+        if let Some(mv) = position.winning_move() {
+            return Ok((Value::Win, Some(mv)));
         }
         let mut best = (-2i8, None);
         for candidate in self.candidates(position)? {
@@ -210,12 +207,12 @@ impl Solver {
         let nodes_before = self.nodes;
         let mover = position.side_to_move();
         let mut candidates = self.candidates(position)?;
+        // The stored best move goes first; the rest keep `candidates`' order.
         if let Some(hint) = hint
-            && let Some(c) = candidates.iter_mut().find(|c| c.mv == hint)
+            && let Some(at) = candidates.iter().position(|c| c.mv == hint)
         {
-            c.order = i32::MAX;
+            candidates[..=at].rotate_right(1);
         }
-        candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.order));
         let mut best = -1i8;
         let mut best_move = None;
         for candidate in &candidates {

@@ -177,14 +177,7 @@ impl MateSearch {
 
     /// The proof tree of a mate within `n` from `position` (which must have one).
     fn build(&mut self, position: &Position, n: u32) -> AttackNode {
-        let mover = position.side_to_move();
-        if position.has_immediate_win() {
-            let mv = position
-                .legal_moves()
-                .iter()
-                .copied()
-                .find(|&mv| position.play_unchecked(mv).status() == Status::Won(mover))
-                .expect("an immediate win has a winning move");
+        if let Some(mv) = position.winning_move() {
             return AttackNode {
                 mv,
                 replies: Vec::new(),

@@ -164,14 +164,7 @@ fn principal_variation(trees: &[TreeSearch<'_>], best: Option<Move>) -> Vec<Move
             .edges_of(e.child)
             .iter()
             .filter(|c| c.visits > 0 || c.proof.is_some())
-            .max_by_key(|c| {
-                let class = match c.proof {
-                    Some(crate::Value::Win) => 2,
-                    Some(crate::Value::Loss) => 0,
-                    _ => 1,
-                };
-                (class, c.visits)
-            })
+            .max_by_key(|c| (result::proof_class(c.proof), c.visits))
             .copied();
         if let Some(n) = next {
             pv.push(n.mv);

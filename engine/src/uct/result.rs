@@ -40,12 +40,20 @@ impl MoveStats {
 
     /// Ordering key for "best": proven wins, then by games, proven losses last.
     pub(crate) fn rank(&self) -> (i8, u64, u64) {
-        let class = match self.proven {
-            Some(Value::Win) => 2,
-            Some(Value::Loss) => 0,
-            _ => 1,
-        };
-        (class, self.games, self.wins * 2 + self.draws)
+        (
+            proof_class(self.proven),
+            self.games,
+            self.wins * 2 + self.draws,
+        )
+    }
+}
+
+/// Proven wins before unproven moves before proven losses.
+pub(crate) fn proof_class(proof: Option<Value>) -> i8 {
+    match proof {
+        Some(Value::Win) => 2,
+        Some(Value::Loss) => 0,
+        _ => 1,
     }
 }
 

@@ -7,7 +7,6 @@
 //! the same position reached by different move orders has separate nodes.
 
 use crate::children::Children;
-use crate::color::Status;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::value::Value;
@@ -89,14 +88,7 @@ impl Tree {
             visits: 0,
             stops: 0,
         };
-        if position.has_immediate_win() {
-            let mover = position.side_to_move();
-            let mv = position
-                .legal_moves()
-                .iter()
-                .copied()
-                .find(|&mv| position.play_unchecked(mv).status() == Status::Won(mover))
-                .expect("an immediate win has a winning move");
+        if let Some(mv) = position.winning_move() {
             self.edges.push(Edge::new(mv, Some(Value::Win)));
             node.edge_count = 1;
             node.proven_edges = 1;
