@@ -1,44 +1,16 @@
 //! Cluster benchmarks over real loopback gRPC and a real sled database:
 //! ingest (move-table rows per second), a load generator of 1,000 simulated workers (lease
 //! latency), and the overhead of running a search through the cluster.
-//! Run with `cargo bench -p pentagrid-bench --bench cluster` (about a minute).
+//! Run with `cargo bench -p pentagrid-bench --bench cluster` (about a minute). The coordinator
+//! is the integration tests' in-process `TestCluster`.
 
 use std::time::{Duration, Instant};
 
 use pentago::{Budget, Position, SearchControl, SearchOptions, UctConfig, search};
-use pentagrid_coordinator::{Coordinator, Settings, serve};
+use pentagrid_coordinator::Settings;
 use pentagrid_proto::{Client, Outcome, Row, Task, v1};
+use pentagrid_tests::{TOKEN, TestCluster, hello};
 use tokio::sync::watch;
-
-const TOKEN: &str = "bench";
-
-struct Server {
-    url: String,
-    stop: watch::Sender<bool>,
-    _dir: tempfile::TempDir,
-}
-
-async fn start(settings: Settings) -> Server {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let coordinator = Coordinator::open(dir.path(), settings).expect("open");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let (stop, mut stopped) = watch::channel(false);
-    tokio::spawn(async move {
-        serve(listener, coordinator, TOKEN, None, async move {
-            let _ = stopped.wait_for(|s| *s).await;
-        })
-        .await
-        .expect("serve");
-    });
-    Server {
-        url,
-        stop,
-        _dir: dir,
-    }
-}
 
 fn client(url: &str) -> Client {
     pentagrid_proto::connect(url, TOKEN, None).expect("client")
@@ -53,17 +25,6 @@ async fn queue(client: &Client, task: &Task, count: usize) {
             .await
             .expect("queue");
     }
-}
-
-async fn hello(client: &mut Client, id: &str) {
-    client
-        .hello(v1::HelloRequest {
-            worker_id: id.into(),
-            name: id.into(),
-            threads: 1,
-        })
-        .await
-        .expect("hello");
 }
 
 /// Submitters that lease and hand in a fixed result as fast as they can.
@@ -94,8 +55,8 @@ async fn ingest() {
     };
     const SUBMITTERS: usize = 16;
     const PER_SUBMITTER: usize = 40;
-    let server = start(Settings::default()).await;
-    queue(&client(&server.url), &task, SUBMITTERS * PER_SUBMITTER).await;
+    let server = TestCluster::start(Settings::default()).await;
+    queue(&server.client(), &task, SUBMITTERS * PER_SUBMITTER).await;
     let started = Instant::now();
     let mut tasks = Vec::new();
     for s in 0..SUBMITTERS {
@@ -140,7 +101,7 @@ async fn ingest() {
         total_rows / seconds,
         (SUBMITTERS * PER_SUBMITTER) as f64 / seconds
     );
-    let _ = server.stop.send(true);
+    server.stop().await;
 }
 
 /// 1,000 simulated workers: lease, heartbeat, submit, over loopback, for a fixed time. Each
@@ -149,13 +110,13 @@ async fn ingest() {
 async fn load_generator(job_time: Duration) {
     const WORKERS: usize = 1_000;
     const SECONDS: u64 = 10;
-    let server = start(Settings::default()).await;
+    let server = TestCluster::start(Settings::default()).await;
     let task = Task::Analyse {
         position: Position::START,
         config: UctConfig::default(),
         playouts: 1,
     };
-    queue(&client(&server.url), &task, 200_000).await;
+    queue(&server.client(), &task, 200_000).await;
     let row = Row {
         mv: Position::START.legal_moves()[0],
         games: 1,
@@ -171,7 +132,7 @@ async fn load_generator(job_time: Duration) {
     let mut tasks = Vec::new();
     // A handful of connections shared by the simulated workers, as a real fleet's calls
     // would arrive over many connections.
-    let channels: Vec<Client> = (0..16).map(|_| client(&server.url)).collect();
+    let channels: Vec<Client> = (0..16).map(|_| server.client()).collect();
     for w in 0..WORKERS {
         let (mut c, outcome) = (channels[w % channels.len()].clone(), outcome.clone());
         tasks.push(tokio::spawn(async move {
@@ -233,7 +194,7 @@ async fn load_generator(job_time: Duration) {
         pick(0.5).as_secs_f64() * 1000.0,
         pick(0.99).as_secs_f64() * 1000.0
     );
-    let _ = server.stop.send(true);
+    server.stop().await;
 }
 
 /// One worker through the coordinator against the same searches run directly.
@@ -265,8 +226,8 @@ async fn overhead() {
     })
     .await
     .expect("direct");
-    let server = start(Settings::default()).await;
-    let c = client(&server.url);
+    let server = TestCluster::start(Settings::default()).await;
+    let c = server.client();
     let task = Task::Analyse {
         position: Position::START,
         config,
@@ -292,7 +253,7 @@ async fn overhead() {
         "overhead: {JOBS} analyses of {PLAYOUTS} playouts on {threads} threads: direct {direct:.0} playouts/s, through the cluster {through:.0} playouts/s ({:.1}%)",
         100.0 * through / direct
     );
-    let _ = server.stop.send(true);
+    server.stop().await;
 }
 
 fn main() {
