@@ -34,7 +34,16 @@ fn main() -> std::process::ExitCode {
     match cli.command.run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            match error.downcast_ref::<tonic::Status>() {
+                Some(status) if status.code() == tonic::Code::Unavailable => {
+                    eprintln!(
+                        "error: the coordinator is unreachable: {}",
+                        status.message()
+                    );
+                }
+                Some(status) => eprintln!("error: the coordinator refused: {}", status.message()),
+                None => eprintln!("error: {error:#}"),
+            }
             std::process::ExitCode::FAILURE
         }
     }

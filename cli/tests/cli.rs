@@ -323,8 +323,10 @@ fn cluster_commands_refuse_bad_addresses_and_tokens() {
     let stderr = fails(&["status", "--token-file", empty.to_str().unwrap()], "");
     assert!(stderr.contains("must hold a token"), "{stderr}");
     fails(&["status", "--token-file", "/nonexistent/token"], "");
+    let stderr = fails(&["match", "--a", "random", "--b", "random"], "");
+    assert!(stderr.contains("--token-file"), "{stderr}");
     // Nobody listens on port 1: a clear error, not a hang or a panic.
-    fails(
+    let stderr = fails(
         &[
             "status",
             "--coordinator",
@@ -334,6 +336,7 @@ fn cluster_commands_refuse_bad_addresses_and_tokens() {
         ],
         "",
     );
+    assert!(stderr.contains("unreachable"), "{stderr}");
 }
 
 #[test]
@@ -373,8 +376,20 @@ fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
         "1",
     ]);
     assert!(weak.contains("SPRT accepts H0"), "{weak}");
-    let stderr = fails(&["match", "--a", "random", "--b", "random"], "");
-    assert!(stderr.contains("--local"), "{stderr}");
+    let stderr = fails(
+        &[
+            "match",
+            "--local",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--openings",
+            "book:plies=2",
+        ],
+        "",
+    );
+    assert!(stderr.contains("book openings"), "{stderr}");
     fails(
         &[
             "match",

@@ -275,3 +275,70 @@ fn a_killed_coordinator_keeps_every_acknowledged_result_exactly_once() {
     assert_eq!(cluster.status()["playouts"], JOBS as u64 * PLAYOUTS);
     terminate(&mut coordinator);
 }
+
+#[test]
+fn a_match_survives_a_worker_killed_mid_pair() {
+    const PAIRS: u64 = 4;
+    let cluster = Cluster::new();
+    let mut coordinator = cluster.start_coordinator(2);
+    let url = cluster.url();
+    let token = cluster.path("token");
+    let pairs = PAIRS.to_string();
+    let runner = cluster
+        .command(&[
+            "match",
+            "--a",
+            "uct:playouts=20000",
+            "--b",
+            "uct:playouts=2000",
+            "--pairs",
+            &pairs,
+            "--json",
+            "--coordinator",
+            &url,
+            "--token-file",
+            token.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut doomed = cluster.start_worker("doomed", None);
+    cluster.wait_for("a pair to be leased", Duration::from_secs(20), |s| {
+        s["leased"] == 1 && s["done"] == 0
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    doomed.0.kill().unwrap(); // mid-pair, without returning the lease
+    doomed.0.wait().unwrap();
+    let mut rescuer = cluster.start_worker("rescuer", None);
+    let output = runner.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let first: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    let id = first["match_id"].to_string();
+    let shown = cluster.client(&["match", "show", &id, "--games", "--json"]);
+    assert!(shown.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    terminate(&mut rescuer);
+    terminate(&mut coordinator);
+
+    // Every pair exactly once: counts, pentanomial and stored games all agree.
+    assert_eq!(report["state"], "complete", "{report}");
+    assert_eq!(report["pairs_done"], PAIRS);
+    let games = ["wins", "draws", "losses"].map(|k| report[k].as_u64().unwrap());
+    assert_eq!(games.iter().sum::<u64>(), 2 * PAIRS);
+    let pentanomial: u64 = report["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(pentanomial, PAIRS);
+    let mut per_pair: HashMap<u64, usize> = HashMap::new();
+    for game in report["games"].as_array().unwrap() {
+        *per_pair.entry(game["pair"].as_u64().unwrap()).or_default() += 1;
+    }
+    assert_eq!(per_pair, (0..PAIRS).map(|p| (p, 2)).collect());
+    // The client's last live line saw the same totals.
+    let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["pentanomial"], report["pentanomial"]);
+}

@@ -46,14 +46,14 @@ pub fn job_seed(job_id: u64) -> u64 {
 
 /// The coordinator: durable store, in-memory scheduler, group commit.
 pub struct Coordinator {
-    store: Arc<Store>,
+    pub(crate) store: Arc<Store>,
     scheduler: Mutex<Scheduler>,
     flusher: Flusher,
     settings: Settings,
     draining: AtomicBool,
 }
 
-fn internal(error: StoreError) -> Status {
+pub(crate) fn internal(error: StoreError) -> Status {
     tracing::error!(%error, "storage failure");
     Status::internal(format!("storage failure: {error}"))
 }
@@ -84,6 +84,30 @@ impl Coordinator {
             };
             scheduler.restore(id, record, task, now);
         }
+        // A stop after a match's SPRT decided may have left some of its pairs queued.
+        let mut match_ids: Vec<u64> = scheduler
+            .active_where(|task| matches!(task, Task::Pair { .. }))
+            .into_iter()
+            .filter_map(|job| match scheduler.task(job) {
+                Some(Task::Pair { match_id, .. }) => Some(*match_id),
+                _ => None,
+            })
+            .collect();
+        match_ids.sort_unstable();
+        match_ids.dedup();
+        for match_id in match_ids {
+            if store
+                .match_record(match_id)?
+                .is_some_and(|m| m.decided_after > 0)
+            {
+                let pending = scheduler.active_where(
+                    |task| matches!(task, Task::Pair { match_id: m, .. } if *m == match_id),
+                );
+                for (job_id, record) in scheduler.cancel(&pending) {
+                    store.put_job(job_id, &record)?;
+                }
+            }
+        }
         let (queued, leased) = scheduler.pending();
         tracing::info!(queued, leased, path = %path.display(), "coordinator opened");
         Ok(Arc::new(Coordinator {
@@ -95,7 +119,7 @@ impl Coordinator {
         }))
     }
 
-    fn scheduler(&self) -> MutexGuard<'_, Scheduler> {
+    pub(crate) fn scheduler(&self) -> MutexGuard<'_, Scheduler> {
         // A panic while holding the lock leaves plain data behind; keep serving.
         self.scheduler
             .lock()
@@ -227,7 +251,7 @@ impl Coordinator {
                 .map_err(refused)?
         };
         // Validate outside the lock; an invalid result changes nothing, not even the lease.
-        let effect = result_effect(&task, &outcome).map_err(|why| {
+        let effect = result_effect(&task, request.job_id, &outcome).map_err(|why| {
             tracing::warn!(worker, job = request.job_id, %why, "invalid result refused");
             Status::invalid_argument(format!("invalid result: {why}"))
         })?;
@@ -252,6 +276,9 @@ impl Coordinator {
             self.scheduler().mark_done(worker);
         }
         self.flusher.durable().await.map_err(Status::internal)?;
+        if let Task::Pair { match_id, .. } = task {
+            self.stop_decided_match(match_id).await?;
+        }
         match applied {
             Applied::Applied => Ok(v1::SubmitResponse {
                 outcome: v1::SubmitOutcome::Applied as i32,
@@ -292,6 +319,17 @@ impl Coordinator {
                     .map_err(|e| Status::invalid_argument(format!("job {}: {}", i + 1, e.0)))
             })
             .collect::<Result<_, _>>()?;
+        if tasks.iter().any(|task| matches!(task, Task::Pair { .. })) {
+            return Err(Status::invalid_argument(
+                "game pairs belong to matches: create a match instead",
+            ));
+        }
+        let job_ids = self.queue_tasks(tasks).await?;
+        Ok(v1::SubmitJobsResponse { job_ids })
+    }
+
+    /// Stores `tasks` as queued jobs and queues them once durable; returns their ids.
+    pub(crate) async fn queue_tasks(&self, tasks: Vec<Task>) -> Result<Vec<u64>, Status> {
         let mut ids = Vec::with_capacity(tasks.len());
         let mut records = Vec::with_capacity(tasks.len());
         for task in tasks {
@@ -312,7 +350,7 @@ impl Coordinator {
         for (id, record, task) in records {
             scheduler.restore(id, record, task, now);
         }
-        Ok(v1::SubmitJobsResponse { job_ids: ids })
+        Ok(ids)
     }
 
     /// Cancels jobs that are not finished.

@@ -4,6 +4,7 @@
 mod auth;
 mod coordinator;
 mod flusher;
+mod matches;
 mod scheduler;
 mod server;
 mod service;
@@ -12,4 +13,5 @@ mod validate;
 
 pub use auth::Auth;
 pub use coordinator::{Coordinator, Settings, job_seed};
+pub use matches::MAX_MATCH_PAIRS;
 pub use server::{ServeError, TlsFiles, serve};

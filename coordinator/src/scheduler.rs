@@ -271,6 +271,24 @@ impl Scheduler {
     }
 
     /// Cancels queued or leased jobs; returns the changed records.
+    /// The task of a queued or leased job.
+    #[must_use]
+    pub fn task(&self, job_id: u64) -> Option<&Task> {
+        self.active.get(&job_id).map(|active| &active.task)
+    }
+
+    /// Ids of the queued or leased jobs whose task satisfies `wanted`.
+    pub fn active_where(&self, wanted: impl Fn(&Task) -> bool) -> Vec<u64> {
+        let mut ids: Vec<u64> = self
+            .active
+            .iter()
+            .filter(|(_, active)| wanted(&active.task))
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
     pub fn cancel(&mut self, job_ids: &[u64]) -> Vec<(u64, StoredJob)> {
         let mut changed = Vec::new();
         for id in job_ids {

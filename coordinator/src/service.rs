@@ -101,4 +101,23 @@ impl CoordinatorApi for Service {
             .book_show(request.get_ref())
             .map(Response::new)
     }
+
+    async fn create_match(
+        &self,
+        request: Request<v1::CreateMatchRequest>,
+    ) -> Result<Response<v1::CreateMatchResponse>, Status> {
+        self.coordinator
+            .create_match(request.get_ref())
+            .await
+            .map(Response::new)
+    }
+
+    async fn match_status(
+        &self,
+        request: Request<v1::MatchStatusRequest>,
+    ) -> Result<Response<v1::MatchReport>, Status> {
+        self.coordinator
+            .match_status(request.get_ref())
+            .map(Response::new)
+    }
 }

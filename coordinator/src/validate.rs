@@ -3,14 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use pentago::{Move, Position, Status, Value, move_groups};
+use pentago::{Color, Move, Position, Status, Value, move_groups};
 use pentagrid_proto::{Outcome, Task};
 
-use crate::store::{Counts, ResultEffect, StoredGame, Table};
+use crate::store::{Counts, PairEffect, ResultEffect, StoredGame, StoredPair, Table};
 
 /// Validates `outcome` as the result of `task` and computes what it adds. The error says what
 /// is wrong with the result.
-pub fn result_effect(task: &Task, outcome: &Outcome) -> Result<ResultEffect, String> {
+pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<ResultEffect, String> {
     match (task, outcome) {
         (
             Task::Analyse {
@@ -35,6 +35,7 @@ pub fn result_effect(task: &Task, outcome: &Outcome) -> Result<ResultEffect, Str
             }
             Ok(effect)
         }
+        (Task::Pair { .. }, Outcome::Pair { games }) => pair_effect(task, job_id, games),
         _ => Err("the result is not of the job's kind".into()),
     }
 }
@@ -130,11 +131,12 @@ fn analyse_effect(
     })
 }
 
-fn selfplay_effect(
+/// Replays a finished game; returns each position before a move with the move played.
+fn replay(
     start: &Position,
     moves: &[Move],
     result: Status,
-) -> Result<ResultEffect, String> {
+) -> Result<Vec<(Position, Move)>, String> {
     if moves.is_empty() || moves.len() > 36 {
         return Err(format!("a game has 1 to 36 moves, not {}", moves.len()));
     }
@@ -154,6 +156,24 @@ fn selfplay_effect(
     if final_status != result {
         return Err(format!("the moves end in {final_status}, not {result}"));
     }
+    Ok(plies)
+}
+
+fn stored_game(start: &Position, moves: &[Move], result: Status) -> StoredGame {
+    StoredGame {
+        start: start.to_string(),
+        moves: moves.iter().map(ToString::to_string).collect(),
+        result: result.to_string(),
+        ..StoredGame::default()
+    }
+}
+
+fn selfplay_effect(
+    start: &Position,
+    moves: &[Move],
+    result: Status,
+) -> Result<ResultEffect, String> {
+    let plies = replay(start, moves, result)?;
     let mut games: BTreeMap<u64, Table> = BTreeMap::new();
     for (before, mv) in plies {
         let frame = CanonicalFrame::of(&before);
@@ -167,11 +187,60 @@ fn selfplay_effect(
     }
     Ok(ResultEffect {
         games,
-        game: Some(StoredGame {
-            start: start.to_string(),
-            moves: moves.iter().map(ToString::to_string).collect(),
-            result: result.to_string(),
-            ..StoredGame::default()
+        game: Some(stored_game(start, moves, result)),
+        ..ResultEffect::default()
+    })
+}
+
+/// A pair result: both games legal and finished from the opening, A black first.
+fn pair_effect(
+    task: &Task,
+    job_id: u64,
+    games: &[(Vec<Move>, Status); 2],
+) -> Result<ResultEffect, String> {
+    let Task::Pair {
+        match_id,
+        pair,
+        opening,
+        a,
+        b,
+    } = task
+    else {
+        return Err("the result is not of the job's kind".into());
+    };
+    let mut record = StoredPair {
+        job_id,
+        ..StoredPair::default()
+    };
+    let mut game_half_points = [0; 2];
+    for (index, ((moves, result), a_color)) in
+        games.iter().zip([Color::Black, Color::White]).enumerate()
+    {
+        replay(opening, moves, *result).map_err(|why| format!("game {}: {why}", index + 1))?;
+        let half_points = match Value::of_status(*result, a_color) {
+            Some(Value::Win) => 2,
+            Some(Value::Draw) => 1,
+            _ => 0,
+        };
+        game_half_points[index] = half_points;
+        record.a_half_points += half_points;
+        let (black, white) = if a_color == Color::Black {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        record.games.push(StoredGame {
+            black: black.to_string(),
+            white: white.to_string(),
+            ..stored_game(opening, moves, *result)
+        });
+    }
+    Ok(ResultEffect {
+        pair: Some(PairEffect {
+            match_id: *match_id,
+            pair: *pair,
+            record,
+            game_half_points,
         }),
         ..ResultEffect::default()
     })
@@ -216,6 +285,7 @@ mod tests {
         // From the empty board, all four corners are one move.
         let effect = result_effect(
             &analyse(100),
+            1,
             &rows(&[("a1-1R", 10, 5, 1), ("f6-1R", 20, 10, 0)]),
         )
         .unwrap();
@@ -236,7 +306,7 @@ mod tests {
             ),
             (rows(&[("a1-1R", 1, 0, 0), ("a1-1R", 1, 0, 0)]), "twice"),
         ] {
-            let error = result_effect(&analyse(100), &outcome).unwrap_err();
+            let error = result_effect(&analyse(100), 1, &outcome).unwrap_err();
             assert!(error.contains(needle), "{error} lacks {needle}");
         }
         let occupied = Task::Analyse {
@@ -244,7 +314,7 @@ mod tests {
             config: "uct".parse().unwrap(),
             playouts: 100,
         };
-        let error = result_effect(&occupied, &rows(&[("b5-2R", 1, 0, 0)])).unwrap_err();
+        let error = result_effect(&occupied, 1, &rows(&[("b5-2R", 1, 0, 0)])).unwrap_err();
         assert!(error.contains("illegal"), "{error}");
     }
 
@@ -259,7 +329,7 @@ mod tests {
             moves: moves.iter().map(|m| mv(m)).collect(),
             result: result.parse().unwrap(),
         };
-        let effect = result_effect(&task, &game(&["e1-1R"], "black")).unwrap();
+        let effect = result_effect(&task, 1, &game(&["e1-1R"], "black")).unwrap();
         assert_eq!(effect.games.len(), 1);
         let row = effect
             .games
@@ -271,22 +341,22 @@ mod tests {
             .unwrap();
         assert_eq!((row.games, row.wins, row.draws), (1, 1, 0));
         assert!(
-            result_effect(&task, &game(&["e1-1R"], "white"))
+            result_effect(&task, 1, &game(&["e1-1R"], "white"))
                 .unwrap_err()
                 .contains("not white")
         );
         assert!(
-            result_effect(&task, &game(&["a6-1R"], "black"))
+            result_effect(&task, 1, &game(&["a6-1R"], "black"))
                 .unwrap_err()
                 .contains("not over")
         );
         assert!(
-            result_effect(&task, &game(&["a1-1R"], "black"))
+            result_effect(&task, 1, &game(&["a1-1R"], "black"))
                 .unwrap_err()
                 .contains("illegal")
         );
         assert!(
-            result_effect(&task, &rows(&[("a6-1R", 1, 0, 0)]))
+            result_effect(&task, 1, &rows(&[("a6-1R", 1, 0, 0)]))
                 .unwrap_err()
                 .contains("kind")
         );

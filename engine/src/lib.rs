@@ -27,7 +27,10 @@ mod value;
 pub use bitboard::Bitboard;
 pub use children::move_groups;
 pub use color::{Color, ParseStatusError, Status};
-pub use matches::{MatchScore, PairResult, play_pair, random_opening};
+pub use matches::{
+    MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError,
+    opening_seed, play_pair, random_opening,
+};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveNotation, ParseMoveError};
 pub use perft::{PerftCounts, perft};

@@ -1,14 +1,18 @@
 //! Engine matches: game pairs (one opening, colours swapped) between two players, random
 //! openings from a fixed seed, and the running W/D/L and pentanomial statistics.
 
+use std::fmt;
+use std::str::FromStr;
+
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::color::{Color, Status};
 use crate::player::Player;
 use crate::playout::{seeded_rng, splitmix64};
 use crate::position::Position;
-use crate::rating::{Pentanomial, Trinomial};
+use crate::rating::{Pentanomial, Sprt, SprtDecision, Trinomial};
 use crate::selfplay::{GameRecord, play_game};
 
 /// An opening reached by `plies` uniformly random moves from the start with `seed`, avoiding
@@ -29,6 +33,86 @@ pub fn random_opening(seed: u64, plies: u32) -> Position {
         }
     }
     position
+}
+
+/// Where a match's openings come from. Text form (stable): `random:plies=N` or `book:plies=N`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OpeningSource {
+    /// `plies` uniformly random moves ([`random_opening`]).
+    Random {
+        /// Moves played.
+        plies: u32,
+    },
+    /// A walk of `plies` moves through an opening book, each move drawn in proportion to its
+    /// games there (random moves where the book ends).
+    Book {
+        /// Moves played.
+        plies: u32,
+    },
+}
+
+/// Most plies an opening may have.
+pub const MAX_OPENING_PLIES: u32 = 20;
+
+impl Default for OpeningSource {
+    fn default() -> Self {
+        OpeningSource::Random { plies: 2 }
+    }
+}
+
+impl fmt::Display for OpeningSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpeningSource::Random { plies } => write!(f, "random:plies={plies}"),
+            OpeningSource::Book { plies } => write!(f, "book:plies={plies}"),
+        }
+    }
+}
+
+/// An opening source text that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("bad opening source {text:?}: {why} (expected random:plies=N or book:plies=N)")]
+pub struct ParseOpeningSourceError {
+    /// The text.
+    pub text: String,
+    /// What is wrong.
+    pub why: String,
+}
+
+impl FromStr for OpeningSource {
+    type Err = ParseOpeningSourceError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let error = |why: &str| ParseOpeningSourceError {
+            text: text.to_owned(),
+            why: why.to_owned(),
+        };
+        let (kind, options) = text.split_once(':').unwrap_or((text, ""));
+        let mut plies = 2;
+        for option in options.split(',').filter(|o| !o.is_empty()) {
+            match option.split_once('=') {
+                Some(("plies", n)) => {
+                    plies = n
+                        .parse()
+                        .ok()
+                        .filter(|p| *p <= MAX_OPENING_PLIES)
+                        .ok_or_else(|| error("plies must be a number from 0 to 20"))?;
+                }
+                _ => return Err(error(&format!("unknown option {option:?}"))),
+            }
+        }
+        match kind {
+            "random" => Ok(OpeningSource::Random { plies }),
+            "book" => Ok(OpeningSource::Book { plies }),
+            _ => Err(error(&format!("unknown source {kind:?}"))),
+        }
+    }
+}
+
+/// The seed of pair `pair`'s opening in a match seeded with `match_seed`.
+#[must_use]
+pub fn opening_seed(match_seed: u64, pair: u64) -> u64 {
+    splitmix64(match_seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 /// The two games of a pair and what player A scored in them.
@@ -91,6 +175,18 @@ impl MatchScore {
         }
         self.pairs.add_pair(pair.a_points);
     }
+
+    /// The SPRT's log-likelihood ratio and decision on these pairs plus one lost and one won
+    /// pair (see [`Pentanomial::regularized`]), so that a perfect score can decide too.
+    #[must_use]
+    pub fn test(&self, sprt: &Sprt) -> (f64, SprtDecision) {
+        let stats = self
+            .pairs
+            .regularized()
+            .stats()
+            .expect("the prior adds two pairs");
+        (sprt.llr(&stats), sprt.decide(&stats))
+    }
 }
 
 #[cfg(test)]
@@ -106,6 +202,24 @@ mod tests {
             assert!(!opening.is_over() && !opening.has_immediate_win());
         }
         assert_ne!(random_opening(1, 2), random_opening(2, 2));
+    }
+
+    #[test]
+    fn opening_sources_parse_and_print() {
+        for text in ["random:plies=0", "random:plies=2", "book:plies=20"] {
+            let source: OpeningSource = text.parse().unwrap();
+            assert_eq!(source.to_string(), text);
+        }
+        assert_eq!("book".parse(), Ok(OpeningSource::Book { plies: 2 }));
+        for bad in [
+            "",
+            "random:plies=21",
+            "random:plies=x",
+            "book:depth=3",
+            "tree:plies=2",
+        ] {
+            assert!(bad.parse::<OpeningSource>().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -48,6 +48,19 @@ pub enum Task {
         /// White's player.
         white: Player,
     },
+    /// Play game pair `pair` of match `match_id`: `opening` with A black, then with B black.
+    Pair {
+        /// The match.
+        match_id: u64,
+        /// The pair's index in its match.
+        pair: u64,
+        /// The opening (ongoing).
+        opening: Position,
+        /// Player A.
+        a: Player,
+        /// Player B.
+        b: Player,
+    },
 }
 
 impl TryFrom<&v1::JobSpec> for Task {
@@ -73,11 +86,19 @@ impl TryFrom<&v1::JobSpec> for Task {
                 black: parse("player", &s.black)?,
                 white: parse("player", &s.white)?,
             },
+            Some(v1::job_spec::Kind::Pair(p)) => Task::Pair {
+                match_id: p.match_id,
+                pair: p.pair,
+                opening: parse("opening", &p.opening)?,
+                a: parse("player", &p.a)?,
+                b: parse("player", &p.b)?,
+            },
             None => return Err(ConversionError("job has no kind".into())),
         };
         let position = match &task {
             Task::Analyse { position, .. } => position,
             Task::Selfplay { start, .. } => start,
+            Task::Pair { opening, .. } => opening,
         };
         if position.is_over() {
             return Err(ConversionError(format!(
@@ -108,6 +129,19 @@ impl From<&Task> for v1::JobSpec {
                 start: start.to_string(),
                 black: black.to_string(),
                 white: white.to_string(),
+            }),
+            Task::Pair {
+                match_id,
+                pair,
+                opening,
+                a,
+                b,
+            } => v1::job_spec::Kind::Pair(v1::PairSpec {
+                match_id: *match_id,
+                pair: *pair,
+                opening: opening.to_string(),
+                a: a.to_string(),
+                b: b.to_string(),
             }),
         };
         v1::JobSpec { kind: Some(kind) }
@@ -146,6 +180,27 @@ pub enum Outcome {
         /// The final status.
         result: Status,
     },
+    /// The two games of a pair (A black first), each as its moves and final status.
+    Pair {
+        /// The games.
+        games: [(Vec<Move>, Status); 2],
+    },
+}
+
+fn game_of_wire(game: &v1::SelfplayResult) -> Result<(Vec<Move>, Status), ConversionError> {
+    let moves = game
+        .moves
+        .iter()
+        .map(|m| parse("move", m))
+        .collect::<Result<_, _>>()?;
+    Ok((moves, parse("result", &game.result)?))
+}
+
+fn game_to_wire(moves: &[Move], result: Status) -> v1::SelfplayResult {
+    v1::SelfplayResult {
+        moves: moves.iter().map(ToString::to_string).collect(),
+        result: result.to_string(),
+    }
 }
 
 impl TryFrom<&v1::submit_request::Result> for Outcome {
@@ -169,13 +224,20 @@ impl TryFrom<&v1::submit_request::Result> for Outcome {
                 simulations: a.simulations,
                 seconds: a.seconds,
             },
-            v1::submit_request::Result::Selfplay(s) => Outcome::Selfplay {
-                moves: s
-                    .moves
-                    .iter()
-                    .map(|m| parse("move", m))
-                    .collect::<Result<_, _>>()?,
-                result: parse("result", &s.result)?,
+            v1::submit_request::Result::Selfplay(s) => {
+                let (moves, result) = game_of_wire(s)?;
+                Outcome::Selfplay { moves, result }
+            }
+            v1::submit_request::Result::Pair(p) => match p.games.as_slice() {
+                [first, second] => Outcome::Pair {
+                    games: [game_of_wire(first)?, game_of_wire(second)?],
+                },
+                games => {
+                    return Err(ConversionError(format!(
+                        "a pair has 2 games, not {}",
+                        games.len()
+                    )));
+                }
             },
         })
     }
@@ -194,11 +256,11 @@ impl From<&Outcome> for v1::submit_request::Result {
                 seconds: *seconds,
             }),
             Outcome::Selfplay { moves, result } => {
-                v1::submit_request::Result::Selfplay(v1::SelfplayResult {
-                    moves: moves.iter().map(ToString::to_string).collect(),
-                    result: result.to_string(),
-                })
+                v1::submit_request::Result::Selfplay(game_to_wire(moves, *result))
             }
+            Outcome::Pair { games } => v1::submit_request::Result::Pair(v1::PairResult {
+                games: games.iter().map(|(m, r)| game_to_wire(m, *r)).collect(),
+            }),
         }
     }
 }
@@ -230,6 +292,16 @@ mod tests {
                 start: Position::START,
                 black: Player::Random,
                 white: "uct:playouts=100".parse().unwrap(),
+            },
+            Task::Pair {
+                match_id: 3,
+                pair: 9,
+                opening: "b5-1R"
+                    .parse::<pentago::Move>()
+                    .map(|m| Position::START.play(m).unwrap())
+                    .unwrap(),
+                a: "uct:k=0.3".parse().unwrap(),
+                b: Player::Random,
             },
         ];
         for task in tasks {
@@ -276,5 +348,22 @@ mod tests {
             result: "black".into(),
         });
         assert!(Outcome::try_from(&bad).is_err());
+        let pair = Outcome::Pair {
+            games: [
+                (vec!["c4-1R".parse().unwrap()], Status::Draw),
+                (vec![], Status::Ongoing),
+            ],
+        };
+        let wire = v1::submit_request::Result::from(&pair);
+        assert_eq!(Outcome::try_from(&wire).unwrap(), pair);
+        let one_game = v1::submit_request::Result::Pair(v1::PairResult {
+            games: vec![v1::SelfplayResult::default()],
+        });
+        assert!(
+            Outcome::try_from(&one_game)
+                .unwrap_err()
+                .0
+                .contains("2 games")
+        );
     }
 }

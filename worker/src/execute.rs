@@ -1,6 +1,6 @@
 //! Running one job with the engine (blocking, on the worker's rayon pool).
 
-use pentago::{Budget, SearchControl, SearchOptions, play_game, search};
+use pentago::{Budget, SearchControl, SearchOptions, play_game, play_pair, search};
 use pentagrid_proto::{Outcome, Row, Task};
 
 /// Runs `task` with `seed` on `threads` trees of the current rayon pool. `None` when the
@@ -47,6 +47,12 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
             Some(Outcome::Selfplay {
                 moves: game.moves,
                 result: game.result,
+            })
+        }
+        Task::Pair { opening, a, b, .. } => {
+            let pair = play_pair(opening, a, b, seed, threads);
+            Some(Outcome::Pair {
+                games: pair.games.map(|game| (game.moves, game.result)),
             })
         }
     }

@@ -18,9 +18,9 @@ pub struct Connection {
         default_value = "http://127.0.0.1:7878"
     )]
     pub coordinator: String,
-    /// File holding the cluster token (its first line).
+    /// File holding the cluster token (its first line); required to reach a coordinator.
     #[arg(long, env = "PENTAGRID_TOKEN_FILE")]
-    pub token_file: PathBuf,
+    pub token_file: Option<PathBuf>,
     /// PEM certificate of the authority that signed the coordinator's TLS certificate.
     #[arg(long)]
     pub tls_ca: Option<PathBuf>,
@@ -29,19 +29,28 @@ pub struct Connection {
 impl Connection {
     /// A runtime and a client for the coordinator (the client lives in the runtime).
     pub fn client(&self) -> Result<(tokio::runtime::Runtime, pentagrid_proto::Client)> {
-        let token = read_token(&self.token_file)?;
-        let ca = self
-            .tls_ca
-            .as_ref()
-            .map(std::fs::read)
-            .transpose()
-            .context("reading --tls-ca")?;
+        let (token, ca) = self.credentials()?;
         let rt = runtime()?;
         let client = {
             let _context = rt.enter();
             pentagrid_proto::connect(&self.coordinator, &token, ca.as_deref())?
         };
         Ok((rt, client))
+    }
+
+    /// The token and the CA certificate (if any) from their files.
+    pub fn credentials(&self) -> Result<(String, Option<Vec<u8>>)> {
+        let path = self.token_file.as_ref().context(
+            "a token file is needed to reach a coordinator: pass --token-file or set PENTAGRID_TOKEN_FILE",
+        )?;
+        let token = read_token(path)?;
+        let ca = self
+            .tls_ca
+            .as_ref()
+            .map(std::fs::read)
+            .transpose()
+            .context("reading --tls-ca")?;
+        Ok((token, ca))
     }
 }
 
@@ -156,14 +165,7 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     ensure!(threads >= 1, "--threads must be at least 1");
-    let token = read_token(&args.connection.token_file)?;
-    let tls_ca = args
-        .connection
-        .tls_ca
-        .as_ref()
-        .map(std::fs::read)
-        .transpose()
-        .context("reading --tls-ca")?;
+    let (token, tls_ca) = args.connection.credentials()?;
     let options = WorkerOptions {
         coordinator: args.connection.coordinator.clone(),
         token,

@@ -1,117 +1,343 @@
 //! `pentagrid match`: engine A against engine B in game pairs, with Elo and an SPRT that stops
-//! the match as soon as it decides.
+//! the match as soon as it decides — farmed out to the cluster, or played on this machine.
 
-use anyhow::{Result, bail, ensure};
-use clap::Args;
-use pentago::{MatchScore, Player, Sprt, SprtDecision, play_pair, random_opening, splitmix64};
+use std::time::Duration;
+
+use anyhow::{Result, ensure};
+use clap::{Args, Subcommand};
+use pentago::{
+    MatchScore, OpeningSource, Pentanomial, Player, Sprt, SprtDecision, Trinomial, opening_seed,
+    play_pair, random_opening,
+};
+use pentagrid_coordinator::MAX_MATCH_PAIRS;
+use pentagrid_proto::v1;
 use serde_json::json;
 
-/// Play engine A against engine B in game pairs (one random opening, colours swapped) and
-/// report Elo with a 95% interval (from pair scores); with --sprt, stop as soon as the test
-/// decides (on the pair counts plus one lost and one won pair as a weak prior).
+use super::cluster::Connection;
+
+/// Play engine A against engine B in game pairs (one opening, colours swapped) and report Elo
+/// with a 95% interval (from pair scores); with --sprt, stop as soon as the test decides (on
+/// the pair counts plus one lost and one won pair as a weak prior). Without --local the pairs
+/// are farmed out to the coordinator's workers and stored; `match show ID` reprints a match.
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct MatchArgs {
+    #[command(subcommand)]
+    command: Option<MatchCommand>,
     /// Player A (`uct:...`, `flat:playouts=N`, `random`).
-    #[arg(long)]
-    a: Player,
+    #[arg(long, required = true)]
+    a: Option<Player>,
     /// Player B.
-    #[arg(long)]
-    b: Player,
+    #[arg(long, required = true)]
+    b: Option<Player>,
     /// Most game pairs to play.
     #[arg(long, default_value_t = 100)]
     pairs: u64,
     /// Sequential test, e.g. `elo0=0,elo1=20,alpha=0.05,beta=0.05`.
     #[arg(long)]
     sprt: Option<Sprt>,
-    /// Random moves in each opening.
-    #[arg(long, default_value_t = 2)]
-    plies: u32,
-    /// Seed of the openings and the engines.
+    /// Openings: `random:plies=N` (N random moves) or `book:plies=N` (a walk through the
+    /// coordinator's stored tables; not with --local).
+    #[arg(long, default_value = "random:plies=2")]
+    openings: OpeningSource,
+    /// Seed of the openings (and, with --local, of the engines).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Threads per search (all cores by default).
+    /// Threads per search with --local (all cores by default).
     #[arg(long)]
     threads: Option<usize>,
-    /// Run on this machine (matches on the cluster are not available yet).
+    /// Play on this machine instead of the cluster.
     #[arg(long)]
     local: bool,
-    /// Print one JSON object per pair, then the final result.
+    /// Print JSON: one object per update, then the final result.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    connection: Connection,
+}
+
+#[derive(Subcommand)]
+enum MatchCommand {
+    /// Reprint a stored match: settings, score, Elo, the SPRT's verdict (and its games).
+    Show {
+        /// The match id `match` printed.
+        id: u64,
+        /// Also print every game.
+        #[arg(long)]
+        games: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        connection: Connection,
+    },
 }
 
 pub fn run(args: &MatchArgs) -> Result<()> {
-    if !args.local {
-        bail!("matches on the cluster are not available yet: pass --local to play on this machine");
+    if let Some(MatchCommand::Show {
+        id,
+        games,
+        json,
+        connection,
+    }) = &args.command
+    {
+        return show(*id, *games, *json, connection);
     }
     ensure!(
-        (1..=1_000_000).contains(&args.pairs),
-        "--pairs must be from 1 to 1000000"
+        (1..=MAX_MATCH_PAIRS).contains(&args.pairs),
+        "--pairs must be from 1 to {MAX_MATCH_PAIRS}"
     );
-    ensure!(args.plies <= 20, "--plies must be at most 20");
+    let (Some(a), Some(b)) = (&args.a, &args.b) else {
+        anyhow::bail!("--a and --b are required");
+    };
+    if args.local {
+        play_locally(args, a, b)
+    } else {
+        play_on_cluster(args, a, b)
+    }
+}
+
+/// The live line (or JSON object) for a score so far.
+fn progress(score: &MatchScore, sprt: Option<&Sprt>, json: bool) -> String {
+    let stats = score.pairs.stats();
+    let elo = stats.map(|s| s.elo());
+    let llr = sprt.map(|s| (score.test(s).0, s.bounds()));
+    if json {
+        return json!({
+            "pairs": score.pairs.pairs(), "wins": score.games.wins, "draws": score.games.draws,
+            "losses": score.games.losses, "pentanomial": score.pairs.counts, "elo": elo,
+            "llr": llr.map(|l| l.0),
+        })
+        .to_string();
+    }
+    let games = score.games.games();
+    let mut line = format!(
+        "pairs {} games {games} score {}/{games}",
+        score.pairs.pairs(),
+        score.games.points()
+    );
+    if let (Some(stats), Some(elo)) = (stats, elo) {
+        line += &format!(
+            " ({:.1}%) elo {:+.0} [{:+.0}, {:+.0}]",
+            100.0 * stats.mean,
+            elo.elo,
+            elo.low,
+            elo.high
+        );
+    }
+    if let Some((llr, (low, high))) = llr {
+        line += &format!(" llr {llr:.2} [{low:.2}, {high:.2}]");
+    }
+    line
+}
+
+fn verdict(decision: SprtDecision, tested: bool) -> &'static str {
+    match decision {
+        SprtDecision::AcceptH1 => "SPRT accepts H1: A is stronger by at least elo1",
+        SprtDecision::AcceptH0 => "SPRT accepts H0: A is not stronger by more than elo0",
+        SprtDecision::Continue if tested => "SPRT undecided after all pairs",
+        SprtDecision::Continue => "done",
+    }
+}
+
+fn summary(a: &str, b: &str, score: &MatchScore, decision: SprtDecision, tested: bool) {
+    let t = score.games;
+    println!("A = {a}\nB = {b}");
+    println!(
+        "A: {} wins, {} draws, {} losses; pairs (0..2 points) {:?}",
+        t.wins, t.draws, t.losses, score.pairs.counts
+    );
+    println!("{}", verdict(decision, tested));
+}
+
+fn play_locally(args: &MatchArgs, a: &Player, b: &Player) -> Result<()> {
+    let OpeningSource::Random { plies } = args.openings else {
+        anyhow::bail!(
+            "book openings need the coordinator's book: drop --local or use random:plies=N"
+        );
+    };
     let pool = super::thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
     let mut score = MatchScore::default();
     let mut decision = SprtDecision::Continue;
-    for pair_number in 1..=args.pairs {
-        let seed = splitmix64(args.seed ^ pair_number.wrapping_mul(0x9E37));
-        let opening = random_opening(seed, args.plies);
-        let pair = pool.install(|| play_pair(&opening, &args.a, &args.b, seed, threads));
-        score.record(&pair);
-        let stats = score.pairs.stats().expect("a pair was played");
-        let elo = stats.elo();
-        // The test runs on regularized counts, so that a perfect score can decide it too.
-        let tested = score.pairs.regularized().stats().expect("pairs were added");
-        let llr = args
-            .sprt
-            .map(|s| (s.llr(&tested), s.bounds(), s.decide(&tested)));
-        if let Some((_, _, d)) = llr {
-            decision = d;
+    for pair in 0..args.pairs {
+        let seed = opening_seed(args.seed, pair);
+        let opening = random_opening(seed, plies);
+        let result = pool.install(|| play_pair(&opening, a, b, seed, threads));
+        score.record(&result);
+        if let Some(sprt) = &args.sprt {
+            decision = score.test(sprt).1;
         }
         if args.json {
             let line = json!({
-                "pair": pair_number, "opening": pair.opening.to_string(), "a_points": pair.a_points,
-                "games": pair.games, "elo": elo, "llr": llr.map(|l| l.0),
+                "pair": pair, "opening": result.opening.to_string(), "a_points": result.a_points,
+                "games": result.games,
             });
             println!("{line}");
-        } else {
-            let sprt = llr.map_or(String::new(), |(l, (lo, hi), _)| {
-                format!(" llr {l:.2} [{lo:.2}, {hi:.2}]")
-            });
-            println!(
-                "pairs {pair_number} games {} score {}/{} ({:.1}%) elo {:+.0} [{:+.0}, {:+.0}]{sprt}",
-                score.games.games(),
-                score.games.points(),
-                score.games.games(),
-                100.0 * stats.mean,
-                elo.elo,
-                elo.low,
-                elo.high
-            );
         }
+        println!("{}", progress(&score, args.sprt.as_ref(), args.json));
         if decision != SprtDecision::Continue {
             break;
         }
     }
-    let verdict = match decision {
-        SprtDecision::AcceptH1 => "SPRT accepts H1: A is stronger by at least elo1",
-        SprtDecision::AcceptH0 => "SPRT accepts H0: A is not stronger by more than elo0",
-        SprtDecision::Continue if args.sprt.is_some() => "SPRT undecided after all pairs",
-        SprtDecision::Continue => "done",
-    };
+    finish(args, a, b, &score, decision);
+    Ok(())
+}
+
+fn finish(args: &MatchArgs, a: &Player, b: &Player, score: &MatchScore, decision: SprtDecision) {
     let t = score.games;
     if args.json {
         println!(
             "{}",
-            json!({"a": args.a.to_string(), "b": args.b.to_string(), "wins": t.wins, "draws": t.draws, "losses": t.losses, "pentanomial": score.pairs.counts, "decision": decision})
+            json!({"a": a.to_string(), "b": b.to_string(), "wins": t.wins, "draws": t.draws, "losses": t.losses, "pentanomial": score.pairs.counts, "decision": decision})
         );
     } else {
-        println!("A = {}\nB = {}", args.a, args.b);
-        println!(
-            "A: {} wins, {} draws, {} losses; pairs (0..2 points) {:?}",
-            t.wins, t.draws, t.losses, score.pairs.counts
+        summary(
+            &a.to_string(),
+            &b.to_string(),
+            score,
+            decision,
+            args.sprt.is_some(),
         );
-        println!("{verdict}");
+    }
+}
+
+/// A's results in a match report.
+fn report_score(report: &v1::MatchReport) -> MatchScore {
+    let mut counts = [0; 5];
+    for (slot, count) in counts.iter_mut().zip(&report.pentanomial) {
+        *slot = *count;
+    }
+    MatchScore {
+        games: Trinomial {
+            wins: report.wins,
+            draws: report.draws,
+            losses: report.losses,
+        },
+        pairs: Pentanomial { counts },
+    }
+}
+
+fn report_decision(report: &v1::MatchReport) -> SprtDecision {
+    match report.state.as_str() {
+        "h1" => SprtDecision::AcceptH1,
+        "h0" => SprtDecision::AcceptH0,
+        _ => SprtDecision::Continue,
+    }
+}
+
+fn play_on_cluster(args: &MatchArgs, a: &Player, b: &Player) -> Result<()> {
+    let (rt, mut client) = args.connection.client()?;
+    let request = v1::CreateMatchRequest {
+        a: a.to_string(),
+        b: b.to_string(),
+        pairs: args.pairs,
+        sprt: args.sprt.map(|s| s.to_string()).unwrap_or_default(),
+        openings: args.openings.to_string(),
+        seed: args.seed,
+    };
+    let match_id = rt
+        .block_on(client.create_match(request))?
+        .into_inner()
+        .match_id;
+    if args.json {
+        println!("{}", json!({ "match_id": match_id }));
+    } else {
+        println!(
+            "match {match_id}: {} pairs queued (`pentagrid match show {match_id}` reprints it)",
+            args.pairs
+        );
+    }
+    let mut shown = u64::MAX;
+    let report = loop {
+        let report = rt
+            .block_on(client.match_status(v1::MatchStatusRequest {
+                match_id,
+                include_games: false,
+            }))?
+            .into_inner();
+        if report.pairs_done != shown && report.pairs_done > 0 {
+            shown = report.pairs_done;
+            println!(
+                "{}",
+                progress(&report_score(&report), args.sprt.as_ref(), args.json)
+            );
+        }
+        if report.state != "running" {
+            break report;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    finish(args, a, b, &report_score(&report), report_decision(&report));
+    if report.state == "stopped" {
+        println!("stopped before all pairs were played (failed or cancelled pairs)");
+    }
+    Ok(())
+}
+
+fn show(id: u64, games: bool, as_json: bool, connection: &Connection) -> Result<()> {
+    let (rt, mut client) = connection.client()?;
+    let report = rt
+        .block_on(client.match_status(v1::MatchStatusRequest {
+            match_id: id,
+            include_games: games,
+        }))?
+        .into_inner();
+    let score = report_score(&report);
+    let sprt: Option<Sprt> = report.sprt.parse().ok();
+    if as_json {
+        let games: Vec<_> = report
+            .games
+            .iter()
+            .map(|g| json!({"pair": g.pair, "opening": g.opening, "black": g.black, "white": g.white, "moves": g.moves, "result": g.result}))
+            .collect();
+        let elo = score.pairs.stats().map(|s| s.elo());
+        println!(
+            "{}",
+            json!({
+                "match_id": report.match_id, "a": report.a, "b": report.b, "pairs": report.pairs,
+                "sprt": report.sprt, "openings": report.openings, "seed": report.seed,
+                "pairs_done": report.pairs_done, "wins": report.wins, "draws": report.draws,
+                "losses": report.losses, "pentanomial": report.pentanomial, "state": report.state,
+                "decided_after": report.decided_after, "elo": elo,
+                "llr": sprt.map(|s| score.test(&s).0), "games": games,
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "match {}  ({}, seed {})",
+        report.match_id, report.openings, report.seed
+    );
+    if !report.sprt.is_empty() {
+        println!("sprt      {}", report.sprt);
+    }
+    println!(
+        "state     {} ({} of {} pairs stored)",
+        report.state, report.pairs_done, report.pairs
+    );
+    if report.decided_after > 0 {
+        println!("decided   after {} pairs", report.decided_after);
+    }
+    println!("{}", progress(&score, sprt.as_ref(), false));
+    summary(
+        &report.a,
+        &report.b,
+        &score,
+        report_decision(&report),
+        sprt.is_some(),
+    );
+    for (index, game) in report.games.iter().enumerate() {
+        println!(
+            "pair {} game {}: black {} white {} from {}: {} -> {}",
+            game.pair,
+            index % 2 + 1,
+            game.black,
+            game.white,
+            game.opening,
+            game.moves.join(" "),
+            game.result
+        );
     }
     Ok(())
 }

@@ -3,7 +3,8 @@
 //!
 //! Trees: `jobs` (job id → [`StoredJob`]), `results` (result id → job id), `playouts` and
 //! `game_tables` (canonical position key → move table, see [`table`]), `games` (job id →
-//! [`StoredGame`]), `meta` (`totals` → [`Totals`]). Ids are 8 big-endian bytes.
+//! [`StoredGame`]), `matches` (match id → [`StoredMatch`], match id ‖ pair index →
+//! [`StoredPair`]), `meta` (`totals` → [`Totals`]). Ids are 8 big-endian bytes.
 
 pub mod records;
 pub mod table;
@@ -16,7 +17,7 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use thiserror::Error;
 
-pub use records::{JobState, StoredGame, StoredJob, Totals};
+pub use records::{JobState, StoredGame, StoredJob, StoredMatch, StoredPair, Totals};
 pub use table::{Counts, Table};
 
 /// A storage failure.
@@ -57,6 +58,21 @@ pub struct ResultEffect {
     pub game: Option<StoredGame>,
     /// Playouts this result adds.
     pub playout_count: u64,
+    /// The pair to store, for match pair results.
+    pub pair: Option<PairEffect>,
+}
+
+/// A played pair and what it adds to its match.
+#[derive(Clone, Debug)]
+pub struct PairEffect {
+    /// The match.
+    pub match_id: u64,
+    /// The pair's index.
+    pub pair: u64,
+    /// The record to store.
+    pub record: StoredPair,
+    /// A's half points in each game (0 loss, 1 draw, 2 win).
+    pub game_half_points: [u32; 2],
 }
 
 /// The coordinator's database.
@@ -67,6 +83,7 @@ pub struct Store {
     playouts: sled::Tree,
     game_tables: sled::Tree,
     games: sled::Tree,
+    matches: sled::Tree,
     meta: sled::Tree,
 }
 
@@ -89,6 +106,7 @@ impl Store {
             playouts: db.open_tree("playouts")?,
             game_tables: db.open_tree("game_tables")?,
             games: db.open_tree("games")?,
+            matches: db.open_tree("matches")?,
             meta: db.open_tree("meta")?,
             db,
         })
@@ -149,9 +167,11 @@ impl Store {
             &self.playouts,
             &self.game_tables,
             &self.games,
+            &self.matches,
             &self.meta,
         );
-        let outcome = trees.transaction(|(jobs, results, playouts, game_tables, games, meta)| {
+        let outcome = trees.transaction(|trees| {
+            let (jobs, results, playouts, game_tables, games, matches, meta) = trees;
             if results.get(result_id.as_bytes())?.is_some() {
                 return Ok(Applied::Duplicate);
             }
@@ -171,6 +191,20 @@ impl Store {
             if let Some(game) = &effect.game {
                 games.insert(&job_key, game.encode_to_vec())?;
                 totals.games += 1;
+            }
+            if let Some(pair) = &effect.pair {
+                let key = pair_key(pair.match_id, pair.pair);
+                if matches.get(key)?.is_some() {
+                    return Ok(Applied::JobAlreadyDone);
+                }
+                let match_key = pair.match_id.to_be_bytes();
+                let bytes = matches.get(match_key)?.ok_or_else(|| {
+                    ConflictableTransactionError::Abort(corrupt("match", "pair of no match"))
+                })?;
+                let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
+                record.add_pair(pair.game_half_points);
+                matches.insert(&match_key, record.encode_to_vec())?;
+                matches.insert(&key, pair.record.encode_to_vec())?;
             }
             totals.playouts += effect.playout_count;
             totals.results += 1;
@@ -202,6 +236,33 @@ impl Store {
             .get(job_id.to_be_bytes())?
             .map(|v| StoredGame::decode(v.as_ref()).map_err(|e| corrupt("game", e)))
             .transpose()
+    }
+
+    /// Stores a new match record (durable at the next flush).
+    pub fn put_match(&self, id: u64, record: &StoredMatch) -> Result<(), StoreError> {
+        self.matches
+            .insert(id.to_be_bytes(), record.encode_to_vec())?;
+        Ok(())
+    }
+
+    /// A match record.
+    pub fn match_record(&self, id: u64) -> Result<Option<StoredMatch>, StoreError> {
+        self.matches
+            .get(id.to_be_bytes())?
+            .map(|v| StoredMatch::decode(v.as_ref()).map_err(|e| corrupt("match", e)))
+            .transpose()
+    }
+
+    /// The stored pairs of a match, by pair index.
+    pub fn match_pairs(&self, id: u64) -> Result<Vec<(u64, StoredPair)>, StoreError> {
+        let mut pairs = Vec::new();
+        for entry in self.matches.range(pair_key(id, 0)..=pair_key(id, u64::MAX)) {
+            let (key, value) = entry?;
+            let index = u64::from_be_bytes(key[8..16].try_into().expect("16-byte pair key"));
+            let pair = StoredPair::decode(value.as_ref()).map_err(|e| corrupt("pair", e))?;
+            pairs.push((index, pair));
+        }
+        Ok(pairs)
     }
 
     /// Running totals.
@@ -252,6 +313,13 @@ fn merge_tables(
         tree.insert(&key, table::encode(&current))?;
     }
     Ok(new_positions)
+}
+
+fn pair_key(match_id: u64, pair: u64) -> [u8; 16] {
+    let mut key = [0; 16];
+    key[..8].copy_from_slice(&match_id.to_be_bytes());
+    key[8..].copy_from_slice(&pair.to_be_bytes());
+    key
 }
 
 fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {

@@ -97,3 +97,62 @@ pub struct Totals {
     #[prost(uint64, tag = "5")]
     pub results: u64,
 }
+
+/// An engine match, stored under its id (8 bytes) in the `matches` tree. Its counts change in
+/// the same transaction as each pair result, so they always equal the stored pairs.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredMatch {
+    /// Player A (text form).
+    #[prost(string, tag = "1")]
+    pub a: String,
+    /// Player B.
+    #[prost(string, tag = "2")]
+    pub b: String,
+    /// Pairs asked for.
+    #[prost(uint64, tag = "3")]
+    pub pairs: u64,
+    /// The SPRT (text form), empty for none.
+    #[prost(string, tag = "4")]
+    pub sprt: String,
+    /// Where the openings came from (text form).
+    #[prost(string, tag = "5")]
+    pub openings: String,
+    /// Seed of the openings.
+    #[prost(uint64, tag = "6")]
+    pub seed: u64,
+    /// Pairs stored.
+    #[prost(uint64, tag = "7")]
+    pub pairs_done: u64,
+    /// A's games won, drawn and lost.
+    #[prost(uint64, tag = "8")]
+    pub wins: u64,
+    /// A's games won, drawn and lost.
+    #[prost(uint64, tag = "9")]
+    pub draws: u64,
+    /// A's games won, drawn and lost.
+    #[prost(uint64, tag = "10")]
+    pub losses: u64,
+    /// Pairs by A's points: 0, ½, 1, 1½, 2.
+    #[prost(uint64, repeated, tag = "11")]
+    pub pentanomial: Vec<u64>,
+    /// Pairs stored when the SPRT decided; 0 while undecided.
+    #[prost(uint64, tag = "12")]
+    pub decided_after: u64,
+    /// 1 when the SPRT accepted H1, 0 otherwise (meaningful once decided).
+    #[prost(bool, tag = "13")]
+    pub accepted_h1: bool,
+}
+
+/// One played pair, stored under match id ‖ pair index (16 bytes) in the `matches` tree.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredPair {
+    /// The job that played it.
+    #[prost(uint64, tag = "1")]
+    pub job_id: u64,
+    /// A's points (0 to 4 half points).
+    #[prost(uint32, tag = "2")]
+    pub a_half_points: u32,
+    /// A black, then B black.
+    #[prost(message, repeated, tag = "3")]
+    pub games: Vec<StoredGame>,
+}
