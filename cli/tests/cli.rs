@@ -285,8 +285,13 @@ fn run_plays_a_campaign_and_keeps_its_database() {
         "2000",
         "--depth",
         "1",
+        "--puzzles",
+        "1",
     ];
     let out = ok(&args);
+    assert!(out.contains("  puzzles "), "{out}");
+    let page = std::fs::read_to_string(db.join("puzzles.html")).unwrap();
+    assert!(page.contains("<svg"), "at least one puzzle on the page");
     assert!(out.contains("summary"), "{out}");
     assert!(out.contains("games stored  2 (total 2)"), "{out}");
     assert!(out.contains("playouts (UCT analyses):"), "{out}");

@@ -112,6 +112,25 @@ impl CoordinatorApi for Service {
             .map(Response::new)
     }
 
+    async fn generate_puzzles(
+        &self,
+        request: Request<v1::GeneratePuzzlesRequest>,
+    ) -> Result<Response<v1::GeneratePuzzlesResponse>, Status> {
+        self.coordinator
+            .generate_puzzles(request.get_ref())
+            .await
+            .map(Response::new)
+    }
+
+    async fn list_puzzles(
+        &self,
+        request: Request<v1::ListPuzzlesRequest>,
+    ) -> Result<Response<v1::ListPuzzlesResponse>, Status> {
+        self.coordinator
+            .list_puzzles(request.get_ref())
+            .map(Response::new)
+    }
+
     async fn match_status(
         &self,
         request: Request<v1::MatchStatusRequest>,

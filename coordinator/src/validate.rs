@@ -3,10 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use pentago::{Color, Move, Position, Status, Value, move_groups};
-use pentagrid_proto::{Outcome, Task};
+use pentago::{
+    Color, Move, Position, Puzzle, Status, Value, count_reply_groups, difficulty, move_groups,
+};
+use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
-use crate::store::{Counts, PairEffect, ResultEffect, StoredGame, StoredPair, Table};
+use crate::store::{
+    CandidateState, Counts, PairEffect, ResultEffect, StoredGame, StoredPair, Table,
+};
 
 /// Validates `outcome` as the result of `task` and computes what it adds. The error says what
 /// is wrong with the result.
@@ -36,6 +40,13 @@ pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<Resu
             Ok(effect)
         }
         (Task::Pair { .. }, Outcome::Pair { games }) => pair_effect(task, job_id, games),
+        (
+            Task::Verify {
+                candidates,
+                max_moves,
+            },
+            Outcome::Verify { verdicts },
+        ) => verify_effect(candidates, *max_moves, verdicts),
         _ => Err("the result is not of the job's kind".into()),
     }
 }
@@ -244,6 +255,62 @@ fn pair_effect(
         }),
         ..ResultEffect::default()
     })
+}
+
+/// Verdicts on puzzle candidates. A claimed puzzle must be about its candidate, and its proof
+/// tree must hold by the rules; its length, reply groups and difficulty are recomputed here.
+/// (That no other first move wins cannot be checked cheaply: that claim is the worker's.)
+fn verify_effect(
+    candidates: &[(Position, String)],
+    max_moves: u32,
+    verdicts: &[Verdict],
+) -> Result<ResultEffect, String> {
+    if verdicts.len() != candidates.len() {
+        return Err(format!(
+            "{} verdicts for {} candidates",
+            verdicts.len(),
+            candidates.len()
+        ));
+    }
+    let mut effect = ResultEffect::default();
+    for (index, ((position, source), verdict)) in candidates.iter().zip(verdicts).enumerate() {
+        let key = position.canonical_key().bits();
+        let (state, json) = match verdict {
+            Verdict::Rejected(kind) => (
+                match kind {
+                    RejectionKind::NoMate => CandidateState::NoMate,
+                    RejectionKind::NotUnique => CandidateState::NotUnique,
+                    RejectionKind::Undecided => CandidateState::Undecided,
+                    RejectionKind::GameOver => CandidateState::GameOver,
+                },
+                None,
+            ),
+            Verdict::Puzzle(claimed) => {
+                let why = |what: String| format!("candidate {}: {what}", index + 1);
+                let proof = &claimed.proof;
+                if claimed.position != *position || proof.position != *position {
+                    return Err(why("the puzzle is about another position".into()));
+                }
+                proof.check().map_err(why)?;
+                if proof.mate_in > max_moves || claimed.first_move != proof.first_move() {
+                    return Err(why("length or first move disagrees with the proof".into()));
+                }
+                let reply_groups = count_reply_groups(&proof.tree);
+                let puzzle = Puzzle {
+                    side_to_move: position.side_to_move(),
+                    mate_in: proof.mate_in,
+                    reply_groups,
+                    difficulty: difficulty(proof.mate_in, reply_groups, claimed.uct_playouts),
+                    source: source.clone(),
+                    ..(**claimed).clone()
+                };
+                let json = serde_json::to_string(&puzzle).map_err(|e| e.to_string())?;
+                (CandidateState::Puzzle, Some(json))
+            }
+        };
+        effect.verdicts.push((key, state, json));
+    }
+    Ok(effect)
 }
 
 #[cfg(test)]

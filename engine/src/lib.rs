@@ -13,6 +13,7 @@ mod perft;
 mod player;
 mod playout;
 mod position;
+mod puzzle;
 mod rating;
 mod selfplay;
 mod serde_text;
@@ -40,6 +41,10 @@ pub use playout::{
     playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use position::{ParsePositionError, PlayError, Position, PositionKey};
+pub use puzzle::{
+    MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, count_reply_groups, difficulty,
+    difficulty_label,
+};
 pub use rating::{
     EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial,
     elo_of_score, score_of_elo,

@@ -1,6 +1,6 @@
 //! Engine-level views of jobs and results, checked on the way in from the wire.
 
-use pentago::{Move, Player, Position, Status, UctConfig};
+use pentago::{MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, Status, UctConfig};
 use thiserror::Error;
 
 use crate::v1;
@@ -61,7 +61,17 @@ pub enum Task {
         /// Player B.
         b: Player,
     },
+    /// Check candidate positions as checkmate puzzles.
+    Verify {
+        /// Positions (ongoing) with where each came from.
+        candidates: Vec<(Position, String)>,
+        /// Longest mate looked for, 1 to [`MAX_PUZZLE_MOVES`].
+        max_moves: u32,
+    },
 }
+
+/// Most candidates one verify job may carry.
+pub const MAX_VERIFY_CANDIDATES: usize = 256;
 
 impl TryFrom<&v1::JobSpec> for Task {
     type Error = ConversionError;
@@ -93,16 +103,39 @@ impl TryFrom<&v1::JobSpec> for Task {
                 a: parse("player", &p.a)?,
                 b: parse("player", &p.b)?,
             },
+            Some(v1::job_spec::Kind::Verify(v)) => {
+                if !(1..=MAX_PUZZLE_MOVES).contains(&v.max_moves) {
+                    return Err(ConversionError(format!(
+                        "max_moves {} is outside 1..={MAX_PUZZLE_MOVES}",
+                        v.max_moves
+                    )));
+                }
+                if v.candidates.is_empty() || v.candidates.len() > MAX_VERIFY_CANDIDATES {
+                    return Err(ConversionError(format!(
+                        "a verify job has 1 to {MAX_VERIFY_CANDIDATES} candidates, not {}",
+                        v.candidates.len()
+                    )));
+                }
+                Task::Verify {
+                    candidates: v
+                        .candidates
+                        .iter()
+                        .map(|c| Ok((parse("position", &c.position)?, c.source.clone())))
+                        .collect::<Result<_, ConversionError>>()?,
+                    max_moves: v.max_moves,
+                }
+            }
             None => return Err(ConversionError("job has no kind".into())),
         };
-        let position = match &task {
-            Task::Analyse { position, .. } => position,
-            Task::Selfplay { start, .. } => start,
-            Task::Pair { opening, .. } => opening,
+        let positions: Vec<&Position> = match &task {
+            Task::Analyse { position, .. } => vec![position],
+            Task::Selfplay { start, .. } => vec![start],
+            Task::Pair { opening, .. } => vec![opening],
+            Task::Verify { candidates, .. } => candidates.iter().map(|(p, _)| p).collect(),
         };
-        if position.is_over() {
+        if let Some(over) = positions.into_iter().find(|p| p.is_over()) {
             return Err(ConversionError(format!(
-                "the game is already over in {position}"
+                "the game is already over in {over}"
             )));
         }
         Ok(task)
@@ -142,6 +175,19 @@ impl From<&Task> for v1::JobSpec {
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
+            }),
+            Task::Verify {
+                candidates,
+                max_moves,
+            } => v1::job_spec::Kind::Verify(v1::VerifySpec {
+                candidates: candidates
+                    .iter()
+                    .map(|(position, source)| v1::PuzzleCandidate {
+                        position: position.to_string(),
+                        source: source.clone(),
+                    })
+                    .collect(),
+                max_moves: *max_moves,
             }),
         };
         v1::JobSpec { kind: Some(kind) }
@@ -185,6 +231,91 @@ pub enum Outcome {
         /// The games.
         games: [(Vec<Move>, Status); 2],
     },
+    /// One verdict per candidate, in order.
+    Verify {
+        /// The verdicts.
+        verdicts: Vec<Verdict>,
+    },
+}
+
+/// What a worker found for one puzzle candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// A verified puzzle.
+    Puzzle(Box<Puzzle>),
+    /// Not a puzzle, for this reason (`no_mate`, `not_unique`, `undecided`, `game_over`).
+    Rejected(RejectionKind),
+}
+
+/// Why a candidate was rejected, as stored and reported. Stable names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RejectionKind {
+    /// No checkmate within the limit.
+    NoMate,
+    /// Another first move wins too.
+    NotUnique,
+    /// The solver could not settle uniqueness within its limits.
+    Undecided,
+    /// The game was over.
+    GameOver,
+}
+
+impl RejectionKind {
+    /// Every kind, in stored order.
+    pub const ALL: [RejectionKind; 4] = [
+        RejectionKind::NoMate,
+        RejectionKind::NotUnique,
+        RejectionKind::Undecided,
+        RejectionKind::GameOver,
+    ];
+
+    /// The stable name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            RejectionKind::NoMate => "no_mate",
+            RejectionKind::NotUnique => "not_unique",
+            RejectionKind::Undecided => "undecided",
+            RejectionKind::GameOver => "game_over",
+        }
+    }
+}
+
+impl From<&Rejection> for RejectionKind {
+    fn from(rejection: &Rejection) -> RejectionKind {
+        match rejection {
+            Rejection::GameOver => RejectionKind::GameOver,
+            Rejection::NoMate => RejectionKind::NoMate,
+            Rejection::NotUnique(_) => RejectionKind::NotUnique,
+            Rejection::Undecided(_) => RejectionKind::Undecided,
+        }
+    }
+}
+
+fn verdict_of_wire(verdict: &v1::Verdict) -> Result<Verdict, ConversionError> {
+    if verdict.outcome == "puzzle" {
+        let puzzle: Puzzle = serde_json::from_str(&verdict.puzzle_json)
+            .map_err(|e| ConversionError(format!("bad puzzle JSON: {e}")))?;
+        return Ok(Verdict::Puzzle(Box::new(puzzle)));
+    }
+    RejectionKind::ALL
+        .into_iter()
+        .find(|kind| kind.name() == verdict.outcome)
+        .map(Verdict::Rejected)
+        .ok_or_else(|| ConversionError(format!("unknown verdict {:?}", verdict.outcome)))
+}
+
+fn verdict_to_wire(verdict: &Verdict) -> v1::Verdict {
+    match verdict {
+        Verdict::Puzzle(puzzle) => v1::Verdict {
+            outcome: "puzzle".into(),
+            puzzle_json: serde_json::to_string(puzzle).expect("puzzles serialize"),
+        },
+        Verdict::Rejected(kind) => v1::Verdict {
+            outcome: kind.name().into(),
+            puzzle_json: String::new(),
+        },
+    }
 }
 
 fn game_of_wire(game: &v1::SelfplayResult) -> Result<(Vec<Move>, Status), ConversionError> {
@@ -239,6 +370,13 @@ impl TryFrom<&v1::submit_request::Result> for Outcome {
                     )));
                 }
             },
+            v1::submit_request::Result::Verify(v) => Outcome::Verify {
+                verdicts: v
+                    .verdicts
+                    .iter()
+                    .map(verdict_of_wire)
+                    .collect::<Result<_, _>>()?,
+            },
         })
     }
 }
@@ -260,6 +398,9 @@ impl From<&Outcome> for v1::submit_request::Result {
             }
             Outcome::Pair { games } => v1::submit_request::Result::Pair(v1::PairResult {
                 games: games.iter().map(|(m, r)| game_to_wire(m, *r)).collect(),
+            }),
+            Outcome::Verify { verdicts } => v1::submit_request::Result::Verify(v1::VerifyResult {
+                verdicts: verdicts.iter().map(verdict_to_wire).collect(),
             }),
         }
     }

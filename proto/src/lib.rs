@@ -11,7 +11,10 @@ pub mod v1 {
 }
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
-pub use convert::{ConversionError, MAX_JOB_PLAYOUTS, Outcome, Row, Task};
+pub use convert::{
+    ConversionError, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
+    Verdict,
+};
 
 /// Version of the wire protocol. Both sides send it in the `x-pentagrid-protocol` header and
 /// refuse a peer that speaks another one.

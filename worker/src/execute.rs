@@ -1,7 +1,13 @@
 //! Running one job with the engine (blocking, on the worker's rayon pool).
 
-use pentago::{Budget, SearchControl, SearchOptions, play_game, play_pair, search};
-use pentagrid_proto::{Outcome, Row, Task};
+use pentago::{
+    Budget, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, play_game, play_pair, search,
+};
+use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
+
+/// Solver nodes allowed for settling each other first move of a puzzle candidate; beyond it
+/// the candidate is rejected as undecided.
+pub const VERIFY_SOLVER_NODES: u64 = 3_000_000;
 
 /// Runs `task` with `seed` on `threads` trees of the current rayon pool. `None` when the
 /// search was stopped through `control` (the lease was lost) or could not run.
@@ -48,6 +54,30 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
                 moves: game.moves,
                 result: game.result,
             })
+        }
+        Task::Verify {
+            candidates,
+            max_moves,
+        } => {
+            let limits = SolveLimits {
+                max_nodes: VERIFY_SOLVER_NODES,
+                max_time: None,
+            };
+            let mut verifier = PuzzleVerifier::new(20, limits, seed);
+            let mut verdicts = Vec::with_capacity(candidates.len());
+            for (position, source) in candidates {
+                if control.is_stopped() {
+                    return None;
+                }
+                verdicts.push(match verifier.verify(position, *max_moves) {
+                    Ok(mut puzzle) => {
+                        puzzle.source.clone_from(source);
+                        Verdict::Puzzle(Box::new(puzzle))
+                    }
+                    Err(rejection) => Verdict::Rejected(RejectionKind::from(&rejection)),
+                });
+            }
+            Some(Outcome::Verify { verdicts })
         }
         Task::Pair { opening, a, b, .. } => {
             let pair = play_pair(opening, a, b, seed, threads);

@@ -4,11 +4,14 @@ mod analyze;
 mod canonical;
 mod client;
 mod cluster;
+mod embedded;
 mod matchplay;
 mod mate;
 mod perft;
 mod play;
 mod playouts;
+mod publish;
+mod puzzles;
 mod run;
 mod selfplay;
 mod show;
@@ -36,6 +39,7 @@ pub enum Command {
     Status(client::StatusArgs),
     Cancel(client::CancelArgs),
     Book(client::BookArgs),
+    Puzzles(puzzles::PuzzlesArgs),
     Run(run::RunArgs),
 }
 
@@ -64,6 +68,7 @@ impl Command {
             Command::Status(args) => client::status(&args),
             Command::Cancel(args) => client::cancel(&args),
             Command::Book(args) => client::book(&args),
+            Command::Puzzles(args) => puzzles::run(&args),
             Command::Run(args) => run::run(&args),
         }
     }

@@ -6,17 +6,16 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Result, ensure};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use pentago::{MoveNotation, Player, Position, UctConfig, splitmix64};
-use pentagrid_coordinator::{Coordinator, Settings, serve};
+use pentago::{MoveNotation, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task, v1};
-use pentagrid_worker::WorkerOptions;
-use tokio::sync::watch;
 
 use super::client::print_book;
 use super::cluster::{runtime, shutdown_signal};
+use super::embedded::Embedded;
+use super::puzzles::{Goal, generate_puzzles, write_collection};
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
 #[derive(Args)]
@@ -42,6 +41,10 @@ pub struct RunArgs {
     /// Local workers (the cores are shared among them).
     #[arg(long, default_value_t = 1)]
     workers: usize,
+    /// Checkmate puzzles to generate (from the games, and random games if needed); the
+    /// collection is written as puzzles.txt, .jsonl and .html in the database directory.
+    #[arg(long, default_value_t = 3)]
+    puzzles: u64,
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -54,52 +57,19 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "--playouts must be from 1 to 10^9"
     );
     ensure!(args.depth <= 8, "--depth must be at most 8");
+    ensure!(args.puzzles <= 10_000, "--puzzles must be at most 10000");
     ensure!(
         (1..=64).contains(&args.workers),
         "--workers must be from 1 to 64"
     );
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = (cores / args.workers).max(1);
-    let token = format!(
-        "{:016x}",
-        splitmix64(
-            std::process::id() as u64 ^ Instant::now().elapsed().as_nanos() as u64 ^ 0xC0FFEE
-        )
-    );
     runtime()?.block_on(async {
-        let coordinator = Coordinator::open(&args.db, Settings::default())
-            .with_context(|| format!("opening the database in {}", args.db.display()))?;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let address = listener.local_addr()?;
-        let (stop, stopped) = watch::channel(false);
-        let server = {
-            let mut stopped = stopped.clone();
-            let token = token.clone();
-            tokio::spawn(async move {
-                serve(listener, coordinator, &token, None, async move {
-                    let _ = stopped.wait_for(|s| *s).await;
-                })
-                .await
-            })
-        };
-        let url = format!("http://{address}");
-        let mut workers = Vec::new();
-        for i in 0..args.workers {
-            let options = WorkerOptions {
-                coordinator: url.clone(),
-                token: token.clone(),
-                tls_ca: None,
-                name: format!("local-{}", i + 1),
-                threads,
-                ack_log: None,
-                max_results: None,
-            };
-            workers.push(tokio::spawn(pentagrid_worker::run(options, stopped.clone())));
-        }
-        let client = pentagrid_proto::connect(&url, &token, None)?;
+        let cluster = Embedded::start(&args.db, args.workers).await?;
+        let client = cluster.client.clone();
         eprintln!(
-            "pentagrid run: coordinator on {address}, {} worker(s) × {threads} threads, database {}",
+            "pentagrid run: coordinator on {}, {} worker(s) × {} threads, database {}",
+            cluster.address,
             args.workers,
+            cluster.threads,
             args.db.display()
         );
         let started = Instant::now();
@@ -112,16 +82,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
         };
         let after = status(&client).await?;
+        let collection = write_collection(&client, &args.db).await?;
         let start_book = client
             .clone()
             .book_show(v1::BookShowRequest { position: Position::START.to_string() })
             .await?
             .into_inner();
-        let _ = stop.send(true);
-        for worker in workers {
-            let _ = worker.await;
-        }
-        server.await.context("coordinator task")??;
+        cluster.stop().await?;
         outcome?;
         let seconds = started.elapsed().as_secs_f64();
         let playouts = after.playouts - before.playouts;
@@ -133,6 +100,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
             playouts as f64 / seconds
         );
         println!("  database      {} positions with playout tables, {} with game tables", after.playout_positions, after.game_positions);
+        println!(
+            "  puzzles       {collection} in {}/puzzles.{{txt,jsonl,html}}",
+            args.db.display()
+        );
         print_book(&start_book);
         Ok(())
     })
@@ -165,7 +136,20 @@ async fn campaign(args: &RunArgs, client: &Client) -> Result<()> {
             playouts: args.playouts,
         })
         .collect();
-    run_jobs(client, "analysis", &analyses).await
+    run_jobs(client, "analysis", &analyses).await?;
+    if args.puzzles > 0 {
+        let goal = Goal {
+            count: args.puzzles,
+            max_moves: 5,
+            min_stones: 20,
+            random: true,
+            seed: 1,
+            rounds: 10,
+        };
+        let report = generate_puzzles(&goal, client).await?;
+        eprintln!("{report}");
+    }
+    Ok(())
 }
 
 /// Positions within `depth` moves of the start that stored games went through (by canonical

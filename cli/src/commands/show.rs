@@ -38,8 +38,27 @@ fn describe(position: &Position) -> serde_json::Value {
     })
 }
 
-/// The board with files and ranks labelled and the four quadrants boxed.
+/// The board with files and ranks labelled and the four quadrants boxed, then who moves.
 pub fn diagram(position: &Position) -> String {
+    let mut out = board(position);
+    let status = position.status();
+    if status.is_over() {
+        out.push_str(&format!(
+            "game over: {status} · {} stones",
+            position.stone_count()
+        ));
+    } else {
+        out.push_str(&format!(
+            "{} to move · {status} · {} stones",
+            position.side_to_move(),
+            position.stone_count()
+        ));
+    }
+    out
+}
+
+/// The board with files and ranks labelled and the four quadrants boxed.
+pub fn board(position: &Position) -> String {
     const BORDER: &str = "  +-------+-------+\n";
     let mut out = String::from("    a b c   d e f\n");
     out.push_str(BORDER);
@@ -60,18 +79,5 @@ pub fn diagram(position: &Position) -> String {
         }
     }
     out.push_str("    a b c   d e f\n");
-    let status = position.status();
-    if status.is_over() {
-        out.push_str(&format!(
-            "game over: {status} · {} stones",
-            position.stone_count()
-        ));
-    } else {
-        out.push_str(&format!(
-            "{} to move · {status} · {} stones",
-            position.side_to_move(),
-            position.stone_count()
-        ));
-    }
     out
 }

@@ -4,7 +4,9 @@
 //! Trees: `jobs` (job id → [`StoredJob`]), `results` (result id → job id), `playouts` and
 //! `game_tables` (canonical position key → move table, see [`table`]), `games` (job id →
 //! [`StoredGame`]), `matches` (match id → [`StoredMatch`], match id ‖ pair index →
-//! [`StoredPair`]), `meta` (`totals` → [`Totals`]). Ids are 8 big-endian bytes.
+//! [`StoredPair`]), `puzzles` (canonical position key → the puzzle's stable JSON form),
+//! `candidates` (canonical position key → one [`CandidateState`] byte), `meta` (`totals` →
+//! [`Totals`]). Ids and keys are 8 big-endian bytes.
 
 pub mod records;
 pub mod table;
@@ -60,6 +62,37 @@ pub struct ResultEffect {
     pub playout_count: u64,
     /// The pair to store, for match pair results.
     pub pair: Option<PairEffect>,
+    /// Checked puzzle candidates: canonical key, outcome, and the puzzle's JSON for puzzles.
+    pub verdicts: Vec<(u64, CandidateState, Option<String>)>,
+}
+
+/// Where a puzzle candidate stands. Stable numbers (stored).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CandidateState {
+    /// Queued in a verify job.
+    Pending = 0,
+    /// Became a puzzle.
+    Puzzle = 1,
+    /// No checkmate within the limit.
+    NoMate = 2,
+    /// Another first move wins too.
+    NotUnique = 3,
+    /// The solver could not settle it.
+    Undecided = 4,
+    /// The game was over.
+    GameOver = 5,
+}
+
+impl CandidateState {
+    /// Every state, in stored order.
+    pub const ALL: [CandidateState; 6] = [
+        CandidateState::Pending,
+        CandidateState::Puzzle,
+        CandidateState::NoMate,
+        CandidateState::NotUnique,
+        CandidateState::Undecided,
+        CandidateState::GameOver,
+    ];
 }
 
 /// A played pair and what it adds to its match.
@@ -84,6 +117,8 @@ pub struct Store {
     game_tables: sled::Tree,
     games: sled::Tree,
     matches: sled::Tree,
+    puzzles: sled::Tree,
+    candidates: sled::Tree,
     meta: sled::Tree,
 }
 
@@ -107,6 +142,8 @@ impl Store {
             game_tables: db.open_tree("game_tables")?,
             games: db.open_tree("games")?,
             matches: db.open_tree("matches")?,
+            puzzles: db.open_tree("puzzles")?,
+            candidates: db.open_tree("candidates")?,
             meta: db.open_tree("meta")?,
             db,
         })
@@ -168,10 +205,13 @@ impl Store {
             &self.game_tables,
             &self.games,
             &self.matches,
+            &self.puzzles,
+            &self.candidates,
             &self.meta,
         );
         let outcome = trees.transaction(|trees| {
-            let (jobs, results, playouts, game_tables, games, matches, meta) = trees;
+            let (jobs, results, playouts, game_tables, games, matches, puzzles, candidates, meta) =
+                trees;
             if results.get(result_id.as_bytes())?.is_some() {
                 return Ok(Applied::Duplicate);
             }
@@ -205,6 +245,15 @@ impl Store {
                 record.add_pair(pair.game_half_points);
                 matches.insert(&match_key, record.encode_to_vec())?;
                 matches.insert(&key, pair.record.encode_to_vec())?;
+            }
+            for (key, state, puzzle) in &effect.verdicts {
+                let key = key.to_be_bytes();
+                candidates.insert(&key, &[*state as u8])?;
+                if let Some(json) = puzzle
+                    && puzzles.get(key)?.is_none()
+                {
+                    puzzles.insert(&key, json.as_bytes())?;
+                }
             }
             totals.playouts += effect.playout_count;
             totals.results += 1;
@@ -263,6 +312,56 @@ impl Store {
             pairs.push((index, pair));
         }
         Ok(pairs)
+    }
+
+    /// Every stored self-play game with its job id.
+    pub fn games(&self) -> impl Iterator<Item = Result<(u64, StoredGame), StoreError>> + '_ {
+        self.games.iter().map(|entry| {
+            let (key, value) = entry?;
+            let id = u64::from_be_bytes(
+                key.as_ref()
+                    .try_into()
+                    .map_err(|_| corrupt("game id", "not 8 bytes"))?,
+            );
+            let game = StoredGame::decode(value.as_ref()).map_err(|e| corrupt("game", e))?;
+            Ok((id, game))
+        })
+    }
+
+    /// Whether a puzzle candidate (canonical key) was queued or checked before.
+    pub fn candidate_known(&self, key: u64) -> Result<bool, StoreError> {
+        Ok(self.candidates.contains_key(key.to_be_bytes())?)
+    }
+
+    /// Marks candidates as queued (durable at the next flush).
+    pub fn mark_candidates_pending(&self, keys: &[u64]) -> Result<(), StoreError> {
+        let mut batch = sled::Batch::default();
+        for key in keys {
+            batch.insert(&key.to_be_bytes(), &[CandidateState::Pending as u8]);
+        }
+        self.candidates.apply_batch(batch)?;
+        Ok(())
+    }
+
+    /// Candidates by state, indexed as [`CandidateState::ALL`].
+    pub fn candidate_counts(&self) -> Result<[u64; 6], StoreError> {
+        let mut counts = [0; 6];
+        for entry in self.candidates.iter() {
+            let (_, value) = entry?;
+            let state = *value.first().ok_or_else(|| corrupt("candidate", "empty"))?;
+            *counts
+                .get_mut(state as usize)
+                .ok_or_else(|| corrupt("candidate", "unknown state"))? += 1;
+        }
+        Ok(counts)
+    }
+
+    /// Every stored puzzle's JSON form.
+    pub fn puzzles(&self) -> impl Iterator<Item = Result<String, StoreError>> + '_ {
+        self.puzzles.iter().map(|entry| {
+            let (_, value) = entry?;
+            String::from_utf8(value.to_vec()).map_err(|e| corrupt("puzzle", e))
+        })
     }
 
     /// Running totals.

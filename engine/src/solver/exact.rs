@@ -142,6 +142,25 @@ impl Solver {
             .collect()
     }
 
+    /// Whether `mv` (legal in the ongoing `position`) wins by force for the side to move:
+    /// `Some(false)` when it draws or loses, `None` when the limits stopped the search. Cheaper
+    /// than an exact value: a null-window search on "is the reply position lost?".
+    pub fn move_wins(
+        &mut self,
+        position: &Position,
+        mv: Move,
+        limits: SolveLimits,
+    ) -> Option<bool> {
+        self.limits = limits;
+        self.deadline = limits.max_time.map(|t| Instant::now() + t);
+        self.nodes = 0;
+        let child = position.play_unchecked(mv);
+        if let Some(value) = Value::of_status(child.status(), position.side_to_move()) {
+            return Some(value == Value::Win);
+        }
+        self.negamax(&child, -1, 0).ok().map(|value| value < 0)
+    }
+
     /// The root: like `negamax` with the full window, but remembers the best move.
     fn root(&mut self, position: &Position) -> Result<(Value, Option<Move>), Aborted> {
         let mover = position.side_to_move();

@@ -1,0 +1,125 @@
+//! Puzzle generation and publishing through the real binary on an embedded cluster: every
+//! published puzzle passes the solver tests' independent proof checker and has exactly one
+//! winning first move by the exact solver; the HTML page is well-formed with one board each.
+
+#[path = "../../engine/tests/support/mod.rs"]
+mod support;
+
+use std::process::Command;
+
+use pentago::{Position, SolveLimits, Solver, Value};
+use quick_xml::events::Event;
+
+fn pentagrid(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pentagrid"))
+        .args(args)
+        .output()
+        .expect("start pentagrid")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = pentagrid(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn generated_puzzles_are_sound_unique_and_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    let summary = ok(&[
+        "puzzles", "generate", "--local", "--db", db, "--random", "--count", "4", "--seed", "3",
+    ]);
+    assert!(summary.contains("new puzzles"), "{summary}");
+
+    let lines = ok(&[
+        "puzzles", "export", "--local", "--db", db, "--format", "jsonl",
+    ]);
+    let puzzles: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(puzzles.len() >= 4, "{summary}");
+    let mut solver = Solver::new(20);
+    for puzzle in &puzzles {
+        support::check_proof(&puzzle["proof"]).unwrap_or_else(|e| panic!("{puzzle}: {e}"));
+        let position: Position = puzzle["position"].as_str().unwrap().parse().unwrap();
+        let first = position
+            .play(puzzle["first_move"].as_str().unwrap().parse().unwrap())
+            .unwrap()
+            .canonical_key();
+        for (mv, value) in solver.solve_moves(&position, SolveLimits::default()) {
+            let same = position.play_unchecked(mv).canonical_key() == first;
+            assert_eq!(
+                value == Some(Value::Win),
+                same,
+                "{position}: {mv} {value:?}"
+            );
+        }
+    }
+    // Harder by length: every mate in 1 rates below every longer mate.
+    let rating = |n: u64| {
+        puzzles
+            .iter()
+            .filter(move |p| p["mate_in"] == n)
+            .map(|p| p["difficulty"].as_f64().unwrap())
+    };
+    let easiest_long = (2..=5).flat_map(rating).fold(f64::MAX, f64::min);
+    assert!(rating(1).all(|d| d < easiest_long));
+
+    let text = ok(&["puzzles", "export", "--local", "--db", db]);
+    assert!(text.contains("No. 1 ") && text.contains("to play and win in"));
+    assert!(text.find("SOLUTIONS").unwrap() > text.rfind("+-------+").unwrap());
+
+    let page = dir.path().join("puzzles.html");
+    ok(&[
+        "puzzles",
+        "export",
+        "--local",
+        "--db",
+        db,
+        "--format",
+        "html",
+        "--out",
+        page.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&html);
+    let (mut boards, mut circles) = (0, 0);
+    loop {
+        match reader.read_event().expect("well-formed page") {
+            Event::Start(tag) if tag.name().0 == "svg" => boards += 1,
+            Event::Empty(tag) if tag.name().0 == "circle" => circles += 1,
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(boards, puzzles.len());
+    assert_eq!(circles, 36 * puzzles.len());
+
+    for bad in [
+        &[
+            "puzzles",
+            "generate",
+            "--local",
+            "--db",
+            db,
+            "--count",
+            "1",
+            "--max-moves",
+            "9",
+        ][..],
+        &["puzzles", "generate", "--local", "--db", db, "--count", "0"],
+        &[
+            "puzzles", "export", "--local", "--db", db, "--format", "pdf",
+        ],
+    ] {
+        let out = pentagrid(bad);
+        assert!(!out.status.success(), "{bad:?}");
+    }
+}

@@ -1,0 +1,75 @@
+//! Puzzles from the reference positions: every puzzle's proof passes the independent checker,
+//! its first move is the only winning first move by the exact solver's values, and candidates
+//! the reference calls draws or losses never become puzzles.
+
+mod support;
+
+use pentago::{PuzzleVerifier, Rejection, SolveLimits, Solver, Value, difficulty_label};
+use rayon::prelude::*;
+use support::{check_proof, solved_positions};
+
+fn limits() -> SolveLimits {
+    SolveLimits {
+        max_nodes: 3_000_000,
+        max_time: None,
+    }
+}
+
+#[test]
+fn puzzles_from_reference_positions_are_sound_and_unique() {
+    let positions: Vec<_> = solved_positions()
+        .into_iter()
+        .filter(|(p, _)| p.stone_count() >= 24)
+        .collect();
+    let verdicts: Vec<_> = positions
+        .par_iter()
+        .map(|(position, value)| {
+            let mut verifier = PuzzleVerifier::new(18, limits(), 1);
+            (*position, *value, verifier.verify(position, 7))
+        })
+        .collect();
+    let mut puzzles = 0;
+    for (position, value, verdict) in &verdicts {
+        let Ok(puzzle) = verdict else {
+            continue;
+        };
+        puzzles += 1;
+        assert_eq!(
+            *value, 1,
+            "a puzzle in a position that is not a win: {position}"
+        );
+        let json = serde_json::to_value(&puzzle.proof).unwrap();
+        check_proof(&json).unwrap_or_else(|e| panic!("{position}: {e}"));
+        assert_eq!(puzzle.mate_in, puzzle.proof.mate_in);
+        assert!(!difficulty_label(puzzle.difficulty).is_empty());
+        // Judge uniqueness again from the solver's exact value of every first move.
+        let solution = position.play_unchecked(puzzle.first_move).canonical_key();
+        let mut solver = Solver::new(18);
+        for (mv, value) in solver.solve_moves(position, SolveLimits::default()) {
+            if position.play_unchecked(mv).canonical_key() != solution {
+                assert_ne!(value, Some(Value::Win), "{position}: {mv} wins too");
+            } else {
+                assert_eq!(value, Some(Value::Win));
+            }
+        }
+    }
+    let not_unique = verdicts
+        .iter()
+        .filter(|v| matches!(v.2, Err(Rejection::NotUnique(_))))
+        .count();
+    eprintln!(
+        "{puzzles} puzzles, {not_unique} with two winning moves, of {} candidates",
+        verdicts.len()
+    );
+    assert!(
+        puzzles >= 3,
+        "too few puzzles: {puzzles} of {}",
+        verdicts.len()
+    );
+    assert!(not_unique >= 1, "no candidate had two winning moves");
+    for (_, value, verdict) in &verdicts {
+        if *value != 1 {
+            assert!(!matches!(verdict, Ok(_) | Err(Rejection::NotUnique(_))));
+        }
+    }
+}
