@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use pentago::{Move, Position, move_groups, splitmix64};
+use pentago::splitmix64;
 use pentagrid_proto::{Outcome, Task, v1};
 use tonic::Status;
 
 use crate::flusher::Flusher;
 use crate::scheduler::{Scheduler, WorkerInfo};
-use crate::store::{Applied, JobState, Store, StoreError, StoredJob, Table};
+use crate::store::{Applied, JobState, Store, StoreError, StoredJob};
 use crate::validate::result_effect;
 
 /// Tunables of a coordinator.
@@ -410,53 +410,10 @@ impl Coordinator {
             playouts: totals.playouts,
         })
     }
-
-    /// The stored tables of a position, in the asker's frame.
-    pub fn book_show(&self, request: &v1::BookShowRequest) -> Result<v1::BookShowResponse, Status> {
-        let position: Position = request.position.parse().map_err(|e| {
-            Status::invalid_argument(format!("bad position {:?}: {e}", request.position))
-        })?;
-        let canonical = position.canonical();
-        let key = canonical.position.key().bits();
-        let back = canonical.symmetry.inverse();
-        let rows = |table: Table| book_rows(&position, &table, back);
-        Ok(v1::BookShowResponse {
-            position: position.to_string(),
-            canonical: canonical.position.to_string(),
-            playouts: rows(self.store.playout_table(key).map_err(internal)?),
-            games: rows(self.store.game_table(key).map_err(internal)?),
-        })
-    }
 }
 
 fn duplicate() -> v1::SubmitResponse {
     v1::SubmitResponse {
         outcome: v1::SubmitOutcome::Duplicate as i32,
     }
-}
-
-/// Stored rows mapped back into the asker's frame, each with the moves merged into it, most
-/// played first.
-fn book_rows(position: &Position, table: &Table, back: pentago::Symmetry) -> Vec<v1::BookRow> {
-    let groups = move_groups(position, true);
-    let mut rows: Vec<v1::BookRow> = table
-        .iter()
-        .map(|(mv, counts)| {
-            let mine: Move = back.apply_move(*mv);
-            let group = groups.iter().find(|g| g.contains(&mine));
-            let (shown, also) = match group {
-                Some(g) => (g[0], g[1..].iter().map(ToString::to_string).collect()),
-                None => (mine, Vec::new()),
-            };
-            v1::BookRow {
-                r#move: shown.to_string(),
-                also,
-                games: counts.games,
-                wins: counts.wins,
-                draws: counts.draws,
-            }
-        })
-        .collect();
-    rows.sort_by(|a, b| b.games.cmp(&a.games).then(a.r#move.cmp(&b.r#move)));
-    rows
 }

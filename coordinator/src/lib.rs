@@ -2,6 +2,8 @@
 //! result validation, exactly-once aggregation of move tables into sled, and the read API.
 
 mod auth;
+mod book;
+mod builder;
 mod coordinator;
 mod flusher;
 mod matches;
@@ -13,6 +15,8 @@ pub mod store;
 mod validate;
 
 pub use auth::Auth;
+pub use book::MAX_BOOK_ROWS;
+pub use builder::BUILD_WINDOW;
 pub use coordinator::{Coordinator, Settings, job_seed};
 pub use matches::MAX_MATCH_PAIRS;
 pub use puzzles::MAX_PUZZLE_CANDIDATES;

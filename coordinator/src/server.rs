@@ -1,5 +1,5 @@
 //! Serving the coordinator over gRPC: authentication, message limits, per-call tracing spans,
-//! lease expiry, and graceful shutdown (stop leasing, flush, exit).
+//! lease expiry, book builds, and graceful shutdown (stop leasing, flush, exit).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -58,6 +58,9 @@ pub async fn serve(
                 tick.tick().await;
                 if let Err(error) = coordinator.expire_leases() {
                     tracing::error!(%error, "could not record expired leases");
+                }
+                if let Err(error) = coordinator.drive_builds().await {
+                    tracing::error!(%error, "could not advance book builds");
                 }
             }
         })

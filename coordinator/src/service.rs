@@ -131,6 +131,53 @@ impl CoordinatorApi for Service {
             .map(Response::new)
     }
 
+    async fn start_build(
+        &self,
+        request: Request<v1::StartBuildRequest>,
+    ) -> Result<Response<v1::StartBuildResponse>, Status> {
+        self.coordinator
+            .start_build(request.get_ref())
+            .await
+            .map(Response::new)
+    }
+
+    async fn build_status(
+        &self,
+        request: Request<v1::BuildStatusRequest>,
+    ) -> Result<Response<v1::BuildStatusResponse>, Status> {
+        self.coordinator
+            .build_status(request.get_ref())
+            .map(Response::new)
+    }
+
+    async fn book_export(
+        &self,
+        request: Request<v1::BookExportRequest>,
+    ) -> Result<Response<v1::BookExportResponse>, Status> {
+        self.coordinator
+            .book_export(request.get_ref())
+            .map(Response::new)
+    }
+
+    async fn book_import(
+        &self,
+        request: Request<v1::BookImportRequest>,
+    ) -> Result<Response<v1::BookImportResponse>, Status> {
+        self.coordinator
+            .book_import(request.get_ref())
+            .await
+            .map(Response::new)
+    }
+
+    async fn get_games(
+        &self,
+        request: Request<v1::GetGamesRequest>,
+    ) -> Result<Response<v1::GetGamesResponse>, Status> {
+        self.coordinator
+            .get_games(request.get_ref())
+            .map(Response::new)
+    }
+
     async fn match_status(
         &self,
         request: Request<v1::MatchStatusRequest>,

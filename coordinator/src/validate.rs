@@ -9,7 +9,7 @@ use pentago::{
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
 use crate::store::{
-    CandidateState, Counts, PairEffect, ResultEffect, StoredGame, StoredPair, Table,
+    CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, StoredGame, StoredPair, Table,
 };
 
 /// Validates `outcome` as the result of `task` and computes what it adds. The error says what
@@ -47,6 +47,7 @@ pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<Resu
             },
             Outcome::Verify { verdicts },
         ) => verify_effect(candidates, *max_moves, verdicts),
+        (Task::Solve { position }, Outcome::Solve { moves }) => solve_effect(position, moves),
         _ => Err("the result is not of the job's kind".into()),
     }
 }
@@ -253,6 +254,29 @@ fn pair_effect(
             record,
             game_half_points,
         }),
+        ..ResultEffect::default()
+    })
+}
+
+/// Exact move values of a solved position, mapped into the canonical frame. Moves reaching
+/// the same position must agree. (The values themselves are the worker's claim.)
+fn solve_effect(position: &Position, moves: &[(Move, Value)]) -> Result<ResultEffect, String> {
+    let frame = CanonicalFrame::of(position);
+    let mut proven = ProvenTable::new();
+    for &(mv, value) in moves {
+        position
+            .play(mv)
+            .map_err(|e| format!("move {mv} is illegal in {position}: {e}"))?;
+        if let Some(previous) = proven.insert(frame.map(mv), value)
+            && previous != value
+        {
+            return Err(format!(
+                "{mv} reaches a position already given another value"
+            ));
+        }
+    }
+    Ok(ResultEffect {
+        proven: Some((frame.key, proven)),
         ..ResultEffect::default()
     })
 }

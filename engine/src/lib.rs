@@ -9,6 +9,7 @@ mod color;
 mod matches;
 mod movegen;
 mod moves;
+mod openings;
 mod perft;
 mod player;
 mod playout;
@@ -34,6 +35,7 @@ pub use matches::{
 };
 pub use movegen::MoveList;
 pub use moves::{Move, MoveNotation, ParseMoveError};
+pub use openings::{Opening, ParseOpeningError, Pattern};
 pub use perft::{PerftCounts, perft};
 pub use player::{ParsePlayerError, Player};
 pub use playout::{

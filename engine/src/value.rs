@@ -90,6 +90,17 @@ impl TryFrom<i8> for Value {
     }
 }
 
+impl std::str::FromStr for Value {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        [Value::Win, Value::Draw, Value::Loss]
+            .into_iter()
+            .find(|v| v.name() == text)
+            .ok_or_else(|| format!("{text:?} is not win, draw or loss"))
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -99,6 +110,14 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_parse_back() {
+        for value in [Value::Win, Value::Draw, Value::Loss] {
+            assert_eq!(value.name().parse(), Ok(value));
+        }
+        assert!("won".parse::<Value>().is_err());
+    }
 
     #[test]
     fn negation_and_status() {

@@ -1,6 +1,8 @@
 //! Engine-level views of jobs and results, checked on the way in from the wire.
 
-use pentago::{MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, Status, UctConfig};
+use pentago::{
+    MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, Status, UctConfig, Value,
+};
 use thiserror::Error;
 
 use crate::v1;
@@ -60,6 +62,11 @@ pub enum Task {
         a: Player,
         /// Player B.
         b: Player,
+    },
+    /// Solve `position` exactly: the value of every first move.
+    Solve {
+        /// The position (ongoing).
+        position: Position,
     },
     /// Check candidate positions as checkmate puzzles.
     Verify {
@@ -125,10 +132,13 @@ impl TryFrom<&v1::JobSpec> for Task {
                     max_moves: v.max_moves,
                 }
             }
+            Some(v1::job_spec::Kind::Solve(v)) => Task::Solve {
+                position: parse("position", &v.position)?,
+            },
             None => return Err(ConversionError("job has no kind".into())),
         };
         let positions: Vec<&Position> = match &task {
-            Task::Analyse { position, .. } => vec![position],
+            Task::Analyse { position, .. } | Task::Solve { position } => vec![position],
             Task::Selfplay { start, .. } => vec![start],
             Task::Pair { opening, .. } => vec![opening],
             Task::Verify { candidates, .. } => candidates.iter().map(|(p, _)| p).collect(),
@@ -175,6 +185,9 @@ impl From<&Task> for v1::JobSpec {
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
+            }),
+            Task::Solve { position } => v1::job_spec::Kind::Solve(v1::SolveSpec {
+                position: position.to_string(),
             }),
             Task::Verify {
                 candidates,
@@ -230,6 +243,11 @@ pub enum Outcome {
     Pair {
         /// The games.
         games: [(Vec<Move>, Status); 2],
+    },
+    /// Exact values of first moves (for the player making them); unsettled moves left out.
+    Solve {
+        /// The moves with their values.
+        moves: Vec<(Move, Value)>,
     },
     /// One verdict per candidate, in order.
     Verify {
@@ -370,6 +388,13 @@ impl TryFrom<&v1::submit_request::Result> for Outcome {
                     )));
                 }
             },
+            v1::submit_request::Result::Solve(v) => Outcome::Solve {
+                moves: v
+                    .moves
+                    .iter()
+                    .map(|m| Ok((parse("move", &m.r#move)?, parse("value", &m.value)?)))
+                    .collect::<Result<_, ConversionError>>()?,
+            },
             v1::submit_request::Result::Verify(v) => Outcome::Verify {
                 verdicts: v
                     .verdicts
@@ -398,6 +423,15 @@ impl From<&Outcome> for v1::submit_request::Result {
             }
             Outcome::Pair { games } => v1::submit_request::Result::Pair(v1::PairResult {
                 games: games.iter().map(|(m, r)| game_to_wire(m, *r)).collect(),
+            }),
+            Outcome::Solve { moves } => v1::submit_request::Result::Solve(v1::SolveResult {
+                moves: moves
+                    .iter()
+                    .map(|(mv, value)| v1::ProvenMove {
+                        r#move: mv.to_string(),
+                        value: value.to_string(),
+                    })
+                    .collect(),
             }),
             Outcome::Verify { verdicts } => v1::submit_request::Result::Verify(v1::VerifyResult {
                 verdicts: verdicts.iter().map(verdict_to_wire).collect(),

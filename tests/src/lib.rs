@@ -28,7 +28,32 @@ impl TestCluster {
     /// Starts a coordinator with these settings.
     pub async fn start(settings: Settings) -> TestCluster {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let coordinator = Coordinator::open(dir.path(), settings).expect("open database");
+        TestCluster::start_in(dir, settings).await
+    }
+
+    /// Stops the coordinator and starts a new one on the same database, as after a crash
+    /// that lost nothing acknowledged (everything acknowledged was flushed).
+    pub async fn restart(self, settings: Settings) -> TestCluster {
+        let _ = self.stop.send(true);
+        let _ = self.server.await;
+        let dir = self.dir;
+        drop(self.coordinator);
+        TestCluster::start_in(dir, settings).await
+    }
+
+    async fn start_in(dir: tempfile::TempDir, settings: Settings) -> TestCluster {
+        // The old coordinator's tasks let go of the database lock as they wind down.
+        let started = Instant::now();
+        let coordinator = loop {
+            match Coordinator::open(dir.path(), settings.clone()) {
+                Ok(coordinator) => break coordinator,
+                Err(error) if started.elapsed() < Duration::from_secs(10) => {
+                    tracing::debug!(%error, "database still locked");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(error) => panic!("open database: {error}"),
+            }
+        };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");

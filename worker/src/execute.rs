@@ -1,13 +1,18 @@
 //! Running one job with the engine (blocking, on the worker's rayon pool).
 
 use pentago::{
-    Budget, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, play_game, play_pair, search,
+    Budget, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, Solver, play_game,
+    play_pair, search,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
 
 /// Solver nodes allowed for settling each other first move of a puzzle candidate; beyond it
 /// the candidate is rejected as undecided.
 pub const VERIFY_SOLVER_NODES: u64 = 3_000_000;
+
+/// Solver nodes allowed per first move of a solve job (book positions); moves beyond it are
+/// reported unsettled.
+pub const SOLVE_JOB_NODES: u64 = 20_000_000;
 
 /// Runs `task` with `seed` on `threads` trees of the current rayon pool. `None` when the
 /// search was stopped through `control` (the lease was lost) or could not run.
@@ -54,6 +59,18 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
                 moves: game.moves,
                 result: game.result,
             })
+        }
+        Task::Solve { position } => {
+            let limits = SolveLimits {
+                max_nodes: SOLVE_JOB_NODES,
+                max_time: None,
+            };
+            let moves = Solver::new(22)
+                .solve_moves(position, limits)
+                .into_iter()
+                .filter_map(|(mv, value)| Some((mv, value?)))
+                .collect();
+            Some(Outcome::Solve { moves })
         }
         Task::Verify {
             candidates,

@@ -1,6 +1,7 @@
 //! The subcommands, one file each.
 
 mod analyze;
+mod book;
 mod canonical;
 mod client;
 mod cluster;
@@ -16,6 +17,7 @@ mod run;
 mod selfplay;
 mod show;
 mod solve;
+mod study;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -38,8 +40,9 @@ pub enum Command {
     Submit(client::SubmitArgs),
     Status(client::StatusArgs),
     Cancel(client::CancelArgs),
-    Book(client::BookArgs),
+    Book(book::BookArgs),
     Puzzles(puzzles::PuzzlesArgs),
+    Study(study::StudyArgs),
     Run(run::RunArgs),
 }
 
@@ -67,8 +70,9 @@ impl Command {
             Command::Submit(args) => client::submit(&args),
             Command::Status(args) => client::status(&args),
             Command::Cancel(args) => client::cancel(&args),
-            Command::Book(args) => client::book(&args),
+            Command::Book(args) => book::run(&args),
             Command::Puzzles(args) => puzzles::run(&args),
+            Command::Study(args) => study::run(&args),
             Command::Run(args) => run::run(&args),
         }
     }

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use pentago::{MoveNotation, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task, v1};
 
-use super::client::print_book;
+use super::book::print_book;
 use super::cluster::{runtime, shutdown_signal};
 use super::embedded::Embedded;
 use super::puzzles::{Goal, generate_puzzles, write_collection};

@@ -5,9 +5,11 @@
 //! `game_tables` (canonical position key → move table, see [`table`]), `games` (job id →
 //! [`StoredGame`]), `matches` (match id → [`StoredMatch`], match id ‖ pair index →
 //! [`StoredPair`]), `puzzles` (canonical position key → the puzzle's stable JSON form),
-//! `candidates` (canonical position key → one [`CandidateState`] byte), `meta` (`totals` →
-//! [`Totals`]). Ids and keys are 8 big-endian bytes.
+//! `candidates` (canonical position key → one [`CandidateState`] byte), `proven`, `builds` and
+//! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]). Ids and keys are 8 big-endian
+//! bytes.
 
+pub mod book;
 pub mod records;
 pub mod table;
 
@@ -19,7 +21,8 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use thiserror::Error;
 
-pub use records::{JobState, StoredGame, StoredJob, StoredMatch, StoredPair, Totals};
+pub use book::{BookEntry, ProvenTable};
+pub use records::{JobState, StoredBuild, StoredGame, StoredJob, StoredMatch, StoredPair, Totals};
 pub use table::{Counts, Table};
 
 /// A storage failure.
@@ -64,6 +67,8 @@ pub struct ResultEffect {
     pub pair: Option<PairEffect>,
     /// Checked puzzle candidates: canonical key, outcome, and the puzzle's JSON for puzzles.
     pub verdicts: Vec<(u64, CandidateState, Option<String>)>,
+    /// Exact move values of a solved position: canonical key and table.
+    pub proven: Option<(u64, ProvenTable)>,
 }
 
 /// Where a puzzle candidate stands. Stable numbers (stored).
@@ -119,12 +124,15 @@ pub struct Store {
     matches: sled::Tree,
     puzzles: sled::Tree,
     candidates: sled::Tree,
+    proven: sled::Tree,
+    builds: sled::Tree,
+    build_nodes: sled::Tree,
     meta: sled::Tree,
 }
 
 const TOTALS: &[u8] = b"totals";
 
-fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
+pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
     StoreError::Corrupt {
         what,
         why: why.to_string(),
@@ -144,6 +152,9 @@ impl Store {
             matches: db.open_tree("matches")?,
             puzzles: db.open_tree("puzzles")?,
             candidates: db.open_tree("candidates")?,
+            proven: db.open_tree("proven")?,
+            builds: db.open_tree("builds")?,
+            build_nodes: db.open_tree("build_nodes")?,
             meta: db.open_tree("meta")?,
             db,
         })
@@ -207,11 +218,22 @@ impl Store {
             &self.matches,
             &self.puzzles,
             &self.candidates,
+            &self.proven,
             &self.meta,
         );
         let outcome = trees.transaction(|trees| {
-            let (jobs, results, playouts, game_tables, games, matches, puzzles, candidates, meta) =
-                trees;
+            let (
+                jobs,
+                results,
+                playouts,
+                game_tables,
+                games,
+                matches,
+                puzzles,
+                candidates,
+                proven,
+                meta,
+            ) = trees;
             if results.get(result_id.as_bytes())?.is_some() {
                 return Ok(Applied::Duplicate);
             }
@@ -254,6 +276,9 @@ impl Store {
                 {
                     puzzles.insert(&key, json.as_bytes())?;
                 }
+            }
+            if let Some((key, table)) = &effect.proven {
+                proven.insert(&key.to_be_bytes(), book::encode_proven(table))?;
             }
             totals.playouts += effect.playout_count;
             totals.results += 1;
@@ -385,14 +410,14 @@ impl Store {
     }
 }
 
-fn abort<E: ToString>(
+pub(crate) fn abort<E: ToString>(
     what: &'static str,
 ) -> impl Fn(E) -> ConflictableTransactionError<StoreError> {
     move |e| ConflictableTransactionError::Abort(corrupt(what, e))
 }
 
 /// Adds `deltas` into the tables of `tree`; returns how many positions were new.
-fn merge_tables(
+pub(crate) fn merge_tables(
     tree: &TransactionalTree,
     deltas: &BTreeMap<u64, Table>,
 ) -> Result<u64, ConflictableTransactionError<StoreError>> {

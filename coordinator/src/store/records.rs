@@ -156,3 +156,41 @@ pub struct StoredPair {
     #[prost(message, repeated, tag = "3")]
     pub games: Vec<StoredGame>,
 }
+
+/// A book build, stored under its id in the `builds` tree.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredBuild {
+    /// Canonical root positions.
+    #[prost(string, repeated, tag = "1")]
+    pub roots: Vec<String>,
+    /// Deepest ply below a root that gets analysed.
+    #[prost(uint32, tag = "2")]
+    pub depth: u32,
+    /// Most positions to queue.
+    #[prost(uint64, tag = "3")]
+    pub max_positions: u64,
+    /// Most playouts to spend.
+    #[prost(uint64, tag = "4")]
+    pub budget: u64,
+    /// Playouts per analysed position.
+    #[prost(uint64, tag = "5")]
+    pub playouts_per_position: u64,
+    /// Engine configuration (text form).
+    #[prost(string, tag = "6")]
+    pub config: String,
+    /// Positions with at least this many stones are solved (0: never).
+    #[prost(uint32, tag = "7")]
+    pub solve_stones: u32,
+    /// Positions queued so far (analyses and solves).
+    #[prost(uint64, tag = "8")]
+    pub positions: u64,
+    /// Of those, solves.
+    #[prost(uint64, tag = "9")]
+    pub solved: u64,
+    /// Playouts queued so far.
+    #[prost(uint64, tag = "10")]
+    pub playouts: u64,
+    /// Whether the build has finished.
+    #[prost(bool, tag = "11")]
+    pub done: bool,
+}

@@ -1,0 +1,236 @@
+//! The opening book's own records: exact values of late positions (`proven`), book builds
+//! (`builds`) and the positions each build has queued (`build_nodes`), plus paging through all
+//! stored tables for export and merging imported rows.
+//!
+//! Stable formats. `proven`: key = canonical position key (8 bytes, big-endian); value = one
+//! version byte (1), then 3-byte rows sorted by move: the move's packed index in the canonical
+//! frame (u16, big-endian) and its exact value for the mover as an i8 (1 win, 0 draw, -1 loss).
+//! `build_nodes`: key = build id ‖ canonical position key (16 bytes), empty value.
+
+use std::collections::BTreeMap;
+
+use pentago::{Move, Value};
+use prost::Message;
+use sled::Transactional;
+use sled::transaction::TransactionError;
+
+use super::records::StoredBuild;
+use super::table::Table;
+use super::{Store, StoreError, TOTALS, Totals, corrupt};
+
+/// Exact values of a position's moves (canonical frame).
+pub type ProvenTable = BTreeMap<Move, Value>;
+
+const PROVEN_VERSION: u8 = 1;
+
+/// The stored bytes of a proven table.
+#[must_use]
+pub fn encode_proven(table: &ProvenTable) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + 3 * table.len());
+    out.push(PROVEN_VERSION);
+    for (mv, value) in table {
+        out.extend_from_slice(&mv.index().to_be_bytes());
+        out.push(value.as_i8() as u8);
+    }
+    out
+}
+
+/// A proven table from its bytes; `None` if they are not one.
+#[must_use]
+pub fn decode_proven(bytes: &[u8]) -> Option<ProvenTable> {
+    let (&version, rows) = bytes.split_first()?;
+    if version != PROVEN_VERSION || rows.len() % 3 != 0 {
+        return None;
+    }
+    rows.chunks_exact(3)
+        .map(|row| {
+            let mv = Move::from_index(u16::from_be_bytes([row[0], row[1]]))?;
+            let value = Value::try_from(row[2] as i8).ok()?;
+            Some((mv, value))
+        })
+        .collect()
+}
+
+/// Every stored fact about one canonical position, as exported.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BookEntry {
+    /// Playout table.
+    pub playouts: Table,
+    /// Game table.
+    pub games: Table,
+    /// Exact values.
+    pub proven: ProvenTable,
+}
+
+fn node_key(build: u64, key: u64) -> [u8; 16] {
+    let mut bytes = [0; 16];
+    bytes[..8].copy_from_slice(&build.to_be_bytes());
+    bytes[8..].copy_from_slice(&key.to_be_bytes());
+    bytes
+}
+
+fn key_of(bytes: &[u8]) -> Result<u64, StoreError> {
+    Ok(u64::from_be_bytes(
+        bytes
+            .try_into()
+            .map_err(|_| corrupt("position key", "not 8 bytes"))?,
+    ))
+}
+
+impl Store {
+    /// The proven table of a canonical position (empty if none).
+    pub fn proven_table(&self, key: u64) -> Result<ProvenTable, StoreError> {
+        match self.proven.get(key.to_be_bytes())? {
+            Some(bytes) => {
+                decode_proven(&bytes).ok_or_else(|| corrupt("proven table", "bad encoding"))
+            }
+            None => Ok(ProvenTable::new()),
+        }
+    }
+
+    /// Writes a build record (durable at the next flush).
+    pub fn put_build(&self, id: u64, build: &StoredBuild) -> Result<(), StoreError> {
+        self.builds
+            .insert(id.to_be_bytes(), build.encode_to_vec())?;
+        Ok(())
+    }
+
+    /// A build record.
+    pub fn build(&self, id: u64) -> Result<Option<StoredBuild>, StoreError> {
+        self.builds
+            .get(id.to_be_bytes())?
+            .map(|v| StoredBuild::decode(v.as_ref()).map_err(|e| corrupt("build", e)))
+            .transpose()
+    }
+
+    /// Every build, by id.
+    pub fn builds(&self) -> Result<Vec<(u64, StoredBuild)>, StoreError> {
+        self.builds
+            .iter()
+            .map(|entry| {
+                let (key, value) = entry?;
+                let build = StoredBuild::decode(value.as_ref()).map_err(|e| corrupt("build", e))?;
+                Ok((key_of(&key)?, build))
+            })
+            .collect()
+    }
+
+    /// Whether build `build` has queued the canonical position `key`.
+    pub fn build_has(&self, build: u64, key: u64) -> Result<bool, StoreError> {
+        Ok(self.build_nodes.contains_key(node_key(build, key))?)
+    }
+
+    /// Records that build `build` queued these positions, with its updated record.
+    pub fn add_build_nodes(
+        &self,
+        build: u64,
+        keys: &[u64],
+        record: &StoredBuild,
+    ) -> Result<(), StoreError> {
+        let mut batch = sled::Batch::default();
+        for &key in keys {
+            batch.insert(&node_key(build, key), &[]);
+        }
+        self.build_nodes.apply_batch(batch)?;
+        self.put_build(build, record)
+    }
+
+    /// Up to `limit` positions with any stored table, in key order after `after`.
+    pub fn book_entries(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, BookEntry)>, StoreError> {
+        let start = after.checked_add(1).map(u64::to_be_bytes);
+        let Some(start) = start else {
+            return Ok(Vec::new());
+        };
+        let mut keys = Vec::new();
+        for tree in [&self.playouts, &self.game_tables, &self.proven] {
+            for entry in tree.range(start..).keys().take(limit) {
+                keys.push(key_of(&entry?)?);
+            }
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        keys.truncate(limit);
+        keys.into_iter()
+            .map(|key| {
+                Ok((
+                    key,
+                    BookEntry {
+                        playouts: self.playout_table(key)?,
+                        games: self.game_table(key)?,
+                        proven: self.proven_table(key)?,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Adds imported rows: counts add to the stored tables, proven values replace stored ones.
+    /// One transaction; not yet durable.
+    pub fn import(&self, entries: &BTreeMap<u64, BookEntry>) -> Result<(), StoreError> {
+        let trees = (&self.playouts, &self.game_tables, &self.proven, &self.meta);
+        let outcome = trees.transaction(|(playouts, game_tables, proven, meta)| {
+            let mut totals = match meta.get(TOTALS)? {
+                Some(bytes) => {
+                    Totals::decode(bytes.as_ref())
+                        .map_err(super::abort::<prost::DecodeError>("totals"))?
+                }
+                None => Totals::default(),
+            };
+            let playout_deltas: BTreeMap<u64, Table> = entries
+                .iter()
+                .filter(|(_, e)| !e.playouts.is_empty())
+                .map(|(k, e)| (*k, e.playouts.clone()))
+                .collect();
+            let game_deltas: BTreeMap<u64, Table> = entries
+                .iter()
+                .filter(|(_, e)| !e.games.is_empty())
+                .map(|(k, e)| (*k, e.games.clone()))
+                .collect();
+            totals.playout_positions += super::merge_tables(playouts, &playout_deltas)?;
+            totals.game_positions += super::merge_tables(game_tables, &game_deltas)?;
+            totals.playouts += playout_deltas
+                .values()
+                .flat_map(|t| t.values())
+                .map(|c| c.games)
+                .sum::<u64>();
+            for (key, entry) in entries.iter().filter(|(_, e)| !e.proven.is_empty()) {
+                let key = key.to_be_bytes();
+                let mut current = match proven.get(key)? {
+                    Some(bytes) => decode_proven(&bytes).unwrap_or_default(),
+                    None => ProvenTable::new(),
+                };
+                current.extend(entry.proven.iter().map(|(m, v)| (*m, *v)));
+                proven.insert(&key, encode_proven(&current))?;
+            }
+            meta.insert(TOTALS, totals.encode_to_vec())?;
+            Ok(())
+        });
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(TransactionError::Abort(error)) => Err(error),
+            Err(TransactionError::Storage(error)) => Err(error.into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proven_tables_round_trip() {
+        let table = ProvenTable::from([
+            (Move::from_index(3).unwrap(), Value::Win),
+            (Move::from_index(9).unwrap(), Value::Loss),
+        ]);
+        let bytes = encode_proven(&table);
+        assert_eq!(bytes.len(), 7);
+        assert_eq!(decode_proven(&bytes), Some(table));
+        assert_eq!(decode_proven(&[1, 0, 3, 5]), None);
+        assert_eq!(decode_proven(&[2]), None);
+    }
+}
