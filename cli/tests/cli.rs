@@ -290,14 +290,16 @@ fn run_plays_a_campaign_and_keeps_its_database() {
     ];
     let out = ok(&args);
     assert!(out.contains("  puzzles "), "{out}");
+    assert!(out.contains("Monica's five study") && out.contains("Triple power study"), "{out}");
     let page = std::fs::read_to_string(db.join("puzzles.html")).unwrap();
     assert!(page.contains("<svg"), "at least one puzzle on the page");
     assert!(out.contains("summary"), "{out}");
-    assert!(out.contains("games stored  2 (total 2)"), "{out}");
+    // Two self-play games, and two from each study.
+    assert!(out.contains("games stored  6 (total 6)"), "{out}");
     assert!(out.contains("playouts (UCT analyses):"), "{out}");
     // A second run adds to the same database.
     let again = ok(&args);
-    assert!(again.contains("games stored  2 (total 4)"), "{again}");
+    assert!(again.contains("games stored  6 (total 12)"), "{again}");
     fails(&["run", "--games", "0"], "");
 }
 
@@ -408,4 +410,47 @@ fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
         ],
         "",
     );
+}
+
+#[test]
+fn a_study_grows_the_book_and_the_book_travels_between_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    let report = ok(&[
+        "study", "monicas-five", "--local", "--db", db, "--budget", "30000", "--positions", "6",
+        "--playouts", "5000", "--games", "2", "--player", "uct:playouts=300", "--json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(report.lines().last().unwrap()).unwrap();
+    assert_eq!(report["opening"], "monicas-five");
+    assert_eq!(report["positions"], 6);
+    assert_eq!(report["playouts"], 30000);
+    assert_eq!(report["games"], 2);
+    assert!(!report["key_positions"].as_array().unwrap().is_empty());
+
+    let steps = ok(&["book", "line", "--local", "--db", db, "b5-1R", "c3-1R", "--json"]);
+    assert_eq!(steps.lines().count(), 3);
+
+    // Export, import into a new database, export again: the same rows, in both formats.
+    for (format, name) in [("csv", "book.csv"), ("jsonl", "book.jsonl")] {
+        let first = dir.path().join(name);
+        ok(&["book", "export", "--local", "--db", db, "--format", format, "--out", first.to_str().unwrap()]);
+        let other = dir.path().join(format!("other-{format}"));
+        let other = other.to_str().unwrap();
+        ok(&["book", "import", first.to_str().unwrap(), "--local", "--db", other]);
+        let again = ok(&["book", "export", "--local", "--db", other, "--format", format]);
+        let original = std::fs::read_to_string(&first).unwrap();
+        assert!(original.lines().count() > 6, "{original}");
+        assert_eq!(again, original, "{format} export/import is lossless");
+    }
+
+    // Bad rows change nothing.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "start,b5-1R,playouts,10,11,0,\n").unwrap();
+    let before = ok(&["book", "export", "--local", "--db", db]);
+    let stderr = fails(&["book", "import", bad.to_str().unwrap(), "--local", "--db", db], "");
+    assert!(stderr.contains("row 1"), "{stderr}");
+    assert_eq!(ok(&["book", "export", "--local", "--db", db]), before);
+    let stderr = fails(&["study", "queens-gambit", "--local", "--db", db], "");
+    assert!(stderr.contains("unknown opening"), "{stderr}");
 }

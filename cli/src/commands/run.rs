@@ -1,6 +1,7 @@
 //! `pentagrid run`: the whole cluster in one process — a coordinator on a loopback port with
 //! its sled database, local workers, and a default campaign (self-play from the start position,
-//! then analysis of the positions the games reach), with progress and a summary.
+//! analysis of the positions the games reach, short studies of Monica's five and triple power,
+//! a few checkmate puzzles), with progress and a summary.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -9,13 +10,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, ensure};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use pentago::{MoveNotation, Player, Position, UctConfig};
+use pentago::{MoveNotation, Opening, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task, v1};
 
 use super::book::print_book;
 use super::cluster::{runtime, shutdown_signal};
 use super::embedded::Embedded;
 use super::puzzles::{Goal, generate_puzzles, write_collection};
+use super::study::{StudyPlan, StudyReport, study};
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
 #[derive(Args)]
@@ -41,6 +43,9 @@ pub struct RunArgs {
     /// Local workers (the cores are shared among them).
     #[arg(long, default_value_t = 1)]
     workers: usize,
+    /// Skip the short studies of Monica's five and triple power.
+    #[arg(long)]
+    no_studies: bool,
     /// Checkmate puzzles to generate (from the games, and random games if needed); the
     /// collection is written as puzzles.txt, .jsonl and .html in the database directory.
     #[arg(long, default_value_t = 3)]
@@ -78,7 +83,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             result = campaign(args, &client) => result,
             _ = shutdown_signal() => {
                 eprintln!("interrupted: stopping");
-                Ok(())
+                Ok(Vec::new())
             }
         };
         let after = status(&client).await?;
@@ -89,7 +94,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             .await?
             .into_inner();
         cluster.stop().await?;
-        outcome?;
+        let studies = outcome?;
         let seconds = started.elapsed().as_secs_f64();
         let playouts = after.playouts - before.playouts;
         println!("summary");
@@ -105,6 +110,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
             args.db.display()
         );
         print_book(&start_book);
+        for report in &studies {
+            println!();
+            report.print_with(1);
+        }
         Ok(())
     })
 }
@@ -118,7 +127,7 @@ async fn status(client: &Client) -> Result<v1::StatusResponse> {
 }
 
 /// Self-play first; then analysis of the start and of the positions the games reached.
-async fn campaign(args: &RunArgs, client: &Client) -> Result<()> {
+async fn campaign(args: &RunArgs, client: &Client) -> Result<Vec<StudyReport>> {
     let selfplay: Vec<Task> = (0..args.games)
         .map(|_| Task::Selfplay {
             start: Position::START,
@@ -137,6 +146,22 @@ async fn campaign(args: &RunArgs, client: &Client) -> Result<()> {
         })
         .collect();
     run_jobs(client, "analysis", &analyses).await?;
+    let mut studies = Vec::new();
+    if !args.no_studies {
+        let plan = StudyPlan {
+            budget: 12 * 5_000,
+            depth: 1,
+            positions: 12,
+            playouts: 5_000,
+            solve_stones: 26,
+            games: 2,
+            player: args.selfplay.clone(),
+            config: args.config.clone(),
+        };
+        for opening in [Opening::MonicasFive, Opening::TriplePower] {
+            studies.push(study(client, opening, &plan, true).await?);
+        }
+    }
     if args.puzzles > 0 {
         let goal = Goal {
             count: args.puzzles,
@@ -149,7 +174,7 @@ async fn campaign(args: &RunArgs, client: &Client) -> Result<()> {
         let report = generate_puzzles(&goal, client).await?;
         eprintln!("{report}");
     }
-    Ok(())
+    Ok(studies)
 }
 
 /// Positions within `depth` moves of the start that stored games went through (by canonical

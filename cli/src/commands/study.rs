@@ -294,8 +294,13 @@ async fn defences(
 }
 
 impl StudyReport {
-    /// The report for people.
+    /// The report for people; `key_positions` limits the tables shown.
     pub fn print(&self) {
+        self.print_with(usize::MAX);
+    }
+
+    /// The report with at most `key_positions` tables.
+    pub fn print_with(&self, key_positions: usize) {
         let b = &self.build;
         println!("== {} study", self.opening.title());
         println!(
@@ -306,7 +311,7 @@ impl StudyReport {
             b.playouts,
             b.depth
         );
-        for (index, table) in self.key_positions.iter().enumerate() {
+        for (index, table) in self.key_positions.iter().take(key_positions).enumerate() {
             println!(
                 "\nkey position {} (white to move after black's second stone)",
                 index + 1
