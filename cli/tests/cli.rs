@@ -290,7 +290,10 @@ fn run_plays_a_campaign_and_keeps_its_database() {
     ];
     let out = ok(&args);
     assert!(out.contains("  puzzles "), "{out}");
-    assert!(out.contains("Monica's five study") && out.contains("Triple power study"), "{out}");
+    assert!(
+        out.contains("Monica's five study") && out.contains("Triple power study"),
+        "{out}"
+    );
     let page = std::fs::read_to_string(db.join("puzzles.html")).unwrap();
     assert!(page.contains("<svg"), "at least one puzzle on the page");
     assert!(out.contains("summary"), "{out}");
@@ -418,8 +421,22 @@ fn a_study_grows_the_book_and_the_book_travels_between_databases() {
     let db = dir.path().join("db");
     let db = db.to_str().unwrap();
     let report = ok(&[
-        "study", "monicas-five", "--local", "--db", db, "--budget", "30000", "--positions", "6",
-        "--playouts", "5000", "--games", "2", "--player", "uct:playouts=300", "--json",
+        "study",
+        "monicas-five",
+        "--local",
+        "--db",
+        db,
+        "--budget",
+        "30000",
+        "--positions",
+        "6",
+        "--playouts",
+        "5000",
+        "--games",
+        "2",
+        "--player",
+        "uct:playouts=300",
+        "--json",
     ]);
     let report: serde_json::Value = serde_json::from_str(report.lines().last().unwrap()).unwrap();
     assert_eq!(report["opening"], "monicas-five");
@@ -428,17 +445,38 @@ fn a_study_grows_the_book_and_the_book_travels_between_databases() {
     assert_eq!(report["games"], 2);
     assert!(!report["key_positions"].as_array().unwrap().is_empty());
 
-    let steps = ok(&["book", "line", "--local", "--db", db, "b5-1R", "c3-1R", "--json"]);
+    let steps = ok(&[
+        "book", "line", "--local", "--db", db, "b5-1R", "c3-1R", "--json",
+    ]);
     assert_eq!(steps.lines().count(), 3);
 
     // Export, import into a new database, export again: the same rows, in both formats.
     for (format, name) in [("csv", "book.csv"), ("jsonl", "book.jsonl")] {
         let first = dir.path().join(name);
-        ok(&["book", "export", "--local", "--db", db, "--format", format, "--out", first.to_str().unwrap()]);
+        ok(&[
+            "book",
+            "export",
+            "--local",
+            "--db",
+            db,
+            "--format",
+            format,
+            "--out",
+            first.to_str().unwrap(),
+        ]);
         let other = dir.path().join(format!("other-{format}"));
         let other = other.to_str().unwrap();
-        ok(&["book", "import", first.to_str().unwrap(), "--local", "--db", other]);
-        let again = ok(&["book", "export", "--local", "--db", other, "--format", format]);
+        ok(&[
+            "book",
+            "import",
+            first.to_str().unwrap(),
+            "--local",
+            "--db",
+            other,
+        ]);
+        let again = ok(&[
+            "book", "export", "--local", "--db", other, "--format", format,
+        ]);
         let original = std::fs::read_to_string(&first).unwrap();
         assert!(original.lines().count() > 6, "{original}");
         assert_eq!(again, original, "{format} export/import is lossless");
@@ -448,7 +486,17 @@ fn a_study_grows_the_book_and_the_book_travels_between_databases() {
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "start,b5-1R,playouts,10,11,0,\n").unwrap();
     let before = ok(&["book", "export", "--local", "--db", db]);
-    let stderr = fails(&["book", "import", bad.to_str().unwrap(), "--local", "--db", db], "");
+    let stderr = fails(
+        &[
+            "book",
+            "import",
+            bad.to_str().unwrap(),
+            "--local",
+            "--db",
+            db,
+        ],
+        "",
+    );
     assert!(stderr.contains("row 1"), "{stderr}");
     assert_eq!(ok(&["book", "export", "--local", "--db", db]), before);
     let stderr = fails(&["study", "queens-gambit", "--local", "--db", db], "");

@@ -42,6 +42,19 @@ async fn report(cluster: &TestCluster, match_id: u64) -> v1::MatchReport {
         .into_inner()
 }
 
+async fn lease_one(client: &mut pentagrid_proto::Client) -> v1::Job {
+    client
+        .lease(v1::LeaseRequest {
+            worker_id: "w".into(),
+            max_jobs: 1,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs
+        .remove(0)
+}
+
 async fn wait_finished(cluster: &TestCluster, match_id: u64) -> v1::MatchReport {
     let started = Instant::now();
     loop {
@@ -102,16 +115,7 @@ async fn book_openings_follow_the_stored_tables() {
         })
         .await
         .unwrap();
-    let job = client
-        .lease(v1::LeaseRequest {
-            worker_id: "w".into(),
-            max_jobs: 1,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .jobs
-        .remove(0);
+    let job = lease_one(&mut client).await;
     let only = Outcome::Analyse {
         rows: vec![pentagrid_proto::Row {
             mv: "b5-1R".parse().unwrap(),
@@ -212,16 +216,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
     // A pair result whose second game does not start at the opening is refused.
     let id = create(&cluster, request("random", "random", 1)).await;
     hello(&mut client, "w").await;
-    let job = client
-        .lease(v1::LeaseRequest {
-            worker_id: "w".into(),
-            max_jobs: 1,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .jobs
-        .remove(0);
+    let job = lease_one(&mut client).await;
     let task = pentagrid_proto::Task::try_from(job.spec.as_ref().unwrap()).unwrap();
     let Some(Outcome::Pair { games }) =
         pentagrid_worker::execute(&task, job.seed, 1, &pentago::SearchControl::new())

@@ -197,7 +197,8 @@ pub fn run(args: &BookArgs) -> Result<()> {
     }
 }
 
-async fn show(client: &Client, position: &Position) -> Result<v1::BookShowResponse> {
+/// The stored tables of a position.
+pub async fn show(client: &Client, position: &Position) -> Result<v1::BookShowResponse> {
     Ok(client
         .clone()
         .book_show(v1::BookShowRequest {

@@ -11,7 +11,7 @@ use pentago::{MoveNotation, Opening, Player, Position, Status, UctConfig};
 use pentagrid_proto::{Client, Task, v1};
 use serde_json::json;
 
-use super::book::{print_book, win_rate};
+use super::book::{print_book, show, win_rate};
 use super::embedded::Target;
 
 /// Study an opening (monicas-five, middle-five, straight-five, triple-power): grow the opening
@@ -231,16 +231,6 @@ fn replay(game: &v1::GameRecord) -> Result<Position> {
         position = position.play(text.parse()?)?;
     }
     Ok(position)
-}
-
-async fn show(client: &Client, position: &Position) -> Result<v1::BookShowResponse> {
-    Ok(client
-        .clone()
-        .book_show(v1::BookShowRequest {
-            position: position.to_string(),
-        })
-        .await?
-        .into_inner())
 }
 
 /// The best row of a table for its mover: a proven win first, then the highest win rate

@@ -1,0 +1,138 @@
+//! Opening-book scale: query latency (`book show` through the coordinator, canonical mapping
+//! included) and bytes on disk per stored position, at 10^4, 10^5 and 10^6 stored positions.
+//! Run with `cargo bench -p pentagrid-bench --bench book` (several minutes for 10^6; pass
+//! sizes as arguments to run fewer, e.g. `-- 10000 100000`).
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use pentago::{Move, Position, random_opening};
+use pentagrid_coordinator::store::{BookEntry, Counts, Store, Table};
+use pentagrid_coordinator::{Coordinator, Settings};
+use pentagrid_proto::v1;
+
+/// Rows per stored table: a typical analysed position's most visited moves.
+const ROWS: usize = 12;
+
+/// Distinct canonical positions from random openings of 4 to 14 plies.
+fn positions(count: usize) -> Vec<Position> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(count);
+    let mut seed = 0u64;
+    while out.len() < count {
+        seed += 1;
+        let position = random_opening(seed, 4 + (seed % 11) as u32)
+            .canonical()
+            .position;
+        if seen.insert(position.key().bits()) {
+            out.push(position);
+        }
+    }
+    out
+}
+
+fn table(position: &Position) -> Table {
+    position
+        .legal_moves()
+        .iter()
+        .take(ROWS)
+        .enumerate()
+        .map(|(i, &mv): (usize, &Move)| {
+            let games = 1000 + i as u64 * 37;
+            (
+                mv,
+                Counts {
+                    games,
+                    wins: games / 2,
+                    draws: games / 20,
+                },
+            )
+        })
+        .collect()
+}
+
+fn directory_bytes(path: &std::path::Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => directory_bytes(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn run(count: usize, runtime: &tokio::runtime::Runtime) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let stored = positions(count);
+    let started = Instant::now();
+    {
+        let store = Store::open(dir.path()).expect("open");
+        for chunk in stored.chunks(5_000) {
+            let entries: BTreeMap<u64, BookEntry> = chunk
+                .iter()
+                .map(|p| {
+                    (
+                        p.key().bits(),
+                        BookEntry {
+                            playouts: table(p),
+                            ..BookEntry::default()
+                        },
+                    )
+                })
+                .collect();
+            store.import(&entries).expect("import");
+        }
+        store.flush_blocking().expect("flush");
+    }
+    let load_seconds = started.elapsed().as_secs_f64();
+    let bytes = directory_bytes(dir.path());
+    let coordinator = runtime
+        .block_on(async { Coordinator::open(dir.path(), Settings::default()).expect("reopen") });
+    // Queries in another orientation than stored, so every query maps frames.
+    let queries = 20_000.min(count * 2);
+    let mut latencies = Vec::with_capacity(queries);
+    for i in 0..queries {
+        let position = stored[(i * 7919) % stored.len()];
+        let asked = pentago::Symmetry::ALL[i % 8].apply(&position);
+        let request = v1::BookShowRequest {
+            position: asked.to_string(),
+        };
+        let started = Instant::now();
+        let reply = coordinator.book_show(&request).expect("query");
+        latencies.push(started.elapsed().as_secs_f64() * 1e6);
+        assert_eq!(reply.playouts.len().min(1), 1);
+    }
+    latencies.sort_by(f64::total_cmp);
+    println!(
+        "book {count:>8} positions: load {load_seconds:6.1} s, {:>6.0} bytes/position on disk, query p50 {:6.1} µs, p99 {:6.1} µs, max {:7.1} µs",
+        bytes as f64 / count as f64,
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        latencies[latencies.len() - 1],
+    );
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![10_000, 100_000, 1_000_000]
+    } else {
+        sizes
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    for count in sizes {
+        run(count, &runtime);
+    }
+}
