@@ -7,7 +7,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pentago::{
-    Policy, Position, SearchControl, SearchOptions, UctConfig, playout, search, seeded_rng,
+    Policy, Position, SearchControl, SearchOptions, SolveLimits, Solver, UctConfig, playout,
+    search, seeded_rng,
 };
 use pentagrid_bench::sample_positions;
 
@@ -102,5 +103,27 @@ fn uct(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, playouts, rules, uct);
+/// Solver nodes: a fresh solve of a 24-stone reference position (a draw),
+/// throughput in searched nodes.
+fn solver(c: &mut Criterion) {
+    let position: Position = "xo.xox/ooxoxx/.x.ooo/..oo../xoxx../...xxo"
+        .parse()
+        .expect("valid position");
+    let nodes = Solver::new(18)
+        .solve(&position, SolveLimits::default())
+        .nodes;
+    let mut group = c.benchmark_group("solver");
+    group.throughput(Throughput::Elements(nodes));
+    group.sample_size(20);
+    group.bench_function("nodes/24-stones", |b| {
+        b.iter(|| {
+            Solver::new(18)
+                .solve(&position, SolveLimits::default())
+                .value
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, playouts, rules, uct, solver);
 criterion_main!(benches);
