@@ -202,7 +202,7 @@ async fn overhead() {
     const JOBS: usize = 6;
     const PLAYOUTS: u64 = 1_000_000;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let config: UctConfig = "uct".parse().unwrap();
+    let config: UctConfig = "uct:policy=uniform".parse().unwrap();
     let direct = tokio::task::spawn_blocking({
         let config = config.clone();
         move || {

@@ -76,7 +76,7 @@ fn rules(c: &mut Criterion) {
 /// UCT simulations from the empty board: 100,000 per search, on one and on two trees.
 fn uct(c: &mut Criterion) {
     const SIMULATIONS: u64 = 100_000;
-    let config: UctConfig = format!("uct:playouts={SIMULATIONS}")
+    let config: UctConfig = format!("uct:policy=uniform,playouts={SIMULATIONS}")
         .parse()
         .expect("valid config");
     let mut group = c.benchmark_group("uct");

@@ -23,13 +23,14 @@ pub enum Budget {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub struct UctConfig {
-    /// Exploration constant `K` of `x_i + K * sqrt(2 ln n / n_i)`. Default 0.45.
+    /// Exploration constant `K` of `x_i + K * sqrt(2 ln n / n_i)`. Default 0.3 (tuned by
+    /// matches; see BENCHMARKS.md).
     pub exploration: f32,
     /// Visits a move needs before the position it leads to gets its own node. Default 8.
     pub expand: u32,
     /// Deepest node level; below it, playouts only. Default 36 (no limit).
     pub max_depth: u32,
-    /// Playout policy. Default uniform.
+    /// Playout policy. Default safe (stronger than uniform at equal time; BENCHMARKS.md).
     pub policy: Policy,
     /// Search budget. Default 100,000 playouts.
     pub budget: Budget,
@@ -41,10 +42,10 @@ pub struct UctConfig {
 impl Default for UctConfig {
     fn default() -> Self {
         UctConfig {
-            exploration: 0.45,
+            exploration: 0.3,
             expand: 8,
             max_depth: 36,
-            policy: Policy::Uniform,
+            policy: Policy::Safe,
             budget: Budget::Playouts(100_000),
             max_nodes: 10_000_000,
         }
@@ -225,7 +226,7 @@ mod tests {
         assert_eq!("uct".parse::<UctConfig>().unwrap(), UctConfig::default());
         assert_eq!(
             UctConfig::default().to_string(),
-            "uct:k=0.45,expand=8,depth=36,policy=uniform,playouts=100000,nodes=10000000"
+            "uct:k=0.3,expand=8,depth=36,policy=safe,playouts=100000,nodes=10000000"
         );
         let json = serde_json::to_string(&config).unwrap();
         assert_eq!(serde_json::from_str::<UctConfig>(&json).unwrap(), config);
