@@ -233,16 +233,12 @@ fn replay(game: &v1::GameRecord) -> Result<Position> {
     Ok(position)
 }
 
-/// The best row of a table for its mover: a proven win first, then the highest win rate
-/// among moves with at least a twentieth of the games.
+/// The best row of a table for its mover: a proven win first, then the most played move (UCT
+/// spends its playouts on the moves it rates best).
 fn best_row(rows: &[v1::BookRow]) -> Option<&v1::BookRow> {
-    if let Some(win) = rows.iter().find(|r| r.proven == "win") {
-        return Some(win);
-    }
-    let total: u64 = rows.iter().map(|r| r.games).sum();
     rows.iter()
-        .filter(|r| r.games > 0 && r.games * 20 >= total)
-        .max_by(|a, b| win_rate(a).total_cmp(&win_rate(b)))
+        .find(|r| r.proven == "win")
+        .or_else(|| rows.iter().filter(|r| r.games > 0).max_by_key(|r| r.games))
 }
 
 /// White's three strongest replies at the main start position, each followed by the book's
@@ -253,15 +249,10 @@ async fn defences(
     depth: u32,
 ) -> Result<Vec<(String, f64, u64, Vec<String>)>> {
     let start: Position = main.position.parse()?;
-    let total: u64 = main.playouts.iter().map(|r| r.games).sum();
-    let mut candidates: Vec<&v1::BookRow> = main
-        .playouts
-        .iter()
-        .filter(|r| r.games > 0 && r.games * 20 >= total)
-        .collect();
-    candidates.sort_by(|a, b| win_rate(b).total_cmp(&win_rate(a)));
+    // Rows come most played first: UCT's strongest replies.
+    let candidates = main.playouts.iter().filter(|r| r.games > 0);
     let mut out = Vec::new();
-    for row in candidates.into_iter().take(3) {
+    for row in candidates.take(3) {
         let mut position = start.play(start.resolve(row.r#move.parse::<MoveNotation>()?)?)?;
         let mut line = Vec::new();
         for _ in 1..depth.max(2) {
