@@ -84,30 +84,7 @@ impl Coordinator {
             };
             scheduler.restore(id, record, task, now);
         }
-        // A stop after a match's SPRT decided may have left some of its pairs queued.
-        let mut match_ids: Vec<u64> = scheduler
-            .active_where(|task| matches!(task, Task::Pair { .. }))
-            .into_iter()
-            .filter_map(|job| match scheduler.task(job) {
-                Some(Task::Pair { match_id, .. }) => Some(*match_id),
-                _ => None,
-            })
-            .collect();
-        match_ids.sort_unstable();
-        match_ids.dedup();
-        for match_id in match_ids {
-            if store
-                .match_record(match_id)?
-                .is_some_and(|m| m.decided_after > 0)
-            {
-                let pending = scheduler.active_where(
-                    |task| matches!(task, Task::Pair { match_id: m, .. } if *m == match_id),
-                );
-                for (job_id, record) in scheduler.cancel(&pending) {
-                    store.put_job(job_id, &record)?;
-                }
-            }
-        }
+        crate::matches::cancel_decided_pairs(&store, &mut scheduler)?;
         let (queued, leased) = scheduler.pending();
         tracing::info!(queued, leased, path = %path.display(), "coordinator opened");
         Ok(Arc::new(Coordinator {

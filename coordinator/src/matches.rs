@@ -10,7 +10,8 @@ use pentagrid_proto::{Task, v1};
 use tonic::Status;
 
 use crate::coordinator::{Coordinator, internal};
-use crate::store::{StoreError, StoredMatch};
+use crate::scheduler::Scheduler;
+use crate::store::{Store, StoreError, StoredMatch};
 
 /// Most pairs one match may ask for.
 pub const MAX_MATCH_PAIRS: u64 = 100_000;
@@ -63,6 +64,41 @@ impl StoredMatch {
             }
         }
     }
+}
+
+/// Whether a task is a pair of match `match_id`.
+fn is_pair_of(task: &Task, match_id: u64) -> bool {
+    matches!(task, Task::Pair { match_id: m, .. } if *m == match_id)
+}
+
+/// Cancels the queued pairs of matches whose SPRT has decided (at start-up: a stop right after
+/// the deciding pair may have left some).
+pub(crate) fn cancel_decided_pairs(
+    store: &Store,
+    scheduler: &mut Scheduler,
+) -> Result<(), StoreError> {
+    let mut match_ids: Vec<u64> = scheduler
+        .active_where(|task| matches!(task, Task::Pair { .. }))
+        .into_iter()
+        .filter_map(|job| match scheduler.task(job) {
+            Some(Task::Pair { match_id, .. }) => Some(*match_id),
+            _ => None,
+        })
+        .collect();
+    match_ids.sort_unstable();
+    match_ids.dedup();
+    for match_id in match_ids {
+        if store
+            .match_record(match_id)?
+            .is_some_and(|m| m.decided_after > 0)
+        {
+            let pending = scheduler.active_where(|task| is_pair_of(task, match_id));
+            for (job_id, record) in scheduler.cancel(&pending) {
+                store.put_job(job_id, &record)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, Status>
@@ -236,7 +272,7 @@ impl Coordinator {
     /// Jobs of a match's pairs still queued or leased.
     fn pending_pairs(&self, match_id: u64) -> Vec<u64> {
         self.scheduler()
-            .active_where(|task| matches!(task, Task::Pair { match_id: m, .. } if *m == match_id))
+            .active_where(|task| is_pair_of(task, match_id))
     }
 
     /// Cancels the unplayed pairs of a match whose SPRT has decided.

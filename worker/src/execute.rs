@@ -10,8 +10,8 @@ use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
 /// the candidate is rejected as undecided.
 pub const VERIFY_SOLVER_NODES: u64 = 3_000_000;
 
-/// Solver nodes allowed per first move of a solve job (book positions); moves beyond it are
-/// reported unsettled.
+/// Solver nodes one solve job (a late book position) may search over all its first moves;
+/// moves still open when it runs out are reported unsettled.
 pub const SOLVE_JOB_NODES: u64 = 20_000_000;
 
 /// Runs `task` with `seed` on `threads` trees of the current rayon pool. `None` when the

@@ -310,7 +310,8 @@ mod tests {
     fn avoids_a_move_that_allows_an_immediate_loss() {
         // White threatens f1 after b1-e1; every black move but f1 loses at once.
         let p = pos("x...../x...../x...../....../....../xoooo.");
-        let r = run(&p, &config("uct:playouts=20000"), 5, 2);
+        // Uniform playouts run into the loss, so the losing moves get proven.
+        let r = run(&p, &config("uct:playouts=20000,policy=uniform"), 5, 2);
         let best = r.best.unwrap();
         assert_eq!(best.square().to_string(), "f1", "{best}");
         assert!(!p.play(best).unwrap().has_immediate_win());
