@@ -18,6 +18,16 @@ fn settings() -> Settings {
     }
 }
 
+async fn start_build(cluster: &TestCluster, request: v1::StartBuildRequest) -> u64 {
+    cluster
+        .client()
+        .start_build(request)
+        .await
+        .unwrap()
+        .into_inner()
+        .build_id
+}
+
 async fn build_status(client: &mut Client, build_id: u64) -> v1::BuildStatusResponse {
     client
         .build_status(v1::BuildStatusRequest { build_id })
@@ -77,13 +87,7 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
         config: "uct".into(),
         solve_stones: 0,
     };
-    let build_id = cluster
-        .client()
-        .start_build(request)
-        .await
-        .unwrap()
-        .into_inner()
-        .build_id;
+    let build_id = start_build(&cluster, request).await;
     let (stop, worker) = cluster.worker("first", 1);
     wait_build(&cluster, build_id, |s| s.positions >= 12).await;
     let _ = stop.send(true);
@@ -177,13 +181,7 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
         config: "uct".into(),
         solve_stones: 28,
     };
-    let build_id = cluster
-        .client()
-        .start_build(request)
-        .await
-        .unwrap()
-        .into_inner()
-        .build_id;
+    let build_id = start_build(&cluster, request).await;
     let (stop, worker) = cluster.worker("w", 2);
     let done = wait_build(&cluster, build_id, |s| s.state == "done").await;
     let _ = stop.send(true);
