@@ -119,7 +119,7 @@ impl Coordinator {
             depth = record.depth,
             "book build started"
         );
-        self.step_build(build_id, record).await?;
+        self.step_build(build_id).await?;
         Ok(v1::StartBuildResponse { build_id })
     }
 
@@ -154,7 +154,7 @@ impl Coordinator {
     pub async fn drive_builds(&self) -> Result<(), Status> {
         for (id, record) in self.store.builds().map_err(internal)? {
             if !record.done {
-                self.step_build(id, record).await?;
+                self.step_build(id).await?;
             }
         }
         Ok(())
@@ -186,7 +186,15 @@ impl Coordinator {
     }
 
     /// Tops the build's window up with the best positions, or marks it done.
-    async fn step_build(&self, id: u64, mut record: StoredBuild) -> Result<(), Status> {
+    async fn step_build(&self, id: u64) -> Result<(), Status> {
+        let _round = self.build_round.lock().await;
+        // Read under the lock: the last round may have moved the build on.
+        let Some(mut record) = self.store.build(id).map_err(internal)? else {
+            return Ok(());
+        };
+        if record.done {
+            return Ok(());
+        }
         let pending = self.pending_book_keys();
         let in_flight = self.build_in_flight(id, &pending).map_err(internal)?;
         if in_flight * 2 > BUILD_WINDOW {

@@ -51,6 +51,9 @@ pub struct Coordinator {
     flusher: Flusher,
     settings: Settings,
     draining: AtomicBool,
+    /// Held while a book build picks and queues positions: two rounds at once would pick the
+    /// same positions before either is queued.
+    pub(crate) build_round: tokio::sync::Mutex<()>,
 }
 
 pub(crate) fn internal(error: StoreError) -> Status {
@@ -93,6 +96,7 @@ impl Coordinator {
             scheduler: Mutex::new(scheduler),
             settings,
             draining: AtomicBool::new(false),
+            build_round: tokio::sync::Mutex::new(()),
         }))
     }
 
