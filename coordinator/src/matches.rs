@@ -3,8 +3,8 @@
 //! decides, the match's unplayed pairs are cancelled.
 
 use pentago::{
-    MatchScore, OpeningSource, Pentanomial, Player, Position, Sprt, SprtDecision, Trinomial,
-    opening_seed, random_opening, splitmix64,
+    MatchScore, OpeningSource, Player, Position, Sprt, SprtDecision, opening_seed, random_opening,
+    splitmix64,
 };
 use pentagrid_proto::{Task, v1};
 use tonic::Status;
@@ -20,18 +20,7 @@ impl StoredMatch {
     /// A's results so far.
     #[must_use]
     pub fn score(&self) -> MatchScore {
-        let mut counts = [0; 5];
-        for (slot, count) in counts.iter_mut().zip(&self.pentanomial) {
-            *slot = *count;
-        }
-        MatchScore {
-            games: Trinomial {
-                wins: self.wins,
-                draws: self.draws,
-                losses: self.losses,
-            },
-            pairs: Pentanomial { counts },
-        }
+        MatchScore::from_counts(self.wins, self.draws, self.losses, &self.pentanomial)
     }
 
     /// The match's SPRT, if it has one (and it reads back).
@@ -40,24 +29,20 @@ impl StoredMatch {
         self.sprt.parse().ok()
     }
 
-    /// Counts one pair with A's half points in each game (0 loss, 1 draw, 2 win), and records
-    /// the SPRT's decision the first time it decides.
-    pub fn add_pair(&mut self, game_half_points: [u32; 2]) {
-        for half_points in game_half_points {
-            match half_points {
-                2 => self.wins += 1,
-                1 => self.draws += 1,
-                _ => self.losses += 1,
-            }
-        }
-        self.pentanomial.resize(5, 0);
-        let index = (game_half_points[0] + game_half_points[1]).min(4) as usize;
-        self.pentanomial[index] += 1;
+    /// Counts one pair with A's points in each game, and records the SPRT's decision the
+    /// first time it decides.
+    pub fn add_pair(&mut self, game_points: [f64; 2]) {
+        let mut score = self.score();
+        score.add_pair(game_points);
+        self.wins = score.games.wins;
+        self.draws = score.games.draws;
+        self.losses = score.games.losses;
+        self.pentanomial = score.pairs.counts.to_vec();
         self.pairs_done += 1;
         if self.decided_after == 0
             && let Some(sprt) = self.sprt()
         {
-            let (_, decision) = self.score().test(&sprt);
+            let (_, decision) = score.test(&sprt);
             if decision != SprtDecision::Continue {
                 self.decided_after = self.pairs_done;
                 self.accepted_h1 = decision == SprtDecision::AcceptH1;

@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pentago::{
-    Color, Move, Position, Puzzle, Status, Value, count_reply_groups, difficulty, move_groups,
+    Color, Move, Position, Puzzle, Status, Value, count_reply_groups, difficulty, game_points,
+    move_groups,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
@@ -224,18 +225,12 @@ fn pair_effect(
         job_id,
         ..StoredPair::default()
     };
-    let mut game_half_points = [0; 2];
+    let mut a_points = [0.0; 2];
     for (index, ((moves, result), a_color)) in
         games.iter().zip([Color::Black, Color::White]).enumerate()
     {
         replay(opening, moves, *result).map_err(|why| format!("game {}: {why}", index + 1))?;
-        let half_points = match Value::of_status(*result, a_color) {
-            Some(Value::Win) => 2,
-            Some(Value::Draw) => 1,
-            _ => 0,
-        };
-        game_half_points[index] = half_points;
-        record.a_half_points += half_points;
+        a_points[index] = game_points(*result, a_color);
         let (black, white) = if a_color == Color::Black {
             (a, b)
         } else {
@@ -251,8 +246,11 @@ fn pair_effect(
         pair: Some(PairEffect {
             match_id: *match_id,
             pair: *pair,
-            record,
-            game_half_points,
+            record: StoredPair {
+                a_half_points: (2.0 * (a_points[0] + a_points[1])) as u32,
+                ..record
+            },
+            game_points: a_points,
         }),
         ..ResultEffect::default()
     })

@@ -30,7 +30,7 @@ pub use bitboard::Bitboard;
 pub use children::move_groups;
 pub use color::{Color, ParseStatusError, Status};
 pub use matches::{
-    MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError,
+    MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
     opening_seed, play_pair, random_opening,
 };
 pub use movegen::MoveList;

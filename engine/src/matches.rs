@@ -127,7 +127,9 @@ pub struct PairResult {
     pub a_points: f64,
 }
 
-fn points(status: Status, color: Color) -> f64 {
+/// The points `color` scores in a finished game: 1 for a win, ½ for a draw, 0 for a loss.
+#[must_use]
+pub fn game_points(status: Status, color: Color) -> f64 {
     match status {
         Status::Won(winner) if winner == color => 1.0,
         Status::Draw => 0.5,
@@ -146,7 +148,8 @@ pub fn play_pair(
 ) -> PairResult {
     let first = play_game(opening, a, b, splitmix64(seed), threads);
     let second = play_game(opening, b, a, splitmix64(seed ^ 1), threads);
-    let a_points = points(first.result, Color::Black) + points(second.result, Color::White);
+    let a_points =
+        game_points(first.result, Color::Black) + game_points(second.result, Color::White);
     PairResult {
         opening: *opening,
         games: [first, second],
@@ -164,16 +167,42 @@ pub struct MatchScore {
 }
 
 impl MatchScore {
-    /// Counts one pair.
-    pub fn record(&mut self, pair: &PairResult) {
-        for (game, color) in pair.games.iter().zip([Color::Black, Color::White]) {
-            match points(game.result, color) {
+    /// A score from its counts: A's wins, draws, losses, and pairs by points (0, ½, …, 2;
+    /// missing entries count as none).
+    #[must_use]
+    pub fn from_counts(wins: u64, draws: u64, losses: u64, pentanomial: &[u64]) -> MatchScore {
+        let mut counts = [0; 5];
+        for (slot, count) in counts.iter_mut().zip(pentanomial) {
+            *slot = *count;
+        }
+        MatchScore {
+            games: Trinomial {
+                wins,
+                draws,
+                losses,
+            },
+            pairs: Pentanomial { counts },
+        }
+    }
+
+    /// Counts one pair from A's points in each of its games (see [`game_points`]).
+    pub fn add_pair(&mut self, game_points: [f64; 2]) {
+        for points in game_points {
+            match points {
                 1.0 => self.games.wins += 1,
                 0.5 => self.games.draws += 1,
                 _ => self.games.losses += 1,
             }
         }
-        self.pairs.add_pair(pair.a_points);
+        self.pairs.add_pair(game_points[0] + game_points[1]);
+    }
+
+    /// Counts one played pair.
+    pub fn record(&mut self, pair: &PairResult) {
+        self.add_pair([
+            game_points(pair.games[0].result, Color::Black),
+            game_points(pair.games[1].result, Color::White),
+        ]);
     }
 
     /// The SPRT's log-likelihood ratio and decision on these pairs plus one lost and one won

@@ -6,8 +6,7 @@ use std::time::Duration;
 use anyhow::{Result, ensure};
 use clap::{Args, Subcommand};
 use pentago::{
-    MatchScore, OpeningSource, Pentanomial, Player, Sprt, SprtDecision, Trinomial, opening_seed,
-    play_pair, random_opening,
+    MatchScore, OpeningSource, Player, Sprt, SprtDecision, opening_seed, play_pair, random_opening,
 };
 use pentagrid_coordinator::MAX_MATCH_PAIRS;
 use pentagrid_proto::v1;
@@ -204,18 +203,12 @@ fn finish(args: &MatchArgs, a: &Player, b: &Player, score: &MatchScore, decision
 
 /// A's results in a match report.
 fn report_score(report: &v1::MatchReport) -> MatchScore {
-    let mut counts = [0; 5];
-    for (slot, count) in counts.iter_mut().zip(&report.pentanomial) {
-        *slot = *count;
-    }
-    MatchScore {
-        games: Trinomial {
-            wins: report.wins,
-            draws: report.draws,
-            losses: report.losses,
-        },
-        pairs: Pentanomial { counts },
-    }
+    MatchScore::from_counts(
+        report.wins,
+        report.draws,
+        report.losses,
+        &report.pentanomial,
+    )
 }
 
 fn report_decision(report: &v1::MatchReport) -> SprtDecision {

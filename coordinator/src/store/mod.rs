@@ -109,8 +109,8 @@ pub struct PairEffect {
     pub pair: u64,
     /// The record to store.
     pub record: StoredPair,
-    /// A's half points in each game (0 loss, 1 draw, 2 win).
-    pub game_half_points: [u32; 2],
+    /// A's points in each game (1 win, ½ draw, 0 loss).
+    pub game_points: [f64; 2],
 }
 
 /// The coordinator's database.
@@ -264,7 +264,7 @@ impl Store {
                     ConflictableTransactionError::Abort(corrupt("match", "pair of no match"))
                 })?;
                 let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
-                record.add_pair(pair.game_half_points);
+                record.add_pair(pair.game_points);
                 matches.insert(&match_key, record.encode_to_vec())?;
                 matches.insert(&key, pair.record.encode_to_vec())?;
             }
