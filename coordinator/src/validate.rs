@@ -3,10 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use pentago::{
-    Color, Move, Position, Puzzle, Status, Value, count_reply_groups, difficulty, game_points,
-    move_groups,
-};
+use pentago::{Color, Move, Position, Puzzle, Status, Value, difficulty, game_points, move_groups};
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
 use crate::store::{
@@ -317,7 +314,7 @@ fn verify_effect(
                 if proof.mate_in > max_moves || claimed.first_move != proof.first_move() {
                     return Err(why("length or first move disagrees with the proof".into()));
                 }
-                let reply_groups = count_reply_groups(&proof.tree);
+                let reply_groups = proof.reply_groups();
                 let puzzle = Puzzle {
                     side_to_move: position.side_to_move(),
                     mate_in: proof.mate_in,

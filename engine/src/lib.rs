@@ -44,8 +44,7 @@ pub use playout::{
 };
 pub use position::{ParsePositionError, PlayError, Position, PositionKey};
 pub use puzzle::{
-    MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, count_reply_groups, difficulty,
-    difficulty_label,
+    MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty, difficulty_label,
 };
 pub use rating::{
     EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial,

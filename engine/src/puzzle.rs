@@ -165,7 +165,7 @@ impl PuzzleVerifier {
                 None => return Err(Rejection::Undecided(mv)),
             }
         }
-        let reply_groups = count_reply_groups(&proof.tree);
+        let reply_groups = proof.reply_groups();
         let uct_playouts = self.playouts_to_find(position, solution);
         Ok(Puzzle {
             position: *position,
@@ -201,15 +201,6 @@ impl PuzzleVerifier {
         }
         None
     }
-}
-
-/// Defender reply groups in a proof tree.
-#[must_use]
-pub fn count_reply_groups(node: &crate::solver::AttackNode) -> u32 {
-    node.replies
-        .iter()
-        .map(|reply| 1 + reply.then.as_ref().map_or(0, count_reply_groups))
-        .sum()
 }
 
 #[cfg(test)]

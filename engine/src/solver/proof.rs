@@ -62,16 +62,15 @@ impl ProofTree {
         self.tree.mv
     }
 
-    /// Attacker nodes in the tree (a measure of its size).
+    /// Defender reply groups in the tree: how much a solver must see (a puzzle's difficulty
+    /// counts them).
     #[must_use]
-    pub fn attacker_nodes(&self) -> usize {
-        fn count(node: &AttackNode) -> usize {
-            1 + node
-                .replies
+    pub fn reply_groups(&self) -> u32 {
+        fn count(node: &AttackNode) -> u32 {
+            node.replies
                 .iter()
-                .filter_map(|r| r.then.as_ref())
-                .map(count)
-                .sum::<usize>()
+                .map(|reply| 1 + reply.then.as_ref().map_or(0, count))
+                .sum()
         }
         count(&self.tree)
     }
