@@ -16,7 +16,10 @@ use sled::transaction::TransactionError;
 
 use super::records::StoredBuild;
 use super::table::Table;
-use super::{Store, StoreError, TOTALS, Totals, corrupt};
+use super::{
+    Store, StoreError, TOTALS, all_records, corrupt, get_record, id_of, pair_key, put_record,
+    totals_in,
+};
 
 /// Exact values of a position's moves (canonical frame).
 pub type ProvenTable = BTreeMap<Move, Value>;
@@ -62,21 +65,6 @@ pub struct BookEntry {
     pub proven: ProvenTable,
 }
 
-fn node_key(build: u64, key: u64) -> [u8; 16] {
-    let mut bytes = [0; 16];
-    bytes[..8].copy_from_slice(&build.to_be_bytes());
-    bytes[8..].copy_from_slice(&key.to_be_bytes());
-    bytes
-}
-
-fn key_of(bytes: &[u8]) -> Result<u64, StoreError> {
-    Ok(u64::from_be_bytes(
-        bytes
-            .try_into()
-            .map_err(|_| corrupt("position key", "not 8 bytes"))?,
-    ))
-}
-
 impl Store {
     /// The proven table of a canonical position (empty if none).
     pub fn proven_table(&self, key: u64) -> Result<ProvenTable, StoreError> {
@@ -90,34 +78,22 @@ impl Store {
 
     /// Writes a build record (durable at the next flush).
     pub fn put_build(&self, id: u64, build: &StoredBuild) -> Result<(), StoreError> {
-        self.builds
-            .insert(id.to_be_bytes(), build.encode_to_vec())?;
-        Ok(())
+        put_record(&self.builds, id, build)
     }
 
     /// A build record.
     pub fn build(&self, id: u64) -> Result<Option<StoredBuild>, StoreError> {
-        self.builds
-            .get(id.to_be_bytes())?
-            .map(|v| StoredBuild::decode(v.as_ref()).map_err(|e| corrupt("build", e)))
-            .transpose()
+        get_record(&self.builds, id, "build")
     }
 
     /// Every build, by id.
     pub fn builds(&self) -> Result<Vec<(u64, StoredBuild)>, StoreError> {
-        self.builds
-            .iter()
-            .map(|entry| {
-                let (key, value) = entry?;
-                let build = StoredBuild::decode(value.as_ref()).map_err(|e| corrupt("build", e))?;
-                Ok((key_of(&key)?, build))
-            })
-            .collect()
+        all_records(&self.builds, "build").collect()
     }
 
     /// Whether build `build` has queued the canonical position `key`.
     pub fn build_has(&self, build: u64, key: u64) -> Result<bool, StoreError> {
-        Ok(self.build_nodes.contains_key(node_key(build, key))?)
+        Ok(self.build_nodes.contains_key(pair_key(build, key))?)
     }
 
     /// Records that build `build` queued these positions, with its updated record.
@@ -129,7 +105,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut batch = sled::Batch::default();
         for &key in keys {
-            batch.insert(&node_key(build, key), &[]);
+            batch.insert(&pair_key(build, key), &[]);
         }
         self.build_nodes.apply_batch(batch)?;
         self.put_build(build, record)
@@ -148,7 +124,7 @@ impl Store {
         let mut keys = Vec::new();
         for tree in [&self.playouts, &self.game_tables, &self.proven] {
             for entry in tree.range(start..).keys().take(limit) {
-                keys.push(key_of(&entry?)?);
+                keys.push(id_of(&entry?, "position key")?);
             }
         }
         keys.sort_unstable();
@@ -173,13 +149,7 @@ impl Store {
     pub fn import(&self, entries: &BTreeMap<u64, BookEntry>) -> Result<(), StoreError> {
         let trees = (&self.playouts, &self.game_tables, &self.proven, &self.meta);
         let outcome = trees.transaction(|(playouts, game_tables, proven, meta)| {
-            let mut totals = match meta.get(TOTALS)? {
-                Some(bytes) => {
-                    Totals::decode(bytes.as_ref())
-                        .map_err(super::abort::<prost::DecodeError>("totals"))?
-                }
-                None => Totals::default(),
-            };
+            let mut totals = totals_in(meta)?;
             let playout_deltas: BTreeMap<u64, Table> = entries
                 .iter()
                 .filter(|(_, e)| !e.playouts.is_empty())

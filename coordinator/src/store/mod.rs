@@ -168,34 +168,19 @@ impl Store {
 
     /// Writes a job record (durable at the next flush).
     pub fn put_job(&self, id: u64, job: &StoredJob) -> Result<(), StoreError> {
-        self.jobs.insert(id.to_be_bytes(), job.encode_to_vec())?;
-        Ok(())
+        put_record(&self.jobs, id, job)
     }
 
     /// Every stored job, by id.
     pub fn jobs(&self) -> impl Iterator<Item = Result<(u64, StoredJob), StoreError>> + '_ {
-        self.jobs.iter().map(|entry| {
-            let (key, value) = entry?;
-            let id = u64::from_be_bytes(
-                key.as_ref()
-                    .try_into()
-                    .map_err(|_| corrupt("job id", "not 8 bytes"))?,
-            );
-            let job = StoredJob::decode(value.as_ref()).map_err(|e| corrupt("job", e))?;
-            Ok((id, job))
-        })
+        all_records(&self.jobs, "job")
     }
 
     /// The job a result id was applied to, if any.
     pub fn result_job(&self, result_id: &str) -> Result<Option<u64>, StoreError> {
         self.results
             .get(result_id.as_bytes())?
-            .map(|v| {
-                v.as_ref()
-                    .try_into()
-                    .map(u64::from_be_bytes)
-                    .map_err(|_| corrupt("result", "job id is not 8 bytes"))
-            })
+            .map(|v| id_of(&v, "result"))
             .transpose()
     }
 
@@ -244,10 +229,7 @@ impl Store {
                     return Ok(Applied::JobAlreadyDone);
                 }
             }
-            let mut totals = match meta.get(TOTALS)? {
-                Some(bytes) => Totals::decode(bytes.as_ref()).map_err(abort("totals"))?,
-                None => Totals::default(),
-            };
+            let mut totals = totals_in(meta)?;
             totals.playout_positions += merge_tables(playouts, &effect.playouts)?;
             totals.game_positions += merge_tables(game_tables, &effect.games)?;
             if let Some(game) = &effect.game {
@@ -306,25 +288,17 @@ impl Store {
 
     /// A stored game.
     pub fn game(&self, job_id: u64) -> Result<Option<StoredGame>, StoreError> {
-        self.games
-            .get(job_id.to_be_bytes())?
-            .map(|v| StoredGame::decode(v.as_ref()).map_err(|e| corrupt("game", e)))
-            .transpose()
+        get_record(&self.games, job_id, "game")
     }
 
     /// Stores a new match record (durable at the next flush).
     pub fn put_match(&self, id: u64, record: &StoredMatch) -> Result<(), StoreError> {
-        self.matches
-            .insert(id.to_be_bytes(), record.encode_to_vec())?;
-        Ok(())
+        put_record(&self.matches, id, record)
     }
 
     /// A match record.
     pub fn match_record(&self, id: u64) -> Result<Option<StoredMatch>, StoreError> {
-        self.matches
-            .get(id.to_be_bytes())?
-            .map(|v| StoredMatch::decode(v.as_ref()).map_err(|e| corrupt("match", e)))
-            .transpose()
+        get_record(&self.matches, id, "match")
     }
 
     /// The stored pairs of a match, by pair index.
@@ -332,7 +306,7 @@ impl Store {
         let mut pairs = Vec::new();
         for entry in self.matches.range(pair_key(id, 0)..=pair_key(id, u64::MAX)) {
             let (key, value) = entry?;
-            let index = u64::from_be_bytes(key[8..16].try_into().expect("16-byte pair key"));
+            let index = id_of(&key[8..], "pair")?;
             let pair = StoredPair::decode(value.as_ref()).map_err(|e| corrupt("pair", e))?;
             pairs.push((index, pair));
         }
@@ -341,16 +315,7 @@ impl Store {
 
     /// Every stored self-play game with its job id.
     pub fn games(&self) -> impl Iterator<Item = Result<(u64, StoredGame), StoreError>> + '_ {
-        self.games.iter().map(|entry| {
-            let (key, value) = entry?;
-            let id = u64::from_be_bytes(
-                key.as_ref()
-                    .try_into()
-                    .map_err(|_| corrupt("game id", "not 8 bytes"))?,
-            );
-            let game = StoredGame::decode(value.as_ref()).map_err(|e| corrupt("game", e))?;
-            Ok((id, game))
-        })
+        all_records(&self.games, "game")
     }
 
     /// Whether a puzzle candidate (canonical key) was queued or checked before.
@@ -439,11 +404,64 @@ pub(crate) fn merge_tables(
     Ok(new_positions)
 }
 
-fn pair_key(match_id: u64, pair: u64) -> [u8; 16] {
+/// The key of an entry under a parent (a match's pair, a build's position): both ids as 8
+/// big-endian bytes, so a parent's entries are one key range.
+pub(crate) fn pair_key(parent: u64, child: u64) -> [u8; 16] {
     let mut key = [0; 16];
-    key[..8].copy_from_slice(&match_id.to_be_bytes());
-    key[8..].copy_from_slice(&pair.to_be_bytes());
+    key[..8].copy_from_slice(&parent.to_be_bytes());
+    key[8..].copy_from_slice(&child.to_be_bytes());
     key
+}
+
+/// An id or position key from its 8 stored bytes.
+pub(crate) fn id_of(bytes: &[u8], what: &'static str) -> Result<u64, StoreError> {
+    bytes
+        .try_into()
+        .map(u64::from_be_bytes)
+        .map_err(|_| corrupt(what, "key is not 8 bytes"))
+}
+
+/// Writes a protobuf record under an id (durable at the next flush).
+pub(crate) fn put_record<T: Message>(
+    tree: &sled::Tree,
+    id: u64,
+    record: &T,
+) -> Result<(), StoreError> {
+    tree.insert(id.to_be_bytes(), record.encode_to_vec())?;
+    Ok(())
+}
+
+/// The protobuf record under an id, if any.
+pub(crate) fn get_record<T: Message + Default>(
+    tree: &sled::Tree,
+    id: u64,
+    what: &'static str,
+) -> Result<Option<T>, StoreError> {
+    tree.get(id.to_be_bytes())?
+        .map(|v| T::decode(v.as_ref()).map_err(|e| corrupt(what, e)))
+        .transpose()
+}
+
+/// Every protobuf record of a tree keyed by id, in id order.
+pub(crate) fn all_records<'a, T: Message + Default>(
+    tree: &'a sled::Tree,
+    what: &'static str,
+) -> impl Iterator<Item = Result<(u64, T), StoreError>> + 'a {
+    tree.iter().map(move |entry| {
+        let (key, value) = entry?;
+        let record = T::decode(value.as_ref()).map_err(|e| corrupt(what, e))?;
+        Ok((id_of(&key, what)?, record))
+    })
+}
+
+/// The running totals inside a transaction.
+pub(crate) fn totals_in(
+    meta: &TransactionalTree,
+) -> Result<Totals, ConflictableTransactionError<StoreError>> {
+    match meta.get(TOTALS)? {
+        Some(bytes) => Totals::decode(bytes.as_ref()).map_err(abort("totals")),
+        None => Ok(Totals::default()),
+    }
 }
 
 fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {
