@@ -95,19 +95,26 @@ fn bad(row: usize, why: impl std::fmt::Display) -> Status {
 /// legal there and already the representative of their group, counts consistent.
 fn import_entries(rows: &[v1::BookExportRow]) -> Result<BTreeMap<u64, BookEntry>, Status> {
     let mut entries: BTreeMap<u64, BookEntry> = BTreeMap::new();
+    // Rows come grouped by position: the group leaders are worked out once per position.
+    let mut leaders: Option<(Position, Vec<Move>)> = None;
     for (index, row) in rows.iter().enumerate() {
         let position: Position = row.position.parse().map_err(|e| bad(index, e))?;
-        let canonical = position.canonical();
-        if canonical.position != position {
-            return Err(bad(index, format!("{position} is not canonical")));
-        }
         let mv: Move = row.r#move.parse().map_err(|e| bad(index, e))?;
+        if leaders.as_ref().is_none_or(|(p, _)| *p != position) {
+            if position.canonical().position != position {
+                return Err(bad(index, format!("{position} is not canonical")));
+            }
+            let firsts = move_groups(&position, true)
+                .into_iter()
+                .map(|g| g[0])
+                .collect();
+            leaders = Some((position, firsts));
+        }
         position.play(mv).map_err(|e| bad(index, e))?;
-        let representative = move_groups(&position, true)
-            .into_iter()
-            .find(|g| g.contains(&mv))
-            .map(|g| g[0]);
-        if representative != Some(mv) {
+        if leaders
+            .as_ref()
+            .is_none_or(|(_, firsts)| !firsts.contains(&mv))
+        {
             return Err(bad(index, format!("{mv} is not its group's first move")));
         }
         if row.wins.saturating_add(row.draws) > row.games {
