@@ -111,10 +111,8 @@ fn import_entries(rows: &[v1::BookExportRow]) -> Result<BTreeMap<u64, BookEntry>
             leaders = Some((position, firsts));
         }
         position.play(mv).map_err(|e| bad(index, e))?;
-        if leaders
-            .as_ref()
-            .is_none_or(|(_, firsts)| !firsts.contains(&mv))
-        {
+        let (_, firsts) = leaders.as_ref().expect("set for this position above");
+        if !firsts.contains(&mv) {
             return Err(bad(index, format!("{mv} is not its group's first move")));
         }
         if row.wins.saturating_add(row.draws) > row.games {
