@@ -1,9 +1,12 @@
-//! Client commands: `submit`, `status`, `cancel`.
+//! Client commands (`submit`, `status`, `cancel`) and the job helpers other commands share.
+
+use std::time::Duration;
 
 use anyhow::{Result, ensure};
 use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use pentago::{Player, UctConfig};
-use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task, v1};
+use pentagrid_proto::{Client, MAX_JOB_PLAYOUTS, Task, v1};
 use serde_json::json;
 
 use super::cluster::Connection;
@@ -170,4 +173,56 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The coordinator's status.
+pub async fn coordinator_status(client: &Client) -> Result<v1::StatusResponse> {
+    Ok(client
+        .clone()
+        .status(v1::StatusRequest {})
+        .await?
+        .into_inner())
+}
+
+/// Queues `tasks` and waits until they are all finished (with a progress bar if `progress`);
+/// returns their job ids.
+pub async fn run_jobs(
+    client: &Client,
+    label: &str,
+    tasks: &[Task],
+    progress: bool,
+) -> Result<Vec<u64>> {
+    let before = coordinator_status(client).await?;
+    let finished = |s: &v1::StatusResponse| s.done + s.failed + s.cancelled;
+    let request = v1::SubmitJobsRequest {
+        jobs: tasks.iter().map(v1::JobSpec::from).collect(),
+    };
+    let job_ids = client
+        .clone()
+        .submit_jobs(request)
+        .await?
+        .into_inner()
+        .job_ids;
+    let bar = if progress {
+        ProgressBar::new(tasks.len() as u64).with_style(
+            ProgressStyle::with_template(&format!(
+                "{label:>10} [{{bar:40}}] {{pos}}/{{len}} jobs {{elapsed}} {{msg}}"
+            ))
+            .expect("valid template"),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    loop {
+        let now = coordinator_status(client).await?;
+        let done = finished(&now) - finished(&before);
+        bar.set_position(done);
+        bar.set_message(format!("{} playouts", now.playouts - before.playouts));
+        if done >= tasks.len() as u64 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    bar.finish();
+    Ok(job_ids)
 }

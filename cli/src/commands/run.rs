@@ -5,15 +5,15 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Result, ensure};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use pentago::{MoveNotation, Opening, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task, v1};
 
 use super::book::print_book;
+use super::client::{coordinator_status, run_jobs};
 use super::cluster::{runtime, shutdown_signal};
 use super::embedded::Embedded;
 use super::puzzles::{Goal, generate_puzzles, write_collection};
@@ -78,7 +78,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             args.db.display()
         );
         let started = Instant::now();
-        let before = status(&client).await?;
+        let before = coordinator_status(&client).await?;
         let outcome = tokio::select! {
             result = campaign(args, &client) => result,
             _ = shutdown_signal() => {
@@ -86,7 +86,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 Ok(Vec::new())
             }
         };
-        let after = status(&client).await?;
+        let after = coordinator_status(&client).await?;
         let collection = write_collection(&client, &args.db).await?;
         let start_book = client
             .clone()
@@ -118,14 +118,6 @@ pub fn run(args: &RunArgs) -> Result<()> {
     })
 }
 
-async fn status(client: &Client) -> Result<v1::StatusResponse> {
-    Ok(client
-        .clone()
-        .status(v1::StatusRequest {})
-        .await?
-        .into_inner())
-}
-
 /// Self-play first; then analysis of the start and of the positions the games reached.
 async fn campaign(args: &RunArgs, client: &Client) -> Result<Vec<StudyReport>> {
     let selfplay: Vec<Task> = (0..args.games)
@@ -135,7 +127,7 @@ async fn campaign(args: &RunArgs, client: &Client) -> Result<Vec<StudyReport>> {
             white: args.selfplay.clone(),
         })
         .collect();
-    run_jobs(client, "self-play", &selfplay).await?;
+    run_jobs(client, "self-play", &selfplay, true).await?;
     let positions = reached_positions(client, args.depth).await?;
     let analyses: Vec<Task> = positions
         .into_iter()
@@ -145,7 +137,7 @@ async fn campaign(args: &RunArgs, client: &Client) -> Result<Vec<StudyReport>> {
             playouts: args.playouts,
         })
         .collect();
-    run_jobs(client, "analysis", &analyses).await?;
+    run_jobs(client, "analysis", &analyses, true).await?;
     let mut studies = Vec::new();
     if !args.no_studies {
         let plan = StudyPlan {
@@ -208,32 +200,4 @@ async fn reached_positions(client: &Client, depth: u32) -> Result<Vec<Position>>
         frontier = next;
     }
     Ok(out)
-}
-
-/// Queues `tasks` and shows a progress bar until they are all finished.
-async fn run_jobs(client: &Client, label: &str, tasks: &[Task]) -> Result<()> {
-    let before = status(client).await?;
-    let finished = |s: &v1::StatusResponse| s.done + s.failed + s.cancelled;
-    let request = v1::SubmitJobsRequest {
-        jobs: tasks.iter().map(v1::JobSpec::from).collect(),
-    };
-    client.clone().submit_jobs(request).await?;
-    let bar = ProgressBar::new(tasks.len() as u64).with_style(
-        ProgressStyle::with_template(&format!(
-            "{label:>10} [{{bar:40}}] {{pos}}/{{len}} jobs {{elapsed}} {{msg}}"
-        ))
-        .expect("valid template"),
-    );
-    loop {
-        let now = status(client).await?;
-        let done = finished(&now) - finished(&before);
-        bar.set_position(done);
-        bar.set_message(format!("{} playouts", now.playouts - before.playouts));
-        if done >= tasks.len() as u64 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    bar.finish();
-    Ok(())
 }

@@ -12,6 +12,7 @@ use pentagrid_proto::{Client, Task, v1};
 use serde_json::json;
 
 use super::book::{print_book, show, win_rate};
+use super::client::run_jobs;
 use super::embedded::Target;
 
 /// Study an opening (monicas-five, middle-five, straight-five, triple-power): grow the opening
@@ -157,37 +158,13 @@ pub async fn study(
             white: plan.player.clone(),
         })
         .collect();
-    let job_ids = if tasks.is_empty() {
-        Vec::new()
-    } else {
-        client
-            .clone()
-            .submit_jobs(v1::SubmitJobsRequest {
-                jobs: tasks.iter().map(v1::JobSpec::from).collect(),
-            })
-            .await?
-            .into_inner()
-            .job_ids
-    };
-    let games = loop {
-        let games = client
-            .clone()
-            .get_games(v1::GetGamesRequest {
-                job_ids: job_ids.clone(),
-            })
-            .await?
-            .into_inner()
-            .games;
-        let status = client
-            .clone()
-            .status(v1::StatusRequest {})
-            .await?
-            .into_inner();
-        if games.len() == job_ids.len() || status.queued + status.leased == 0 {
-            break games;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let job_ids = run_jobs(client, "self-play", &tasks, progress).await?;
+    let games = client
+        .clone()
+        .get_games(v1::GetGamesRequest { job_ids })
+        .await?
+        .into_inner()
+        .games;
 
     let mut report = StudyReport {
         opening,
