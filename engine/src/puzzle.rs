@@ -13,8 +13,9 @@
 //! Difficulty (stable; stored with each puzzle):
 //! `10·(n − 1) + 2·log2(1 + g) + 3·log2(p / 100)`, where `n` is the mate length, `g` the number
 //! of defender reply groups in the proof tree (how much the solver must see), and `p` the
-//! smallest playout budget among 100, 200, 400, …, 102 400 at which a plain UCT search (default
-//! configuration, one thread, fixed seed) picks the solution; 204 800 when none does. A mate in
+//! smallest playout budget among 100, 200, 400, …, 102 400 at which a plain UCT search (K = 0.45,
+//! uniform playouts, one thread, fixed seed — fixed here, so ratings do not move when the
+//! engine's defaults are tuned) picks the solution; 204 800 when none does. A mate in
 //! 1 thus rates 0, every mate in n ≥ 2 at least 10·(n − 1). Labels: below 10 easy, below 25
 //! medium, below 45 hard, else expert.
 
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::color::Color;
 use crate::moves::Move;
+use crate::playout::Policy;
 use crate::position::Position;
 use crate::solver::{MateSearch, ProofTree, SolveLimits, Solver};
 use crate::uct::{Budget, SearchControl, SearchOptions, UctConfig, search};
@@ -189,7 +191,12 @@ impl PuzzleVerifier {
         };
         let mut budget = FIRST_BUDGET;
         while budget <= LAST_BUDGET {
-            let config = UctConfig::default().with_budget(Budget::Playouts(budget));
+            let config = UctConfig {
+                exploration: 0.45,
+                policy: Policy::Uniform,
+                budget: Budget::Playouts(budget),
+                ..UctConfig::default()
+            };
             let result = search(position, &config, &options, &SearchControl::new()).ok()?;
             let found = result
                 .best
