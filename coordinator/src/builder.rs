@@ -200,8 +200,16 @@ impl Coordinator {
         if in_flight * 2 > BUILD_WINDOW {
             return Ok(());
         }
+        // Without exact solves, the budget caps how many more analyses can go out; checking it
+        // here spares a walk through the book on every tick once it is spent.
+        let affordable = if record.solve_stones == 0 {
+            (record.budget.saturating_sub(record.playouts) / record.playouts_per_position) as usize
+        } else {
+            usize::MAX
+        };
         let room = (BUILD_WINDOW - in_flight)
-            .min(record.max_positions.saturating_sub(record.positions) as usize);
+            .min(record.max_positions.saturating_sub(record.positions) as usize)
+            .min(affordable);
         let frontier = if room == 0 {
             Vec::new()
         } else {
