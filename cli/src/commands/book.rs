@@ -87,7 +87,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
             json,
         } => {
             let positions = input::positions(position)?;
-            target.run(async |client| {
+            target.read(async |client| {
                 for position in positions {
                     let reply = show(client, &position).await?;
                     if *json {
@@ -120,7 +120,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
                     .with_context(|| format!("{text} in {position}"))?;
                 line.push(position);
             }
-            target.run(async |client| {
+            target.read(async |client| {
                 for (step, position) in line.iter().enumerate() {
                     let reply = show(client, position).await?;
                     if *json {
@@ -156,7 +156,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
                 None => Box::new(std::io::stdout().lock()),
             };
             let rows =
-                target.run(async |client| export(client, *min_games, *format, &mut sink).await)?;
+                target.read(async |client| export(client, *min_games, *format, &mut sink).await)?;
             sink.flush()?;
             eprintln!("exported {rows} rows");
             Ok(())
@@ -180,7 +180,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
             };
             let rows = parse_rows(reader, format)?;
             let count = rows.len();
-            target.run(async |client| {
+            target.read(async |client| {
                 for chunk in rows.chunks(MAX_BOOK_ROWS) {
                     client
                         .clone()

@@ -109,18 +109,32 @@ pub struct Target {
 }
 
 impl Target {
-    /// Runs `work` with a client of the chosen coordinator.
+    /// Runs `work` with a client of the chosen coordinator (an embedded one has its workers).
     pub fn run<T>(&self, work: impl AsyncFnOnce(&Client) -> Result<T>) -> Result<T> {
         anyhow::ensure!(
             (1..=64).contains(&self.workers),
             "--workers must be from 1 to 64"
         );
+        self.with_workers(self.workers, work)
+    }
+
+    /// Like [`Target::run`] for work that queues no jobs (reading or importing the book): an
+    /// embedded coordinator then starts no workers.
+    pub fn read<T>(&self, work: impl AsyncFnOnce(&Client) -> Result<T>) -> Result<T> {
+        self.with_workers(0, work)
+    }
+
+    fn with_workers<T>(
+        &self,
+        workers: usize,
+        work: impl AsyncFnOnce(&Client) -> Result<T>,
+    ) -> Result<T> {
         if !self.local {
             let (rt, client) = self.connection.client()?;
             return rt.block_on(work(&client));
         }
         runtime()?.block_on(async {
-            let cluster = Embedded::start(&self.db, self.workers).await?;
+            let cluster = Embedded::start(&self.db, workers).await?;
             let outcome = work(&cluster.client).await;
             cluster.stop().await?;
             outcome

@@ -121,9 +121,9 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
                 max_difficulty: export.max_difficulty,
                 limit: export.limit,
             };
-            let reply = export
-                .target
-                .run(async |client| Ok(client.clone().list_puzzles(request).await?.into_inner()))?;
+            let reply = export.target.read(async |client| {
+                Ok(client.clone().list_puzzles(request).await?.into_inner())
+            })?;
             let puzzles = parse_puzzles(&reply)?;
             let document = match export.format {
                 Format::Text => publish::text(&puzzles),
