@@ -22,7 +22,9 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 use thiserror::Error;
 
 pub use book::{BookEntry, ProvenTable};
-pub use records::{JobState, StoredBuild, StoredGame, StoredJob, StoredMatch, StoredPair, Totals};
+pub use records::{
+    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredMatch, StoredPair, Totals,
+};
 pub use table::{Counts, Table};
 
 /// A storage failure.
@@ -69,35 +71,6 @@ pub struct ResultEffect {
     pub verdicts: Vec<(u64, CandidateState, Option<String>)>,
     /// Exact move values of a solved position: canonical key and table.
     pub proven: Option<(u64, ProvenTable)>,
-}
-
-/// Where a puzzle candidate stands. Stable numbers (stored).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum CandidateState {
-    /// Queued in a verify job.
-    Pending = 0,
-    /// Became a puzzle.
-    Puzzle = 1,
-    /// No checkmate within the limit.
-    NoMate = 2,
-    /// Another first move wins too.
-    NotUnique = 3,
-    /// The solver could not settle it.
-    Undecided = 4,
-    /// The game was over.
-    GameOver = 5,
-}
-
-impl CandidateState {
-    /// Every state, in stored order.
-    pub const ALL: [CandidateState; 6] = [
-        CandidateState::Pending,
-        CandidateState::Puzzle,
-        CandidateState::NoMate,
-        CandidateState::NotUnique,
-        CandidateState::Undecided,
-        CandidateState::GameOver,
-    ];
 }
 
 /// A played pair and what it adds to its match.

@@ -58,6 +58,35 @@ impl JobState {
     }
 }
 
+/// Where a puzzle candidate stands. Stable numbers (stored).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CandidateState {
+    /// Queued in a verify job.
+    Pending = 0,
+    /// Became a puzzle.
+    Puzzle = 1,
+    /// No checkmate within the limit.
+    NoMate = 2,
+    /// Another first move wins too.
+    NotUnique = 3,
+    /// The solver could not settle it.
+    Undecided = 4,
+    /// The game was over.
+    GameOver = 5,
+}
+
+impl CandidateState {
+    /// Every state, in stored order.
+    pub const ALL: [CandidateState; 6] = [
+        CandidateState::Pending,
+        CandidateState::Puzzle,
+        CandidateState::NoMate,
+        CandidateState::NotUnique,
+        CandidateState::Undecided,
+        CandidateState::GameOver,
+    ];
+}
+
 /// A finished self-play game, stored under its job id in the `games` tree.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredGame {
