@@ -1,64 +1,52 @@
 //! `pentago`: the pure engine of pentagrid — rules, notation, symmetry, playouts and search.
 //!
+//! The crate is in three layers, each building only on those before it: `board` (squares,
+//! twists, bitboards, positions, moves, the rules, symmetry), `search` (playouts, UCT, the exact
+//! solver, the checkmate search) and `play` (players, self-play, matches and ratings, openings,
+//! puzzles). The public API is the curated list of `pub use` below.
+//!
 //! Nothing here touches the network or the disk. Positions are two 64-bit stone sets in
 //! quadrant lanes, so a move is a few table lookups and a copy of 16 bytes.
 
-mod bitboard;
-mod children;
-mod color;
-mod matches;
-mod movegen;
-mod moves;
-mod openings;
-mod perft;
-mod player;
-mod playout;
-mod position;
-mod puzzle;
-mod rating;
-mod selfplay;
+mod board;
+mod play;
+mod search;
 mod serde_text;
-mod solver;
-mod square;
-mod symmetry;
-mod tables;
-mod twist;
-mod uct;
-mod value;
 
-pub use bitboard::Bitboard;
-pub use children::move_groups;
-pub use color::{Color, ParseStatusError, Status};
-pub use matches::{
+pub use board::bitboard::Bitboard;
+pub use board::children::move_groups;
+pub use board::color::Color;
+pub use board::movegen::MoveList;
+pub use board::moves::{Move, MoveNotation, ParseMoveError};
+pub use board::perft::{PerftCounts, perft};
+pub use board::position::{ParsePositionError, PlayError, Position, PositionKey};
+pub use board::square::{ParseSquareError, Square};
+pub use board::status::{ParseStatusError, Status};
+pub use board::symmetry::{Canonical, Symmetry};
+pub use board::twist::{Direction, Quadrant, Twist};
+pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
     opening_seed, play_pair, random_opening,
 };
-pub use movegen::MoveList;
-pub use moves::{Move, MoveNotation, ParseMoveError};
-pub use openings::{Opening, ParseOpeningError, Pattern};
-pub use perft::{PerftCounts, perft};
-pub use player::{ParsePlayerError, Player};
-pub use playout::{
-    Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
-    playout, run_playouts, seeded_rng, splitmix64,
-};
-pub use position::{ParsePositionError, PlayError, Position, PositionKey};
-pub use puzzle::{
+pub use play::openings::{Opening, ParseOpeningError, Pattern};
+pub use play::player::{ParsePlayerError, Player};
+pub use play::puzzle::{
     MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty, difficulty_label,
 };
-pub use rating::{
+pub use play::rating::{
     EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial,
     elo_of_score, score_of_elo,
 };
-pub use selfplay::{GameRecord, play_game};
-pub use solver::{
+pub use play::selfplay::{GameRecord, play_game};
+pub use search::playout::{
+    Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
+    playout, run_playouts, seeded_rng, splitmix64,
+};
+pub use search::solver::{
     AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, Solution, SolveLimits, Solver,
 };
-pub use square::{ParseSquareError, Square};
-pub use symmetry::{Canonical, Symmetry};
-pub use twist::{Direction, Quadrant, Twist};
-pub use uct::{
+pub use search::uct::{
     BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,
     SearchOptions, SearchResult, UctConfig, search,
 };
-pub use value::Value;
+pub use search::value::Value;

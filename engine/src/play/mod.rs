@@ -1,0 +1,10 @@
+//! The applications' game logic: players, self-play, matches and ratings, openings, puzzles.
+//!
+//! Built on the board and search layers; the cluster runs these as jobs.
+
+pub(crate) mod matches;
+pub(crate) mod openings;
+pub(crate) mod player;
+pub(crate) mod puzzle;
+pub(crate) mod rating;
+pub(crate) mod selfplay;

@@ -1,0 +1,171 @@
+//! Players that choose moves: a UCT engine, flat Monte Carlo, or uniform random. Their text
+//! forms (`uct:...`, `flat:playouts=N`, `random`) name them in self-play and matches.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::search::playout::{Policy, playout, seeded_rng};
+use crate::search::uct::{ParseConfigError, SearchControl, SearchOptions, UctConfig, search};
+use crate::search::value::Value;
+
+/// A way of choosing moves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Player {
+    /// UCT search with this configuration.
+    Uct(UctConfig),
+    /// Flat Monte Carlo: the same number of uniform playouts after every root move, then the
+    /// move with the best score. The baseline UCT must beat at equal playouts.
+    Flat {
+        /// Playouts in total, spread evenly over the moves.
+        playouts: u64,
+    },
+    /// A uniformly random legal move.
+    Random,
+}
+
+/// Why a player text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ParsePlayerError {
+    /// A bad `uct:` configuration.
+    #[error(transparent)]
+    Uct(#[from] ParseConfigError),
+    /// A bad `flat:` configuration.
+    #[error("bad flat player {0:?}: expected flat:playouts=N with N from 1 to 10^9")]
+    Flat(String),
+    /// Not a known player.
+    #[error("unknown player {0:?}: expected uct[:...], flat:playouts=N or random")]
+    Unknown(String),
+}
+
+impl FromStr for Player {
+    type Err = ParsePlayerError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if s == "random" {
+            return Ok(Player::Random);
+        }
+        if let Some(rest) = s.strip_prefix("flat:") {
+            let playouts = rest
+                .strip_prefix("playouts=")
+                .and_then(|n| n.parse::<u64>().ok())
+                .filter(|n| (1..=1_000_000_000).contains(n))
+                .ok_or_else(|| ParsePlayerError::Flat(s.to_owned()))?;
+            return Ok(Player::Flat { playouts });
+        }
+        if s.starts_with("uct") {
+            return Ok(Player::Uct(s.parse()?));
+        }
+        Err(ParsePlayerError::Unknown(s.to_owned()))
+    }
+}
+
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Player::Uct(config) => write!(f, "{config}"),
+            Player::Flat { playouts } => write!(f, "flat:playouts={playouts}"),
+            Player::Random => f.write_str("random"),
+        }
+    }
+}
+
+impl From<Player> for String {
+    fn from(player: Player) -> String {
+        player.to_string()
+    }
+}
+
+impl TryFrom<String> for Player {
+    type Error = ParsePlayerError;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl Player {
+    /// The player's move in an ongoing `position`; `seed` makes it reproducible, `threads` is the
+    /// number of UCT trees (on the current rayon pool).
+    #[must_use]
+    pub fn choose(&self, position: &Position, seed: u64, threads: usize) -> Move {
+        debug_assert!(!position.is_over());
+        match self {
+            Player::Uct(config) => {
+                let options = SearchOptions {
+                    seed,
+                    threads,
+                    tables_min_visits: None,
+                };
+                search(position, config, &options, &SearchControl::new())
+                    .ok()
+                    .and_then(|r| r.best)
+                    .expect("an ongoing position has a move")
+            }
+            Player::Flat { playouts } => flat_monte_carlo(position, *playouts, seed),
+            Player::Random => {
+                let legal = position.legal_moves();
+                legal[seeded_rng(seed, 0).random_range(0..legal.len())]
+            }
+        }
+    }
+}
+
+fn flat_monte_carlo(position: &Position, playouts: u64, seed: u64) -> Move {
+    let mut rng = seeded_rng(seed, 0);
+    let mover = position.side_to_move();
+    let legal = position.legal_moves();
+    let per_move = (playouts / legal.len() as u64).max(1);
+    let mut best = (f64::NEG_INFINITY, legal[0]);
+    for &mv in legal.iter() {
+        let after = position.play_unchecked(mv);
+        let score = match Value::of_status(after.status(), mover) {
+            Some(value) => value.score() * per_move as f64,
+            None => (0..per_move)
+                .map(|_| {
+                    let end = playout(&after, Policy::Uniform, &mut rng);
+                    Value::of_status(end.status, mover).map_or(0.0, Value::score)
+                })
+                .sum(),
+        };
+        if score > best.0 {
+            best = (score, mv);
+        }
+    }
+    best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn player_text_round_trips() {
+        for text in ["random", "flat:playouts=500", "uct:k=0.7,playouts=300"] {
+            let player: Player = text.parse().unwrap();
+            assert_eq!(player.to_string().parse::<Player>().unwrap(), player);
+        }
+        assert!("flat:playouts=0".parse::<Player>().is_err());
+        assert!("alphabeta".parse::<Player>().is_err());
+    }
+
+    #[test]
+    fn every_player_takes_an_immediate_win() {
+        let p: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
+        for player in ["flat:playouts=2000", "uct:playouts=2000"] {
+            let player: Player = player.parse().unwrap();
+            let mv = player.choose(&p, 3, 1);
+            assert!(
+                p.play(mv).unwrap().status().is_over(),
+                "{player} played {mv}"
+            );
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Checkmate puzzles (DESIGN §8): verifying a candidate position, and the difficulty scale.
+//!
+//! A candidate becomes a puzzle when the side to move has a checkmate in n ≤ `max_moves`, the
+//! checkmate search finds the shortest one with its proof tree, and the exact solver shows that
+//! no first move other than the solution wins at all. Moves that reach the same position as the
+//! solution, or a symmetric image of it, count as the solution: they are the same move on the
+//! board.
+//!
+//! A [`Puzzle`] serializes (serde JSON) to the stable published form: `position`,
+//! `side_to_move`, `mate_in`, `first_move`, `proof` (the proof-tree form), `reply_groups`,
+//! `uct_playouts`, `difficulty`, `source`.
+//!
+//! Difficulty (stable; stored with each puzzle):
+//! `10·(n − 1) + 2·log2(1 + g) + 3·log2(p / 100)`, where `n` is the mate length, `g` the number
+//! of defender reply groups in the proof tree (how much the solver must see), and `p` the
+//! smallest playout budget among 100, 200, 400, …, 102 400 at which a plain UCT search (K = 0.45,
+//! uniform playouts, one thread, fixed seed — fixed here, so ratings do not move when the
+//! engine's defaults are tuned) picks the solution; 204 800 when none does. A mate in
+//! 1 thus rates 0, every mate in n ≥ 2 at least 10·(n − 1). Labels: below 10 easy, below 25
+//! medium, below 45 hard, else expert.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::color::Color;
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::search::playout::Policy;
+use crate::search::solver::{MateSearch, ProofTree, SolveLimits, Solver};
+use crate::search::uct::{Budget, SearchControl, SearchOptions, UctConfig, search};
+
+/// Longest checkmate a puzzle may have.
+pub const MAX_PUZZLE_MOVES: u32 = 7;
+
+/// Smallest and largest UCT budgets tried when rating a puzzle.
+const FIRST_BUDGET: u64 = 100;
+const LAST_BUDGET: u64 = 102_400;
+
+/// A verified puzzle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Puzzle {
+    /// The position, the side to move mates.
+    #[serde(with = "crate::serde_text")]
+    pub position: Position,
+    /// Who mates.
+    pub side_to_move: Color,
+    /// Length of the shortest mate.
+    pub mate_in: u32,
+    /// The only winning first move.
+    #[serde(with = "crate::serde_text")]
+    pub first_move: Move,
+    /// The proof tree (stable JSON form, see [`ProofTree`]).
+    pub proof: ProofTree,
+    /// Defender reply groups in the proof tree.
+    pub reply_groups: u32,
+    /// Smallest UCT budget that finds the first move (`None`: not within 102 400).
+    pub uct_playouts: Option<u64>,
+    /// The difficulty (see the module docs).
+    pub difficulty: f64,
+    /// Where the position came from (`game 17 ply 12`, `random 5 ply 20`; empty if unknown).
+    #[serde(default)]
+    pub source: String,
+}
+
+/// Why a candidate is not a puzzle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// The game is over.
+    GameOver,
+    /// No checkmate within the limit.
+    NoMate,
+    /// Another first move also wins (by checkmate or otherwise).
+    NotUnique(Move),
+    /// The solver could not settle whether this other first move wins within its limits.
+    Undecided(Move),
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rejection::GameOver => write!(f, "the game is over"),
+            Rejection::NoMate => write!(f, "no checkmate within the limit"),
+            Rejection::NotUnique(mv) => write!(f, "{mv} wins too"),
+            Rejection::Undecided(mv) => write!(f, "the solver could not settle {mv}"),
+        }
+    }
+}
+
+/// Difficulty label of a rating.
+#[must_use]
+pub fn difficulty_label(difficulty: f64) -> &'static str {
+    match difficulty {
+        d if d < 10.0 => "easy",
+        d if d < 25.0 => "medium",
+        d if d < 45.0 => "hard",
+        _ => "expert",
+    }
+}
+
+/// The difficulty of a mate in `mate_in` with `reply_groups` defender groups that UCT finds
+/// with `uct_playouts` playouts (`None`: not within the largest budget tried).
+#[must_use]
+pub fn difficulty(mate_in: u32, reply_groups: u32, uct_playouts: Option<u64>) -> f64 {
+    let playouts = uct_playouts.unwrap_or(2 * LAST_BUDGET).max(FIRST_BUDGET) as f64;
+    let rating = 10.0 * f64::from(mate_in.saturating_sub(1))
+        + 2.0 * f64::from(1 + reply_groups).log2()
+        + 3.0 * (playouts / FIRST_BUDGET as f64).log2();
+    (rating * 10.0).round() / 10.0
+}
+
+/// Verifies puzzle candidates; keep one to reuse the searchers' memory.
+pub struct PuzzleVerifier {
+    mates: MateSearch,
+    solver: Solver,
+    /// Limits of the solver for each other first move.
+    pub limits: SolveLimits,
+    /// Seed of the UCT searches that rate difficulty.
+    pub seed: u64,
+}
+
+impl PuzzleVerifier {
+    /// A verifier whose solver table has `2^table_bits` entries.
+    #[must_use]
+    pub fn new(table_bits: u32, limits: SolveLimits, seed: u64) -> PuzzleVerifier {
+        PuzzleVerifier {
+            mates: MateSearch::new(),
+            solver: Solver::new(table_bits),
+            limits,
+            seed,
+        }
+    }
+
+    /// Checks `position` as a puzzle with a mate of at most `max_moves` (capped at
+    /// [`MAX_PUZZLE_MOVES`]).
+    pub fn verify(&mut self, position: &Position, max_moves: u32) -> Result<Puzzle, Rejection> {
+        if position.is_over() {
+            return Err(Rejection::GameOver);
+        }
+        let proof = self
+            .mates
+            .find(position, max_moves.min(MAX_PUZZLE_MOVES))
+            .ok_or(Rejection::NoMate)?;
+        let first_move = proof.first_move();
+        let solution = position.play_unchecked(first_move).canonical_key();
+        // Another mating first move is the cheap refutation; the solver handles the rest.
+        let max = max_moves.min(MAX_PUZZLE_MOVES);
+        if let Some((other, _)) = self
+            .mates
+            .mating_moves(position, max)
+            .into_iter()
+            .find(|(mv, _)| position.play_unchecked(*mv).canonical_key() != solution)
+        {
+            return Err(Rejection::NotUnique(other));
+        }
+        let mut seen = vec![solution];
+        for &mv in position.legal_moves().iter() {
+            let child = position.play_unchecked(mv);
+            let key = child.canonical_key();
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            match self.solver.move_wins(position, mv, self.limits) {
+                Some(false) => {}
+                Some(true) => return Err(Rejection::NotUnique(mv)),
+                None => return Err(Rejection::Undecided(mv)),
+            }
+        }
+        let reply_groups = proof.reply_groups();
+        let uct_playouts = self.playouts_to_find(position, solution);
+        Ok(Puzzle {
+            position: *position,
+            side_to_move: position.side_to_move(),
+            source: String::new(),
+            mate_in: proof.mate_in,
+            first_move,
+            reply_groups,
+            uct_playouts,
+            difficulty: difficulty(proof.mate_in, reply_groups, uct_playouts),
+            proof,
+        })
+    }
+
+    /// Smallest budget (doubling from 100) at which UCT's best move reaches `solution`.
+    fn playouts_to_find(&self, position: &Position, solution: crate::PositionKey) -> Option<u64> {
+        let options = SearchOptions {
+            seed: self.seed,
+            threads: 1,
+            tables_min_visits: None,
+        };
+        let mut budget = FIRST_BUDGET;
+        while budget <= LAST_BUDGET {
+            let config = UctConfig {
+                exploration: 0.45,
+                policy: Policy::Uniform,
+                budget: Budget::Playouts(budget),
+                ..UctConfig::default()
+            };
+            let result = search(position, &config, &options, &SearchControl::new()).ok()?;
+            let found = result
+                .best
+                .is_some_and(|mv| position.play_unchecked(mv).canonical_key() == solution);
+            if found {
+                return Some(budget);
+            }
+            budget *= 2;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn difficulty_grows_with_length_and_search_effort() {
+        assert_eq!(difficulty(1, 0, Some(100)), 0.0);
+        // A mate in 1 is easier than any mate in 5, however obvious.
+        let hardest_mate_in_1 = difficulty(1, 0, None);
+        assert!(hardest_mate_in_1 < difficulty(5, 0, Some(100)));
+        assert!(difficulty(3, 10, Some(400)) < difficulty(3, 10, Some(1600)));
+        assert!(difficulty(3, 10, Some(400)) < difficulty(3, 40, Some(400)));
+        assert_eq!(difficulty_label(0.0), "easy");
+        assert_eq!(difficulty_label(60.0), "expert");
+    }
+
+    #[test]
+    fn candidates_without_a_unique_mate_are_rejected() {
+        let mut verifier = PuzzleVerifier::new(16, SolveLimits::default(), 1);
+        // Four in a row open at both ends: a1 and f1 both win at once.
+        let open_both_ends: Position = "oo.oo./....../....../....../....../.xxxx.".parse().unwrap();
+        assert!(matches!(
+            verifier.verify(&open_both_ends, 3),
+            Err(Rejection::NotUnique(_))
+        ));
+        assert_eq!(verifier.verify(&Position::START, 3), Err(Rejection::NoMate));
+        let over: Position = "oooo../....../....../....../....../xxxxx.".parse().unwrap();
+        assert_eq!(verifier.verify(&over, 3), Err(Rejection::GameOver));
+    }
+}

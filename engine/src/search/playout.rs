@@ -1,0 +1,390 @@
+//! Random playouts (uniform and "safe" policies) with a seeded PCG generator.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::{Rng, RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::board::bitboard::Bitboard;
+use crate::board::color::Color;
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::board::square::Square;
+use crate::board::status::Status;
+use crate::board::tables::{LANE, SELECT};
+use crate::board::twist::Twist;
+
+/// The engine's random generator: PCG XSH-RR 64/32, small state, fast, reproducible by seed.
+pub type EngineRng = rand_pcg::Pcg32;
+
+/// A generator seeded from `seed` and a stream number, so parallel work can draw independent,
+/// reproducible streams (`stream` is typically a chunk or thread index).
+#[must_use]
+pub fn seeded_rng(seed: u64, stream: u64) -> EngineRng {
+    EngineRng::seed_from_u64(splitmix64(seed ^ splitmix64(stream.wrapping_add(0x9E37))))
+}
+
+/// SplitMix64 finaliser: spreads nearby seeds to unrelated generator states.
+#[must_use]
+pub const fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// How a playout chooses moves.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// A uniformly random empty square and a uniformly random twist.
+    #[default]
+    Uniform,
+    /// Takes an immediate win when there is one; otherwise a uniformly random move among those
+    /// that leave the opponent no immediate win (any move when none does).
+    Safe,
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Policy::Uniform => "uniform",
+            Policy::Safe => "safe",
+        })
+    }
+}
+
+/// A policy name other than `uniform` or `safe`.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown playout policy {0:?}: expected uniform or safe")]
+pub struct ParsePolicyError(pub String);
+
+impl FromStr for Policy {
+    type Err = ParsePolicyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "uniform" => Ok(Policy::Uniform),
+            "safe" => Ok(Policy::Safe),
+            _ => Err(ParsePolicyError(s.to_owned())),
+        }
+    }
+}
+
+/// How a finished game ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The placement alone made five (no twist).
+    PlacementWin,
+    /// The twist gave exactly one side five (the mover or, by mistake, the opponent).
+    TwistWin,
+    /// The twist gave both sides five.
+    BothFive,
+    /// The 36th stone went down without a five.
+    FullBoard,
+}
+
+/// The outcome of one playout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PlayoutResult {
+    /// The final status (never `Ongoing`).
+    pub status: Status,
+    /// How the game ended.
+    pub ending: Ending,
+    /// Stones on the board at the end.
+    pub stones: u32,
+}
+
+/// A uniform index below `bound` (> 0), without modulo bias.
+#[inline(always)]
+fn below<R: Rng>(rng: &mut R, bound: u32) -> u32 {
+    rng.random_range(0..bound)
+}
+
+/// The `k`-th set bit (from the lowest, quadrant by quadrant) of `bits`.
+#[inline(always)]
+fn select_bit(bits: u64, mut k: u32) -> u64 {
+    let mut shift = 0;
+    loop {
+        let lane = (bits >> shift) & LANE;
+        let count = lane.count_ones();
+        if k < count {
+            return 1 << (shift + SELECT[lane as usize][k as usize] as u32);
+        }
+        k -= count;
+        shift += 16;
+    }
+}
+
+/// Plays `position` out to the end with `policy`. The game must be ongoing.
+pub fn playout<R: Rng>(position: &Position, policy: Policy, rng: &mut R) -> PlayoutResult {
+    debug_assert!(!position.is_over());
+    match policy {
+        Policy::Uniform => uniform_playout(position, rng),
+        Policy::Safe => safe_playout(position, rng),
+    }
+}
+
+/// The hot loop: both sides as raw lane bits, the mover first.
+fn uniform_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
+    let mut mover = position.side_to_move();
+    let (own, other) = position.sides();
+    let (mut own, mut other) = (own.0, other.0);
+    let mut stones = own.count_ones() + other.count_ones();
+    loop {
+        let empty = !(own | other) & Bitboard::FULL.0;
+        let free = 36 - stones;
+        let choice = below(rng, free * 8);
+        own |= select_bit(empty, choice >> 3);
+        stones += 1;
+        if Bitboard(own).has_five() {
+            return finish(Status::Won(mover), Ending::PlacementWin, stones);
+        }
+        let twist = Twist::from_index_unchecked((choice & 7) as usize);
+        own = Bitboard(own).twisted(twist).0;
+        other = Bitboard(other).twisted(twist).0;
+        if let Some(result) = after_twist(mover, own, other, stones) {
+            return result;
+        }
+        std::mem::swap(&mut own, &mut other);
+        mover = mover.opponent();
+    }
+}
+
+#[inline(always)]
+fn after_twist(mover: Color, own: u64, other: u64, stones: u32) -> Option<PlayoutResult> {
+    match (Bitboard(own).has_five(), Bitboard(other).has_five()) {
+        (true, true) => Some(finish(Status::Draw, Ending::BothFive, stones)),
+        (true, false) => Some(finish(Status::Won(mover), Ending::TwistWin, stones)),
+        (false, true) => Some(finish(
+            Status::Won(mover.opponent()),
+            Ending::TwistWin,
+            stones,
+        )),
+        (false, false) if stones == 36 => Some(finish(Status::Draw, Ending::FullBoard, stones)),
+        (false, false) => None,
+    }
+}
+
+#[inline(always)]
+const fn finish(status: Status, ending: Ending, stones: u32) -> PlayoutResult {
+    PlayoutResult {
+        status,
+        ending,
+        stones,
+    }
+}
+
+/// Random tries before the safe policy falls back to listing every move.
+const SAFE_TRIES: u32 = 12;
+
+fn safe_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
+    let mut position = *position;
+    loop {
+        let mover = position.side_to_move();
+        // Any winning move ends the game the same way.
+        let mv = match position.winning_move() {
+            Some(mv) => mv,
+            None => choose_safe(&position, rng),
+        };
+        let before = position.stone_count();
+        let placed = position.stones(mover).with(mv.square());
+        position = position.play_unchecked(mv);
+        let status = position.status();
+        if status.is_over() {
+            let ending = match status {
+                _ if placed.has_five() => Ending::PlacementWin,
+                Status::Draw if position.black().has_five() => Ending::BothFive,
+                Status::Draw => Ending::FullBoard,
+                _ => Ending::TwistWin,
+            };
+            return finish(status, ending, before + 1);
+        }
+    }
+}
+
+/// A uniformly random safe move, or a uniformly random move when none is safe. Rejection
+/// sampling keeps the choice uniform over the safe moves.
+fn choose_safe<R: Rng>(position: &Position, rng: &mut R) -> Move {
+    let empty = position.empty();
+    let free = empty.count();
+    let random_move = |rng: &mut R| {
+        let choice = below(rng, free * 8);
+        let square = Square::from_bit(select_bit(empty.0, choice >> 3).trailing_zeros());
+        Move::new(square, Twist::from_index_unchecked((choice & 7) as usize))
+    };
+    for _ in 0..SAFE_TRIES {
+        let mv = random_move(rng);
+        if position.is_safe(mv) {
+            return mv;
+        }
+    }
+    let safe = position.safe_moves();
+    if safe.is_empty() {
+        random_move(rng)
+    } else {
+        safe[below(rng, safe.len() as u32) as usize]
+    }
+}
+
+/// Totals over many playouts, as printed by `pentagrid playouts`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayoutStats {
+    /// Games played.
+    pub games: u64,
+    /// Games black won.
+    pub black_wins: u64,
+    /// Games white won.
+    pub white_wins: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// Sum of final stone counts (mean length = this / games).
+    pub total_stones: u64,
+    /// Games that ended on a placement five.
+    pub placement_wins: u64,
+    /// Games drawn because a twist gave both sides five.
+    pub both_five_draws: u64,
+    /// Games that reached 36 stones (whatever the result).
+    pub full_board_games: u64,
+}
+
+impl PlayoutStats {
+    /// Counts one finished playout.
+    pub fn record(&mut self, result: &PlayoutResult) {
+        self.games += 1;
+        match result.status {
+            Status::Won(Color::Black) => self.black_wins += 1,
+            Status::Won(Color::White) => self.white_wins += 1,
+            Status::Draw | Status::Ongoing => self.draws += 1,
+        }
+        self.total_stones += u64::from(result.stones);
+        match result.ending {
+            Ending::PlacementWin => self.placement_wins += 1,
+            Ending::BothFive => self.both_five_draws += 1,
+            Ending::TwistWin | Ending::FullBoard => {}
+        }
+        if result.stones == 36 {
+            self.full_board_games += 1;
+        }
+    }
+
+    /// Adds another set of totals.
+    pub fn merge(&mut self, other: &PlayoutStats) {
+        self.games += other.games;
+        self.black_wins += other.black_wins;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.total_stones += other.total_stones;
+        self.placement_wins += other.placement_wins;
+        self.both_five_draws += other.both_five_draws;
+        self.full_board_games += other.full_board_games;
+    }
+
+    /// Mean number of stones at the end of a game.
+    #[must_use]
+    pub fn mean_length(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.total_stones as f64 / self.games as f64
+        }
+    }
+}
+
+/// Games per independently seeded chunk; fixed so totals do not depend on the thread count.
+pub const PLAYOUT_CHUNK: u64 = 1 << 14;
+
+/// Plays `games` playouts from `position` on the current rayon pool. Chunk `i` uses
+/// [`seeded_rng`]`(seed, i)`, so the totals depend only on the seed, never on the threads.
+#[must_use]
+pub fn run_playouts(position: &Position, policy: Policy, games: u64, seed: u64) -> PlayoutStats {
+    use rayon::prelude::*;
+    let chunks = games.div_ceil(PLAYOUT_CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .map(|chunk| {
+            let mut rng = seeded_rng(seed, chunk);
+            let count = PLAYOUT_CHUNK.min(games - chunk * PLAYOUT_CHUNK);
+            let mut stats = PlayoutStats::default();
+            for _ in 0..count {
+                stats.record(&playout(position, policy, &mut rng));
+            }
+            stats
+        })
+        .reduce(PlayoutStats::default, |mut a, b| {
+            a.merge(&b);
+            a
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_bit_walks_the_lanes() {
+        let bits = Bitboard::FULL.0;
+        let mut seen = 0u64;
+        for k in 0..36 {
+            seen |= select_bit(bits, k);
+        }
+        assert_eq!(seen, bits);
+        assert_eq!(select_bit(0b1010 << 16, 1), 0b1000 << 16);
+    }
+
+    #[test]
+    fn playouts_end_consistently() {
+        for policy in [Policy::Uniform, Policy::Safe] {
+            let mut rng = seeded_rng(7, 0);
+            for _ in 0..2_000 {
+                let result = playout(&Position::START, policy, &mut rng);
+                assert!(result.status.is_over());
+                assert!((9..=36).contains(&result.stones), "{result:?}");
+                if result.ending == Ending::FullBoard {
+                    assert_eq!(result.stones, 36);
+                    assert_eq!(result.status, Status::Draw);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn totals_do_not_depend_on_threads() {
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let games = 3 * PLAYOUT_CHUNK + 17;
+        let a = one.install(|| run_playouts(&Position::START, Policy::Uniform, games, 5));
+        let b = two.install(|| run_playouts(&Position::START, Policy::Uniform, games, 5));
+        assert_eq!(a, b);
+        assert_eq!(a.games, games);
+        assert_eq!(a.black_wins + a.white_wins + a.draws, games);
+    }
+
+    #[test]
+    fn safe_policy_takes_a_win() {
+        let p: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
+        let mut rng = seeded_rng(1, 1);
+        for _ in 0..50 {
+            let result = playout(&p, Policy::Safe, &mut rng);
+            assert_eq!(result.status, Status::Won(Color::Black));
+            assert_eq!(result.stones, 9);
+        }
+    }
+
+    #[test]
+    fn policy_names_round_trip() {
+        for policy in [Policy::Uniform, Policy::Safe] {
+            assert_eq!(policy.to_string().parse::<Policy>(), Ok(policy));
+        }
+        assert!("greedy".parse::<Policy>().is_err());
+    }
+}

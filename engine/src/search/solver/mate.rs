@@ -1,0 +1,263 @@
+//! Checkmate search: wins by continuous checks (DESIGN §5), with proof trees.
+//!
+//! A *check* is a move after which the mover would have an immediate win if it moved again. A
+//! checkmate in n: every attacker move is a check or the final winning move, the defender may
+//! answer with any legal move, and the attacker wins by its n-th move at the latest.
+
+use std::collections::HashMap;
+
+use crate::board::children::Children;
+use crate::board::movegen::is_check;
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::board::status::Status;
+
+use super::proof::{AttackNode, ProofTree, Reply};
+
+/// Most attacker moves a checkmate search looks at.
+pub const MAX_MATE_MOVES: u32 = 15;
+
+/// What is known of a position with the attacker to move.
+#[derive(Copy, Clone, Default)]
+struct Known {
+    /// Shortest mate found (0: none found yet).
+    mate: u8,
+    /// No mate within this many moves.
+    none_within: u8,
+}
+
+/// A checkmate searcher; keep one to reuse what it learned.
+pub struct MateSearch {
+    known: HashMap<u64, Known>,
+    children: Children,
+    nodes: u64,
+}
+
+impl Default for MateSearch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MateSearch {
+    /// A searcher with nothing learned.
+    #[must_use]
+    pub fn new() -> MateSearch {
+        MateSearch {
+            known: HashMap::new(),
+            children: Children::new(),
+            nodes: 0,
+        }
+    }
+
+    /// Positions visited so far.
+    #[must_use]
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The shortest checkmate of at most `max_moves` attacker moves (the side to move attacks),
+    /// with its proof tree.
+    pub fn find(&mut self, position: &Position, max_moves: u32) -> Option<ProofTree> {
+        let max_moves = max_moves.min(MAX_MATE_MOVES);
+        if position.is_over() {
+            return None;
+        }
+        let length = (1..=max_moves).find(|&n| self.attacker_mates(position, n))?;
+        let tree = self.build(position, length);
+        Some(ProofTree {
+            position: *position,
+            mate_in: length,
+            tree,
+        })
+    }
+
+    /// Every first move that mates within `max_moves`, with the length of its shortest mate,
+    /// in legal order. Moves that reach the same position are listed separately.
+    pub fn mating_moves(&mut self, position: &Position, max_moves: u32) -> Vec<(Move, u32)> {
+        let max_moves = max_moves.min(MAX_MATE_MOVES);
+        if position.is_over() {
+            return Vec::new();
+        }
+        let mover = position.side_to_move();
+        let mut out = Vec::new();
+        for &mv in position.legal_moves().iter() {
+            let child = position.play_unchecked(mv);
+            if child.status() == Status::Won(mover) {
+                out.push((mv, 1));
+            } else if !child.is_over()
+                && is_check(&child)
+                && let Some(n) = (1..max_moves).find(|&n| self.defender_loses(&child, n))
+            {
+                out.push((mv, n + 1));
+            }
+        }
+        out
+    }
+
+    /// Whether the side to move mates within `n` moves, forgetting what it learned once its
+    /// memory holds more than `max_known` positions (for callers that ask very often).
+    pub(crate) fn mates_within(&mut self, position: &Position, n: u32, max_known: usize) -> bool {
+        if self.known.len() > max_known {
+            self.known.clear();
+        }
+        self.attacker_mates(position, n)
+    }
+
+    /// Whether the attacker (to move) mates within `n` moves.
+    fn attacker_mates(&mut self, position: &Position, n: u32) -> bool {
+        self.nodes += 1;
+        if n == 0 {
+            return false;
+        }
+        if position.has_immediate_win() {
+            return true;
+        }
+        if n == 1 {
+            return false;
+        }
+        let key = position.key().0;
+        let known = self.known.get(&key).copied().unwrap_or_default();
+        if known.mate != 0 && u32::from(known.mate) <= n {
+            return true;
+        }
+        if u32::from(known.none_within) >= n {
+            return false;
+        }
+        let found = self
+            .checks(position)
+            .into_iter()
+            .any(|child| self.defender_loses(&child, n - 1));
+        let entry = self.known.entry(key).or_default();
+        if found {
+            entry.mate = if entry.mate == 0 {
+                n as u8
+            } else {
+                entry.mate.min(n as u8)
+            };
+        } else {
+            entry.none_within = entry.none_within.max(n as u8);
+        }
+        found
+    }
+
+    /// The positions after the attacker's checks (the defender to move, no immediate win for it).
+    fn checks(&mut self, position: &Position) -> Vec<Position> {
+        let mut children = Vec::new();
+        self.children.collect(position, false, &mut children);
+        children
+            .into_iter()
+            .map(|(_, child)| child)
+            .filter(|child| !child.is_over() && is_check(child) && !child.has_immediate_win())
+            .collect()
+    }
+
+    /// Whether every defender reply (the defender is to move in `position`) loses to a mate
+    /// within `n` attacker moves.
+    fn defender_loses(&mut self, position: &Position, n: u32) -> bool {
+        self.nodes += 1;
+        if position.has_immediate_win() {
+            return false;
+        }
+        let defender = position.side_to_move();
+        let mut replies = Vec::new();
+        self.children.collect(position, false, &mut replies);
+        // Replies after which the attacker cannot win at once are the hard ones: try them first.
+        let mut hard = Vec::new();
+        for (_, after) in replies {
+            match after.status() {
+                Status::Ongoing if after.has_immediate_win() => {}
+                Status::Ongoing => hard.push(after),
+                Status::Won(winner) if winner != defender => {}
+                _ => return false,
+            }
+        }
+        hard.iter().all(|after| self.attacker_mates(after, n))
+    }
+
+    /// The proof tree of a mate within `n` from `position` (which must have one).
+    fn build(&mut self, position: &Position, n: u32) -> AttackNode {
+        if let Some(mv) = position.winning_move() {
+            return AttackNode {
+                mv,
+                replies: Vec::new(),
+            };
+        }
+        // The check that mates fastest, first in legal order among equals.
+        let mut choice = None;
+        'search: for k in 1..n {
+            for &mv in position.legal_moves().iter() {
+                let child = position.play_unchecked(mv);
+                if !child.is_over() && is_check(&child) && self.defender_loses(&child, k) {
+                    choice = Some((mv, child, k));
+                    break 'search;
+                }
+            }
+        }
+        let (mv, child, k) = choice.expect("a mate exists within n");
+        let replies = crate::board::children::move_groups(&child, false)
+            .into_iter()
+            .map(|moves| {
+                let after = child.play_unchecked(moves[0]);
+                let then = if after.is_over() {
+                    None
+                } else {
+                    Some(self.build_within(&after, k))
+                };
+                Reply { moves, then }
+            })
+            .collect();
+        AttackNode { mv, replies }
+    }
+
+    fn build_within(&mut self, position: &Position, n: u32) -> AttackNode {
+        let shortest = (1..=n)
+            .find(|&k| self.attacker_mates(position, k))
+            .expect("the defender's replies all lose");
+        self.build(position, shortest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(text: &str) -> Position {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn mate_in_one_is_the_winning_move() {
+        let p = pos("....../....../....../....../oooo../xxxx..");
+        let proof = MateSearch::new().find(&p, 1).unwrap();
+        assert_eq!(proof.mate_in, 1);
+        assert!(proof.tree.replies.is_empty());
+        assert_eq!(proof.first_move().square().to_string(), "e1");
+    }
+
+    #[test]
+    fn mate_in_two_is_found_and_not_shorter() {
+        let p = pos("oo.x.o/xo.ox./x..o.x/...xxo/..x.xo/o..o.x");
+        let mut search = MateSearch::new();
+        assert!(search.find(&p, 1).is_none());
+        let proof = search.find(&p, 4).unwrap();
+        assert_eq!(proof.mate_in, 2);
+        let after = p.play(proof.first_move()).unwrap();
+        assert!(is_check(&after));
+        // Every defender move is listed once.
+        let listed: usize = proof.tree.replies.iter().map(|r| r.moves.len()).sum();
+        assert_eq!(listed, after.legal_moves().len());
+        let all = search.mating_moves(&p, 2);
+        assert!(all.iter().any(|&(m, n)| m == proof.first_move() && n == 2));
+    }
+
+    #[test]
+    fn no_mate_from_the_start() {
+        assert!(MateSearch::new().find(&Position::START, 4).is_none());
+        assert!(
+            MateSearch::new()
+                .mating_moves(&Position::START, 4)
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! The engine configuration of a UCT search and its short text form
+//! (`uct:k=0.45,expand=8,policy=safe,playouts=100000`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::search::playout::Policy;
+
+/// How long a search runs.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Budget {
+    /// A number of simulations (one playout each, fewer where a result is already known).
+    Playouts(u64),
+    /// Wall-clock seconds.
+    Seconds(f64),
+}
+
+/// Everything that defines how a UCT search plays. Its text form is stable: it names engine
+/// configurations in jobs, matches and stored results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct UctConfig {
+    /// Exploration constant `K` of `x_i + K * sqrt(2 ln n / n_i)`. Default 0.3 (tuned by
+    /// matches; see BENCHMARKS.md).
+    pub exploration: f32,
+    /// Visits a move needs before the position it leads to gets its own node. Default 8.
+    pub expand: u32,
+    /// Deepest node level; below it, playouts only. Default 36 (no limit).
+    pub max_depth: u32,
+    /// Playout policy. Default safe (stronger than uniform at equal time; BENCHMARKS.md).
+    pub policy: Policy,
+    /// Search budget. Default 100,000 playouts.
+    pub budget: Budget,
+    /// Cap on tree nodes (one per move record, 28 bytes each); the tree stops growing there.
+    /// Default 10,000,000 (about 280 MB).
+    pub max_nodes: u64,
+}
+
+impl Default for UctConfig {
+    fn default() -> Self {
+        UctConfig {
+            exploration: 0.3,
+            expand: 8,
+            max_depth: 36,
+            policy: Policy::Safe,
+            budget: Budget::Playouts(100_000),
+            max_nodes: 10_000_000,
+        }
+    }
+}
+
+impl UctConfig {
+    /// The same configuration with another budget.
+    #[must_use]
+    pub fn with_budget(&self, budget: Budget) -> UctConfig {
+        UctConfig {
+            budget,
+            ..self.clone()
+        }
+    }
+}
+
+impl fmt::Display for UctConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "uct:k={},expand={},depth={},policy={},",
+            self.exploration, self.expand, self.max_depth, self.policy
+        )?;
+        match self.budget {
+            Budget::Playouts(n) => write!(f, "playouts={n}")?,
+            Budget::Seconds(s) => write!(f, "seconds={s}")?,
+        }
+        write!(f, ",nodes={}", self.max_nodes)
+    }
+}
+
+/// Why a configuration text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ParseConfigError {
+    /// It does not start with `uct`.
+    #[error("engine config {0:?} must start with \"uct\" (as in uct:k=0.45,playouts=100000)")]
+    Engine(String),
+    /// A `key=value` item without `=`.
+    #[error("config item {0:?} is not key=value")]
+    Item(String),
+    /// An unknown key.
+    #[error(
+        "unknown config key {0:?}: expected k, expand, depth, policy, playouts, seconds or nodes"
+    )]
+    Key(String),
+    /// A value that is not valid for its key.
+    #[error("bad value {value:?} for {key}: {why}")]
+    Value {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What is expected.
+        why: &'static str,
+    },
+    /// A key given twice, or both budgets.
+    #[error("config key {0} given twice (a config has one budget: playouts or seconds)")]
+    Repeated(String),
+}
+
+fn number<T: FromStr>(key: &str, value: &str, why: &'static str) -> Result<T, ParseConfigError> {
+    value.parse().map_err(|_| ParseConfigError::Value {
+        key: key.to_owned(),
+        value: value.to_owned(),
+        why,
+    })
+}
+
+impl FromStr for UctConfig {
+    type Err = ParseConfigError;
+
+    /// Reads `uct` or `uct:key=value,...`; keys left out keep their defaults.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        let items = match s.strip_prefix("uct") {
+            Some("") => "",
+            Some(rest) => rest
+                .strip_prefix(':')
+                .ok_or_else(|| ParseConfigError::Engine(s.to_owned()))?,
+            None => return Err(ParseConfigError::Engine(s.to_owned())),
+        };
+        let mut config = UctConfig::default();
+        let mut seen: Vec<&str> = Vec::new();
+        for item in items.split(',').filter(|i| !i.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| ParseConfigError::Item(item.to_owned()))?;
+            let slot = if key == "seconds" { "playouts" } else { key };
+            if seen.contains(&slot) {
+                return Err(ParseConfigError::Repeated(key.to_owned()));
+            }
+            seen.push(slot);
+            let bad = |why| ParseConfigError::Value {
+                key: key.to_owned(),
+                value: value.to_owned(),
+                why,
+            };
+            match key {
+                "k" => {
+                    let k: f32 = number(key, value, "a number from 0 to 100")?;
+                    if !(0.0..=100.0).contains(&k) {
+                        return Err(bad("a number from 0 to 100"));
+                    }
+                    config.exploration = k;
+                }
+                "expand" => {
+                    config.expand = number(key, value, "a whole number from 1 to 1000000")?;
+                    if !(1..=1_000_000).contains(&config.expand) {
+                        return Err(bad("a whole number from 1 to 1000000"));
+                    }
+                }
+                "depth" => {
+                    config.max_depth = number(key, value, "a whole number from 1 to 36")?;
+                    if !(1..=36).contains(&config.max_depth) {
+                        return Err(bad("a whole number from 1 to 36"));
+                    }
+                }
+                "policy" => {
+                    config.policy = value.parse().map_err(|_| bad("uniform or safe"))?;
+                }
+                "playouts" => {
+                    let n: u64 = number(key, value, "a whole number from 1 to 10^12")?;
+                    if !(1..=1_000_000_000_000).contains(&n) {
+                        return Err(bad("a whole number from 1 to 10^12"));
+                    }
+                    config.budget = Budget::Playouts(n);
+                }
+                "seconds" => {
+                    let t: f64 = number(key, value, "seconds, more than 0 and at most 86400")?;
+                    if !(t > 0.0 && t <= 86_400.0) {
+                        return Err(bad("seconds, more than 0 and at most 86400"));
+                    }
+                    config.budget = Budget::Seconds(t);
+                }
+                "nodes" => {
+                    let n: u64 = number(key, value, "a whole number from 1000 to 10^10")?;
+                    if !(1_000..=10_000_000_000).contains(&n) {
+                        return Err(bad("a whole number from 1000 to 10^10"));
+                    }
+                    config.max_nodes = n;
+                }
+                _ => return Err(ParseConfigError::Key(key.to_owned())),
+            }
+        }
+        Ok(config)
+    }
+}
+
+impl From<UctConfig> for String {
+    fn from(config: UctConfig) -> String {
+        config.to_string()
+    }
+}
+
+impl TryFrom<String> for UctConfig {
+    type Error = ParseConfigError;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_form_round_trips() {
+        let config: UctConfig = "uct:k=0.7,expand=16,policy=safe,seconds=1.5"
+            .parse()
+            .unwrap();
+        assert_eq!(config.exploration, 0.7);
+        assert_eq!(config.expand, 16);
+        assert_eq!(config.policy, Policy::Safe);
+        assert_eq!(config.budget, Budget::Seconds(1.5));
+        assert_eq!(config.to_string().parse::<UctConfig>().unwrap(), config);
+        assert_eq!("uct".parse::<UctConfig>().unwrap(), UctConfig::default());
+        assert_eq!(
+            UctConfig::default().to_string(),
+            "uct:k=0.3,expand=8,depth=36,policy=safe,playouts=100000,nodes=10000000"
+        );
+        let json = serde_json::to_string(&config).unwrap();
+        assert_eq!(serde_json::from_str::<UctConfig>(&json).unwrap(), config);
+    }
+
+    #[test]
+    fn bad_configs_say_what_is_wrong() {
+        for text in [
+            "mcts:k=1",
+            "uct:k",
+            "uct:k=-1",
+            "uct:k=abc",
+            "uct:expand=0",
+            "uct:depth=40",
+            "uct:policy=greedy",
+            "uct:playouts=0",
+            "uct:seconds=nan",
+            "uct:playouts=5,seconds=1",
+            "uct:k=1,k=2",
+            "uct:colour=red",
+            "uctk=1",
+        ] {
+            assert!(text.parse::<UctConfig>().is_err(), "{text} should fail");
+        }
+        let err = "uct:policy=greedy".parse::<UctConfig>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "bad value \"greedy\" for policy: uniform or safe"
+        );
+    }
+}

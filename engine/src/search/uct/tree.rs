@@ -1,0 +1,183 @@
+//! The UCT tree: an arena of nodes (positions) and edges (moves with their statistics).
+//!
+//! Moves that lead to the same position share one edge: the first move in legal order stands
+//! for the group, and the reported tables list the others (`also`). When the node's position is
+//! itself symmetric, moves leading to symmetric images of one position share an edge too (their
+//! values are equal), which folds the 288 opening moves into 6. The tree is a tree, not a DAG:
+//! the same position reached by different move orders has separate nodes.
+
+use crate::board::children::Children;
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::search::value::Value;
+
+/// Proof state of a node or an edge, from the point of view of the side to move there
+/// (for an edge: the player making the move).
+pub(crate) type Proof = Option<Value>;
+
+/// One move out of a node: 28 bytes.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Edge {
+    /// `(wins + draws / 2) / visits`, kept up to date for selection.
+    pub mean: f32,
+    /// `1 / sqrt(visits)`, kept up to date for selection.
+    pub inv_sqrt: f32,
+    pub visits: u32,
+    pub wins: u32,
+    pub draws: u32,
+    /// Node index of the position after the move; 0 while it has none (the root is never a child).
+    pub child: u32,
+    pub mv: Move,
+    pub proof: Proof,
+}
+
+/// One position in the tree (its position is not stored: it is replayed from the root).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Node {
+    pub first_edge: u32,
+    pub edge_count: u16,
+    /// Edges `[0, visited)` (relative) have been tried; the rest are still untried.
+    pub visited: u16,
+    pub proven_edges: u16,
+    pub proof: Proof,
+    /// Simulations that entered this node since it was created.
+    pub visits: u32,
+    /// Simulations that ended here because the node's value was known.
+    pub stops: u32,
+}
+
+/// The arena. Node 0 is the root.
+pub(crate) struct Tree {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+    children: Children,
+    scratch: Vec<(Move, Position)>,
+}
+
+/// Bytes per tree node: one move record with its statistics.
+pub const BYTES_PER_EDGE: usize = std::mem::size_of::<Edge>();
+
+impl Tree {
+    pub fn new(root: &Position) -> Tree {
+        let mut tree = Tree {
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            children: Children::new(),
+            scratch: Vec::with_capacity(Move::COUNT),
+        };
+        tree.create_node(root);
+        tree
+    }
+
+    pub fn edges_of(&self, node: u32) -> &[Edge] {
+        let n = &self.nodes[node as usize];
+        &self.edges[n.first_edge as usize..n.first_edge as usize + n.edge_count as usize]
+    }
+
+    /// Adds the node for `position` and its edges.
+    /// A side to move with an immediate win gets a proven node with that one winning edge.
+    pub fn create_node(&mut self, position: &Position) -> u32 {
+        let index = self.nodes.len() as u32;
+        let first_edge = self.edges.len() as u32;
+        let mut node = Node {
+            first_edge,
+            edge_count: 0,
+            visited: 0,
+            proven_edges: 0,
+            proof: None,
+            visits: 0,
+            stops: 0,
+        };
+        if let Some(mv) = position.winning_move() {
+            self.edges.push(Edge::new(mv, Some(Value::Win)));
+            node.edge_count = 1;
+            node.proven_edges = 1;
+            node.proof = Some(Value::Win);
+        } else {
+            let mover = position.side_to_move();
+            let mut children = std::mem::take(&mut self.scratch);
+            children.clear();
+            self.children.collect(position, true, &mut children);
+            for &(mv, child) in &children {
+                let proof = Value::of_status(child.status(), mover);
+                node.proven_edges += u16::from(proof.is_some());
+                self.edges.push(Edge::new(mv, proof));
+                node.edge_count += 1;
+            }
+            self.scratch = children;
+            if node.proven_edges == node.edge_count {
+                node.proof = self.edges[first_edge as usize..]
+                    .iter()
+                    .filter_map(|e| e.proof)
+                    .max();
+            }
+        }
+        self.nodes.push(node);
+        index
+    }
+
+    /// Number of move records (the tree's node count for memory purposes).
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+}
+
+impl Edge {
+    fn new(mv: Move, proof: Proof) -> Edge {
+        Edge {
+            mean: 0.0,
+            inv_sqrt: f32::MAX,
+            visits: 0,
+            wins: 0,
+            draws: 0,
+            child: 0,
+            mv,
+            proof,
+        }
+    }
+
+    /// Records one simulation result for the player making this move.
+    #[inline]
+    pub fn record(&mut self, result: Value) {
+        self.visits += 1;
+        match result {
+            Value::Win => self.wins += 1,
+            Value::Draw => self.draws += 1,
+            Value::Loss => {}
+        }
+        let visits = self.visits as f32;
+        self.mean = (self.wins as f32 + 0.5 * self.draws as f32) / visits;
+        self.inv_sqrt = 1.0 / visits.sqrt();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_is_small() {
+        assert_eq!(BYTES_PER_EDGE, 28);
+    }
+
+    #[test]
+    fn start_folds_into_six_moves() {
+        let tree = Tree::new(&Position::START);
+        assert_eq!(tree.edges_of(0).len(), 6);
+        let groups = crate::board::children::move_groups(&Position::START, true);
+        assert_eq!(groups.len(), 6);
+        assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 288);
+        for (edge, group) in tree.edges_of(0).iter().zip(&groups) {
+            assert_eq!(edge.mv, group[0]);
+        }
+    }
+
+    #[test]
+    fn immediate_win_makes_a_proven_node() {
+        let p: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
+        let tree = Tree::new(&p);
+        assert_eq!(tree.nodes[0].proof, Some(Value::Win));
+        assert_eq!(tree.edges_of(0).len(), 1);
+        assert_eq!(tree.edges_of(0)[0].mv.square().to_string(), "e1");
+    }
+}
