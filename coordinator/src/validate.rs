@@ -3,7 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use pentago::{Color, Move, Position, Puzzle, Status, Value, difficulty, game_points, move_groups};
+use pentago::{
+    Color, Move, Position, Puzzle, Status, Theme, Value, difficulty, game_points, move_groups,
+};
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
 use crate::store::{
@@ -320,6 +322,7 @@ fn verify_effect(
                     mate_in: proof.mate_in,
                     reply_groups,
                     difficulty: difficulty(proof.mate_in, reply_groups, claimed.uct_playouts),
+                    themes: Theme::of(proof),
                     source: source.clone(),
                     ..(**claimed).clone()
                 };

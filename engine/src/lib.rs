@@ -38,6 +38,7 @@ pub use play::rating::{
     elo_of_score, score_of_elo,
 };
 pub use play::selfplay::{GameRecord, play_game};
+pub use play::themes::{ParseThemeError, Theme};
 pub use search::playout::{
     Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
     playout, run_playouts, seeded_rng, splitmix64,

@@ -8,3 +8,4 @@ pub(crate) mod player;
 pub(crate) mod puzzle;
 pub(crate) mod rating;
 pub(crate) mod selfplay;
+pub(crate) mod themes;

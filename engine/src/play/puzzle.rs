@@ -8,7 +8,8 @@
 //!
 //! A [`Puzzle`] serializes (serde JSON) to the stable published form: `position`,
 //! `side_to_move`, `mate_in`, `first_move`, `proof` (the proof-tree form), `reply_groups`,
-//! `uct_playouts`, `difficulty`, `source`.
+//! `uct_playouts`, `difficulty`, `source`, `themes` (a list of theme names, see
+//! [`Theme`]; absent in puzzles stored before themes existed, read as none).
 //!
 //! Difficulty (stable; stored with each puzzle):
 //! `10·(n − 1) + 2·log2(1 + g) + 3·log2(p / 100)`, where `n` is the mate length, `g` the number
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::color::Color;
 use crate::board::moves::Move;
 use crate::board::position::Position;
+use crate::play::themes::Theme;
 use crate::search::playout::Policy;
 use crate::search::solver::{MateSearch, ProofTree, SolveLimits, Solver};
 use crate::search::uct::{Budget, SearchControl, SearchOptions, UctConfig, search};
@@ -61,6 +63,9 @@ pub struct Puzzle {
     /// Where the position came from (`game 17 ply 12`, `random 5 ply 20`; empty if unknown).
     #[serde(default)]
     pub source: String,
+    /// What the checkmate asks of the solver, computed from the proof tree.
+    #[serde(default)]
+    pub themes: Vec<Theme>,
 }
 
 /// Why a candidate is not a puzzle.
@@ -178,6 +183,7 @@ impl PuzzleVerifier {
             reply_groups,
             uct_playouts,
             difficulty: difficulty(proof.mate_in, reply_groups, uct_playouts),
+            themes: Theme::of(&proof),
             proof,
         })
     }
