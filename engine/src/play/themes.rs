@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::board::bitboard::Bitboard;
+use crate::board::movegen::has_winning_move;
 use crate::board::moves::Move;
-use crate::board::twist::Twist;
 use crate::search::solver::ProofTree;
 
 /// A puzzle theme (see the module docs for the definitions).
@@ -144,19 +144,6 @@ fn placement_fives(own: Bitboard, other: Bitboard) -> Bitboard {
     squares
 }
 
-/// Whether the side owning `own` would win at once if it were to move (against `other`): a
-/// placement that makes five, or a placement and twist after which only it has five.
-fn threatens_win(own: Bitboard, other: Bitboard) -> bool {
-    let empty = own.union(other).complement();
-    empty.squares().any(|square| {
-        let placed = own.with(square);
-        placed.has_five()
-            || Twist::ALL
-                .into_iter()
-                .any(|twist| placed.twisted(twist).has_five() && !other.twisted(twist).has_five())
-    })
-}
-
 /// Whether the last attacker move of the main line makes its five only through the twist.
 fn finale_needs_twist(proof: &ProofTree) -> bool {
     let line = proof.main_line();
@@ -182,7 +169,7 @@ fn has_counter_five(proof: &ProofTree) -> bool {
         let defended = ply % 2 == 1 && ply + 2 < line.len();
         if defended
             && !position.is_over()
-            && threatens_win(
+            && has_winning_move(
                 position.stones(defender),
                 position.stones(defender.opponent()),
             )
@@ -287,7 +274,7 @@ mod tests {
         assert_eq!(position.side_to_move(), Color::White);
         assert!(!own.has_four_open(other));
         // Yet it is a check: white would win at once, with a twist.
-        assert!(threatens_win(own, other));
+        assert!(has_winning_move(own, other));
     }
 
     #[test]
@@ -299,8 +286,8 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         assert_eq!(squares, vec!["e1".to_owned()]);
-        assert!(threatens_win(black, white));
-        assert!(threatens_win(white, black));
-        assert!(!threatens_win(Bitboard::EMPTY, black));
+        assert!(has_winning_move(black, white));
+        assert!(has_winning_move(white, black));
+        assert!(!has_winning_move(Bitboard::EMPTY, black));
     }
 }
