@@ -16,8 +16,11 @@ pub mod jobs;
 pub mod matches;
 pub mod puzzles;
 pub mod study;
+mod study_html;
+pub mod svg;
 
 pub use connect::{connect, read_token};
 pub use embedded::{EmbeddedCluster, WorkerTask};
 pub use error::{ClientError, Result};
 pub use pentagrid_proto::Client;
+pub use study_html::study_html;

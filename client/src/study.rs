@@ -5,7 +5,7 @@
 use pentago::{Color, MoveNotation, Opening, Player, Position, Status, UctConfig, Value};
 use pentagrid_proto::{Client, Task, v2};
 
-use crate::book::{proven, show, win_rate};
+use crate::book::{proven, show, win_rate, win_rate_interval};
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsProgress, poll, run_jobs};
 
@@ -59,8 +59,15 @@ pub struct Defence {
     pub mv: String,
     /// White's win rate with it.
     pub win_rate: f64,
-    /// Playouts through it.
+    /// The 95% interval of that win rate.
+    pub interval: (f64, f64),
+    /// Playouts through it (the win rate's sample size).
     pub playouts: u64,
+    /// Whether its interval lies wholly below the best defence's: `false` for the best one and
+    /// for every defence the samples cannot tell apart from it.
+    pub separable: bool,
+    /// The exact value for white when the solver settled it.
+    pub exact: Option<Value>,
     /// The book's best line after it.
     pub line: Vec<String>,
 }
@@ -102,6 +109,8 @@ pub enum StudyProgress {
     },
     /// The self-play games.
     Games(JobsProgress),
+    /// Analyses of positions on the defences' lines that the book build did not reach.
+    Lines(JobsProgress),
 }
 
 /// Runs a study on `client`'s cluster, telling `progress` how far it has come.
@@ -189,7 +198,8 @@ pub async fn study(
     tables.sort_by_key(|t| std::cmp::Reverse(t.0));
     report.key_positions = tables.into_iter().take(3).map(|(_, t)| t).collect();
     if let Some(main) = report.key_positions.first() {
-        report.defences = defences(client, main, plan.depth).await?;
+        let main = main.clone();
+        report.defences = defences(client, &main, plan, progress).await?;
     }
     Ok(report)
 }
@@ -222,36 +232,110 @@ fn play_text(position: &Position, text: &str) -> Result<Position> {
 }
 
 /// White's three strongest replies at the main start position, each followed by the book's
-/// best line (black's plan) down to `depth` plies.
+/// best line (black's plan) down to `depth` plies. A position on such a line that the book
+/// build did not reach is analysed now, so that every listed defence has its line.
 async fn defences(
     client: &Client,
     main: &v2::BookShowResponse,
-    depth: u32,
+    plan: &StudyPlan,
+    progress: &mut dyn FnMut(StudyProgress),
 ) -> Result<Vec<Defence>> {
     let start: Position = main.position.parse().map_err(unreadable)?;
     // Rows come most played first: UCT's strongest replies.
-    let candidates = main.playouts.iter().filter(|r| r.games > 0);
+    let candidates: Vec<&v2::BookRow> = main
+        .playouts
+        .iter()
+        .filter(|r| r.games > 0)
+        .take(3)
+        .collect();
     let mut out = Vec::new();
-    for row in candidates.take(3) {
+    for row in &candidates {
         let mut position = play_text(&start, &row.r#move)?;
         let mut line = Vec::new();
-        for _ in 1..depth.max(2) {
+        for _ in 1..plan.depth.max(2) {
             if position.is_over() {
                 break;
             }
-            let reply = show(client, &position).await?;
-            let Some(best) = best_row(&reply.playouts) else {
+            let Some(best) = best_move(client, &position, plan, progress).await? else {
                 break;
             };
-            line.push(best.r#move.clone());
-            position = play_text(&position, &best.r#move)?;
+            position = play_text(&position, &best)?;
+            line.push(best);
         }
         out.push(Defence {
             mv: row.r#move.clone(),
             win_rate: win_rate(row),
+            interval: win_rate_interval(row).unwrap_or((0.0, 1.0)),
             playouts: row.games,
+            separable: false,
+            exact: proven(row.proven),
             line,
         });
     }
+    mark_separable(&mut out);
     Ok(out)
+}
+
+/// The book's best move at `position`, analysing the position first when the book has no
+/// playout table for it.
+async fn best_move(
+    client: &Client,
+    position: &Position,
+    plan: &StudyPlan,
+    progress: &mut dyn FnMut(StudyProgress),
+) -> Result<Option<String>> {
+    let mut reply = show(client, position).await?;
+    if reply.playouts.is_empty() {
+        let task = Task::Analyse {
+            position: *position,
+            config: plan.config.clone(),
+            playouts: plan.playouts,
+        };
+        run_jobs(client, &[task], &mut |p| progress(StudyProgress::Lines(p))).await?;
+        reply = show(client, position).await?;
+    }
+    Ok(best_row(&reply.playouts).map(|row| row.r#move.clone()))
+}
+
+/// Marks the defences whose interval lies wholly below the best one's.
+fn mark_separable(defences: &mut [Defence]) {
+    let Some(best_low) = defences
+        .iter()
+        .max_by(|a, b| a.win_rate.total_cmp(&b.win_rate))
+        .map(|best| best.interval.0)
+    else {
+        return;
+    };
+    for defence in defences {
+        defence.separable = defence.interval.1 < best_low;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defence(win_rate: f64, interval: (f64, f64)) -> Defence {
+        Defence {
+            mv: String::new(),
+            win_rate,
+            interval,
+            playouts: 100,
+            separable: true,
+            exact: None,
+            line: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_defences_clearly_below_the_best_are_separable() {
+        let mut defences = vec![
+            defence(0.50, (0.45, 0.55)),
+            defence(0.47, (0.42, 0.52)),
+            defence(0.30, (0.25, 0.35)),
+        ];
+        mark_separable(&mut defences);
+        let marks: Vec<bool> = defences.iter().map(|d| d.separable).collect();
+        assert_eq!(marks, vec![false, false, true]);
+    }
 }

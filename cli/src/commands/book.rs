@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use pentago::MoveNotation;
-use pentagrid_client::book::{self, RowFormat, proven, show, win_rate};
+use pentagrid_client::book::{self, RowFormat, proven, show, win_rate, win_rate_interval};
 use pentagrid_proto::v2;
 use serde_json::json;
 
@@ -226,8 +226,8 @@ pub fn print_book(reply: &v2::BookShowResponse) {
             continue;
         }
         println!(
-            "  {:<8} {:>12} {:>8} {:>10} {:>7}  also",
-            "move", "games", "win%", "draws", "proven"
+            "  {:<8} {:>12} {:>8} {:>15} {:>10} {:>7}  also",
+            "move", "games", "win%", "95% interval", "draws", "proven"
         );
         for r in rows.iter().take(20) {
             let also = if r.also.is_empty() {
@@ -235,8 +235,11 @@ pub fn print_book(reply: &v2::BookShowResponse) {
             } else {
                 format!("+{} merged", r.also.len())
             };
+            let interval = win_rate_interval(r)
+                .map(|(low, high)| format!("[{:.1}, {:.1}]", 100.0 * low, 100.0 * high))
+                .unwrap_or_default();
             println!(
-                "  {:<8} {:>12} {:>7.2}% {:>10} {:>7}  {also}",
+                "  {:<8} {:>12} {:>7.2}% {interval:>15} {:>10} {:>7}  {also}",
                 r.r#move,
                 r.games,
                 100.0 * win_rate(r),

@@ -51,6 +51,9 @@ impl Bars {
                 self.get(opening, "positions", positions).finish();
                 self.jobs(&format!("{opening} games"), progress);
             }
+            StudyProgress::Lines(progress) => {
+                self.jobs(&format!("{opening} defence lines"), progress);
+            }
         }
     }
 

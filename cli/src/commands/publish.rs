@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use pentago::{Color, Position, Puzzle, Square, difficulty_label};
+use pentago::{Color, Puzzle, difficulty_label};
+use pentagrid_client::svg::{self, escape};
 
 use super::show::board;
 
@@ -86,67 +87,6 @@ pub fn jsonl(puzzles: &[Puzzle]) -> String {
         .collect()
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-const CELL: u32 = 40;
-const MARGIN: u32 = 24;
-
-/// The board as SVG: quadrant borders, stones, file and rank labels.
-fn svg_board(position: &Position) -> String {
-    let size = 6 * CELL + 2 * MARGIN;
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board\" width=\"{size}\" height=\"{size}\" viewBox=\"0 0 {size} {size}\">\n"
-    );
-    for quadrant in 0..4 {
-        let x = MARGIN + (quadrant % 2) * 3 * CELL;
-        let y = MARGIN + (quadrant / 2) * 3 * CELL;
-        let _ = writeln!(
-            svg,
-            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{w}\" rx=\"6\" fill=\"#b5523b\" stroke=\"#3b1d14\" stroke-width=\"2\"/>",
-            w = 3 * CELL
-        );
-    }
-    for rank in 0..6u8 {
-        for file in 0..6u8 {
-            let square = Square::from_coords(file, rank).expect("coordinates below 6");
-            let cx = MARGIN + u32::from(file) * CELL + CELL / 2;
-            let cy = MARGIN + u32::from(5 - rank) * CELL + CELL / 2;
-            let fill = match position.stone_at(square) {
-                Some(Color::Black) => "#111",
-                Some(Color::White) => "#f4f4f4",
-                None => "#7a3324",
-            };
-            let _ = writeln!(
-                svg,
-                "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{}\" fill=\"{fill}\" stroke=\"#222\" stroke-width=\"1\"/>",
-                CELL * 2 / 5
-            );
-        }
-    }
-    for index in 0..6u32 {
-        let file = char::from(b'a' + index as u8);
-        let along = MARGIN + index * CELL + CELL / 2;
-        let _ = writeln!(
-            svg,
-            "<text x=\"{along}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">{file}</text>",
-            size - 6
-        );
-        let _ = writeln!(
-            svg,
-            "<text x=\"10\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
-            MARGIN + (5 - index) * CELL + CELL / 2 + 5,
-            index + 1
-        );
-    }
-    svg.push_str("</svg>");
-    svg
-}
-
 /// A single printable page: one board per puzzle, the solutions at the end.
 #[must_use]
 pub fn html(puzzles: &[Puzzle]) -> String {
@@ -168,7 +108,7 @@ pub fn html(puzzles: &[Puzzle]) -> String {
             "<div class=\"puzzle\" id=\"p{n}\">\n<h2>No. {n}</h2>\n<p><strong>{}</strong><br/>{}</p>\n{}\n</div>",
             escape(&task(puzzle)),
             escape(&rating(puzzle)),
-            svg_board(&puzzle.position),
+            svg::board(&puzzle.position, None),
             n = number + 1,
         );
     }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use pentago::{Player, Position, UctConfig};
 use pentagrid_client::EmbeddedCluster;
@@ -131,6 +131,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         for study in &report.studies {
             println!();
             super::study::print(study, 1);
+            let page = args.db.join(format!("study-{}.html", study.opening.name()));
+            std::fs::write(&page, pentagrid_client::study_html(study))
+                .with_context(|| format!("writing {}", page.display()))?;
+            println!("(the report with boards and charts: {})", page.display());
         }
         Ok(())
     })

@@ -3,11 +3,11 @@
 //! defences and how often the aimed five is completed. The workflow is
 //! [`pentagrid_client::study`]; this module parses and prints.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use pentago::{Opening, Player, UctConfig};
-use pentagrid_client::Client;
 use pentagrid_client::study::{self, StudyReport};
+use pentagrid_client::{Client, study_html};
 use serde_json::json;
 
 use super::book::print_book;
@@ -27,6 +27,9 @@ pub struct StudyArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Also write the report as an HTML page with boards and win-rate charts to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
 }
 
 /// How much work a study does.
@@ -80,6 +83,10 @@ pub fn run(args: &StudyArgs) -> Result<()> {
     let report = args
         .target
         .run(async |client| with_bars(client, args.name, &plan).await)?;
+    if let Some(path) = &args.html {
+        std::fs::write(path, study_html(&report))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     if args.json {
         println!("{}", json(&report));
     } else {
@@ -120,29 +127,35 @@ pub fn print(report: &StudyReport, key_positions: usize) {
     }
     if !report.defences.is_empty() {
         println!(
-            "\nwhite's strongest defences at key position 1, with black's best plan after each:"
+            "\nwhite's strongest defences at key position 1, with black's best plan after each\n\
+             (white's win rate over the playouts through the move, with its 95% interval;\n\
+             ~ marks a defence the samples cannot tell apart from the best):"
         );
         for defence in &report.defences {
-            let (mv, rate, games, line) = (
-                &defence.mv,
-                defence.win_rate,
-                defence.playouts,
-                &defence.line,
-            );
+            let close = if defence.separable { ' ' } else { '~' };
+            let exact = defence
+                .exact
+                .map(|v| format!(", exactly a {v} for white"))
+                .unwrap_or_default();
             println!(
-                "  {mv:<8} white scores {:>5.1}% over {games} playouts; then {}",
-                100.0 * rate,
-                if line.is_empty() {
-                    "(no book line)".to_owned()
+                "  {close}{:<8} white scores {:>5.1}% [{:.1}, {:.1}] over {} playouts{exact}; then {}",
+                defence.mv,
+                100.0 * defence.win_rate,
+                100.0 * defence.interval.0,
+                100.0 * defence.interval.1,
+                defence.playouts,
+                if defence.line.is_empty() {
+                    "the game is over".to_owned()
                 } else {
-                    line.join(" ")
+                    defence.line.join(" ")
                 }
             );
         }
     }
     println!(
-        "\nself-play {} games from the start positions: black won {} (completing the aimed five in {}), white {}, drawn {}",
-        report.games, report.black_wins, report.aim_completed, report.white_wins, report.draws
+        "\nself-play {} games from the start positions: black won {}, white {}, drawn {};\n\
+         {} of black's wins ended with five on the line the opening aims at",
+        report.games, report.black_wins, report.white_wins, report.draws, report.aim_completed
     );
 }
 
@@ -156,7 +169,9 @@ pub fn json(report: &StudyReport) -> serde_json::Value {
         "playouts": b.playouts, "depth": b.depth,
         "key_positions": report.key_positions.iter().map(super::book::book_json).collect::<Vec<_>>(),
         "defences": report.defences.iter().map(|d| json!({
-            "move": d.mv, "white_win_rate": d.win_rate, "playouts": d.playouts,
+            "move": d.mv, "white_win_rate": d.win_rate,
+            "interval": [d.interval.0, d.interval.1], "playouts": d.playouts,
+            "separable": d.separable, "exact": d.exact.map(|v| v.to_string()),
             "black_plan": d.line,
         })).collect::<Vec<_>>(),
         "games": report.games, "black_wins": report.black_wins, "aim_completed": report.aim_completed,

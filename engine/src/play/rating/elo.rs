@@ -142,13 +142,25 @@ impl ScoreStats {
     /// The Elo difference with its 95% interval (infinite ends where the score is 0 or 1).
     #[must_use]
     pub fn elo(&self) -> EloEstimate {
-        let stderr = (self.variance / self.samples as f64).sqrt();
-        let clamp = |s: f64| s.clamp(0.0, 1.0);
+        let (low, high) = self.interval95();
         EloEstimate {
             elo: elo_of_score(self.mean),
-            low: elo_of_score(clamp(self.mean - 1.96 * stderr)),
-            high: elo_of_score(clamp(self.mean + 1.96 * stderr)),
+            low: elo_of_score(low),
+            high: elo_of_score(high),
         }
+    }
+
+    /// The 95% interval of the mean score (normal approximation, mean ± 1.96 standard errors),
+    /// clamped to 0..=1. It is exact enough from a few dozen samples on; with a handful it is
+    /// a rough guide, and with zero variance (all samples alike) it collapses to the mean.
+    #[must_use]
+    pub fn interval95(&self) -> (f64, f64) {
+        let stderr = (self.variance / self.samples as f64).sqrt();
+        let clamp = |s: f64| s.clamp(0.0, 1.0);
+        (
+            clamp(self.mean - 1.96 * stderr),
+            clamp(self.mean + 1.96 * stderr),
+        )
     }
 }
 
@@ -158,6 +170,33 @@ mod tests {
 
     fn close(a: f64, b: f64, tolerance: f64) -> bool {
         (a - b).abs() < tolerance
+    }
+
+    #[test]
+    fn score_interval_worked_example() {
+        // 60 wins, 20 draws, 20 losses: mean 0.7; per-game variance
+        // (60·0.09 + 20·0.04 + 20·0.49) / 100 = 0.16, standard error 0.04, so 0.7 ± 0.0784.
+        let stats = Trinomial {
+            wins: 60,
+            draws: 20,
+            losses: 20,
+        }
+        .stats()
+        .unwrap();
+        let (low, high) = stats.interval95();
+        assert!(
+            close(low, 0.6216, 1e-9) && close(high, 0.7784, 1e-9),
+            "{low} {high}"
+        );
+        // All wins: no spread, and the interval never leaves 0..=1.
+        let perfect = Trinomial {
+            wins: 5,
+            draws: 0,
+            losses: 0,
+        }
+        .stats()
+        .unwrap();
+        assert_eq!(perfect.interval95(), (1.0, 1.0));
     }
 
     #[test]

@@ -1,0 +1,102 @@
+//! A study's report is worth reading: every defence carries its interval, sample size and a book
+//! line after it (positions the build missed are analysed on the way), and the HTML page has a
+//! board and a win-rate chart per key position — checked in headless Chromium's DOM.
+
+use std::path::Path;
+use std::process::Command;
+
+use pentago::Opening;
+use pentagrid_client::study::{StudyPlan, StudyReport, study};
+use pentagrid_client::{EmbeddedCluster, study_html};
+use pentagrid_coordinator::Settings;
+
+async fn small_study() -> StudyReport {
+    let cluster = EmbeddedCluster::temporary(Settings::default(), "study-token")
+        .await
+        .unwrap();
+    let (_stop, _task) = cluster.worker("w", 1);
+    // A build too small to reach below white's replies: the lines after the defences must come
+    // from the study's own analyses.
+    let plan = StudyPlan {
+        budget: 3 * 400,
+        depth: 3,
+        positions: 3,
+        playouts: 400,
+        solve_stones: 0,
+        games: 2,
+        player: "uct:playouts=100".parse().unwrap(),
+        config: "uct".parse().unwrap(),
+    };
+    let report = study(&cluster.client(), Opening::MonicasFive, &plan, &mut |_| {})
+        .await
+        .unwrap();
+    cluster.stop().await.unwrap();
+    report
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_defence_has_an_interval_and_a_book_line() {
+    let report = small_study().await;
+    assert_eq!(report.defences.len(), 3, "{:?}", report.defences);
+    for defence in &report.defences {
+        let (low, high) = defence.interval;
+        assert!(defence.playouts > 0, "{defence:?}");
+        assert!(
+            low <= defence.win_rate && defence.win_rate <= high,
+            "{defence:?}"
+        );
+        assert!(0.0 <= low && high <= 1.0, "{defence:?}");
+        assert_eq!(
+            defence.line.len(),
+            2,
+            "black's plan to depth 3: {defence:?}"
+        );
+    }
+    let best = report
+        .defences
+        .iter()
+        .max_by(|a, b| a.win_rate.total_cmp(&b.win_rate))
+        .unwrap();
+    assert!(
+        !best.separable,
+        "the best defence is never set apart from itself"
+    );
+
+    let page = study_html(&report);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("study.html");
+    std::fs::write(&file, &page).unwrap();
+    let Some(dom) = rendered_dom(&file) else {
+        eprintln!("skipped the browser check: no chromium on this machine (CI installs it)");
+        return;
+    };
+    let keys = report.key_positions.len();
+    assert!(keys >= 1);
+    assert_eq!(dom.matches("class=\"board\"").count(), keys, "{dom}");
+    assert_eq!(dom.matches("class=\"rates\"").count(), keys, "{dom}");
+    assert!(dom.matches("class=\"bar\"").count() >= 3, "{dom}");
+    assert!(dom.contains("class=\"defences\""), "{dom}");
+    assert!(dom.contains("@media print"), "{dom}");
+}
+
+/// The DOM of `file` after headless Chromium has loaded it, or `None` without Chromium.
+fn rendered_dom(file: &Path) -> Option<String> {
+    let browser = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|name| Command::new(name).arg("--version").output().is_ok())?;
+    let output = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(output.status.success(), "chromium failed: {output:?}");
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
