@@ -149,18 +149,6 @@ impl EmbeddedCluster {
             .expect("a loopback URL and a generated token are valid")
     }
 
-    /// The cluster's token.
-    #[must_use]
-    pub fn token(&self) -> &str {
-        &self.token
-    }
-
-    /// The database directory.
-    #[must_use]
-    pub fn db(&self) -> &Path {
-        self.home.path()
-    }
-
     /// Starts one more in-process worker; it stops when the returned sender says so (or the
     /// cluster stops).
     pub fn worker(&self, name: &str, threads: usize) -> (watch::Sender<bool>, WorkerTask) {
