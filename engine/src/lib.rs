@@ -43,7 +43,9 @@ pub use search::playout::{
     playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use search::solver::{
-    AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, Solution, SolveLimits, Solver,
+    AttackNode, FIRST_ATTEMPT_NODES, MAX_MATE_MOVES, MID_MIN_STONES, MateSearch, MidSolution,
+    MidSolveError, ProofTree, Reply, Solution, SolveLimits, SolveMethod, Solver, mid_table_bytes,
+    midsolve,
 };
 pub use search::uct::{
     BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,

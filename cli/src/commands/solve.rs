@@ -1,10 +1,11 @@
-//! `pentagrid solve`: the exact value and a best move of positions.
+//! `pentagrid solve`: the exact value and a best move of positions, which method decided, and
+//! on request the value of every move.
 
 use std::time::Duration;
 
 use anyhow::{Result, ensure};
 use clap::Args;
-use pentago::{SolveLimits, Solver};
+use pentago::{Move, Position, SolveLimits, Solver, Value, move_groups};
 use serde_json::json;
 
 use crate::input;
@@ -14,15 +15,19 @@ use crate::input;
 pub struct SolveArgs {
     /// The position, `start`, or `-` to read positions from standard input.
     position: String,
-    /// Give up (value "unknown") after this many nodes.
+    /// Give up (value "unknown") after this many alpha-beta nodes (below the midsolver's 18
+    /// stones; from there on the midsolver always decides).
     #[arg(long, default_value_t = 200_000_000)]
     max_nodes: u64,
-    /// Give up after this many seconds.
+    /// Give up after this many seconds (alpha-beta only, as --max-nodes).
     #[arg(long)]
     seconds: Option<f64>,
     /// Transposition table size: 2^BITS entries of 16 bytes.
     #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=32))]
     table_bits: u32,
+    /// Also print the exact value of every move (moves reaching the same position grouped).
+    #[arg(long)]
+    moves: bool,
     /// Print JSON (one object per position).
     #[arg(long)]
     json: bool,
@@ -48,23 +53,61 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut solver = Solver::new(args.table_bits);
     for position in positions {
         let solution = solver.solve(&position, limits);
+        let moves = if args.moves && !position.is_over() {
+            grouped_values(&position, &solver.solve_moves(&position, limits))
+        } else {
+            Vec::new()
+        };
         let value = solution.value.map_or("unknown", |v| v.name());
         if args.json {
-            let line = json!({
+            let mut line = json!({
                 "position": position.to_string(),
                 "to_move": position.side_to_move(),
                 "solution": solution,
             });
+            if args.moves {
+                line["moves"] = moves
+                    .iter()
+                    .map(|(group, value)| json!({"moves": group, "value": value}))
+                    .collect();
+            }
             println!("{line}");
         } else {
             let best = solution
                 .best
                 .map_or_else(|| "-".to_owned(), |m| m.to_string());
             println!(
-                "{position} {value} best {best} nodes {} time {:.3}s",
-                solution.nodes, solution.seconds
+                "{position} {value} best {best} by {} nodes {} time {:.3}s",
+                solution.method.name(),
+                solution.nodes,
+                solution.seconds
             );
+            for (group, value) in &moves {
+                let names: Vec<String> = group.iter().map(Move::to_string).collect();
+                let value = value.map_or("unknown", |v| v.name());
+                println!("  {value:<7} {}", names.join(" "));
+            }
         }
     }
     Ok(())
+}
+
+/// The moves grouped by the position they reach (see [`move_groups`]), best value first, each
+/// group with its value (unknown where the search hit the limits).
+fn grouped_values(
+    position: &Position,
+    values: &[(Move, Option<Value>)],
+) -> Vec<(Vec<Move>, Option<Value>)> {
+    let mut groups: Vec<(Vec<Move>, Option<Value>)> = move_groups(position, false)
+        .into_iter()
+        .map(|group| {
+            let value = values
+                .iter()
+                .find(|(m, _)| *m == group[0])
+                .and_then(|v| v.1);
+            (group, value)
+        })
+        .collect();
+    groups.sort_by_key(|(_, value)| std::cmp::Reverse(value.map(Value::as_i8)));
+    groups
 }
