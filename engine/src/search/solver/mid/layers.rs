@@ -13,7 +13,7 @@
 use rayon::prelude::*;
 
 use super::rotations::{Half, five_halves, spread};
-use super::subsets::{Deposit, choose, masks, ranks, remove_bit};
+use super::subsets::{Deposit, choose, masks, ranks};
 
 /// The values of one downstream position over its layer's rotation states.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -89,13 +89,21 @@ pub(crate) fn layer_len(k: usize, m: usize) -> usize {
     choose(k, na) * choose(k - na, nb)
 }
 
-/// Computes layer `m` from layer `m + 1` (`child`, empty when layer `m + 1` is the full board).
-pub(crate) fn layer(root: &Root, m: usize, child: &[Entry]) -> Vec<Entry> {
+/// Computes layer `m` into `out` from layer `m + 1` (`child`, empty when layer `m + 1` is the
+/// full board). `out`'s memory is reused when it is large enough.
+pub(crate) fn layer(root: &Root, m: usize, child: &[Entry], out: &mut Vec<Entry>) {
     let k = root.k;
     let (na, nb) = added(m);
     let free = k - na;
     let block = choose(free, nb);
-    let mut out = vec![Entry::default(); layer_len(k, m)];
+    let len = layer_len(k, m);
+    if out.capacity() < len {
+        // Free the old buffer before taking the new one: no moment holds both.
+        *out = Vec::new();
+        out.reserve_exact(len);
+    }
+    out.clear();
+    out.resize(len, Entry::default());
     let parity = m & 1;
     let walk = Walk {
         root,
@@ -112,7 +120,9 @@ pub(crate) fn layer(root: &Root, m: usize, child: &[Entry]) -> Vec<Entry> {
         out.par_chunks_mut(block)
             .zip(a_masks.par_iter())
             .with_min_len(16)
-            .for_each(|(block, &a)| walk.a_moves(block, a, &a_next, &b_now));
+            .for_each_init(Deposit::default, |deposit, (block, &a)| {
+                walk.a_moves(deposit, block, a, &a_next, &b_now);
+            });
     } else {
         let a_now = root.fives(true, na);
         let b_next = root.fives(false, nb + 1);
@@ -121,9 +131,10 @@ pub(crate) fn layer(root: &Root, m: usize, child: &[Entry]) -> Vec<Entry> {
             .zip(a_masks.par_iter())
             .enumerate()
             .with_min_len(16)
-            .for_each(|(rank, (block, &a))| walk.b_moves(block, rank, a, a_now[rank], &b_next));
+            .for_each_init(Deposit::default, |deposit, (rank, (block, &a))| {
+                walk.b_moves(deposit, block, rank, a, a_now[rank], &b_next);
+            });
     }
-    out
 }
 
 /// What every block of one layer shares.
@@ -184,11 +195,18 @@ impl Moves {
 impl Walk<'_> {
     /// One block of a layer where `A` moves: `A`'s subset `a` is fixed, children lie in the
     /// blocks of `a` plus one square.
-    fn a_moves(&self, out: &mut [Entry], a: u32, a_next: &[[Half; 2]], b_now: &[[Half; 2]]) {
+    fn a_moves(
+        &self,
+        deposit: &mut Deposit,
+        out: &mut [Entry],
+        a: u32,
+        a_next: &[[Half; 2]],
+        b_now: &[[Half; 2]],
+    ) {
         let ranks = ranks();
         let k = self.root.k;
         let free_mask = (1u32 << self.free) - 1;
-        let deposit = Deposit::new(!a & ((1 << k) - 1));
+        deposit.onto(!a & ((1 << k) - 1));
         let child_block = choose(self.free - 1, self.nb);
         let mut child_base = [0usize; 18];
         let mut five = [[0; 2]; 18];
@@ -197,17 +215,19 @@ impl Walk<'_> {
             child_base[j] = grown * child_block;
             five[j] = a_next[grown];
         }
+        // With square j empty, `y` minus bit j walks every subset of the other squares in
+        // order, so the child's place in block j counts the entries seen so far with j empty.
+        let mut seen = [0usize; 18];
         for (slot, y) in out.iter_mut().zip(masks(self.nb, self.free)) {
             let other_five = b_now[ranks[deposit.apply(y) as usize] as usize][self.parity ^ 1];
             let mut moves = Moves::default();
             let mut empty = !y & free_mask;
             while empty != 0 {
-                let j = empty.trailing_zeros();
+                let j = empty.trailing_zeros() as usize;
                 empty &= empty - 1;
-                let child = (!self.full).then(|| {
-                    &self.child[child_base[j as usize] + ranks[remove_bit(y, j) as usize] as usize]
-                });
-                moves.add(five[j as usize], self.parity, child);
+                let child = (!self.full).then(|| &self.child[child_base[j] + seen[j]]);
+                seen[j] += 1;
+                moves.add(five[j], self.parity, child);
             }
             *slot = moves.value(other_five);
         }
@@ -216,6 +236,7 @@ impl Walk<'_> {
     /// One block of a layer where `B` moves: children lie in the same block of the next layer.
     fn b_moves(
         &self,
+        deposit: &mut Deposit,
         out: &mut [Entry],
         rank: usize,
         a: u32,
@@ -225,7 +246,7 @@ impl Walk<'_> {
         let ranks = ranks();
         let k = self.root.k;
         let free_mask = (1u32 << self.free) - 1;
-        let deposit = Deposit::new(!a & ((1 << k) - 1));
+        deposit.onto(!a & ((1 << k) - 1));
         let child_base = rank * choose(self.free, self.nb + 1);
         let other_five = a_five[self.parity ^ 1];
         for (slot, y) in out.iter_mut().zip(masks(self.nb, self.free)) {

@@ -90,11 +90,14 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
     let k = root.empties();
     let table_bytes = mid_table_bytes(stones).unwrap_or(0);
     let mut child: Vec<Entry> = Vec::new();
+    let mut spare: Vec<Entry> = Vec::new();
     for m in (1..k).rev() {
-        child = layer(&root, m, &child);
+        layer(&root, m, &child, &mut spare);
+        std::mem::swap(&mut child, &mut spare);
     }
     // `child` is now layer 1 (or empty when one square is left): the root's children.
-    let top = layer(&root, 0, &child)[0];
+    layer(&root, 0, &child, &mut spare);
+    let top = spare[0];
     let value = value_at(&top, [0; 4]);
     let moves = root_moves(position, &root, &child);
     debug_assert_eq!(Some(value), moves.iter().map(|&(_, v)| v).max());

@@ -67,23 +67,26 @@ pub(crate) fn masks(bits: usize, n: usize) -> impl Iterator<Item = u32> {
     })
 }
 
-/// The mask with bit `at` (clear in `mask`) removed, higher bits moving down one place.
-#[inline(always)]
-pub(crate) fn remove_bit(mask: u32, at: u32) -> u32 {
-    let below = (1u32 << at) - 1;
-    (mask & below) | ((mask >> 1) & !below)
-}
-
-/// Spreads the bits of a relative mask over the set bits of `within` (a software `pdep` for up
-/// to 18 bits, through two 9-bit lookup tables built once per `within`).
+/// Spreads the bits of a relative mask over the set bits of another mask (a software `pdep`
+/// for up to 18 bits, through two 9-bit lookup tables rebuilt for each target mask).
 pub(crate) struct Deposit {
     low: [u32; 512],
     high: [u32; 512],
 }
 
+impl Default for Deposit {
+    fn default() -> Self {
+        Deposit {
+            low: [0; 512],
+            high: [0; 512],
+        }
+    }
+}
+
 impl Deposit {
-    /// The deposit onto the set bits of `within`.
-    pub(crate) fn new(within: u32) -> Deposit {
+    /// Retargets onto the set bits of `within`; afterwards only relative masks below
+    /// `1 << within.count_ones()` may be applied (just those entries are rebuilt).
+    pub(crate) fn onto(&mut self, within: u32) {
         let mut positions = [0u32; 32];
         let mut count = 0;
         let mut rest = within;
@@ -92,23 +95,14 @@ impl Deposit {
             rest &= rest - 1;
             count += 1;
         }
-        let mut low = [0u32; 512];
-        let mut high = [0u32; 512];
-        for i in 1..512usize {
+        for i in 1..1usize << count.min(9) {
             let bit = i.trailing_zeros() as usize;
-            let rest = i & (i - 1);
-            low[i] = low[rest]
-                | positions
-                    .get(bit)
-                    .filter(|_| bit < count)
-                    .map_or(0, |p| 1 << p);
-            high[i] = high[rest]
-                | positions
-                    .get(bit + 9)
-                    .filter(|_| bit + 9 < count)
-                    .map_or(0, |p| 1 << p);
+            self.low[i] = self.low[i & (i - 1)] | 1 << positions[bit];
         }
-        Deposit { low, high }
+        for i in 1..1usize << count.saturating_sub(9) {
+            let bit = i.trailing_zeros() as usize;
+            self.high[i] = self.high[i & (i - 1)] | 1 << positions[bit + 9];
+        }
     }
 
     /// The absolute mask of a relative mask.
@@ -136,16 +130,10 @@ mod tests {
     }
 
     #[test]
-    fn remove_bit_closes_the_gap() {
-        assert_eq!(remove_bit(0b1101, 1), 0b111);
-        assert_eq!(remove_bit(0b1100, 0), 0b110);
-        assert_eq!(remove_bit(0b0011, 2), 0b0011);
-    }
-
-    #[test]
     fn deposit_places_bits_in_order() {
         let within = 0b1011_0110_1101_0011_01u32;
-        let deposit = Deposit::new(within);
+        let mut deposit = Deposit::default();
+        deposit.onto(within);
         let ones = within.count_ones();
         for relative in 0..(1u32 << ones) {
             let mut expected = 0;
