@@ -1,11 +1,12 @@
 //! `pentagrid solve`: the exact value and a best move of positions, which method decided, and
 //! on request the value of every move.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, ensure};
 use clap::Args;
-use pentago::{Move, Position, SolveLimits, Solver, Value, move_groups};
+use pentago::{Move, Position, SolveLimits, Solver, Value, move_groups, prove};
 use serde_json::json;
 
 use crate::input;
@@ -28,6 +29,13 @@ pub struct SolveArgs {
     /// Also print the exact value of every move (moves reaching the same position grouped).
     #[arg(long)]
     moves: bool,
+    /// Write a proof DAG of the win to FILE (one position, which the side to move must win);
+    /// check it with `pentagrid check-proof FILE`.
+    #[arg(long, value_name = "FILE")]
+    proof: Option<PathBuf>,
+    /// Refuse to write a proof with more nodes than this.
+    #[arg(long, default_value_t = 1_000_000, requires = "proof")]
+    max_proof_nodes: usize,
     /// Print JSON (one object per position).
     #[arg(long)]
     json: bool,
@@ -51,6 +59,25 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     };
     let positions = input::positions(&args.position)?;
     let mut solver = Solver::new(args.table_bits);
+    if let Some(path) = &args.proof {
+        ensure!(
+            positions.len() == 1,
+            "--proof takes one position, not a list"
+        );
+        ensure!(
+            args.max_proof_nodes > 0,
+            "--max-proof-nodes must be at least 1"
+        );
+        let proof = prove(&positions[0], &mut solver, limits, args.max_proof_nodes)
+            .with_context(|| format!("no proof for {}", positions[0]))?;
+        std::fs::write(path, proof.to_text())
+            .with_context(|| format!("writing the proof to {}", path.display()))?;
+        eprintln!(
+            "proof of {} nodes written to {}",
+            proof.nodes.len(),
+            path.display()
+        );
+    }
     for position in positions {
         let solution = solver.solve(&position, limits);
         let moves = if args.moves && !position.is_over() {

@@ -1,5 +1,6 @@
 //! The exact solver and the checkmate (continuous-check) search.
 
+mod certificate;
 mod exact;
 mod hybrid;
 mod mate;
@@ -7,6 +8,7 @@ mod mid;
 mod proof;
 mod table;
 
+pub use certificate::{ProofCheckError, ProofDag, ProofNode, ProveError, prove};
 pub use exact::{Solution, SolveLimits, SolveMethod, Solver};
 pub use hybrid::FIRST_ATTEMPT_NODES;
 pub use mate::{MAX_MATE_MOVES, MateSearch};
