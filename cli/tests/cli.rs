@@ -591,3 +591,44 @@ fn proofs_are_written_checked_and_tampering_is_caught() {
         "",
     );
 }
+
+#[test]
+fn local_match_reports_accuracy_against_perfect_play() {
+    let out = ok(&[
+        "match",
+        "--local",
+        "--a",
+        "perfect:uct:playouts=100",
+        "--b",
+        "random",
+        "--pairs",
+        "1",
+        "--threads",
+        "1",
+        "--openings",
+        "random:plies=8",
+        "--accuracy",
+        "24",
+        "--json",
+    ]);
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let accuracy = &last["accuracy"];
+    assert_eq!(accuracy["min_stones"], 24);
+    assert_eq!(
+        accuracy["a"]["drops"], 0,
+        "perfect play never drops the value: {out}"
+    );
+    fails(
+        &[
+            "match",
+            "--local",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--accuracy",
+            "10",
+        ],
+        "",
+    );
+}

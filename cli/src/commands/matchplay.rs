@@ -6,7 +6,8 @@ use std::time::Duration;
 use anyhow::{Result, ensure};
 use clap::{Args, Subcommand};
 use pentago::{
-    MatchScore, OpeningSource, Player, Sprt, SprtDecision, opening_seed, play_pair, random_opening,
+    Accuracy, MatchScore, OpeningSource, Player, Sprt, SprtDecision, game_accuracy, opening_seed,
+    play_pair, random_opening,
 };
 use pentagrid_coordinator::MAX_MATCH_PAIRS;
 use pentagrid_proto::v1;
@@ -48,6 +49,10 @@ pub struct MatchArgs {
     /// Play on this machine instead of the cluster.
     #[arg(long)]
     local: bool,
+    /// With --local: judge every move from positions with at least N stones (18 or more)
+    /// against perfect play and report each engine's accuracy.
+    #[arg(long, value_name = "N", requires = "local", value_parser = clap::value_parser!(u32).range(18..=35))]
+    accuracy: Option<u32>,
     /// Print JSON: one object per update, then the final result.
     #[arg(long)]
     json: bool,
@@ -159,11 +164,20 @@ fn play_locally(args: &MatchArgs, a: &Player, b: &Player) -> Result<()> {
     let threads = pool.current_num_threads();
     let mut score = MatchScore::default();
     let mut decision = SprtDecision::Continue;
+    let mut accuracy = [Accuracy::default(); 2];
     for pair in 0..args.pairs {
         let seed = opening_seed(args.seed, pair);
         let opening = random_opening(seed, plies);
         let result = pool.install(|| play_pair(&opening, a, b, seed, threads));
         score.record(&result);
+        if let Some(stones) = args.accuracy {
+            // Game 0 has A as black, game 1 has A as white.
+            for (game, a_side) in result.games.iter().zip([0, 1]) {
+                let sides = pool.install(|| game_accuracy(game, stones));
+                accuracy[0] += sides[a_side];
+                accuracy[1] += sides[1 - a_side];
+            }
+        }
         if let Some(sprt) = &args.sprt {
             decision = score.test(sprt).1;
         }
@@ -180,7 +194,31 @@ fn play_locally(args: &MatchArgs, a: &Player, b: &Player) -> Result<()> {
         }
     }
     finish(args, a, b, &score, decision);
+    if let Some(stones) = args.accuracy {
+        print_accuracy(&accuracy, stones, args.json);
+    }
     Ok(())
+}
+
+/// Each engine's share of moves that kept the exact value (positions with `stones`+ stones).
+fn print_accuracy(accuracy: &[Accuracy; 2], stones: u32, json: bool) {
+    if json {
+        let side =
+            |a: &Accuracy| json!({"moves": a.moves, "drops": a.drops, "accuracy": a.share()});
+        println!(
+            "{}",
+            json!({"accuracy": {"min_stones": stones, "a": side(&accuracy[0]), "b": side(&accuracy[1])}})
+        );
+        return;
+    }
+    for (name, side) in ["A", "B"].iter().zip(accuracy) {
+        println!(
+            "accuracy  {name} {:.1}% of {} moves from {stones}+ stones kept the exact value ({} drops)",
+            100.0 * side.share(),
+            side.moves,
+            side.drops
+        );
+    }
 }
 
 fn finish(args: &MatchArgs, a: &Player, b: &Player, score: &MatchScore, decision: SprtDecision) {

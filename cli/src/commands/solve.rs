@@ -95,7 +95,10 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             if args.moves {
                 line["moves"] = moves
                     .iter()
-                    .map(|(group, value)| json!({"moves": group, "value": value}))
+                    .map(|(group, value)| {
+                        let names: Vec<String> = group.iter().map(Move::to_string).collect();
+                        json!({"moves": names, "value": value})
+                    })
                     .collect();
             }
             println!("{line}");
