@@ -502,3 +502,133 @@ fn a_study_grows_the_book_and_the_book_travels_between_databases() {
     let stderr = fails(&["study", "queens-gambit", "--local", "--db", db], "");
     assert!(stderr.contains("unknown opening"), "{stderr}");
 }
+
+#[test]
+fn solve_moves_values_are_the_negated_values_of_the_positions_after() {
+    let position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
+    let out = ok(&["solve", position, "--moves", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["solution"]["value"], 1);
+    let root: pentago::Position = position.parse().unwrap();
+    let groups = json["moves"].as_array().unwrap();
+    let listed: usize = groups
+        .iter()
+        .map(|g| g["moves"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(listed, root.legal_moves().len(), "every move, each once");
+    let mut children = String::new();
+    let mut expected = Vec::new();
+    for group in groups {
+        let mv: pentago::Move = group["moves"][0].as_str().unwrap().parse().unwrap();
+        let after = root.play(mv).unwrap();
+        let value = group["value"].as_i64().unwrap();
+        match pentago::Value::of_status(after.status(), root.side_to_move()) {
+            Some(v) => assert_eq!(i64::from(v.as_i8()), value, "{mv} ends the game"),
+            None => {
+                children.push_str(&format!("{after}\n"));
+                expected.push(-value);
+            }
+        }
+    }
+    let out = pentagrid(&["solve", "-", "--json"], &children);
+    let values: Vec<i64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["solution"]["value"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(values, expected);
+    let text = ok(&["solve", position, "--moves"]);
+    assert!(text.contains(" by "), "{text}");
+    assert!(
+        text.lines().nth(1).unwrap().trim_start().starts_with("win"),
+        "{text}"
+    );
+}
+
+#[test]
+fn proofs_are_written_checked_and_tampering_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("proof.txt");
+    let path = file.to_str().unwrap();
+    ok(&[
+        "solve",
+        "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox",
+        "--proof",
+        path,
+    ]);
+    let out = ok(&["check-proof", path]);
+    assert!(out.starts_with("valid: "), "{out}");
+    // Drop the last win node: some defender reply is no longer answered.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let last_win = lines.iter().rposition(|l| l.starts_with("win ")).unwrap();
+    lines.remove(last_win);
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let err = fails(&["check-proof", path], "");
+    assert!(err.contains("escapes"), "{err}");
+    // A drawn position has no proof, and nothing is written.
+    let drawn = dir.path().join("none.txt");
+    fails(
+        &[
+            "solve",
+            "xoxoxo/xoxoxo/oxoxox/oxoxox/xoxoxo/xoxox.",
+            "--proof",
+            drawn.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!drawn.exists());
+    fails(
+        &["solve", "start", "--proof", path, "--max-proof-nodes", "0"],
+        "",
+    );
+    fails(
+        &["check-proof", dir.path().join("missing").to_str().unwrap()],
+        "",
+    );
+}
+
+#[test]
+fn in_process_match_reports_accuracy_against_perfect_play() {
+    let out = ok(&[
+        "match",
+        "--in-process",
+        "--a",
+        "perfect:uct:playouts=100",
+        "--b",
+        "random",
+        "--pairs",
+        "1",
+        "--threads",
+        "1",
+        "--openings",
+        "random:plies=8",
+        "--accuracy",
+        "24",
+        "--json",
+    ]);
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let accuracy = &last["accuracy"];
+    assert_eq!(accuracy["min_stones"], 24);
+    assert_eq!(
+        accuracy["a"]["drops"], 0,
+        "perfect play never drops the value: {out}"
+    );
+    fails(
+        &[
+            "match",
+            "--in-process",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--accuracy",
+            "10",
+        ],
+        "",
+    );
+}

@@ -3,9 +3,10 @@
 //! [`pentagrid_coordinator::sprt_stop`].
 
 use pentago::{
-    MatchScore, OpeningSource, PairResult, Player, Sprt, SprtDecision, opening_seed, play_pair,
-    random_opening,
+    Accuracy, MatchScore, OpeningSource, PairResult, Player, Sprt, SprtDecision, opening_seed,
+    pair_accuracy, play_pair, random_opening,
 };
+
 use pentagrid_coordinator::{MAX_MATCH_PAIRS, sprt_stop};
 use pentagrid_proto::{Client, pentanomial_counts, sprt_decision_of_wire, v2};
 
@@ -27,6 +28,9 @@ pub struct MatchPlan {
     pub openings: OpeningSource,
     /// Seed of the openings (and, in process, of the engines).
     pub seed: u64,
+    /// Judge every move from positions with at least this many stones against perfect play
+    /// (in process only for now: a cluster match refuses it).
+    pub accuracy: Option<u32>,
 }
 
 impl MatchPlan {
@@ -52,6 +56,8 @@ pub struct MatchOutcome {
     /// Whether the match stopped before all pairs were played without a decision (failed or
     /// cancelled pairs; cluster matches only).
     pub stopped: bool,
+    /// A's and B's accuracy against perfect play, when the plan asked for it.
+    pub accuracy: Option<[Accuracy; 2]>,
 }
 
 /// A's score in a match status.
@@ -77,6 +83,11 @@ pub async fn status(
 /// Queues a match on the cluster; returns its id.
 pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
     plan.validate()?;
+    if plan.accuracy.is_some() {
+        return Err(ClientError::Invalid(
+            "accuracy against perfect play is measured in process only: add --in-process".into(),
+        ));
+    }
     let request = v2::CreateMatchRequest {
         a: plan.a.to_string(),
         b: plan.b.to_string(),
@@ -113,6 +124,7 @@ pub async fn follow(
         score: report_score(&report),
         decision: sprt_decision_of_wire(report.decision()),
         stopped: report.state() == v2::MatchState::Stopped,
+        accuracy: None,
     })
 }
 
@@ -133,11 +145,17 @@ pub fn play_in_process(
     let threads = pool.current_num_threads();
     let mut score = MatchScore::default();
     let mut decision = SprtDecision::Continue;
+    let mut accuracy = plan.accuracy.map(|_| [Accuracy::default(); 2]);
     for pair in 0..plan.pairs {
         let seed = opening_seed(plan.seed, pair);
         let opening = random_opening(seed, plies);
         let result = pool.install(|| play_pair(&opening, &plan.a, &plan.b, seed, threads));
         score.record(&result);
+        if let (Some(total), Some(stones)) = (accuracy.as_mut(), plan.accuracy) {
+            let sides = pool.install(|| pair_accuracy(&result, stones));
+            total[0] += sides[0];
+            total[1] += sides[1];
+        }
         decision = sprt_stop::decision(&score, plan.sprt.as_ref());
         progress(&result, &score);
         if decision != SprtDecision::Continue {
@@ -148,5 +166,6 @@ pub fn play_in_process(
         score,
         decision,
         stopped: false,
+        accuracy,
     })
 }

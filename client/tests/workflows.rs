@@ -105,6 +105,7 @@ fn lopsided(pairs: u64) -> MatchPlan {
         sprt: Some("elo0=0,elo1=50".parse().unwrap()),
         openings: "random:plies=2".parse().unwrap(),
         seed: 1,
+        accuracy: None,
     }
 }
 

@@ -24,12 +24,13 @@ pub use board::square::{ParseSquareError, Square};
 pub use board::status::{ParseStatusError, Status};
 pub use board::symmetry::{Canonical, Symmetry};
 pub use board::twist::{Direction, Quadrant, Twist};
+pub use play::accuracy::{ACCURACY_MIN_STONES, Accuracy, game_accuracy, pair_accuracy};
 pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
     opening_seed, play_pair, random_opening,
 };
 pub use play::openings::{Opening, ParseOpeningError, Pattern};
-pub use play::player::{ParsePlayerError, Player};
+pub use play::player::{ParsePlayerError, Player, perfect_move};
 pub use play::puzzle::{
     MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty, difficulty_label,
 };
@@ -44,7 +45,9 @@ pub use search::playout::{
     playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use search::solver::{
-    AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, Solution, SolveLimits, Solver,
+    AttackNode, FIRST_ATTEMPT_NODES, MAX_MATE_MOVES, MID_MIN_STONES, MateSearch, MidSolution,
+    MidSolveError, ProofCheckError, ProofDag, ProofNode, ProofTree, ProveError, Reply, Solution,
+    SolveLimits, SolveMethod, Solver, mid_table_bytes, midsolve, prove,
 };
 pub use search::uct::{
     BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pentago::{MatchScore, OpeningSource, Player, Sprt, SprtDecision};
+use pentago::{Accuracy, MatchScore, OpeningSource, Player, Sprt, SprtDecision};
 use pentagrid_client::matches::{self, MatchOutcome, MatchPlan, report_score};
 use pentagrid_proto::{pentanomial_counts, sprt_decision_of_wire, v2};
 use serde_json::json;
@@ -47,6 +47,10 @@ pub struct MatchArgs {
     /// --local, which runs an embedded cluster that stores the match).
     #[arg(long, conflicts_with = "local")]
     in_process: bool,
+    /// With --in-process: judge every move from positions with at least N stones (18 or more)
+    /// against perfect play and report each engine's accuracy.
+    #[arg(long, value_name = "N", requires = "in_process", value_parser = clap::value_parser!(u32).range(18..=35))]
+    accuracy: Option<u32>,
     /// Print JSON: one object per update, then the final result.
     #[arg(long)]
     json: bool,
@@ -91,6 +95,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         sprt: args.sprt,
         openings: args.openings,
         seed: args.seed,
+        accuracy: args.accuracy,
     };
     plan.validate()?;
     let outcome = if args.in_process {
@@ -102,7 +107,31 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     if outcome.stopped {
         println!("stopped before all pairs were played (failed or cancelled pairs)");
     }
+    if let (Some(accuracy), Some(stones)) = (&outcome.accuracy, args.accuracy) {
+        print_accuracy(accuracy, stones, args.json);
+    }
     Ok(())
+}
+
+/// Each engine's share of moves that kept the exact value (positions with `stones`+ stones).
+fn print_accuracy(accuracy: &[Accuracy; 2], stones: u32, json: bool) {
+    if json {
+        let side =
+            |a: &Accuracy| json!({"moves": a.moves, "drops": a.drops, "accuracy": a.share()});
+        println!(
+            "{}",
+            json!({"accuracy": {"min_stones": stones, "a": side(&accuracy[0]), "b": side(&accuracy[1])}})
+        );
+        return;
+    }
+    for (name, side) in ["A", "B"].iter().zip(accuracy) {
+        println!(
+            "accuracy  {name} {:.1}% of {} moves from {stones}+ stones kept the exact value ({} drops)",
+            100.0 * side.share(),
+            side.moves,
+            side.drops
+        );
+    }
 }
 
 /// The live line (or JSON object) for a score so far.

@@ -3,6 +3,7 @@
 mod analyze;
 mod book;
 mod canonical;
+mod check_proof;
 mod client;
 mod cluster;
 mod matchplay;
@@ -36,6 +37,7 @@ pub enum Command {
     Match(matchplay::MatchArgs),
     Solve(solve::SolveArgs),
     Mate(mate::MateArgs),
+    CheckProof(check_proof::CheckProofArgs),
     Coordinator(cluster::CoordinatorArgs),
     Worker(cluster::WorkerArgs),
     Submit(client::SubmitArgs),
@@ -66,6 +68,7 @@ impl Command {
             Command::Match(args) => matchplay::run(&args),
             Command::Solve(args) => solve::run(&args),
             Command::Mate(args) => mate::run(&args),
+            Command::CheckProof(args) => check_proof::run(&args),
             Command::Coordinator(args) => cluster::run_coordinator(&args),
             Command::Worker(args) => cluster::run_worker(&args),
             Command::Submit(args) => client::submit(&args),

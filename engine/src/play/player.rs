@@ -1,5 +1,6 @@
-//! Players that choose moves: a UCT engine, flat Monte Carlo, or uniform random. Their text
-//! forms (`uct:...`, `flat:playouts=N`, `random`) name them in self-play and matches.
+//! Players that choose moves: a UCT engine, flat Monte Carlo, uniform random, or perfect play
+//! where the midsolver reaches. Their text forms (`uct:...`, `flat:playouts=N`, `random`,
+//! `perfect[:uct:...]`) name them in self-play and matches.
 
 use std::fmt;
 use std::str::FromStr;
@@ -11,6 +12,7 @@ use thiserror::Error;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::search::playout::{Policy, playout, seeded_rng};
+use crate::search::solver::midsolve;
 use crate::search::uct::{ParseConfigError, SearchControl, SearchOptions, UctConfig, search};
 use crate::search::value::Value;
 
@@ -28,6 +30,9 @@ pub enum Player {
     },
     /// A uniformly random legal move.
     Random,
+    /// Perfect play from [`crate::MID_MIN_STONES`] stones on (see [`perfect_move`]); before
+    /// that, UCT with this configuration.
+    Perfect(UctConfig),
 }
 
 /// Why a player text could not be read.
@@ -40,7 +45,9 @@ pub enum ParsePlayerError {
     #[error("bad flat player {0:?}: expected flat:playouts=N with N from 1 to 10^9")]
     Flat(String),
     /// Not a known player.
-    #[error("unknown player {0:?}: expected uct[:...], flat:playouts=N or random")]
+    #[error(
+        "unknown player {0:?}: expected uct[:...], flat:playouts=N, random or perfect[:uct...]"
+    )]
     Unknown(String),
 }
 
@@ -63,6 +70,12 @@ impl FromStr for Player {
         if s.starts_with("uct") {
             return Ok(Player::Uct(s.parse()?));
         }
+        if s == "perfect" {
+            return Ok(Player::Perfect(UctConfig::default()));
+        }
+        if let Some(rest) = s.strip_prefix("perfect:") {
+            return Ok(Player::Perfect(rest.parse()?));
+        }
         Err(ParsePlayerError::Unknown(s.to_owned()))
     }
 }
@@ -73,6 +86,7 @@ impl fmt::Display for Player {
             Player::Uct(config) => write!(f, "{config}"),
             Player::Flat { playouts } => write!(f, "flat:playouts={playouts}"),
             Player::Random => f.write_str("random"),
+            Player::Perfect(config) => write!(f, "perfect:{config}"),
         }
     }
 }
@@ -98,16 +112,9 @@ impl Player {
     pub fn choose(&self, position: &Position, seed: u64, threads: usize) -> Move {
         debug_assert!(!position.is_over());
         match self {
-            Player::Uct(config) => {
-                let options = SearchOptions {
-                    seed,
-                    threads,
-                    tables_min_visits: None,
-                };
-                search(position, config, &options, &SearchControl::new())
-                    .ok()
-                    .and_then(|r| r.best)
-                    .expect("an ongoing position has a move")
+            Player::Uct(config) => uct_move(position, config, seed, threads),
+            Player::Perfect(config) => {
+                perfect_move(position).unwrap_or_else(|| uct_move(position, config, seed, threads))
             }
             Player::Flat { playouts } => flat_monte_carlo(position, *playouts, seed),
             Player::Random => {
@@ -116,6 +123,44 @@ impl Player {
             }
         }
     }
+}
+
+fn uct_move(position: &Position, config: &UctConfig, seed: u64, threads: usize) -> Move {
+    let options = SearchOptions {
+        seed,
+        threads,
+        tables_min_visits: None,
+    };
+    search(position, config, &options, &SearchControl::new())
+        .ok()
+        .and_then(|r| r.best)
+        .expect("an ongoing position has a move")
+}
+
+/// A move that keeps the exact value of the ongoing `position`, or `None` below the
+/// midsolver's stone count. Among value-keeping moves it prefers faster wins and slower losses:
+/// a win at once first; then the move that leaves the opponent the fewest moves that do not
+/// lose at once when winning, the most when drawing or losing (so the opponent must find the
+/// way out); ties go to the first in legal order.
+#[must_use]
+pub fn perfect_move(position: &Position) -> Option<Move> {
+    let solved = midsolve(position).ok()?;
+    if solved.value == Value::Win
+        && let Some(mv) = position.winning_move()
+    {
+        return Some(mv);
+    }
+    let keeping = solved.moves.iter().filter(|m| m.1 == solved.value);
+    let escapes = |mv: Move| {
+        let after = position.play_unchecked(mv);
+        if after.is_over() {
+            0
+        } else {
+            after.safe_moves().len() as i64
+        }
+    };
+    let sign = if solved.value == Value::Win { 1 } else { -1 };
+    keeping.min_by_key(|m| sign * escapes(m.0)).map(|m| m.0)
 }
 
 fn flat_monte_carlo(position: &Position, playouts: u64, seed: u64) -> Move {
@@ -148,7 +193,13 @@ mod tests {
 
     #[test]
     fn player_text_round_trips() {
-        for text in ["random", "flat:playouts=500", "uct:k=0.7,playouts=300"] {
+        for text in [
+            "random",
+            "flat:playouts=500",
+            "uct:k=0.7,playouts=300",
+            "perfect",
+            "perfect:uct:playouts=50",
+        ] {
             let player: Player = text.parse().unwrap();
             assert_eq!(player.to_string().parse::<Player>().unwrap(), player);
         }

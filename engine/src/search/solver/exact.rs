@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::mate::MateSearch;
+use super::mid::MID_MIN_STONES;
 use super::table::Table;
 use crate::board::bitboard::Bitboard;
 use crate::board::children::Children;
@@ -47,6 +48,34 @@ pub struct Solution {
     pub nodes: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// The algorithm that decided (or last tried to decide) the value.
+    #[serde(default)]
+    pub method: SolveMethod,
+}
+
+/// Which algorithm decided a solve. Stable names: `finished`, `alpha-beta`, `midsolver`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SolveMethod {
+    /// The game was already over: its result is the value.
+    Finished,
+    /// Alpha-beta search.
+    #[default]
+    AlphaBeta,
+    /// The retrograde midsolver.
+    Midsolver,
+}
+
+impl SolveMethod {
+    /// `finished`, `alpha-beta` or `midsolver`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            SolveMethod::Finished => "finished",
+            SolveMethod::AlphaBeta => "alpha-beta",
+            SolveMethod::Midsolver => "midsolver",
+        }
+    }
 }
 
 /// Checkmate length probed at nodes where a win matters.
@@ -73,6 +102,8 @@ pub struct Solver {
     nodes: u64,
     limits: SolveLimits,
     deadline: Option<Instant>,
+    /// Positions with at least this many stones go to the midsolver after a short alpha-beta.
+    pub(super) mid_min_stones: u32,
 }
 
 impl Solver {
@@ -86,6 +117,7 @@ impl Solver {
             nodes: 0,
             limits: SolveLimits::default(),
             deadline: None,
+            mid_min_stones: MID_MIN_STONES,
         }
     }
 
@@ -94,8 +126,9 @@ impl Solver {
         self.table.clear();
     }
 
-    /// Solves `position`: its value for the side to move and a move that achieves it.
-    pub fn solve(&mut self, position: &Position, limits: SolveLimits) -> Solution {
+    /// Solves `position` by alpha-beta alone: its value for the side to move and a move that
+    /// achieves it. [`Solver::solve`] hands positions with many stones to the midsolver.
+    pub fn alpha_beta(&mut self, position: &Position, limits: SolveLimits) -> Solution {
         let started = Instant::now();
         self.nodes = 0;
         self.limits = limits;
@@ -114,12 +147,17 @@ impl Solver {
             best,
             nodes: self.nodes,
             seconds: started.elapsed().as_secs_f64(),
+            method: if status.is_over() {
+                SolveMethod::Finished
+            } else {
+                SolveMethod::AlphaBeta
+            },
         }
     }
 
-    /// Exact value of `position`'s every first move (for the side to move), or `None` for a
-    /// move whose search hit the limits. The game must be ongoing.
-    pub fn solve_moves(
+    /// Exact value of `position`'s every first move (for the side to move) by alpha-beta, or
+    /// `None` for a move whose search hit the limits. The game must be ongoing.
+    pub fn alpha_beta_moves(
         &mut self,
         position: &Position,
         limits: SolveLimits,
@@ -302,7 +340,7 @@ fn stones(position: &Position, color: crate::Color) -> (Bitboard, Bitboard) {
     (position.stones(color), position.stones(color.opponent()))
 }
 
-fn to_value(v: i8) -> Value {
+pub(super) fn to_value(v: i8) -> Value {
     Value::try_from(v.clamp(-1, 1)).expect("clamped")
 }
 
@@ -311,7 +349,7 @@ mod tests {
     use super::*;
 
     fn solve(text: &str) -> Solution {
-        Solver::new(16).solve(&text.parse().unwrap(), SolveLimits::default())
+        Solver::new(16).alpha_beta(&text.parse().unwrap(), SolveLimits::default())
     }
 
     #[test]
@@ -342,7 +380,7 @@ mod tests {
     fn last_empty_square_is_played_out() {
         // One square left; whatever black does, the board fills. Draw unless a five appears.
         let p: Position = "xoxoxo/xoxoxo/oxoxox/oxoxox/xoxoxo/xoxox.".parse().unwrap();
-        let s = Solver::new(16).solve(&p, SolveLimits::default());
+        let s = Solver::new(16).alpha_beta(&p, SolveLimits::default());
         let best = p.play(s.best.unwrap()).unwrap();
         assert_eq!(
             s.value,

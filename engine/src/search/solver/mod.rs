@@ -1,10 +1,16 @@
 //! The exact solver and the checkmate (continuous-check) search.
 
+mod certificate;
 mod exact;
+mod hybrid;
 mod mate;
+mod mid;
 mod proof;
 mod table;
 
-pub use exact::{Solution, SolveLimits, Solver};
+pub use certificate::{ProofCheckError, ProofDag, ProofNode, ProveError, prove};
+pub use exact::{Solution, SolveLimits, SolveMethod, Solver};
+pub use hybrid::FIRST_ATTEMPT_NODES;
 pub use mate::{MAX_MATE_MOVES, MateSearch};
+pub use mid::{MID_MIN_STONES, MidSolution, MidSolveError, mid_table_bytes, midsolve};
 pub use proof::{AttackNode, ProofTree, Reply};

@@ -1,0 +1,150 @@
+//! Accuracy against perfect play: the share of a player's moves that drop the exact value
+//! (a win thrown to a draw or loss, a draw thrown to a loss), over the positions of its games
+//! that the midsolver decides.
+
+use std::ops::AddAssign;
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::color::Color;
+use crate::play::matches::PairResult;
+use crate::play::selfplay::GameRecord;
+use crate::search::solver::{MID_MIN_STONES, midsolve};
+
+/// The stone count from which moves are judged by default.
+pub const ACCURACY_MIN_STONES: u32 = 20;
+
+/// Moves judged and moves that dropped the exact value, for one player.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Accuracy {
+    /// Moves made from positions with enough stones.
+    pub moves: u32,
+    /// Of those, moves whose value is below the position's value.
+    pub drops: u32,
+}
+
+impl Accuracy {
+    /// The share of judged moves that kept the value (1 when no move was judged).
+    #[must_use]
+    pub fn share(self) -> f64 {
+        if self.moves == 0 {
+            1.0
+        } else {
+            1.0 - f64::from(self.drops) / f64::from(self.moves)
+        }
+    }
+}
+
+impl AddAssign for Accuracy {
+    fn add_assign(&mut self, other: Accuracy) {
+        self.moves += other.moves;
+        self.drops += other.drops;
+    }
+}
+
+/// Black's and White's accuracy in one game, over the positions with at least `min_stones`
+/// stones (never fewer than the midsolver's [`MID_MIN_STONES`]).
+#[must_use]
+pub fn game_accuracy(game: &GameRecord, min_stones: u32) -> [Accuracy; 2] {
+    let min_stones = min_stones.max(MID_MIN_STONES);
+    let mut out = [Accuracy::default(); 2];
+    let mut position = game.start;
+    for &mv in &game.moves {
+        if position.stone_count() >= min_stones
+            && let Ok(solved) = midsolve(&position)
+        {
+            let played = solved.moves.iter().find(|m| m.0 == mv).map(|m| m.1);
+            let side = &mut out[usize::from(position.side_to_move() == Color::White)];
+            side.moves += 1;
+            side.drops += u32::from(played.is_some_and(|v| v < solved.value));
+        }
+        position = position.play_unchecked(mv);
+    }
+    out
+}
+
+/// Player A's and player B's accuracy in one game pair (A is black in the first game and
+/// white in the second), over positions with at least `min_stones` stones.
+#[must_use]
+pub fn pair_accuracy(pair: &PairResult, min_stones: u32) -> [Accuracy; 2] {
+    let mut out = [Accuracy::default(); 2];
+    for (game, a_side) in pair.games.iter().zip([0, 1]) {
+        let sides = game_accuracy(game, min_stones);
+        out[0] += sides[a_side];
+        out[1] += sides[1 - a_side];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::position::Position;
+    use crate::play::player::{Player, perfect_move};
+    use crate::play::selfplay::play_game;
+    use crate::search::value::Value;
+
+    /// A reference position (white to move, 27 stones) that white wins.
+    const WON: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
+
+    fn record(start: Position, moves: Vec<crate::Move>) -> GameRecord {
+        let mut end = start;
+        for &mv in &moves {
+            end = end.play_unchecked(mv);
+        }
+        GameRecord {
+            start,
+            moves,
+            result: end.status(),
+        }
+    }
+
+    #[test]
+    fn a_thrown_win_is_one_drop_for_the_thrower_only() {
+        let start: Position = WON.parse().unwrap();
+        let solved = midsolve(&start).unwrap();
+        assert_eq!(solved.value, Value::Win);
+        // The winner throws the win with a losing-or-drawing move, then both play perfectly.
+        let thrown = solved.moves.iter().find(|m| m.1 < Value::Win).unwrap().0;
+        let mut moves = vec![thrown];
+        let mut position = start.play_unchecked(thrown);
+        while !position.is_over() {
+            let mv = perfect_move(&position).unwrap();
+            moves.push(mv);
+            position = position.play_unchecked(mv);
+        }
+        let game = record(start, moves.clone());
+        let mover = usize::from(start.side_to_move() == Color::White);
+        let [black, white] = game_accuracy(&game, 0);
+        let (thrower, other) = if mover == 0 {
+            (black, white)
+        } else {
+            (white, black)
+        };
+        assert_eq!(thrower.drops, 1);
+        assert_eq!(thrower.moves, moves.len().div_ceil(2) as u32);
+        assert_eq!(other.drops, 0);
+        assert_eq!(other.moves, (moves.len() / 2) as u32);
+        assert!((thrower.share() - (1.0 - 1.0 / f64::from(thrower.moves))).abs() < 1e-12);
+        // Positions below the threshold are not judged.
+        assert_eq!(game_accuracy(&game, 36), [Accuracy::default(); 2]);
+    }
+
+    #[test]
+    fn perfect_play_keeps_a_won_position_won() {
+        let start: Position = WON.parse().unwrap();
+        let perfect: Player = "perfect:uct:playouts=100".parse().unwrap();
+        let random = Player::Random;
+        let winner = start.side_to_move();
+        for seed in 0..4 {
+            let (black, white) = match winner {
+                Color::Black => (&perfect, &random),
+                Color::White => (&random, &perfect),
+            };
+            let game = play_game(&start, black, white, seed, 1);
+            assert_eq!(game.result, crate::Status::Won(winner), "seed {seed}");
+            let accuracy = game_accuracy(&game, 0)[usize::from(winner == Color::White)];
+            assert_eq!(accuracy.drops, 0);
+        }
+    }
+}

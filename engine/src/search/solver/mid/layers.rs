@@ -1,0 +1,267 @@
+//! The backward walk over the positions downstream of a root, one layer (number of stones
+//! added) at a time, from the last empty square back to the root.
+//!
+//! Stones stay in the root's frame (quadrant turns live in the rotation state, see
+//! `rotations`), so a downstream position is which of the root's `k` empty squares each side
+//! has filled. Layer `m` holds every such choice with `m` stones added: the root's mover `A`
+//! has added `(m + 1) / 2`, the other side `B` has added `m / 2`. An entry is indexed by the
+//! rank of `A`'s subset (the major index: all entries with one `A` subset form a block) and the
+//! rank of `B`'s subset among the squares `A` left free. Entries hold, for the side to move in
+//! that layer and every rotation state of the layer's parity, whether it wins and whether it
+//! avoids losing.
+
+use rayon::prelude::*;
+
+use super::rotations::{Half, five_halves, spread};
+use super::subsets::{Deposit, choose, masks, ranks};
+
+/// The values of one downstream position over its layer's rotation states.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// States where the side to move wins.
+    pub win: Half,
+    /// States where the side to move wins or draws.
+    pub notlose: Half,
+}
+
+/// The root of a walk: the stones of the side to move (`A`) and of the other side (`B`) in
+/// the lane layout, and its empty squares.
+pub(crate) struct Root {
+    a: u64,
+    b: u64,
+    /// Number of empty squares.
+    k: usize,
+    /// Lane bits of subsets of the empty squares, through two 9-bit tables.
+    to_lanes: [[u64; 512]; 2],
+}
+
+impl Root {
+    pub(crate) fn new(a: u64, b: u64) -> Root {
+        let empty = !(a | b) & crate::board::tables::FULL;
+        let bits: Vec<u32> = (0..64).filter(|&i| empty >> i & 1 == 1).collect();
+        let mut to_lanes = [[0u64; 512]; 2];
+        for (half, table) in to_lanes.iter_mut().enumerate() {
+            for i in 1..512usize {
+                let bit = i.trailing_zeros() as usize + 9 * half;
+                let lane = bits.get(bit).map_or(0, |&b| 1u64 << b);
+                table[i] = table[i & (i - 1)] | lane;
+            }
+        }
+        Root {
+            a,
+            b,
+            k: bits.len(),
+            to_lanes,
+        }
+    }
+
+    /// Number of empty squares.
+    pub(crate) fn empties(&self) -> usize {
+        self.k
+    }
+
+    /// The lane bits of a subset of the empty squares.
+    pub(crate) fn lanes(&self, subset: u32) -> u64 {
+        self.to_lanes[0][(subset & 511) as usize] | self.to_lanes[1][(subset >> 9) as usize & 511]
+    }
+
+    /// Five halves of side `A` (or `B`) with the root's stones plus every `size`-subset of the
+    /// empty squares, in rank order.
+    pub(crate) fn fives(&self, side_a: bool, size: usize) -> Vec<[Half; 2]> {
+        let base = if side_a { self.a } else { self.b };
+        let subsets: Vec<u32> = masks(size, self.k).collect();
+        subsets
+            .par_iter()
+            .with_min_len(256)
+            .map(|&s| five_halves(base | self.lanes(s)))
+            .collect()
+    }
+}
+
+/// Stones each side has added in layer `m`: `(A, B)`.
+pub(crate) const fn added(m: usize) -> (usize, usize) {
+    (m.div_ceil(2), m / 2)
+}
+
+/// Number of entries in layer `m` of a walk over `k` empty squares.
+pub(crate) fn layer_len(k: usize, m: usize) -> usize {
+    let (na, nb) = added(m);
+    choose(k, na) * choose(k - na, nb)
+}
+
+/// Computes layer `m` into `out` from layer `m + 1` (`child`, empty when layer `m + 1` is the
+/// full board). `out`'s memory is reused when it is large enough.
+pub(crate) fn layer(root: &Root, m: usize, child: &[Entry], out: &mut Vec<Entry>) {
+    let k = root.k;
+    let (na, nb) = added(m);
+    let free = k - na;
+    let block = choose(free, nb);
+    let len = layer_len(k, m);
+    if out.capacity() < len {
+        // Free the old buffer before taking the new one: no moment holds both.
+        *out = Vec::new();
+        out.reserve_exact(len);
+    }
+    out.clear();
+    out.resize(len, Entry::default());
+    let parity = m & 1;
+    let walk = Walk {
+        root,
+        parity,
+        full: m + 1 == k,
+        free,
+        nb,
+        child,
+    };
+    if m % 2 == 0 {
+        let a_next = root.fives(true, na + 1);
+        let b_now = root.fives(false, nb);
+        let a_masks: Vec<u32> = masks(na, k).collect();
+        out.par_chunks_mut(block)
+            .zip(a_masks.par_iter())
+            .with_min_len(16)
+            .for_each_init(Deposit::default, |deposit, (block, &a)| {
+                walk.a_moves(deposit, block, a, &a_next, &b_now);
+            });
+    } else {
+        let a_now = root.fives(true, na);
+        let b_next = root.fives(false, nb + 1);
+        let a_masks: Vec<u32> = masks(na, k).collect();
+        out.par_chunks_mut(block)
+            .zip(a_masks.par_iter())
+            .enumerate()
+            .with_min_len(16)
+            .for_each_init(Deposit::default, |deposit, (rank, (block, &a))| {
+                walk.b_moves(deposit, block, rank, a, a_now[rank], &b_next);
+            });
+    }
+}
+
+/// What every block of one layer shares.
+struct Walk<'a> {
+    root: &'a Root,
+    /// Rotation parity of the layer (its children have the other one).
+    parity: usize,
+    /// Whether the children fill the board.
+    full: bool,
+    /// Squares `A` left free (the width of `B`'s relative subsets).
+    free: usize,
+    /// Stones `B` has added.
+    nb: usize,
+    child: &'a [Entry],
+}
+
+/// Accumulates a position's moves over the child states, then turns them into its value.
+#[derive(Default)]
+struct Moves {
+    /// Child states where the mover's placement has five.
+    five: Half,
+    /// Child states where the child's mover does not avoid losing.
+    child_loses: Half,
+    /// Child states where the child's mover does not win.
+    child_fails: Half,
+    /// Parent states where a placement wins before any twist.
+    placement: Half,
+}
+
+impl Moves {
+    #[inline(always)]
+    fn add(&mut self, five: [Half; 2], parity: usize, child: Option<&Entry>) {
+        self.five |= five[parity ^ 1];
+        self.placement |= five[parity];
+        match child {
+            Some(c) => {
+                self.child_loses |= !c.notlose;
+                self.child_fails |= !c.win;
+            }
+            // A full board without fives is a draw: the mover neither wins nor loses.
+            None => self.child_fails = !0,
+        }
+    }
+
+    /// The value given the other side's fives (which the move does not change): a twist that
+    /// completes only the mover's five wins, only the other's loses, both draws.
+    #[inline(always)]
+    fn value(&self, other_five: Half) -> Entry {
+        let win = !other_five & (self.five | self.child_loses);
+        let notlose = self.five | (!other_five & self.child_fails);
+        Entry {
+            win: self.placement | spread(win),
+            notlose: self.placement | spread(notlose),
+        }
+    }
+}
+
+impl Walk<'_> {
+    /// One block of a layer where `A` moves: `A`'s subset `a` is fixed, children lie in the
+    /// blocks of `a` plus one square.
+    fn a_moves(
+        &self,
+        deposit: &mut Deposit,
+        out: &mut [Entry],
+        a: u32,
+        a_next: &[[Half; 2]],
+        b_now: &[[Half; 2]],
+    ) {
+        let ranks = ranks();
+        let k = self.root.k;
+        let free_mask = (1u32 << self.free) - 1;
+        deposit.onto(!a & ((1 << k) - 1));
+        let child_block = choose(self.free - 1, self.nb);
+        let mut child_base = [0usize; 18];
+        let mut five = [[0; 2]; 18];
+        for j in 0..self.free {
+            let grown = ranks[(a | deposit.apply(1 << j)) as usize] as usize;
+            child_base[j] = grown * child_block;
+            five[j] = a_next[grown];
+        }
+        // With square j empty, `y` minus bit j walks every subset of the other squares in
+        // order, so the child's place in block j counts the entries seen so far with j empty.
+        let mut seen = [0usize; 18];
+        for (slot, y) in out.iter_mut().zip(masks(self.nb, self.free)) {
+            let other_five = b_now[ranks[deposit.apply(y) as usize] as usize][self.parity ^ 1];
+            let mut moves = Moves::default();
+            let mut empty = !y & free_mask;
+            while empty != 0 {
+                let j = empty.trailing_zeros() as usize;
+                empty &= empty - 1;
+                let child = (!self.full).then(|| &self.child[child_base[j] + seen[j]]);
+                seen[j] += 1;
+                moves.add(five[j], self.parity, child);
+            }
+            *slot = moves.value(other_five);
+        }
+    }
+
+    /// One block of a layer where `B` moves: children lie in the same block of the next layer.
+    fn b_moves(
+        &self,
+        deposit: &mut Deposit,
+        out: &mut [Entry],
+        rank: usize,
+        a: u32,
+        a_five: [Half; 2],
+        b_next: &[[Half; 2]],
+    ) {
+        let ranks = ranks();
+        let k = self.root.k;
+        let free_mask = (1u32 << self.free) - 1;
+        deposit.onto(!a & ((1 << k) - 1));
+        let child_base = rank * choose(self.free, self.nb + 1);
+        let other_five = a_five[self.parity ^ 1];
+        for (slot, y) in out.iter_mut().zip(masks(self.nb, self.free)) {
+            let b = deposit.apply(y);
+            let mut moves = Moves::default();
+            let mut empty = !y & free_mask;
+            while empty != 0 {
+                let bit = empty & empty.wrapping_neg();
+                empty &= empty - 1;
+                let grown = ranks[(b | deposit.apply(bit)) as usize] as usize;
+                let child = (!self.full)
+                    .then(|| &self.child[child_base + ranks[(y | bit) as usize] as usize]);
+                moves.add(b_next[grown], self.parity, child);
+            }
+            *slot = moves.value(other_five);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The retrograde midsolver: exact values of a position with at least 18 stones and of all its
+//! moves, by backward induction over every position downstream of it.
+//!
+//! The idea is G. Irving's ("Pentago is a first player win", arXiv:1404.0743): keep the stones
+//! in the root's frame and carry the quadrant turns as a rotation state, so that the root's
+//! empty squares never move and a downstream position is just which of them each side filled
+//! (see `layers`); evaluate all 256 rotation states of a position at once as bit vectors (see
+//! `rotations`). The time depends only on the number of empty squares, never on the position.
+
+mod layers;
+mod rotations;
+mod subsets;
+
+use std::time::Instant;
+
+use thiserror::Error;
+
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::board::twist::{Direction, Twist};
+use crate::search::value::Value;
+use layers::{Entry, Root, layer, layer_len};
+use rotations::{Half, five_halves, half_bit, parity};
+use subsets::MAX_BITS;
+
+/// The fewest stones the midsolver accepts (at most 18 empty squares).
+pub const MID_MIN_STONES: u32 = 36 - MAX_BITS as u32;
+
+/// Why the midsolver refused a position.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MidSolveError {
+    /// The position has too many empty squares for the midsolver's tables.
+    #[error("the midsolver needs at least {min} stones, the position has {stones}")]
+    TooFewStones {
+        /// Stones on the board.
+        stones: u32,
+        /// The fewest the midsolver accepts.
+        min: u32,
+    },
+    /// The game is already over: there is nothing to solve.
+    #[error("the game is over")]
+    Finished,
+}
+
+/// The midsolver's answer: the value of the root and of each of its moves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MidSolution {
+    /// The value for the side to move.
+    pub value: Value,
+    /// Every legal move (in legal order) with its value for the side to move.
+    pub moves: Vec<(Move, Value)>,
+    /// Bytes held by the two largest adjacent layers (the walk's peak table memory).
+    pub table_bytes: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Bytes of layer tables a midsolve of a position with `stones` stones holds at its peak (two
+/// adjacent layers), or `None` below [`MID_MIN_STONES`].
+#[must_use]
+pub fn mid_table_bytes(stones: u32) -> Option<usize> {
+    let k = 36usize.checked_sub(stones as usize)?;
+    if k > MAX_BITS {
+        return None;
+    }
+    let peak = (0..k)
+        .map(|m| layer_len(k, m) + if m + 1 < k { layer_len(k, m + 1) } else { 0 })
+        .max()
+        .unwrap_or(0);
+    Some(peak * size_of::<Entry>())
+}
+
+/// Solves `position` exactly, with the values of all its moves. Uses the rayon pool within
+/// each layer; the result does not depend on the number of threads.
+pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
+    let started = Instant::now();
+    let stones = position.stone_count();
+    if position.is_over() {
+        return Err(MidSolveError::Finished);
+    }
+    if stones < MID_MIN_STONES {
+        return Err(MidSolveError::TooFewStones {
+            stones,
+            min: MID_MIN_STONES,
+        });
+    }
+    let mover = position.side_to_move();
+    let a = position.stones(mover).bits();
+    let root = Root::new(a, position.stones(mover.opponent()).bits());
+    let k = root.empties();
+    let table_bytes = mid_table_bytes(stones).unwrap_or(0);
+    let mut child: Vec<Entry> = Vec::new();
+    let mut spare: Vec<Entry> = Vec::new();
+    for m in (1..k).rev() {
+        layer(&root, m, &child, &mut spare);
+        std::mem::swap(&mut child, &mut spare);
+    }
+    // `child` is now layer 1 (or empty when one square is left): the root's children.
+    layer(&root, 0, &child, &mut spare);
+    let top = spare[0];
+    let value = value_at(&top, [0; 4]);
+    let moves = root_moves(position, &root, &child);
+    debug_assert_eq!(Some(value), moves.iter().map(|&(_, v)| v).max());
+    Ok(MidSolution {
+        value,
+        moves,
+        table_bytes,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The value for the side to move in the rotation state `r` of an entry.
+fn value_at(entry: &Entry, r: [u8; 4]) -> Value {
+    let bit = half_bit(r);
+    if entry.win >> bit & 1 == 1 {
+        Value::Win
+    } else if entry.notlose >> bit & 1 == 1 {
+        Value::Draw
+    } else {
+        Value::Loss
+    }
+}
+
+fn has(half: Half, r: [u8; 4]) -> bool {
+    half >> half_bit(r) & 1 == 1
+}
+
+/// The value of each root move from layer 1: a placement that makes five wins at once;
+/// otherwise the twist decides by the fives it leaves, else the child's value.
+fn root_moves(position: &Position, root: &Root, layer1: &[Entry]) -> Vec<(Move, Value)> {
+    let mover = position.side_to_move();
+    let a = position.stones(mover).bits();
+    let other_five = five_halves(position.stones(mover.opponent()).bits());
+    let empties = position.empty().bits();
+    position
+        .legal_moves()
+        .iter()
+        .map(|&mv| {
+            let lane = mv.square().mask();
+            // The square's number among the empties is its rank as a one-square subset.
+            let index = (empties & (lane - 1)).count_ones() as usize;
+            debug_assert_eq!(root.lanes(1 << index), lane);
+            let five = five_halves(a | lane);
+            let value = if has(five[0], [0; 4]) {
+                Value::Win
+            } else {
+                let r = twisted_state(mv.twist());
+                let (mine, theirs) = (has(five[parity(r)], r), has(other_five[parity(r)], r));
+                match (mine, theirs) {
+                    (true, true) => Value::Draw,
+                    (true, false) => Value::Win,
+                    (false, true) => Value::Loss,
+                    (false, false) if layer1.is_empty() => Value::Draw,
+                    (false, false) => value_at(&layer1[index], r).negate(),
+                }
+            };
+            (mv, value)
+        })
+        .collect()
+}
+
+/// The rotation state after one twist from the root's frame.
+fn twisted_state(twist: Twist) -> [u8; 4] {
+    let mut r = [0u8; 4];
+    r[twist.quadrant().index()] = match twist.direction() {
+        Direction::Right => 1,
+        Direction::Left => 3,
+    };
+    r
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,86 @@
+//! The midsolver against alpha-beta and against its own move values.
+
+use rand::RngExt;
+
+use super::*;
+use crate::search::playout::seeded_rng;
+use crate::search::solver::{SolveLimits, Solver};
+
+/// A position reached by uniformly random moves with `stones` stones, still ongoing.
+pub(crate) fn random_position(stones: u32, seed: u64) -> Position {
+    let mut rng = seeded_rng(seed, 15);
+    'retry: loop {
+        let mut position = Position::START;
+        while position.stone_count() < stones {
+            let moves = position.legal_moves();
+            position = position.play_unchecked(moves[rng.random_range(0..moves.len())]);
+            if position.is_over() {
+                continue 'retry;
+            }
+        }
+        return position;
+    }
+}
+
+#[test]
+fn agrees_with_alpha_beta_on_late_positions() {
+    let mut solver = Solver::new(18);
+    for seed in 0..60 {
+        let stones = 26 + (seed % 5) as u32;
+        let position = random_position(stones, seed);
+        let mid = midsolve(&position).unwrap();
+        let exact = solver.alpha_beta(&position, SolveLimits::default());
+        assert_eq!(Some(mid.value), exact.value, "{position}");
+    }
+}
+
+#[test]
+fn move_values_are_the_negated_values_of_the_children() {
+    let mut solver = Solver::new(18);
+    for seed in 100..106 {
+        let position = random_position(29, seed);
+        let mid = midsolve(&position).unwrap();
+        assert_eq!(mid.moves.len(), position.legal_moves().len());
+        for &(mv, value) in &mid.moves {
+            let child = position.play_unchecked(mv);
+            let expected = match Value::of_status(child.status(), position.side_to_move()) {
+                Some(v) => v,
+                None => solver
+                    .solve(&child, SolveLimits::default())
+                    .value
+                    .unwrap()
+                    .negate(),
+            };
+            assert_eq!(value, expected, "{position} {mv}");
+        }
+        assert_eq!(Some(mid.value), mid.moves.iter().map(|m| m.1).max());
+    }
+}
+
+#[test]
+fn refuses_early_and_finished_positions() {
+    let early = random_position(17, 1);
+    assert_eq!(
+        midsolve(&early),
+        Err(MidSolveError::TooFewStones {
+            stones: 17,
+            min: 18
+        })
+    );
+    assert_eq!(mid_table_bytes(17), None);
+    let won: Position = "....../....../....../....../oooo../xxxxx.".parse().unwrap();
+    assert_eq!(midsolve(&won), Err(MidSolveError::Finished));
+}
+
+#[test]
+fn one_empty_square_is_played_out() {
+    let p: Position = "xoxoxo/xoxoxo/oxoxox/oxoxox/xoxoxo/xoxox.".parse().unwrap();
+    let mid = midsolve(&p).unwrap();
+    for &(mv, value) in &mid.moves {
+        let after = p.play_unchecked(mv);
+        assert_eq!(
+            Some(value),
+            Value::of_status(after.status(), p.side_to_move())
+        );
+    }
+}
