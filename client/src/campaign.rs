@@ -115,7 +115,7 @@ pub async fn campaign(
             depth: 1,
             positions: 12,
             playouts: 5_000,
-            solve_stones: 26,
+            solve_stones: 20,
             games: 2,
             player: plan.selfplay.clone(),
             config: plan.config.clone(),

@@ -48,7 +48,7 @@ pub struct StudyPlan {
     #[arg(long, default_value_t = 20_000)]
     pub playouts: u64,
     /// Positions with at least this many stones are solved exactly (0: never).
-    #[arg(long, default_value_t = 26)]
+    #[arg(long, default_value_t = 20)]
     pub solve_stones: u32,
     /// Self-play games from the start positions.
     #[arg(long, default_value_t = 16)]
