@@ -9,6 +9,11 @@
 //! rank of `B`'s subset among the squares `A` left free. Entries hold, for the side to move in
 //! that layer and every rotation state of the layer's parity, whether it wins and whether it
 //! avoids losing.
+//!
+//! Memory: blocks are computed in rank order, and a child block is freed as soon as the last
+//! block that reads it is done (where `A` moves, the child block of `c` is last read by `c`
+//! minus its lowest square; where `B` moves, only by the block of the same rank), so the walk
+//! holds little more than its largest layer rather than two.
 
 use rayon::prelude::*;
 
