@@ -17,6 +17,7 @@ use super::client::{coordinator_status, run_jobs};
 use super::cluster::{runtime, shutdown_signal};
 use super::embedded::Embedded;
 use super::puzzles::{Goal, generate_puzzles, write_collection};
+use super::serve::serve_explorer;
 use super::study::{StudyPlan, StudyReport, study};
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
@@ -50,6 +51,12 @@ pub struct RunArgs {
     /// collection is written as puzzles.txt, .jsonl and .html in the database directory.
     #[arg(long, default_value_t = 3)]
     puzzles: u64,
+    /// After the campaign, keep the cluster up and serve the web explorer on it (until Ctrl-C).
+    #[arg(long)]
+    serve: bool,
+    /// Where the explorer listens with --serve (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080", requires = "serve")]
+    serve_listen: String,
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -93,8 +100,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
             .book_show(v1::BookShowRequest { position: Position::START.to_string() })
             .await?
             .into_inner();
-        cluster.stop().await?;
-        let studies = outcome?;
+        let studies = match outcome {
+            Ok(studies) => studies,
+            Err(error) => {
+                cluster.stop().await?;
+                return Err(error);
+            }
+        };
         let seconds = started.elapsed().as_secs_f64();
         let playouts = after.playouts - before.playouts;
         println!("summary");
@@ -114,7 +126,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
             println!();
             report.print_with(1);
         }
-        Ok(())
+        let served = if args.serve {
+            serve_explorer(client, &args.serve_listen).await
+        } else {
+            Ok(())
+        };
+        cluster.stop().await?;
+        served
     })
 }
 
