@@ -29,10 +29,11 @@ pub fn win_rate(games: u64, wins: u64, draws: u64) -> Option<WinRate> {
     let z2 = Z95 * Z95;
     let centre = (rate + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = Z95 / (1.0 + z2 / n) * (rate * (1.0 - rate) / n + z2 / (4.0 * n * n)).sqrt();
+    // The interval always holds the rate; the min/max only absorb rounding at 0 and 1.
     Some(WinRate {
         rate,
-        low: (centre - half).max(0.0),
-        high: (centre + half).min(1.0),
+        low: (centre - half).clamp(0.0, rate),
+        high: (centre + half).clamp(rate, 1.0),
     })
 }
 
