@@ -6,14 +6,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pentagrid_proto::MAX_MESSAGE_BYTES;
-use pentagrid_proto::v1::coordinator_server::CoordinatorServer;
+use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::auth::Auth;
+use crate::api::Service;
+use crate::api::auth::Auth;
 use crate::coordinator::Coordinator;
-use crate::service::Service;
+
+/// How often the server requeues expired leases and advances book builds.
+pub const TICK: Duration = Duration::from_millis(250);
 
 /// A server failure.
 #[derive(Debug, thiserror::Error)]
@@ -50,18 +53,15 @@ pub async fn serve(
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
     let service =
         tonic::service::interceptor::InterceptedService::new(server, move |r| auth.check(r));
+    // The ticker runs on tokio's clock (pausable in tests); what it does reads the
+    // coordinator's own clock.
     let expiry = {
         let coordinator = coordinator.clone();
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            let mut tick = tokio::time::interval(TICK);
             loop {
                 tick.tick().await;
-                if let Err(error) = coordinator.expire_leases() {
-                    tracing::error!(%error, "could not record expired leases");
-                }
-                if let Err(error) = coordinator.drive_builds().await {
-                    tracing::error!(%error, "could not advance book builds");
-                }
+                coordinator.tick().await;
             }
         })
     };

@@ -1,8 +1,10 @@
-//! The one place that talks to the coordinator: its read calls, turned into engine types and
-//! the explorer's own records, so the rest of the crate never sees a wire message.
+//! The one place that talks to the coordinator: its read calls (through the client library),
+//! turned into engine types and the explorer's own records, so the rest of the crate never sees
+//! a wire message.
 
 use pentago::{Color, MatchScore, Move, MoveNotation, Position, Puzzle, Sprt, Value, game_points};
-use pentagrid_proto::{Client, v1};
+use pentagrid_client::{Client, ClientError, book, jobs, matches, puzzles};
+use pentagrid_proto::v2::{self, ErrorReason};
 use tonic::Code;
 
 /// Why the coordinator could not answer a read.
@@ -28,16 +30,23 @@ pub enum SourceError {
     Malformed(String),
 }
 
-impl From<tonic::Status> for SourceError {
-    fn from(status: tonic::Status) -> SourceError {
+impl From<ClientError> for SourceError {
+    fn from(error: ClientError) -> SourceError {
+        let ClientError::Rpc(status) = &error else {
+            return match error {
+                ClientError::Unreadable(why) => SourceError::Malformed(why),
+                other => SourceError::Failed(other.to_string()),
+            };
+        };
         let message = status.message().to_owned();
-        match status.code() {
-            Code::Unavailable | Code::DeadlineExceeded => SourceError::Unreachable(message),
-            Code::Unauthenticated | Code::PermissionDenied => SourceError::Refused(message),
-            Code::NotFound => SourceError::NotFound(message),
-            Code::InvalidArgument | Code::OutOfRange | Code::FailedPrecondition => {
+        match (error.reason(), status.code()) {
+            (ErrorReason::Unauthenticated | ErrorReason::ProtocolMismatch, _)
+            | (_, Code::Unauthenticated | Code::PermissionDenied) => SourceError::Refused(message),
+            (ErrorReason::NotFound, _) | (_, Code::NotFound) => SourceError::NotFound(message),
+            (ErrorReason::InvalidArgument, _) | (_, Code::InvalidArgument) => {
                 SourceError::Rejected(message)
             }
+            (_, Code::Unavailable | Code::DeadlineExceeded) => SourceError::Unreachable(message),
             _ => SourceError::Failed(message),
         }
     }
@@ -134,14 +143,14 @@ pub enum MatchState {
 }
 
 impl MatchState {
-    fn from_wire(text: &str) -> Result<MatchState, SourceError> {
-        Ok(match text {
-            "running" => MatchState::Running,
-            "h0" => MatchState::AcceptedH0,
-            "h1" => MatchState::AcceptedH1,
-            "complete" => MatchState::Complete,
-            "stopped" => MatchState::Stopped,
-            _ => return Err(malformed("match state", text, "unknown")),
+    fn from_wire(number: i32) -> Result<MatchState, SourceError> {
+        Ok(match v2::MatchState::try_from(number) {
+            Ok(v2::MatchState::Running) => MatchState::Running,
+            Ok(v2::MatchState::AcceptedH0) => MatchState::AcceptedH0,
+            Ok(v2::MatchState::AcceptedH1) => MatchState::AcceptedH1,
+            Ok(v2::MatchState::Complete) => MatchState::Complete,
+            Ok(v2::MatchState::Stopped) => MatchState::Stopped,
+            _ => return Err(malformed("match state", &number.to_string(), "unknown")),
         })
     }
 }
@@ -167,7 +176,8 @@ pub struct MatchRecord {
     pub decided_after: u64,
     /// A's results.
     pub score: MatchScore,
-    /// A's points in each game of each stored pair (A black first), by pair index.
+    /// A's points in each game of each stored pair (A black first), by pair index (empty in
+    /// a listing).
     pub pair_points: Vec<(u64, [f64; 2])>,
 }
 
@@ -200,14 +210,7 @@ impl Source {
 
     /// The tables of `position`, in its frame.
     pub async fn book(&self, position: &Position) -> Result<BookTables, SourceError> {
-        let reply = self
-            .client
-            .clone()
-            .book_show(v1::BookShowRequest {
-                position: position.to_string(),
-            })
-            .await?
-            .into_inner();
+        let reply = book::show(&self.client, position).await?;
         let canonical = reply
             .canonical
             .parse()
@@ -221,12 +224,7 @@ impl Source {
 
     /// The coordinator's status.
     pub async fn status(&self) -> Result<ClusterStatus, SourceError> {
-        let s = self
-            .client
-            .clone()
-            .status(v1::StatusRequest {})
-            .await?
-            .into_inner();
+        let s = jobs::status(&self.client).await?;
         Ok(ClusterStatus {
             queued: s.queued,
             leased: s.leased,
@@ -254,56 +252,47 @@ impl Source {
 
     /// The stored puzzles within `query`, by mate length, then difficulty.
     pub async fn puzzles(&self, query: PuzzleQuery) -> Result<Vec<Puzzle>, SourceError> {
-        let reply = self
-            .client
-            .clone()
-            .list_puzzles(v1::ListPuzzlesRequest {
-                min_moves: query.min_moves,
-                max_moves: query.max_moves,
-                ..v1::ListPuzzlesRequest::default()
-            })
-            .await?
-            .into_inner();
-        reply
-            .puzzles_json
-            .iter()
-            .map(|text| serde_json::from_str(text).map_err(|e| malformed("puzzle", text, e)))
-            .collect()
+        let filter = v2::ListPuzzlesRequest {
+            min_moves: query.min_moves,
+            max_moves: query.max_moves,
+            ..v2::ListPuzzlesRequest::default()
+        };
+        Ok(puzzles::list(&self.client, filter).await?)
     }
 
     /// Match `id` with its per-pair points.
     pub async fn match_record(&self, id: u64) -> Result<MatchRecord, SourceError> {
-        let report = self
-            .client
-            .clone()
-            .match_status(v1::MatchStatusRequest {
-                match_id: id,
-                include_games: true,
-            })
-            .await?
-            .into_inner();
-        let sprt = match report.sprt.as_str() {
-            "" => None,
-            text => Some(text.parse().map_err(|e| malformed("SPRT", text, e))?),
-        };
-        Ok(MatchRecord {
-            id,
-            pair_points: pair_points(&report.games)?,
-            score: MatchScore::from_counts(
-                report.wins,
-                report.draws,
-                report.losses,
-                &report.pentanomial,
-            ),
-            state: MatchState::from_wire(&report.state)?,
-            a: report.a,
-            b: report.b,
-            pairs: report.pairs,
-            sprt,
-            openings: report.openings,
-            decided_after: report.decided_after,
-        })
+        let report = matches::status(&self.client, id, true).await?;
+        match_record(report)
     }
+
+    /// Every match, newest first, without per-pair points.
+    pub async fn matches(&self) -> Result<Vec<MatchRecord>, SourceError> {
+        matches::list(&self.client)
+            .await?
+            .into_iter()
+            .map(match_record)
+            .collect()
+    }
+}
+
+fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord, SourceError> {
+    let sprt = match report.sprt.as_str() {
+        "" => None,
+        text => Some(text.parse().map_err(|e| malformed("SPRT", text, e))?),
+    };
+    Ok(MatchRecord {
+        id: report.match_id,
+        pair_points: pair_points(&report.games)?,
+        score: matches::report_score(&report),
+        state: MatchState::from_wire(report.state)?,
+        a: report.a,
+        b: report.b,
+        pairs: report.pairs,
+        sprt,
+        openings: report.openings,
+        decided_after: report.decided_after,
+    })
 }
 
 fn parse_move(position: &Position, text: &str) -> Result<Move, SourceError> {
@@ -313,13 +302,10 @@ fn parse_move(position: &Position, text: &str) -> Result<Move, SourceError> {
         .map_err(|e| malformed("move", text, e))
 }
 
-fn book_rows(position: &Position, rows: &[v1::BookRow]) -> Result<Vec<BookRow>, SourceError> {
+fn book_rows(position: &Position, rows: &[v2::BookRow]) -> Result<Vec<BookRow>, SourceError> {
     rows.iter()
         .map(|row| {
-            let proven = match row.proven.as_str() {
-                "" => None,
-                text => Some(text.parse().map_err(|e| malformed("value", text, e))?),
-            };
+            let proven: Option<Value> = book::proven(row.proven);
             Ok(BookRow {
                 mv: parse_move(position, &row.r#move)?,
                 also: row
@@ -337,7 +323,7 @@ fn book_rows(position: &Position, rows: &[v1::BookRow]) -> Result<Vec<BookRow>, 
 }
 
 /// A's points per stored pair: each pair's first game has A black, its second B black.
-fn pair_points(games: &[v1::MatchGame]) -> Result<Vec<(u64, [f64; 2])>, SourceError> {
+fn pair_points(games: &[v2::MatchGame]) -> Result<Vec<(u64, [f64; 2])>, SourceError> {
     let mut pairs: Vec<(u64, [f64; 2])> = Vec::with_capacity(games.len() / 2);
     for pair in games.chunks(2) {
         let [first, second] = pair else {
@@ -349,7 +335,7 @@ fn pair_points(games: &[v1::MatchGame]) -> Result<Vec<(u64, [f64; 2])>, SourceEr
                 first.pair, second.pair
             )));
         }
-        let status = |game: &v1::MatchGame| {
+        let status = |game: &v2::MatchGame| {
             game.result
                 .parse()
                 .map_err(|e| malformed("result", &game.result, e))
@@ -370,11 +356,11 @@ fn pair_points(games: &[v1::MatchGame]) -> Result<Vec<(u64, [f64; 2])>, SourceEr
 mod tests {
     use super::*;
 
-    fn game(pair: u64, result: &str) -> v1::MatchGame {
-        v1::MatchGame {
+    fn game(pair: u64, result: &str) -> v2::MatchGame {
+        v2::MatchGame {
             pair,
             result: result.into(),
-            ..v1::MatchGame::default()
+            ..v2::MatchGame::default()
         }
     }
 
@@ -407,21 +393,41 @@ mod tests {
     }
 
     #[test]
-    fn statuses_map_to_kinds_by_code() {
-        let kind = |code| SourceError::from(tonic::Status::new(code, "x"));
-        assert!(matches!(
-            kind(Code::Unavailable),
-            SourceError::Unreachable(_)
-        ));
-        assert!(matches!(
-            kind(Code::Unauthenticated),
-            SourceError::Refused(_)
-        ));
-        assert!(matches!(kind(Code::NotFound), SourceError::NotFound(_)));
-        assert!(matches!(
-            kind(Code::InvalidArgument),
-            SourceError::Rejected(_)
-        ));
-        assert!(matches!(kind(Code::Internal), SourceError::Failed(_)));
+    fn refusals_map_to_kinds_by_reason_then_code() {
+        let kind = |code, reason| {
+            let status = pentagrid_proto::error_status(code, reason, "x");
+            SourceError::from(ClientError::Rpc(status))
+        };
+        let cases = [
+            (Code::Unavailable, ErrorReason::Unspecified, "unreachable"),
+            (
+                Code::Unauthenticated,
+                ErrorReason::Unauthenticated,
+                "refused",
+            ),
+            (
+                Code::FailedPrecondition,
+                ErrorReason::ProtocolMismatch,
+                "refused",
+            ),
+            (Code::NotFound, ErrorReason::NotFound, "not found"),
+            (
+                Code::InvalidArgument,
+                ErrorReason::InvalidArgument,
+                "rejected",
+            ),
+            (Code::Internal, ErrorReason::Storage, "failed"),
+        ];
+        for (code, reason, expected) in cases {
+            let name = match kind(code, reason) {
+                SourceError::Unreachable(_) => "unreachable",
+                SourceError::Refused(_) => "refused",
+                SourceError::NotFound(_) => "not found",
+                SourceError::Rejected(_) => "rejected",
+                SourceError::Failed(_) => "failed",
+                SourceError::Malformed(_) => "malformed",
+            };
+            assert_eq!(name, expected, "{code:?} {reason:?}");
+        }
     }
 }

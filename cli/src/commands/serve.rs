@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use pentagrid_proto::Client;
+use pentagrid_client::Client;
 use pentagrid_web::Source;
 
 use super::cluster::{Connection, shutdown_signal};

@@ -1,4 +1,4 @@
-//! `/matches/{id}`: a match's counts, its Elo with the 95% interval, and the Elo and LLR
+//! `/matches` (every match, newest first) and `/matches/{id}`: a match's counts, its Elo with the 95% interval, and the Elo and LLR
 //! after every stored pair.
 
 use axum::Json;
@@ -124,6 +124,44 @@ impl MatchDetail {
             history: history(record),
         }
     }
+}
+
+/// A match in the listing.
+#[derive(Serialize)]
+struct MatchSummary {
+    id: u64,
+    a: String,
+    b: String,
+    pairs: u64,
+    pairs_done: u64,
+    state: MatchState,
+    elo: Option<EloEstimate>,
+}
+
+/// Every match, newest first.
+#[derive(Serialize)]
+pub struct MatchList {
+    matches: Vec<MatchSummary>,
+}
+
+/// `GET /api/v1/matches`.
+pub async fn list(State(state): State<AppState>) -> Result<Json<MatchList>, ApiError> {
+    let matches = state
+        .source
+        .matches()
+        .await?
+        .iter()
+        .map(|record| MatchSummary {
+            id: record.id,
+            a: record.a.clone(),
+            b: record.b.clone(),
+            pairs: record.pairs,
+            pairs_done: record.score.pairs.pairs(),
+            state: record.state,
+            elo: elo(&record.score),
+        })
+        .collect();
+    Ok(Json(MatchList { matches }))
 }
 
 /// `GET /api/v1/matches/{id}`.

@@ -30,6 +30,7 @@ pub fn routes() -> Router<AppState> {
         .route("/book/line", get(book::line))
         .route("/puzzles", get(puzzles::list))
         .route("/puzzles/{id}", get(puzzles::one))
+        .route("/matches", get(matches::list))
         .route("/matches/{id}", get(matches::one))
         .route("/cluster", get(cluster::status))
         .route("/openapi.json", get(openapi))

@@ -286,6 +286,20 @@ async fn a_match_shows_counts_elo_and_llr_history() {
 }
 
 #[tokio::test]
+async fn matches_are_listed_newest_first() {
+    let fixture = fixture();
+    let list = api("matches").await.json();
+    let matches = list["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 1);
+    let detail = api(&format!("matches/{}", fixture.match_id)).await.json();
+    let listed = &matches[0];
+    assert_eq!(listed["id"], fixture.match_id);
+    for field in ["a", "b", "pairs", "pairs_done", "state", "elo"] {
+        assert_eq!(listed[field], detail[field], "{field}");
+    }
+}
+
+#[tokio::test]
 async fn cluster_status_lists_jobs_workers_and_throughput() {
     let cluster = api("cluster").await.json();
     assert!(cluster["jobs"]["done"].as_u64().unwrap() > 0);

@@ -10,7 +10,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use pentago::{Player, Position, Puzzle, UctConfig};
 use pentagrid_coordinator::Settings;
-use pentagrid_proto::{Task, v1};
+use pentagrid_proto::{Task, v2};
 use pentagrid_tests::TestCluster;
 use pentagrid_web::Source;
 
@@ -111,14 +111,14 @@ async fn build() -> (Fixture, Running) {
     tasks.push(Task::Solve { position: solved.0 });
     let jobs = tasks.len() as u64;
     client
-        .submit_jobs(v1::SubmitJobsRequest {
-            jobs: tasks.iter().map(v1::JobSpec::from).collect(),
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: tasks.iter().map(v2::JobSpec::from).collect(),
         })
         .await
         .expect("submit");
     let match_pairs = 6;
     let match_id = client
-        .create_match(v1::CreateMatchRequest {
+        .create_match(v2::CreateMatchRequest {
             a: "uct:playouts=300,policy=uniform".into(),
             b: "random".into(),
             pairs: match_pairs,
@@ -131,8 +131,8 @@ async fn build() -> (Fixture, Running) {
         .into_inner()
         .match_id;
     client
-        .generate_puzzles(v1::GeneratePuzzlesRequest {
-            candidates: 40,
+        .generate_puzzles(v2::GeneratePuzzlesRequest {
+            candidates: 120,
             max_moves: 3,
             min_stones: 22,
             random_games: true,
@@ -144,7 +144,7 @@ async fn build() -> (Fixture, Running) {
     loop {
         let status = cluster.status().await;
         let listing = client
-            .list_puzzles(v1::ListPuzzlesRequest::default())
+            .list_puzzles(v2::ListPuzzlesRequest::default())
             .await
             .expect("list")
             .into_inner();
@@ -159,7 +159,7 @@ async fn build() -> (Fixture, Running) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let puzzles: Vec<Puzzle> = client
-        .list_puzzles(v1::ListPuzzlesRequest::default())
+        .list_puzzles(v2::ListPuzzlesRequest::default())
         .await
         .expect("list")
         .into_inner()
