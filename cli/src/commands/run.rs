@@ -122,7 +122,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             Ok(report) => report,
             Err(error) => {
                 cluster.stop().await?;
-                return Err(error);
+                return Err(error.into());
             }
         };
         let seconds = started.elapsed().as_secs_f64();

@@ -244,6 +244,7 @@ fn hardest_reply(replies: &[Value]) -> &Value {
 
 async fn puzzle(browser: &Client, base: &str) {
     let puzzle = fixture().longest_puzzle();
+    assert!(puzzle.mate_in >= 2, "a puzzle where the defender answers");
     let id = format!("{:016x}", puzzle.position.key().bits());
     let detail = api(&format!("puzzles/{id}")).await.json();
     browser
