@@ -555,6 +555,33 @@ mod tests {
     }
 
     #[test]
+    fn matches_list_newest_first_a_page_at_a_time_past_their_pairs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for id in [5, 9, 12] {
+            let record = StoredMatch {
+                pairs: id,
+                ..StoredMatch::default()
+            };
+            store.put_match(id, &record).unwrap();
+        }
+        for pair in 0..3 {
+            let bytes = StoredPair::default().encode_to_vec();
+            store.matches.insert(pair_key(9, pair), bytes).unwrap();
+        }
+        let ids = |before, limit| -> Vec<u64> {
+            let listed = store.matches_before(before, limit).unwrap();
+            assert!(listed.iter().all(|(id, record)| record.pairs == *id));
+            listed.into_iter().map(|(id, _)| id).collect()
+        };
+        assert_eq!(ids(0, 10), [12, 9, 5]);
+        assert_eq!(ids(0, 2), [12, 9]);
+        assert_eq!(ids(9, 10), [5]);
+        assert_eq!(ids(10, 1), [9]);
+        assert!(ids(5, 10).is_empty());
+    }
+
+    #[test]
     fn results_apply_once_and_survive_reopening() {
         let dir = tempfile::tempdir().unwrap();
         {
