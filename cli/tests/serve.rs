@@ -147,3 +147,52 @@ fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves() {
     let (status, page) = http_get(&address, "/");
     assert!(status.contains("200") && page.contains("<svg id=\"board\">"));
 }
+
+#[test]
+fn run_serve_keeps_the_embedded_cluster_up_and_prints_the_explorer_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let mut run = pentagrid(&[
+        "run",
+        "--db",
+        db.to_str().unwrap(),
+        "--games",
+        "1",
+        "--selfplay",
+        "random",
+        "--playouts",
+        "200",
+        "--depth",
+        "0",
+        "--no-studies",
+        "--puzzles",
+        "0",
+        "--serve",
+        "--serve-listen",
+        "127.0.0.1:0",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .map(Process)
+    .expect("start run --serve");
+    let stdout = BufReader::new(run.0.stdout.take().unwrap());
+    let line = stdout
+        .lines()
+        .map_while(Result::ok)
+        .find(|line| line.starts_with("explorer on http://"))
+        .expect("run --serve prints the explorer's URL after its summary");
+    let address = line["explorer on http://".len()..]
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let (status, body) = http_get(&address, "/api/v1/cluster");
+    assert!(status.contains("200"), "{status}");
+    let cluster: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(
+        cluster["jobs"]["done"], 2,
+        "the campaign's self-play game and analysis"
+    );
+    assert_eq!(cluster["stored"]["games"], 1);
+}
