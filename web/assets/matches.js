@@ -13,7 +13,7 @@ async function loadList() {
   try {
     const result = await api("matches");
     if (result.matches.length === 0) {
-      say("list-message", "No matches yet: start one with `pentagrid match --coordinator ...`.");
+      say("list-message", "No matches yet: start one with `pentagrid match --a ... --b ... --pairs N`.");
       return;
     }
     const head = el("thead", {}, el("tr", {}, el("th", {}, "id"), el("th", {}, "A"), el("th", {}, "B"),
