@@ -116,10 +116,11 @@ async fn build() -> (Fixture, Running) {
         })
         .await
         .expect("submit");
-    let match_pairs = 6;
+    // Evenly matched players: the Elo and its interval stay finite, so the chart has a curve.
+    let match_pairs = 8;
     let match_id = client
         .create_match(v2::CreateMatchRequest {
-            a: "uct:playouts=300,policy=uniform".into(),
+            a: "random".into(),
             b: "random".into(),
             pairs: match_pairs,
             sprt: "elo0=0,elo1=100,alpha=0.05,beta=0.05".into(),
