@@ -5,14 +5,11 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pentagrid_proto::MAX_MESSAGE_BYTES;
-use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::api::Service;
-use crate::api::auth::Auth;
+use crate::api::grpc_service;
 use crate::coordinator::Coordinator;
 
 /// How often the server requeues expired leases and advances book builds.
@@ -47,12 +44,7 @@ pub async fn serve(
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let auth = Auth::new(token);
-    let server = CoordinatorServer::new(Service::new(coordinator.clone()))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    let service =
-        tonic::service::interceptor::InterceptedService::new(server, move |r| auth.check(r));
+    let service = grpc_service(coordinator.clone(), token);
     // The ticker runs on tokio's clock (pausable in tests); what it does reads the
     // coordinator's own clock.
     let expiry = {
