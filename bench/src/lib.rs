@@ -1,7 +1,74 @@
 //! Benchmarks for pentagrid live in `benches/`; this library holds what they share.
 
-use pentago::{Position, seeded_rng};
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use pentago::{Move, Position, random_opening, seeded_rng};
+use pentagrid_coordinator::store::{BookEntry, Counts, Store, StoreError, Table};
 use rand::RngExt;
+
+/// Rows per stored table in a benchmark book: a typical analysed position's most visited moves.
+pub const BOOK_ROWS: usize = 12;
+
+/// `count` distinct canonical positions from random openings of 4 to 14 plies.
+#[must_use]
+pub fn book_positions(count: usize) -> Vec<Position> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(count);
+    let mut seed = 0u64;
+    while out.len() < count {
+        seed += 1;
+        let position = random_opening(seed, 4 + (seed % 11) as u32)
+            .canonical()
+            .position;
+        if seen.insert(position.key().bits()) {
+            out.push(position);
+        }
+    }
+    out
+}
+
+/// A playout table of [`BOOK_ROWS`] rows for `position`.
+#[must_use]
+pub fn book_table(position: &Position) -> Table {
+    position
+        .legal_moves()
+        .iter()
+        .take(BOOK_ROWS)
+        .enumerate()
+        .map(|(i, &mv): (usize, &Move)| {
+            let games = 1000 + i as u64 * 37;
+            (
+                mv,
+                Counts {
+                    games,
+                    wins: games / 2,
+                    draws: games / 20,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Fills the database in `dir` with a playout table for each of `positions`, through the
+/// store's import transaction, and flushes it.
+pub fn fill_book(dir: &Path, positions: &[Position]) -> Result<(), StoreError> {
+    let store = Store::open(dir)?;
+    for chunk in positions.chunks(5_000) {
+        let entries: BTreeMap<u64, BookEntry> = chunk
+            .iter()
+            .map(|p| {
+                let entry = BookEntry {
+                    playouts: book_table(p),
+                    ..BookEntry::default()
+                };
+                (p.key().bits(), entry)
+            })
+            .collect();
+        store.import(&entries)?;
+    }
+    store.flush_blocking()
+}
 
 /// `count` ongoing positions reached by random play, each after `plies` moves (fewer where the
 /// next random move would end the game), reproducible for a seed.

@@ -16,6 +16,7 @@ mod publish;
 mod puzzles;
 mod run;
 mod selfplay;
+mod serve;
 mod show;
 mod solve;
 mod study;
@@ -47,12 +48,16 @@ pub enum Command {
     Puzzles(puzzles::PuzzlesArgs),
     Study(study::StudyArgs),
     Run(run::RunArgs),
+    Serve(serve::ServeArgs),
 }
 
 impl Command {
     /// Whether the command is a long-running cluster part that logs at info level by default.
     pub fn is_service(&self) -> bool {
-        matches!(self, Command::Coordinator(_) | Command::Worker(_))
+        matches!(
+            self,
+            Command::Coordinator(_) | Command::Worker(_) | Command::Serve(_)
+        )
     }
 
     /// Runs the subcommand.
@@ -78,6 +83,7 @@ impl Command {
             Command::Puzzles(args) => puzzles::run(&args),
             Command::Study(args) => study::run(&args),
             Command::Run(args) => run::run(&args),
+            Command::Serve(args) => serve::run(&args),
         }
     }
 }
