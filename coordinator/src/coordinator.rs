@@ -10,6 +10,7 @@ use pentagrid_proto::{Outcome, Task, v1};
 use tonic::Status;
 
 use crate::flusher::Flusher;
+use crate::metrics::{LeaseEvent, Metrics, RefusedReason};
 use crate::scheduler::{Scheduler, WorkerInfo};
 use crate::store::{Applied, JobState, Store, StoreError, StoredJob};
 use crate::validate::result_effect;
@@ -25,6 +26,8 @@ pub struct Settings {
     pub max_attempts: u32,
     /// Most jobs one lease call may take.
     pub max_jobs_per_lease: u32,
+    /// Where the coordinator counts what it does.
+    pub metrics: Metrics,
 }
 
 impl Default for Settings {
@@ -34,6 +37,7 @@ impl Default for Settings {
             heartbeat_interval: Duration::from_secs(10),
             max_attempts: 5,
             max_jobs_per_lease: 64,
+            metrics: Metrics::new(),
         }
     }
 }
@@ -105,6 +109,16 @@ impl Coordinator {
         self.scheduler
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The coordinator's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.settings.metrics
+    }
+
+    /// How long a lease lasts without a heartbeat.
+    pub fn lease_duration(&self) -> Duration {
+        self.settings.lease_duration
     }
 
     /// Stops handing out jobs (graceful shutdown).
@@ -179,6 +193,7 @@ impl Coordinator {
                 spec: active.record.spec.clone(),
             });
         }
+        self.metrics().leases(LeaseEvent::Granted, jobs.len());
         Ok(v1::LeaseResponse { jobs })
     }
 
@@ -197,31 +212,28 @@ impl Coordinator {
 
     /// Validates and applies a result; answers only once it is durable.
     pub async fn submit(&self, request: &v1::SubmitRequest) -> Result<v1::SubmitResponse, Status> {
-        let worker = worker_id(&request.worker_id)?;
-        if request.result_id.is_empty() || request.result_id.len() > 200 {
-            return Err(Status::invalid_argument("result_id must be 1 to 200 bytes"));
-        }
-        let wire = request
-            .result
-            .as_ref()
-            .ok_or_else(|| Status::invalid_argument("the submission has no result"))?;
-        let outcome = Outcome::try_from(wire)?;
+        let (worker, outcome) = parse_submission(request).inspect_err(|_| {
+            self.metrics().result_refused(RefusedReason::Malformed);
+        })?;
         if let Some(job) = self
             .store
             .result_job(&request.result_id)
             .map_err(internal)?
         {
             if job != request.job_id {
+                self.metrics().result_refused(RefusedReason::Malformed);
                 return Err(Status::invalid_argument(format!(
                     "result id {} was used for job {job}",
                     request.result_id
                 )));
             }
             self.flusher.durable().await.map_err(Status::internal)?;
+            self.metrics().result_duplicate();
             return Ok(duplicate());
         }
         let refused = |e: crate::scheduler::NotLeased| {
             tracing::warn!(worker, job = request.job_id, reason = %e.0, "result refused");
+            self.metrics().result_refused(RefusedReason::NotLeased);
             Status::failed_precondition(e.0)
         };
         let task = {
@@ -232,10 +244,14 @@ impl Coordinator {
                 .map_err(refused)?
         };
         // Validate outside the lock; an invalid result changes nothing, not even the lease.
-        let effect = result_effect(&task, request.job_id, &outcome).map_err(|why| {
-            tracing::warn!(worker, job = request.job_id, %why, "invalid result refused");
-            Status::invalid_argument(format!("invalid result: {why}"))
-        })?;
+        let effect = match result_effect(&task, request.job_id, &outcome) {
+            Ok(effect) => effect,
+            Err(why) => {
+                tracing::warn!(worker, job = request.job_id, %why, "invalid result refused");
+                self.metrics().result_refused(RefusedReason::Invalid);
+                return Err(Status::invalid_argument(format!("invalid result: {why}")));
+            }
+        };
         let active = self
             .scheduler()
             .take_for_submit(worker, request.job_id, request.lease_id)
@@ -255,6 +271,9 @@ impl Coordinator {
         };
         if applied == Applied::Applied {
             self.scheduler().mark_done(worker);
+            let rows = effect.playouts.values().chain(effect.games.values());
+            self.metrics()
+                .result_applied(rows.map(|table| table.len()).sum());
         }
         self.flusher.durable().await.map_err(Status::internal)?;
         if let Task::Pair { match_id, .. } = task {
@@ -264,7 +283,10 @@ impl Coordinator {
             Applied::Applied => Ok(v1::SubmitResponse {
                 outcome: v1::SubmitOutcome::Applied as i32,
             }),
-            Applied::Duplicate | Applied::JobAlreadyDone => Ok(duplicate()),
+            Applied::Duplicate | Applied::JobAlreadyDone => {
+                self.metrics().result_duplicate();
+                Ok(duplicate())
+            }
         }
     }
 
@@ -275,6 +297,7 @@ impl Coordinator {
     ) -> Result<v1::ReturnLeasesResponse, Status> {
         let id = worker_id(&request.worker_id)?;
         let changed = self.scheduler().return_leases(id, &request.lease_ids);
+        self.metrics().leases(LeaseEvent::Returned, changed.len());
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record).map_err(internal)?;
         }
@@ -314,6 +337,7 @@ impl Coordinator {
         let mut ids = Vec::with_capacity(tasks.len());
         let mut records = Vec::with_capacity(tasks.len());
         for task in tasks {
+            self.metrics().job_queued(task.kind());
             let id = self.store.generate_id().map_err(internal)?;
             let record = StoredJob {
                 spec: Some(v1::JobSpec::from(&task)),
@@ -352,6 +376,7 @@ impl Coordinator {
     /// Requeues expired leases; call periodically.
     pub fn expire_leases(&self) -> Result<usize, StoreError> {
         let changed = self.scheduler().expire(Instant::now());
+        self.metrics().leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
             tracing::info!(job = job_id, state = ?JobState::from_stored(record.state), "lease expired");
             self.store.put_job(*job_id, record)?;
@@ -391,6 +416,19 @@ impl Coordinator {
             playouts: totals.playouts,
         })
     }
+}
+
+/// The worker and the outcome of a submission whose fields are well-formed.
+fn parse_submission(request: &v1::SubmitRequest) -> Result<(&str, Outcome), Status> {
+    let worker = worker_id(&request.worker_id)?;
+    if request.result_id.is_empty() || request.result_id.len() > 200 {
+        return Err(Status::invalid_argument("result_id must be 1 to 200 bytes"));
+    }
+    let wire = request
+        .result
+        .as_ref()
+        .ok_or_else(|| Status::invalid_argument("the submission has no result"))?;
+    Ok((worker, Outcome::try_from(wire)?))
 }
 
 fn duplicate() -> v1::SubmitResponse {

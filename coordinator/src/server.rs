@@ -1,8 +1,9 @@
 //! Serving the coordinator over gRPC: authentication, message limits, per-call tracing spans,
-//! lease expiry, book builds, and graceful shutdown (stop leasing, flush, exit).
+//! lease expiry, book builds, health, RPC latency, and graceful shutdown (stop leasing, flush,
+//! exit).
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use pentagrid_proto::MAX_MESSAGE_BYTES;
@@ -13,7 +14,10 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use crate::auth::Auth;
 use crate::coordinator::Coordinator;
+use crate::health::{Gate, Health};
+use crate::metrics::{Metrics, RpcLatencyLayer};
 use crate::service::Service;
+use crate::store::StoreError;
 
 /// A server failure.
 #[derive(Debug, thiserror::Error)]
@@ -44,12 +48,73 @@ pub async fn serve(
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let metrics = coordinator.metrics().clone();
+    serve_opening(
+        listener,
+        move || Ok(coordinator),
+        metrics,
+        token,
+        tls,
+        shutdown,
+    )
+    .await
+}
+
+/// Serves on `listener` at once — health checks answer NOT_SERVING and coordinator calls
+/// UNAVAILABLE — while `open` opens the database on a blocking thread; then serves the
+/// coordinator until `shutdown` completes, reporting NOT_SERVING again, stopping leases,
+/// letting calls in flight finish and flushing the database. Calls are timed into `metrics`.
+pub async fn serve_opening(
+    listener: TcpListener,
+    open: impl FnOnce() -> Result<Arc<Coordinator>, StoreError> + Send + 'static,
+    metrics: Metrics,
+    token: &str,
+    tls: Option<TlsFiles>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     let auth = Auth::new(token);
-    let server = CoordinatorServer::new(Service::new(coordinator.clone()))
+    let (health, health_service) = Health::not_serving::<CoordinatorServer<Service>>().await;
+    let (gate, slot) = Gate::closed();
+    let opened: Arc<OnceLock<Arc<Coordinator>>> = Arc::default();
+    let mut builder = Server::builder()
+        .layer(RpcLatencyLayer(metrics))
+        .trace_fn(|request| tracing::info_span!("rpc", method = %request.uri().path()));
+    if let Some(tls) = tls {
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(tls.cert, tls.key)))?;
+    }
+    let stopping = (health.clone(), opened.clone());
+    let server = builder
+        .add_service(health_service)
+        .add_service(gate)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move {
+            shutdown.await;
+            tracing::info!("shutting down: no more leases, finishing calls in flight");
+            let (health, opened) = stopping;
+            health.stopping().await;
+            if let Some(coordinator) = opened.get() {
+                coordinator.drain();
+            }
+        });
+    tokio::pin!(server);
+    let mut opening = tokio::task::spawn_blocking(open);
+    let coordinator = tokio::select! {
+        result = &mut server => {
+            // Shut down before the database was open: let the opening finish, close it cleanly.
+            let coordinator = opening.await.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?;
+            coordinator.flush().await?;
+            return Ok(result?);
+        }
+        opened = &mut opening => opened.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?,
+    };
+    let api = CoordinatorServer::new(Service::new(coordinator.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    let service =
-        tonic::service::interceptor::InterceptedService::new(server, move |r| auth.check(r));
+    let _ = slot.set(tonic::service::interceptor::InterceptedService::new(
+        api,
+        move |r| auth.check(r),
+    ));
+    let _ = opened.set(coordinator.clone());
     let expiry = {
         let coordinator = coordinator.clone();
         tokio::spawn(async move {
@@ -65,21 +130,9 @@ pub async fn serve(
             }
         })
     };
-    let mut builder = Server::builder()
-        .trace_fn(|request| tracing::info_span!("rpc", method = %request.uri().path()));
-    if let Some(tls) = tls {
-        builder = builder
-            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(tls.cert, tls.key)))?;
-    }
-    let draining = coordinator.clone();
-    let result = builder
-        .add_service(service)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move {
-            shutdown.await;
-            tracing::info!("shutting down: no more leases, finishing calls in flight");
-            draining.drain();
-        })
-        .await;
+    health.serving().await;
+    tracing::info!("database open; serving");
+    let result = server.await;
     expiry.abort();
     coordinator.flush().await?;
     tracing::info!("database flushed; coordinator stopped");

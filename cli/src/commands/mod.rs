@@ -6,6 +6,7 @@ mod canonical;
 mod client;
 mod cluster;
 mod embedded;
+mod health;
 mod matchplay;
 mod mate;
 mod perft;
@@ -36,6 +37,7 @@ pub enum Command {
     Solve(solve::SolveArgs),
     Mate(mate::MateArgs),
     Coordinator(cluster::CoordinatorArgs),
+    Health(health::HealthArgs),
     Worker(cluster::WorkerArgs),
     Submit(client::SubmitArgs),
     Status(client::StatusArgs),
@@ -66,6 +68,7 @@ impl Command {
             Command::Solve(args) => solve::run(&args),
             Command::Mate(args) => mate::run(&args),
             Command::Coordinator(args) => cluster::run_coordinator(&args),
+            Command::Health(args) => health::run(&args),
             Command::Worker(args) => cluster::run_worker(&args),
             Command::Submit(args) => client::submit(&args),
             Command::Status(args) => client::status(&args),
