@@ -50,3 +50,16 @@ if command -v systemd-analyze >/dev/null; then
 else
     echo "systemd-analyze is not installed: units not verified"
 fi
+
+echo "== Grafana dashboard"
+python3 - <<'PY'
+import json, re
+dashboard = json.load(open("deploy/grafana/pentagrid.json"))
+readme = open("README.md").read()
+used = {m for p in dashboard["panels"] for t in p["targets"]
+        for m in re.findall(r"pentagrid_[a-z_]+", t["expr"])}
+base = lambda m: re.sub(r"_(bucket|sum|count)$", "", m)
+missing = sorted(m for m in used if f"`{base(m)}`" not in readme)
+assert not missing, f"dashboard uses metrics the README does not document: {missing}"
+print(f"{len(dashboard['panels'])} panels over {len(used)} documented metrics")
+PY

@@ -16,10 +16,10 @@ binary_args=()
 if [ "${1:-}" = "--binary" ]; then binary_args=(--binary "$2"); fi
 
 LEASE=4                 # seconds; the partition lasts well over this
-ANALYSES=24
-PLAYOUTS=40000
+ANALYSES=40
+PLAYOUTS=400000         # a few seconds a job: the partition must outlast one
 GAMES=10
-SELFPLAY_PLAYER="uct:playouts=1500"
+SELFPLAY_PLAYER="uct:playouts=15000"
 PAIRS=4
 TIME_LIMIT=420          # seconds for the whole run, image build excluded
 
@@ -104,7 +104,7 @@ yes start | head -n "$ANALYSES" | pg submit analyse - --playouts "$PLAYOUTS" \
     --config uct:policy=uniform > "$work/analyses"
 pg submit selfplay --games "$GAMES" --config "$SELFPLAY_PLAYER" > "$work/selfplay"
 docker run -d --name "$run-match" --network "$network" "${token_mount[@]}" "${client_env[@]}" \
-    "$image" match --a uct:playouts=2000 --b uct:playouts=200 --pairs "$PAIRS" --json >/dev/null
+    "$image" match --a uct:playouts=20000 --b uct:playouts=2000 --pairs "$PAIRS" --json >/dev/null
 TOTAL=$((ANALYSES + GAMES + PAIRS))
 say "campaign queued: $ANALYSES analyses x $PLAYOUTS playouts, $GAMES self-play games, $PAIRS match pairs"
 
@@ -151,7 +151,13 @@ say "all $TOTAL jobs finished"
 for w in w2 w3; do docker stop -t 30 "$run-$w" >/dev/null; done
 match_id="$(docker logs "$run-match" 2>/dev/null | head -n 1 | field "s['match_id']")"
 match="$(pg match show "$match_id" --games --json)"
-health="$(docker inspect --format '{{.State.Health.Status}}' "$run-coordinator")"
+# The image's HEALTHCHECK (every 10 s) reports the restarted coordinator healthy.
+health=""
+while [ "$health" != healthy ]; do
+    check_time
+    health="$(docker inspect --format '{{.State.Health.Status}}' "$run-coordinator")"
+    [ "$health" = healthy ] || sleep 1
+done
 
 # The checks.
 summary="$(python3 - "$work" "$final" "$match" "$health" "$ANALYSES" "$PLAYOUTS" "$GAMES" "$PAIRS" <<'PY'

@@ -120,7 +120,7 @@ fn health_answers_for_scripts_and_metrics_are_served() {
         "{body}"
     );
     assert!(body.contains("pentagrid_up 1\n"), "{body}");
-    assert!(body.contains("pentagrid_rpc_seconds_bucket{method=\"Check\",le=\"+Inf\"}"));
+    assert!(body.contains("pentagrid_rpc_seconds_bucket{le=\"+Inf\",method=\"Check\"}"));
     assert!(body.ends_with("# EOF\n"));
 
     // Gone: exit 1 with a clear message, not a panic.
@@ -141,16 +141,29 @@ fn bad_health_arguments_are_refused_clearly() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad coordinator address"));
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "operations-token\n").unwrap();
+    let db = dir.path().join("db");
     let out = pentagrid(&[
         "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        db.to_str().unwrap(),
         "--token-file",
-        "/nonexistent",
+        token.to_str().unwrap(),
         "--metrics-listen",
         "nowhere",
     ])
     .output()
     .unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("listening for metrics on nowhere"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -163,9 +163,8 @@ pub async fn hello(client: &mut Client, worker_id: &str) {
 pub fn parse_metrics(text: &str) -> std::collections::HashMap<String, f64> {
     let mut families = std::collections::HashMap::new();
     let mut samples = std::collections::HashMap::new();
-    let mut lines = text.lines().peekable();
     let mut ended = false;
-    while let Some(line) = lines.next() {
+    for line in text.lines() {
         assert!(!ended, "text after # EOF: {line:?}");
         if line == "# EOF" {
             ended = true;

@@ -74,7 +74,7 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
         JOBS as f64
     );
     assert_eq!(
-        at(r#"pentagrid_rpc_seconds_bucket{method="Submit",le="+Inf"}"#),
+        at(r#"pentagrid_rpc_seconds_bucket{le="+Inf",method="Submit"}"#),
         JOBS as f64
     );
     cluster.stop().await;
