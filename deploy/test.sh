@@ -33,7 +33,8 @@ started=$SECONDS
 cleanup() {
     local containers
     containers="$(docker ps -aq --filter "name=^$run-" 2>/dev/null || true)"
-    if [ -n "$containers" ]; then docker rm -f $containers >/dev/null 2>&1 || true; fi
+    # -v: with their anonymous /data volumes.
+    if [ -n "$containers" ]; then docker rm -f -v $containers >/dev/null 2>&1 || true; fi
     docker network rm "$network" >/dev/null 2>&1 || true
     docker volume rm "$volume" >/dev/null 2>&1 || true
     docker image rm "$image" >/dev/null 2>&1 || true
@@ -52,6 +53,7 @@ fail() {
     echo "deploy/test.sh: FAILED ($*) after $((SECONDS - started))s"
     exit 1
 }
+trap 'fail "line $LINENO: a command failed"' ERR
 check_time() { [ $((SECONDS - started)) -lt $TIME_LIMIT ] || fail "over the time limit of ${TIME_LIMIT}s"; }
 
 deploy/build-image.sh "${binary_args[@]}" --tag "$image" >/dev/null
@@ -100,7 +102,7 @@ start_worker() {
 for w in w1 w2 w3; do start_worker "$w"; done
 
 # The campaign: analyses, self-play games, and a match from a one-shot client container.
-yes start | head -n "$ANALYSES" | pg submit analyse - --playouts "$PLAYOUTS" \
+printf "start\n%.0s" $(seq "$ANALYSES") | pg submit analyse - --playouts "$PLAYOUTS" \
     --config uct:policy=uniform > "$work/analyses"
 pg submit selfplay --games "$GAMES" --config "$SELFPLAY_PLAYER" > "$work/selfplay"
 docker run -d --name "$run-match" --network "$network" "${token_mount[@]}" "${client_env[@]}" \
