@@ -110,26 +110,13 @@ pub async fn serve_opening(
     let api = CoordinatorServer::new(Service::new(coordinator.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    // Known to the shutdown hook before any call can reach it, so a shutdown drains it.
+    let _ = opened.set(coordinator.clone());
     let _ = slot.set(tonic::service::interceptor::InterceptedService::new(
         api,
         move |r| auth.check(r),
     ));
-    let _ = opened.set(coordinator.clone());
-    let expiry = {
-        let coordinator = coordinator.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(250));
-            loop {
-                tick.tick().await;
-                if let Err(error) = coordinator.expire_leases() {
-                    tracing::error!(%error, "could not record expired leases");
-                }
-                if let Err(error) = coordinator.drive_builds().await {
-                    tracing::error!(%error, "could not advance book builds");
-                }
-            }
-        })
-    };
+    let expiry = spawn_housekeeping(coordinator.clone());
     health.serving().await;
     tracing::info!("database open; serving");
     let result = server.await;
@@ -137,4 +124,20 @@ pub async fn serve_opening(
     coordinator.flush().await?;
     tracing::info!("database flushed; coordinator stopped");
     Ok(result?)
+}
+
+/// Expires leases and advances book builds, four times a second, until aborted.
+fn spawn_housekeeping(coordinator: Arc<Coordinator>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        loop {
+            tick.tick().await;
+            if let Err(error) = coordinator.expire_leases() {
+                tracing::error!(%error, "could not record expired leases");
+            }
+            if let Err(error) = coordinator.drive_builds().await {
+                tracing::error!(%error, "could not advance book builds");
+            }
+        }
+    })
 }

@@ -1,12 +1,11 @@
 //! `pentagrid coordinator` and `pentagrid worker`: the two halves of a cluster.
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use clap::Args;
-use std::sync::{Arc, OnceLock};
-
 use pentagrid_coordinator::{Coordinator, Metrics, Settings, TlsFiles, serve_opening};
 use pentagrid_worker::{WorkerMetrics, WorkerOptions};
 
