@@ -1,8 +1,8 @@
-//! Compiles `pentagrid/v1/*.proto` with protox (a pure-Rust protobuf compiler, so no system
+//! Compiles `pentagrid/v2/*.proto` with protox (a pure-Rust protobuf compiler, so no system
 //! protoc is needed) and generates the tonic client and server.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let files = ["pentagrid/v1/cluster.proto"];
+    let files = ["pentagrid/v2/cluster.proto"];
     for file in files {
         println!("cargo:rerun-if-changed={file}");
     }

@@ -9,7 +9,6 @@ use std::time::Instant;
 use pentago::{Move, Position, random_opening};
 use pentagrid_coordinator::store::{BookEntry, Counts, Store, Table};
 use pentagrid_coordinator::{Coordinator, Settings};
-use pentagrid_proto::v1;
 
 /// Rows per stored table: a typical analysed position's most visited moves.
 const ROWS: usize = 12;
@@ -106,11 +105,8 @@ fn run(count: usize, runtime: &tokio::runtime::Runtime) {
         for i in 0..queries {
             let position = stored[(i * 7919) % stored.len()];
             let asked = pentago::Symmetry::ALL[i % 8].apply(&position);
-            let request = v1::BookShowRequest {
-                position: asked.to_string(),
-            };
             let started = Instant::now();
-            let reply = coordinator.book_show(&request).expect("query");
+            let reply = coordinator.book.show(&asked).expect("query");
             latencies.push(started.elapsed().as_secs_f64() * 1e6);
             assert!(!reply.playouts.is_empty());
         }

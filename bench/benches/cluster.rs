@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pentago::{Budget, Position, SearchControl, SearchOptions, UctConfig, search};
 use pentagrid_coordinator::Settings;
-use pentagrid_proto::{Client, Outcome, Row, Task, v1};
+use pentagrid_proto::{Client, Outcome, Row, Task, v2};
 use pentagrid_tests::{TOKEN, TestCluster, hello};
 use tokio::sync::watch;
 
@@ -18,10 +18,10 @@ fn client(url: &str) -> Client {
 
 async fn queue(client: &Client, task: &Task, count: usize) {
     for chunk in (0..count).collect::<Vec<_>>().chunks(5_000) {
-        let jobs = chunk.iter().map(|_| v1::JobSpec::from(task)).collect();
+        let jobs = chunk.iter().map(|_| v2::JobSpec::from(task)).collect();
         client
             .clone()
-            .submit_jobs(v1::SubmitJobsRequest { jobs })
+            .submit_jobs(v2::SubmitJobsRequest { jobs })
             .await
             .expect("queue");
     }
@@ -67,7 +67,7 @@ async fn ingest() {
             hello(&mut c, &id).await;
             for n in 0..PER_SUBMITTER {
                 let job = c
-                    .lease(v1::LeaseRequest {
+                    .lease(v2::LeaseRequest {
                         worker_id: id.clone(),
                         max_jobs: 1,
                     })
@@ -77,7 +77,7 @@ async fn ingest() {
                     .jobs
                     .pop()
                     .expect("a job");
-                c.submit(v1::SubmitRequest {
+                c.submit(v2::SubmitRequest {
                     worker_id: id.clone(),
                     job_id: job.job_id,
                     lease_id: job.lease_id,
@@ -143,7 +143,7 @@ async fn load_generator(job_time: Duration) {
             while Instant::now() < deadline {
                 let asked = Instant::now();
                 let jobs = c
-                    .lease(v1::LeaseRequest {
+                    .lease(v2::LeaseRequest {
                         worker_id: id.clone(),
                         max_jobs: 1,
                     })
@@ -157,13 +157,13 @@ async fn load_generator(job_time: Duration) {
                         let spread = 0.5 + (pentago::splitmix64(job.job_id) % 1000) as f64 / 1000.0;
                         tokio::time::sleep(job_time.mul_f64(spread)).await;
                     }
-                    c.heartbeat(v1::HeartbeatRequest {
+                    c.heartbeat(v2::HeartbeatRequest {
                         worker_id: id.clone(),
                         lease_ids: vec![job.lease_id],
                     })
                     .await
                     .expect("heartbeat");
-                    c.submit(v1::SubmitRequest {
+                    c.submit(v2::SubmitRequest {
                         worker_id: id.clone(),
                         job_id: job.job_id,
                         lease_id: job.lease_id,

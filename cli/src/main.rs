@@ -40,15 +40,14 @@ fn main() -> std::process::ExitCode {
     match cli.command.run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
-            match error.downcast_ref::<tonic::Status>() {
-                Some(status) if status.code() == tonic::Code::Unavailable => {
-                    eprintln!(
-                        "error: the coordinator is unreachable: {}",
-                        status.message()
-                    );
+            match error.downcast_ref::<pentagrid_client::ClientError>() {
+                Some(error @ pentagrid_client::ClientError::Rpc(_)) if error.is_unreachable() => {
+                    eprintln!("error: the coordinator is unreachable: {error}");
                 }
-                Some(status) => eprintln!("error: the coordinator refused: {}", status.message()),
-                None => eprintln!("error: {error:#}"),
+                Some(error @ pentagrid_client::ClientError::Rpc(_)) => {
+                    eprintln!("error: the coordinator refused: {error}");
+                }
+                _ => eprintln!("error: {error:#}"),
             }
             std::process::ExitCode::FAILURE
         }

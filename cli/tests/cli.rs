@@ -353,7 +353,7 @@ fn cluster_commands_refuse_bad_addresses_and_tokens() {
 fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
     let out = ok(&[
         "match",
-        "--local",
+        "--in-process",
         "--a",
         "uct:playouts=1000",
         "--b",
@@ -373,7 +373,7 @@ fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
     );
     let weak = ok(&[
         "match",
-        "--local",
+        "--in-process",
         "--a",
         "random",
         "--b",
@@ -389,7 +389,7 @@ fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
     let stderr = fails(
         &[
             "match",
-            "--local",
+            "--in-process",
             "--a",
             "random",
             "--b",
@@ -403,7 +403,7 @@ fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
     fails(
         &[
             "match",
-            "--local",
+            "--in-process",
             "--a",
             "random",
             "--b",

@@ -1,17 +1,95 @@
-//! Reading and moving the opening book: tables of a position in the asker's frame (with exact
-//! values where the solver settled them), export and import of rows, and stored games.
+//! The opening book as a service: a position's tables in the asker's frame (with exact values
+//! where the solver settled them), export and import of rows, and stored games.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use pentago::{Move, Position, PositionKey, Symmetry, Value, move_groups};
-use pentagrid_proto::v1;
-use tonic::Status;
+use thiserror::Error;
 
-use crate::coordinator::{Coordinator, internal};
-use crate::store::{BookEntry, Counts, ProvenTable, StoredGame, Table};
+use crate::jobs::JobQueue;
+use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, StoredGame, Table};
 
 /// Most rows one export or import call carries.
 pub const MAX_BOOK_ROWS: usize = 10_000;
+
+/// Which table a row belongs to (DESIGN §4: the two sources are kept apart).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TableSource {
+    /// Playout statistics of UCT analyses.
+    Playouts,
+    /// Results of self-play games.
+    Games,
+}
+
+/// One row of a position's table, in the asker's frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookRow {
+    /// The move shown (the first of its group).
+    pub mv: Move,
+    /// Other moves merged with it (same position reached, or a symmetric one).
+    pub also: Vec<Move>,
+    /// Its counts.
+    pub counts: Counts,
+    /// Its exact value for the mover, when settled.
+    pub proven: Option<Value>,
+}
+
+/// The stored tables of a position.
+#[derive(Clone, Debug)]
+pub struct BookView {
+    /// The position asked about.
+    pub position: Position,
+    /// Its canonical form.
+    pub canonical: Position,
+    /// From UCT analyses, most played first.
+    pub playouts: Vec<BookRow>,
+    /// From self-play games, most played first.
+    pub games: Vec<BookRow>,
+}
+
+/// One exported (or imported) row: canonical position, move in its frame, counts, value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportRow {
+    /// The canonical position.
+    pub position: Position,
+    /// The move, in the position's frame.
+    pub mv: Move,
+    /// Which table.
+    pub source: TableSource,
+    /// Its counts.
+    pub counts: Counts,
+    /// Its exact value for the mover, when settled.
+    pub proven: Option<Value>,
+}
+
+/// A page of exported rows.
+#[derive(Clone, Debug, Default)]
+pub struct ExportPage {
+    /// The rows.
+    pub rows: Vec<ExportRow>,
+    /// Where to continue; 0 when done.
+    pub next_key: u64,
+}
+
+/// Why a book call was refused.
+#[derive(Debug, Error)]
+pub enum BookError {
+    /// Too many rows or games asked for in one call.
+    #[error("at most {MAX_BOOK_ROWS} {0} per call")]
+    TooMany(&'static str),
+    /// An imported row is wrong (1-based row number).
+    #[error("row {row}: {why}")]
+    BadRow {
+        /// The row, counted from 1.
+        row: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 /// Stored rows mapped back into the asker's frame, each with the moves merged into it and its
 /// exact value when known, most played first.
@@ -20,86 +98,90 @@ fn book_rows(
     table: &Table,
     proven: &ProvenTable,
     back: Symmetry,
-) -> Vec<v1::BookRow> {
+) -> Vec<BookRow> {
     let groups = move_groups(position, true);
     let mut moves: Vec<Move> = table.keys().chain(proven.keys()).copied().collect();
     moves.sort_unstable();
     moves.dedup();
-    let mut rows: Vec<v1::BookRow> = moves
+    let mut rows: Vec<BookRow> = moves
         .into_iter()
         .map(|mv| {
-            let counts = table.get(&mv).copied().unwrap_or_default();
             let mine: Move = back.apply_move(mv);
             let group = groups.iter().find(|g| g.contains(&mine));
             let (shown, also) = match group {
-                Some(g) => (g[0], g[1..].iter().map(ToString::to_string).collect()),
+                Some(g) => (g[0], g[1..].to_vec()),
                 None => (mine, Vec::new()),
             };
-            v1::BookRow {
-                r#move: shown.to_string(),
+            BookRow {
+                mv: shown,
                 also,
-                games: counts.games,
-                wins: counts.wins,
-                draws: counts.draws,
-                proven: proven.get(&mv).map(|v| v.to_string()).unwrap_or_default(),
+                counts: table.get(&mv).copied().unwrap_or_default(),
+                proven: proven.get(&mv).copied(),
             }
         })
         .collect();
-    rows.sort_by(|a, b| b.games.cmp(&a.games).then(a.r#move.cmp(&b.r#move)));
+    rows.sort_by(|a, b| {
+        b.counts
+            .games
+            .cmp(&a.counts.games)
+            .then(a.mv.to_string().cmp(&b.mv.to_string()))
+    });
     rows
 }
 
-fn export_rows(key: u64, entry: &BookEntry, min_games: u64) -> Vec<v1::BookExportRow> {
+fn export_rows(key: u64, entry: &BookEntry, min_games: u64) -> Vec<ExportRow> {
     let Ok(position) = Position::from_key(PositionKey(key)) else {
         return Vec::new();
     };
     let mut rows = Vec::new();
-    for (source, table) in [("playouts", &entry.playouts), ("games", &entry.games)] {
+    for (source, table) in [
+        (TableSource::Playouts, &entry.playouts),
+        (TableSource::Games, &entry.games),
+    ] {
         for (mv, counts) in table.iter().filter(|(_, c)| c.games >= min_games.max(1)) {
-            rows.push(v1::BookExportRow {
-                position: position.to_string(),
-                r#move: mv.to_string(),
-                source: source.into(),
-                games: counts.games,
-                wins: counts.wins,
-                draws: counts.draws,
+            rows.push(ExportRow {
+                position,
+                mv: *mv,
+                source,
+                counts: *counts,
                 proven: entry
                     .proven
                     .get(mv)
-                    .filter(|_| source == "playouts")
-                    .map(ToString::to_string)
-                    .unwrap_or_default(),
+                    .filter(|_| source == TableSource::Playouts)
+                    .copied(),
             });
         }
     }
     // Proven moves without playouts still travel, as rows with no games.
     for (mv, value) in &entry.proven {
         if min_games == 0 && !entry.playouts.contains_key(mv) {
-            rows.push(v1::BookExportRow {
-                position: position.to_string(),
-                r#move: mv.to_string(),
-                source: "playouts".into(),
-                proven: value.to_string(),
-                ..v1::BookExportRow::default()
+            rows.push(ExportRow {
+                position,
+                mv: *mv,
+                source: TableSource::Playouts,
+                counts: Counts::default(),
+                proven: Some(*value),
             });
         }
     }
     rows
 }
 
-fn bad(row: usize, why: impl std::fmt::Display) -> Status {
-    Status::invalid_argument(format!("row {}: {why}", row + 1))
+fn bad(row: usize, why: impl std::fmt::Display) -> BookError {
+    BookError::BadRow {
+        row: row + 1,
+        why: why.to_string(),
+    }
 }
 
 /// Checks imported rows and groups them by canonical key: positions must be canonical, moves
 /// legal there and already the representative of their group, counts consistent.
-fn import_entries(rows: &[v1::BookExportRow]) -> Result<BTreeMap<u64, BookEntry>, Status> {
+fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEntry>, BookError> {
     let mut entries: BTreeMap<u64, BookEntry> = BTreeMap::new();
     // Rows come grouped by position: the group leaders are worked out once per position.
     let mut leaders: Option<(Position, Vec<Move>)> = None;
     for (index, row) in rows.iter().enumerate() {
-        let position: Position = row.position.parse().map_err(|e| bad(index, e))?;
-        let mv: Move = row.r#move.parse().map_err(|e| bad(index, e))?;
+        let (position, mv) = (row.position, row.mv);
         if leaders.as_ref().is_none_or(|(p, _)| *p != position) {
             if position.canonical().position != position {
                 return Err(bad(index, format!("{position} is not canonical")));
@@ -115,120 +197,97 @@ fn import_entries(rows: &[v1::BookExportRow]) -> Result<BTreeMap<u64, BookEntry>
         if !firsts.contains(&mv) {
             return Err(bad(index, format!("{mv} is not its group's first move")));
         }
-        if row.wins.saturating_add(row.draws) > row.games {
+        let counts = row.counts;
+        if counts.wins.saturating_add(counts.draws) > counts.games {
             return Err(bad(index, "wins + draws exceed games"));
         }
         let entry = entries.entry(position.key().bits()).or_default();
-        let counts = Counts {
-            games: row.games,
-            wins: row.wins,
-            draws: row.draws,
-        };
-        let table = match row.source.as_str() {
-            "playouts" => &mut entry.playouts,
-            "games" => &mut entry.games,
-            other => return Err(bad(index, format!("unknown source {other:?}"))),
+        let table = match row.source {
+            TableSource::Playouts => &mut entry.playouts,
+            TableSource::Games => &mut entry.games,
         };
         if counts.games > 0 {
             table.entry(mv).or_default().add(counts);
         }
-        if !row.proven.is_empty() {
-            let value: Value = row.proven.parse().map_err(|e| bad(index, e))?;
+        if let Some(value) = row.proven {
             entry.proven.insert(mv, value);
         }
     }
     Ok(entries)
 }
 
-impl Coordinator {
+/// The book service.
+pub struct Book {
+    store: Arc<Store>,
+    jobs: Arc<JobQueue>,
+}
+
+impl Book {
+    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> Book {
+        Book { store, jobs }
+    }
+
     /// The stored tables of a position, in the asker's frame.
-    pub fn book_show(&self, request: &v1::BookShowRequest) -> Result<v1::BookShowResponse, Status> {
-        let position: Position = request.position.parse().map_err(|e| {
-            Status::invalid_argument(format!("bad position {:?}: {e}", request.position))
-        })?;
+    pub fn show(&self, position: &Position) -> Result<BookView, BookError> {
         let canonical = position.canonical();
         let key = canonical.position.key().bits();
         let back = canonical.symmetry.inverse();
-        let proven = self.store.proven_table(key).map_err(internal)?;
-        let playouts = self.store.playout_table(key).map_err(internal)?;
-        let games = self.store.game_table(key).map_err(internal)?;
-        Ok(v1::BookShowResponse {
-            position: position.to_string(),
-            canonical: canonical.position.to_string(),
-            playouts: book_rows(&position, &playouts, &proven, back),
-            games: book_rows(&position, &games, &ProvenTable::new(), back),
+        let proven = self.store.proven_table(key)?;
+        let playouts = self.store.playout_table(key)?;
+        let games = self.store.game_table(key)?;
+        Ok(BookView {
+            position: *position,
+            canonical: canonical.position,
+            playouts: book_rows(position, &playouts, &proven, back),
+            games: book_rows(position, &games, &ProvenTable::new(), back),
         })
     }
 
-    /// A page of book rows in canonical-key order.
-    pub fn book_export(
+    /// A page of book rows in canonical-key order, after `after_key` (0: from the start).
+    pub fn export(
         &self,
-        request: &v1::BookExportRequest,
-    ) -> Result<v1::BookExportResponse, Status> {
-        let limit = (request.limit as usize).clamp(1, MAX_BOOK_ROWS);
-        let entries = self
-            .store
-            .book_entries(request.after_key, limit)
-            .map_err(internal)?;
+        after_key: u64,
+        limit: usize,
+        min_games: u64,
+    ) -> Result<ExportPage, BookError> {
+        let limit = limit.clamp(1, MAX_BOOK_ROWS);
+        let entries = self.store.book_entries(after_key, limit)?;
         let next_key = if entries.len() == limit {
             entries.last().map_or(0, |(key, _)| *key)
         } else {
             0
         };
-        Ok(v1::BookExportResponse {
+        Ok(ExportPage {
             rows: entries
                 .iter()
-                .flat_map(|(key, entry)| export_rows(*key, entry, request.min_games))
+                .flat_map(|(key, entry)| export_rows(*key, entry, min_games))
                 .collect(),
             next_key,
         })
     }
 
     /// Adds imported rows to the book; answers once durable. All rows or none.
-    pub async fn book_import(
-        &self,
-        request: &v1::BookImportRequest,
-    ) -> Result<v1::BookImportResponse, Status> {
-        if request.rows.len() > MAX_BOOK_ROWS {
-            return Err(Status::invalid_argument(format!(
-                "at most {MAX_BOOK_ROWS} rows per call"
-            )));
+    pub async fn import(&self, rows: &[ExportRow]) -> Result<usize, BookError> {
+        if rows.len() > MAX_BOOK_ROWS {
+            return Err(BookError::TooMany("rows"));
         }
-        let entries = import_entries(&request.rows)?;
-        self.store.import(&entries).map_err(internal)?;
-        self.flush().await.map_err(internal)?;
-        Ok(v1::BookImportResponse {
-            rows: request.rows.len() as u64,
-        })
+        let entries = import_entries(rows)?;
+        self.store.import(&entries)?;
+        self.jobs.durable().await?;
+        Ok(rows.len())
     }
 
     /// Stored self-play games by job id (ids without a game are skipped).
-    pub fn get_games(&self, request: &v1::GetGamesRequest) -> Result<v1::GetGamesResponse, Status> {
-        if request.job_ids.len() > MAX_BOOK_ROWS {
-            return Err(Status::invalid_argument(format!(
-                "at most {MAX_BOOK_ROWS} games per call"
-            )));
+    pub fn games(&self, job_ids: &[u64]) -> Result<Vec<(u64, StoredGame)>, BookError> {
+        if job_ids.len() > MAX_BOOK_ROWS {
+            return Err(BookError::TooMany("games"));
         }
         let mut games = Vec::new();
-        for &job_id in &request.job_ids {
-            if let Some(StoredGame {
-                start,
-                moves,
-                result,
-                black,
-                white,
-            }) = self.store.game(job_id).map_err(internal)?
-            {
-                games.push(v1::GameRecord {
-                    job_id,
-                    start,
-                    moves,
-                    result,
-                    black,
-                    white,
-                });
+        for &job_id in job_ids {
+            if let Some(game) = self.store.game(job_id)? {
+                games.push((job_id, game));
             }
         }
-        Ok(v1::GetGamesResponse { games })
+        Ok(games)
     }
 }

@@ -13,13 +13,14 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
+use std::sync::Arc;
 
 use pentago::{Position, UctConfig};
-use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task, v1};
-use tonic::Status;
+use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
+use thiserror::Error;
 
-use crate::coordinator::{Coordinator, internal};
-use crate::store::{StoreError, StoredBuild};
+use crate::jobs::JobQueue;
+use crate::store::{Store, StoreError, StoredBuild};
 
 /// Jobs a build keeps in flight.
 pub const BUILD_WINDOW: usize = 16;
@@ -27,6 +28,50 @@ pub const BUILD_WINDOW: usize = 16;
 const MAX_VISITED: usize = 200_000;
 /// Most roots of one build.
 pub const MAX_BUILD_ROOTS: usize = 10_000;
+
+/// A build to start.
+#[derive(Clone, Debug)]
+pub struct BuildSpec {
+    /// Root positions (any frame, ongoing).
+    pub roots: Vec<Position>,
+    /// Deepest ply below a root that gets analysed.
+    pub depth: u32,
+    /// Most positions the build may analyse or solve.
+    pub max_positions: u64,
+    /// Most playouts the build may spend.
+    pub budget: u64,
+    /// Playouts per analysed position.
+    pub playouts_per_position: u64,
+    /// Engine configuration of the analyses.
+    pub config: UctConfig,
+    /// Positions with at least this many stones are solved exactly instead (0: never).
+    pub solve_stones: u32,
+}
+
+/// Where a build stands.
+#[derive(Clone, Debug)]
+pub struct BuildReport {
+    /// The build id.
+    pub id: u64,
+    /// Its record (progress and limits).
+    pub record: StoredBuild,
+    /// Its jobs still queued or leased.
+    pub pending: u64,
+}
+
+/// Why a build call was refused.
+#[derive(Debug, Error)]
+pub enum BuildError {
+    /// The build's parameters are out of range.
+    #[error("{0}")]
+    Invalid(String),
+    /// No such build.
+    #[error("no build {0}")]
+    NotFound(u64),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 /// A position waiting in the best-first queue.
 struct Node {
@@ -57,42 +102,50 @@ impl Ord for Node {
     }
 }
 
-fn invalid(what: &str) -> Status {
-    Status::invalid_argument(what.to_owned())
+fn invalid(what: &str) -> BuildError {
+    BuildError::Invalid(what.to_owned())
 }
 
-impl Coordinator {
+/// The book builder service.
+pub struct BookBuilder {
+    store: Arc<Store>,
+    jobs: Arc<JobQueue>,
+    /// Held while a round picks and queues positions: two rounds at once would pick the same
+    /// positions before either is queued.
+    round: tokio::sync::Mutex<()>,
+}
+
+impl BookBuilder {
+    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> BookBuilder {
+        BookBuilder {
+            store,
+            jobs,
+            round: tokio::sync::Mutex::new(()),
+        }
+    }
+
     /// Starts a book build and queues its first jobs.
-    pub async fn start_build(
-        &self,
-        request: &v1::StartBuildRequest,
-    ) -> Result<v1::StartBuildResponse, Status> {
-        if request.roots.is_empty() || request.roots.len() > MAX_BUILD_ROOTS {
+    pub async fn start(&self, spec: &BuildSpec) -> Result<u64, BuildError> {
+        if spec.roots.is_empty() || spec.roots.len() > MAX_BUILD_ROOTS {
             return Err(invalid("a build has 1 to 10000 roots"));
         }
-        if request.depth > 36 {
+        if spec.depth > 36 {
             return Err(invalid("depth must be at most 36"));
         }
-        if request.max_positions == 0 || request.budget == 0 {
+        if spec.max_positions == 0 || spec.budget == 0 {
             return Err(invalid("max_positions and budget must be at least 1"));
         }
-        if !(1..=MAX_JOB_PLAYOUTS).contains(&request.playouts_per_position) {
+        if !(1..=MAX_JOB_PLAYOUTS).contains(&spec.playouts_per_position) {
             return Err(invalid("playouts_per_position must be from 1 to 10^9"));
         }
-        if request.solve_stones > 36 {
+        if spec.solve_stones > 36 {
             return Err(invalid("solve_stones must be at most 36"));
         }
-        let config: UctConfig = request.config.parse().map_err(|e| {
-            Status::invalid_argument(format!("bad engine config {:?}: {e}", request.config))
-        })?;
-        let mut roots = Vec::with_capacity(request.roots.len());
-        for text in &request.roots {
-            let position: Position = text
-                .parse()
-                .map_err(|e| Status::invalid_argument(format!("bad root {text:?}: {e}")))?;
+        let mut roots = Vec::with_capacity(spec.roots.len());
+        for position in &spec.roots {
             if position.is_over() {
-                return Err(Status::invalid_argument(format!(
-                    "root {text} is a finished game"
+                return Err(BuildError::Invalid(format!(
+                    "root {position} is a finished game"
                 )));
             }
             let canonical = position.canonical().position.to_string();
@@ -102,59 +155,46 @@ impl Coordinator {
         }
         let record = StoredBuild {
             roots,
-            depth: request.depth,
-            max_positions: request.max_positions,
-            budget: request.budget,
-            playouts_per_position: request.playouts_per_position,
-            config: config.to_string(),
-            solve_stones: request.solve_stones,
+            depth: spec.depth,
+            max_positions: spec.max_positions,
+            budget: spec.budget,
+            playouts_per_position: spec.playouts_per_position,
+            config: spec.config.to_string(),
+            solve_stones: spec.solve_stones,
             ..StoredBuild::default()
         };
-        let build_id = self.store.generate_id().map_err(internal)?;
-        self.store.put_build(build_id, &record).map_err(internal)?;
-        self.flush().await.map_err(internal)?;
+        let build_id = self.store.generate_id()?;
+        self.store.put_build(build_id, &record)?;
+        self.jobs.durable().await?;
         tracing::info!(
             build_id,
             roots = record.roots.len(),
             depth = record.depth,
             "book build started"
         );
-        self.step_build(build_id).await?;
-        Ok(v1::StartBuildResponse { build_id })
+        self.step(build_id).await?;
+        Ok(build_id)
     }
 
     /// Where a build stands.
-    pub fn build_status(
-        &self,
-        request: &v1::BuildStatusRequest,
-    ) -> Result<v1::BuildStatusResponse, Status> {
+    pub fn status(&self, build_id: u64) -> Result<BuildReport, BuildError> {
         let record = self
             .store
-            .build(request.build_id)
-            .map_err(internal)?
-            .ok_or_else(|| Status::not_found(format!("no build {}", request.build_id)))?;
-        let pending = self
-            .build_in_flight(request.build_id, &self.pending_book_keys())
-            .map_err(internal)?;
-        Ok(v1::BuildStatusResponse {
-            build_id: request.build_id,
-            state: if record.done { "done" } else { "running" }.into(),
-            positions: record.positions,
-            solved: record.solved,
-            playouts: record.playouts,
+            .build(build_id)?
+            .ok_or(BuildError::NotFound(build_id))?;
+        let pending = self.in_flight(build_id, &self.pending_book_keys())?;
+        Ok(BuildReport {
+            id: build_id,
+            record,
             pending: pending as u64,
-            depth: record.depth,
-            max_positions: record.max_positions,
-            budget: record.budget,
-            roots: record.roots,
         })
     }
 
-    /// Advances every unfinished build (called periodically by the server).
-    pub async fn drive_builds(&self) -> Result<(), Status> {
-        for (id, record) in self.store.builds().map_err(internal)? {
+    /// Advances every unfinished build (called on every tick of the server).
+    pub async fn drive(&self) -> Result<(), BuildError> {
+        for (id, record) in self.store.builds()? {
             if !record.done {
-                self.step_build(id).await?;
+                self.step(id).await?;
             }
         }
         Ok(())
@@ -162,12 +202,11 @@ impl Coordinator {
 
     /// Canonical keys of the positions with an analyse or solve job queued or leased.
     fn pending_book_keys(&self) -> HashSet<u64> {
-        let scheduler = self.scheduler();
-        scheduler
-            .active_where(|task| matches!(task, Task::Analyse { .. } | Task::Solve { .. }))
+        self.jobs
+            .active_tasks(|task| matches!(task, Task::Analyse { .. } | Task::Solve { .. }))
             .into_iter()
-            .filter_map(|job| match scheduler.task(job) {
-                Some(Task::Analyse { position, .. } | Task::Solve { position }) => {
+            .filter_map(|(_, task)| match task {
+                Task::Analyse { position, .. } | Task::Solve { position } => {
                     Some(position.canonical_key().bits())
                 }
                 _ => None,
@@ -175,7 +214,7 @@ impl Coordinator {
             .collect()
     }
 
-    fn build_in_flight(&self, build: u64, pending: &HashSet<u64>) -> Result<usize, StoreError> {
+    fn in_flight(&self, build: u64, pending: &HashSet<u64>) -> Result<usize, StoreError> {
         let mut count = 0;
         for &key in pending {
             if self.store.build_has(build, key)? {
@@ -186,17 +225,17 @@ impl Coordinator {
     }
 
     /// Tops the build's window up with the best positions, or marks it done.
-    async fn step_build(&self, id: u64) -> Result<(), Status> {
-        let _round = self.build_round.lock().await;
+    async fn step(&self, id: u64) -> Result<(), BuildError> {
+        let _round = self.round.lock().await;
         // Read under the lock: the last round may have moved the build on.
-        let Some(mut record) = self.store.build(id).map_err(internal)? else {
+        let Some(mut record) = self.store.build(id)? else {
             return Ok(());
         };
         if record.done {
             return Ok(());
         }
         let pending = self.pending_book_keys();
-        let in_flight = self.build_in_flight(id, &pending).map_err(internal)?;
+        let in_flight = self.in_flight(id, &pending)?;
         if in_flight * 2 > BUILD_WINDOW {
             return Ok(());
         }
@@ -213,12 +252,12 @@ impl Coordinator {
         let frontier = if room == 0 {
             Vec::new()
         } else {
-            self.select(id, &record, &pending, room).map_err(internal)?
+            self.select(id, &record, &pending, room)?
         };
-        let config: UctConfig = record
-            .config
-            .parse()
-            .map_err(|e| Status::internal(format!("stored build {id} has a bad config: {e}")))?;
+        let config: UctConfig = record.config.parse().map_err(|e| StoreError::Corrupt {
+            what: "build",
+            why: format!("build {id} has a bad config: {e}"),
+        })?;
         let mut tasks = Vec::new();
         let mut keys = Vec::new();
         for position in frontier {
@@ -243,18 +282,16 @@ impl Coordinator {
         if tasks.is_empty() {
             if in_flight == 0 {
                 record.done = true;
-                self.store.put_build(id, &record).map_err(internal)?;
+                self.store.put_build(id, &record)?;
                 tracing::info!(build = id, positions = record.positions, "book build done");
             }
             return Ok(());
         }
         // Jobs first: a stop in between leaves a job the next round sees as pending, never a
         // position marked queued without its job.
-        self.queue_tasks(tasks).await?;
-        self.store
-            .add_build_nodes(id, &keys, &record)
-            .map_err(internal)?;
-        self.flush().await.map_err(internal)?;
+        self.jobs.queue(tasks).await?;
+        self.store.add_build_nodes(id, &keys, &record)?;
+        self.jobs.durable().await?;
         Ok(())
     }
 

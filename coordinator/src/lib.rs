@@ -1,27 +1,41 @@
-//! `pentagrid-coordinator`: the gRPC coordinator of a pentagrid cluster — job queue with leases,
-//! result validation, exactly-once aggregation of move tables into sled, and the read API.
+//! `pentagrid-coordinator`: the coordinator of a pentagrid cluster, as domain services over one
+//! store behind one gRPC edge.
+//!
+//! - [`jobs`]: workers, the job queue and leases (how a lease is granted, renewed, expires);
+//! - [`ingest`]: results checked against their lease and job ([`validate`]) and applied once;
+//! - [`matches`]: engine matches and how they stop ([`sprt_stop`]);
+//! - [`book`] and [`builder`]: reading, moving and growing the opening book;
+//! - [`puzzles`]: mining candidates and listing puzzles;
+//! - [`store`]: the only module that touches sled;
+//! - `api`: the only module that names wire types or builds gRPC statuses;
+//! - `health` and `metrics`: what operators and probes see.
+//!
+//! Services call each other with domain types and return their own error enums.
 
-mod auth;
-mod book;
-mod builder;
+mod api;
+pub mod book;
+pub mod builder;
+pub mod clock;
 mod coordinator;
 mod flusher;
 mod health;
-mod matches;
+pub mod ingest;
+pub mod jobs;
+pub mod matches;
 mod metrics;
-mod puzzles;
-mod scheduler;
+pub mod puzzles;
 mod server;
-mod service;
+pub mod sprt_stop;
 pub mod store;
 mod validate;
 
-pub use auth::Auth;
+pub use api::auth::Auth;
 pub use book::MAX_BOOK_ROWS;
 pub use builder::BUILD_WINDOW;
-pub use coordinator::{Coordinator, Settings, job_seed};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use coordinator::{ClusterStatus, Coordinator, Settings, job_seed};
 pub use health::{Gate, Health};
 pub use matches::MAX_MATCH_PAIRS;
 pub use metrics::{LeaseEvent, Metrics, RefusedReason, RpcLatencyLayer};
 pub use puzzles::MAX_PUZZLE_CANDIDATES;
-pub use server::{ServeError, TlsFiles, serve, serve_opening};
+pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening};

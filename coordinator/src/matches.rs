@@ -1,54 +1,79 @@
 //! Engine matches on the cluster: a match becomes one job per game pair; each pair result
-//! updates the match's counts in the same transaction that stores it, and once the SPRT
-//! decides, the match's unplayed pairs are cancelled.
+//! updates the match's counts in the same transaction that stores it (see
+//! [`crate::store::StoredMatch::add_pair`] and [`crate::sprt_stop`]), and once the SPRT decides,
+//! the match's unplayed pairs are cancelled — here, in [`Matches::stop_if_decided`].
+
+use std::sync::Arc;
 
 use pentago::{
-    MatchScore, OpeningSource, Player, Position, Sprt, SprtDecision, opening_seed, random_opening,
-    splitmix64,
+    OpeningSource, Player, Position, Sprt, SprtDecision, opening_seed, random_opening, splitmix64,
 };
-use pentagrid_proto::{Task, v1};
-use tonic::Status;
+use pentagrid_proto::Task;
+use thiserror::Error;
 
-use crate::coordinator::{Coordinator, internal};
-use crate::scheduler::Scheduler;
-use crate::store::{Store, StoreError, StoredMatch};
+use crate::jobs::JobQueue;
+use crate::store::{Store, StoreError, StoredGame, StoredMatch};
 
 /// Most pairs one match may ask for.
 pub const MAX_MATCH_PAIRS: u64 = 100_000;
 
-impl StoredMatch {
-    /// A's results so far.
-    #[must_use]
-    pub fn score(&self) -> MatchScore {
-        MatchScore::from_counts(self.wins, self.draws, self.losses, &self.pentanomial)
-    }
+/// A match to play.
+#[derive(Clone, Debug)]
+pub struct MatchSpec {
+    /// Player A.
+    pub a: Player,
+    /// Player B.
+    pub b: Player,
+    /// Pairs to play at most, 1 to [`MAX_MATCH_PAIRS`].
+    pub pairs: u64,
+    /// The sequential test that may stop it early.
+    pub sprt: Option<Sprt>,
+    /// Where openings come from.
+    pub openings: OpeningSource,
+    /// Seed of the openings.
+    pub seed: u64,
+}
 
-    /// The match's SPRT, if it has one (and it reads back).
-    #[must_use]
-    pub fn sprt(&self) -> Option<Sprt> {
-        self.sprt.parse().ok()
-    }
+/// Where a match stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MatchState {
+    /// Pairs are still queued or being played.
+    Running,
+    /// The SPRT accepted H0.
+    AcceptedH0,
+    /// The SPRT accepted H1.
+    AcceptedH1,
+    /// Every pair was played without a decision.
+    Complete,
+    /// Some pairs failed or were cancelled.
+    Stopped,
+}
 
-    /// Counts one pair with A's points in each game, and records the SPRT's decision the
-    /// first time it decides.
-    pub fn add_pair(&mut self, game_points: [f64; 2]) {
-        let mut score = self.score();
-        score.add_pair(game_points);
-        self.wins = score.games.wins;
-        self.draws = score.games.draws;
-        self.losses = score.games.losses;
-        self.pentanomial = score.pairs.counts.to_vec();
-        self.pairs_done += 1;
-        if self.decided_after == 0
-            && let Some(sprt) = self.sprt()
-        {
-            let (_, decision) = score.test(&sprt);
-            if decision != SprtDecision::Continue {
-                self.decided_after = self.pairs_done;
-                self.accepted_h1 = decision == SprtDecision::AcceptH1;
-            }
-        }
-    }
+/// A match as stored, with its state and (if asked) its games by pair.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// The match id.
+    pub id: u64,
+    /// Its record.
+    pub record: StoredMatch,
+    /// Its state.
+    pub state: MatchState,
+    /// Its games, by pair index, A black first.
+    pub games: Vec<(u64, StoredGame)>,
+}
+
+/// Why a match call was refused.
+#[derive(Debug, Error)]
+pub enum MatchError {
+    /// The pair count is out of range.
+    #[error("pairs must be from 1 to {MAX_MATCH_PAIRS}, not {0}")]
+    PairsOutOfRange(u64),
+    /// No such match.
+    #[error("no match {0}")]
+    NotFound(u64),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// Whether a task is a pair of match `match_id`.
@@ -56,98 +81,81 @@ fn is_pair_of(task: &Task, match_id: u64) -> bool {
     matches!(task, Task::Pair { match_id: m, .. } if *m == match_id)
 }
 
-/// Cancels the queued pairs of matches whose SPRT has decided (at start-up: a stop right after
-/// the deciding pair may have left some).
-pub(crate) fn cancel_decided_pairs(
-    store: &Store,
-    scheduler: &mut Scheduler,
-) -> Result<(), StoreError> {
-    let mut match_ids: Vec<u64> = scheduler
-        .active_where(|task| matches!(task, Task::Pair { .. }))
-        .into_iter()
-        .filter_map(|job| match scheduler.task(job) {
-            Some(Task::Pair { match_id, .. }) => Some(*match_id),
-            _ => None,
-        })
-        .collect();
-    match_ids.sort_unstable();
-    match_ids.dedup();
-    for match_id in match_ids {
-        if store
-            .match_record(match_id)?
-            .is_some_and(|m| m.decided_after > 0)
-        {
-            let pending = scheduler.active_where(|task| is_pair_of(task, match_id));
-            for (job_id, record) in scheduler.cancel(&pending) {
-                store.put_job(job_id, &record)?;
+/// The matches service.
+pub struct Matches {
+    store: Arc<Store>,
+    jobs: Arc<JobQueue>,
+}
+
+impl Matches {
+    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> Matches {
+        Matches { store, jobs }
+    }
+
+    /// Cancels the queued pairs of matches whose SPRT has decided (at start-up: a stop right
+    /// after the deciding pair may have left some).
+    pub(crate) fn cancel_decided_pairs(&self) -> Result<(), StoreError> {
+        let mut match_ids: Vec<u64> = self
+            .jobs
+            .active_tasks(|task| matches!(task, Task::Pair { .. }))
+            .into_iter()
+            .filter_map(|(_, task)| match task {
+                Task::Pair { match_id, .. } => Some(match_id),
+                _ => None,
+            })
+            .collect();
+        match_ids.sort_unstable();
+        match_ids.dedup();
+        for match_id in match_ids {
+            if self.decided(match_id)? {
+                self.jobs.cancel_unflushed(&self.pending_pairs(match_id))?;
             }
         }
+        Ok(())
     }
-    Ok(())
-}
 
-fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, Status>
-where
-    T::Err: std::fmt::Display,
-{
-    text.parse()
-        .map_err(|e| Status::invalid_argument(format!("bad {what} {text:?}: {e}")))
-}
+    fn decided(&self, match_id: u64) -> Result<bool, StoreError> {
+        Ok(self
+            .store
+            .match_record(match_id)?
+            .is_some_and(|record| record.decided_after > 0))
+    }
 
-impl Coordinator {
     /// Creates a match and queues its pairs; answers once they are durable.
-    pub async fn create_match(
-        &self,
-        request: &v1::CreateMatchRequest,
-    ) -> Result<v1::CreateMatchResponse, Status> {
-        let a: Player = parse("player A", &request.a)?;
-        let b: Player = parse("player B", &request.b)?;
-        if !(1..=MAX_MATCH_PAIRS).contains(&request.pairs) {
-            return Err(Status::invalid_argument(format!(
-                "pairs must be from 1 to {MAX_MATCH_PAIRS}, not {}",
-                request.pairs
-            )));
+    pub async fn create(&self, spec: &MatchSpec) -> Result<u64, MatchError> {
+        if !(1..=MAX_MATCH_PAIRS).contains(&spec.pairs) {
+            return Err(MatchError::PairsOutOfRange(spec.pairs));
         }
-        let sprt: Option<Sprt> = match request.sprt.as_str() {
-            "" => None,
-            text => Some(parse("SPRT", text)?),
-        };
-        let openings: OpeningSource = match request.openings.as_str() {
-            "" => OpeningSource::default(),
-            text => parse("opening source", text)?,
-        };
-        let match_id = self.store.generate_id().map_err(internal)?;
-        let mut tasks = Vec::with_capacity(request.pairs as usize);
-        for pair in 0..request.pairs {
-            let seed = opening_seed(request.seed, pair);
-            let opening = match openings {
+        let match_id = self.store.generate_id()?;
+        let mut tasks = Vec::with_capacity(spec.pairs as usize);
+        for pair in 0..spec.pairs {
+            let seed = opening_seed(spec.seed, pair);
+            let opening = match spec.openings {
                 OpeningSource::Random { plies } => random_opening(seed, plies),
-                OpeningSource::Book { plies } => {
-                    self.book_opening(seed, plies).map_err(internal)?
-                }
+                OpeningSource::Book { plies } => self.book_opening(seed, plies)?,
             };
             tasks.push(Task::Pair {
                 match_id,
                 pair,
                 opening,
-                a: a.clone(),
-                b: b.clone(),
+                a: spec.a.clone(),
+                b: spec.b.clone(),
             });
         }
         let record = StoredMatch {
-            a: a.to_string(),
-            b: b.to_string(),
-            pairs: request.pairs,
-            sprt: sprt.map(|s| s.to_string()).unwrap_or_default(),
-            openings: openings.to_string(),
-            seed: request.seed,
+            a: spec.a.to_string(),
+            b: spec.b.to_string(),
+            pairs: spec.pairs,
+            sprt: spec.sprt.map(|s| s.to_string()).unwrap_or_default(),
+            openings: spec.openings.to_string(),
+            seed: spec.seed,
             pentanomial: vec![0; 5],
             ..StoredMatch::default()
         };
-        self.store.put_match(match_id, &record).map_err(internal)?;
-        self.queue_tasks(tasks).await?;
+        self.store.put_match(match_id, &record)?;
+        self.jobs.queue(tasks).await?;
         tracing::info!(match_id, a = %record.a, b = %record.b, pairs = record.pairs, "match created");
-        Ok(v1::CreateMatchResponse { match_id })
+        Ok(match_id)
     }
 
     /// An opening drawn from the stored tables: from the start, each move drawn in proportion
@@ -203,71 +211,46 @@ impl Coordinator {
     }
 
     /// Where a match stands, with its games if asked.
-    pub fn match_status(
-        &self,
-        request: &v1::MatchStatusRequest,
-    ) -> Result<v1::MatchReport, Status> {
+    pub fn status(&self, match_id: u64, include_games: bool) -> Result<MatchReport, MatchError> {
         let record = self
             .store
-            .match_record(request.match_id)
-            .map_err(internal)?
-            .ok_or_else(|| Status::not_found(format!("no match {}", request.match_id)))?;
-        let pending = self.pending_pairs(request.match_id).len() as u64;
-        let state = if record.decided_after > 0 {
-            if record.accepted_h1 { "h1" } else { "h0" }
-        } else if record.pairs_done == record.pairs {
-            "complete"
-        } else if pending > 0 {
-            "running"
-        } else {
-            "stopped"
+            .match_record(match_id)?
+            .ok_or(MatchError::NotFound(match_id))?;
+        let state = match record.decision() {
+            SprtDecision::AcceptH1 => MatchState::AcceptedH1,
+            SprtDecision::AcceptH0 => MatchState::AcceptedH0,
+            SprtDecision::Continue if record.pairs_done == record.pairs => MatchState::Complete,
+            SprtDecision::Continue if !self.pending_pairs(match_id).is_empty() => {
+                MatchState::Running
+            }
+            SprtDecision::Continue => MatchState::Stopped,
         };
         let mut games = Vec::new();
-        if request.include_games {
-            for (pair, stored) in self.store.match_pairs(request.match_id).map_err(internal)? {
-                games.extend(stored.games.into_iter().map(|game| v1::MatchGame {
-                    pair,
-                    opening: game.start,
-                    black: game.black,
-                    white: game.white,
-                    moves: game.moves,
-                    result: game.result,
-                }));
+        if include_games {
+            for (pair, stored) in self.store.match_pairs(match_id)? {
+                games.extend(stored.games.into_iter().map(|game| (pair, game)));
             }
         }
-        Ok(v1::MatchReport {
-            match_id: request.match_id,
-            a: record.a,
-            b: record.b,
-            pairs: record.pairs,
-            sprt: record.sprt,
-            openings: record.openings,
-            seed: record.seed,
-            pairs_done: record.pairs_done,
-            wins: record.wins,
-            draws: record.draws,
-            losses: record.losses,
-            pentanomial: record.pentanomial,
-            state: state.to_owned(),
-            decided_after: record.decided_after,
+        Ok(MatchReport {
+            id: match_id,
+            record,
+            state,
             games,
         })
     }
 
     /// Jobs of a match's pairs still queued or leased.
     fn pending_pairs(&self, match_id: u64) -> Vec<u64> {
-        self.scheduler()
-            .active_where(|task| is_pair_of(task, match_id))
+        self.jobs
+            .active_tasks(|task| is_pair_of(task, match_id))
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
     }
 
     /// Cancels the unplayed pairs of a match whose SPRT has decided.
-    pub(crate) async fn stop_decided_match(&self, match_id: u64) -> Result<(), Status> {
-        let decided = self
-            .store
-            .match_record(match_id)
-            .map_err(internal)?
-            .is_some_and(|record| record.decided_after > 0);
-        if decided {
+    pub(crate) async fn stop_if_decided(&self, match_id: u64) -> Result<(), StoreError> {
+        if self.decided(match_id)? {
             let pending = self.pending_pairs(match_id);
             if !pending.is_empty() {
                 tracing::info!(
@@ -275,8 +258,7 @@ impl Coordinator {
                     cancelled = pending.len(),
                     "SPRT decided; stopping the match"
                 );
-                self.cancel_jobs(&v1::CancelJobsRequest { job_ids: pending })
-                    .await?;
+                self.jobs.cancel(&pending).await?;
             }
         }
         Ok(())

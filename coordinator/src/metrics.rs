@@ -16,6 +16,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::coordinator::Coordinator;
+use crate::ingest::{SubmitError, Submitted};
 
 /// One label: a fixed name and a value from a small, closed set.
 type Label = [(&'static str, &'static str); 1];
@@ -43,8 +44,22 @@ pub enum RefusedReason {
     NotLeased,
     /// The result failed validation (illegal moves, impossible counts, wrong budget).
     Invalid,
-    /// The request itself was malformed (missing result, bad ids, reused result id).
+    /// The submission was malformed (bad worker or result id, a result id reused).
     Malformed,
+}
+
+impl RefusedReason {
+    /// Why `error` refused a result; `None` for a failure of the coordinator itself.
+    fn of(error: &SubmitError) -> Option<RefusedReason> {
+        match error {
+            SubmitError::NotLeased(_) => Some(RefusedReason::NotLeased),
+            SubmitError::Invalid(_) => Some(RefusedReason::Invalid),
+            SubmitError::BadWorkerId
+            | SubmitError::BadResultId
+            | SubmitError::ResultIdReused { .. } => Some(RefusedReason::Malformed),
+            SubmitError::Store(_) => None,
+        }
+    }
 }
 
 impl LeaseEvent {
@@ -160,7 +175,7 @@ impl Metrics {
             );
             registry.register(
                 "jobs",
-                "Jobs by state (queued, leased, done, failed, cancelled) at scrape time",
+                "Jobs by state (queued, leased, done, failed, cancelled, quarantined) at scrape time",
                 inner.jobs.clone(),
             );
             registry.register(
@@ -197,30 +212,25 @@ impl Metrics {
         self.0.leases.get_or_create(&event.label()).inc_by(n as u64);
     }
 
-    /// Counts a result applied, with its move-table rows.
-    pub fn result_applied(&self, rows: usize) {
-        self.0
-            .results
-            .get_or_create(&[("outcome", "applied")])
-            .inc();
+    /// Counts a submitted result by how it was answered.
+    pub fn submitted(&self, answer: &Result<Submitted, SubmitError>) {
+        let outcome = match answer {
+            Ok(Submitted::Applied) => "applied",
+            Ok(Submitted::Duplicate) => "duplicate",
+            Err(error) => match RefusedReason::of(error) {
+                Some(reason) => {
+                    self.0.refused.get_or_create(&reason.label()).inc();
+                    "refused"
+                }
+                None => return,
+            },
+        };
+        self.0.results.get_or_create(&[("outcome", outcome)]).inc();
+    }
+
+    /// Counts the move-table rows of an applied result.
+    pub fn rows_ingested(&self, rows: usize) {
         self.0.rows_ingested.inc_by(rows as u64);
-    }
-
-    /// Counts a result answered as a duplicate.
-    pub fn result_duplicate(&self) {
-        self.0
-            .results
-            .get_or_create(&[("outcome", "duplicate")])
-            .inc();
-    }
-
-    /// Counts a refused result.
-    pub fn result_refused(&self, reason: RefusedReason) {
-        self.0
-            .results
-            .get_or_create(&[("outcome", "refused")])
-            .inc();
-        self.0.refused.get_or_create(&reason.label()).inc();
     }
 
     /// Records one RPC's latency.
@@ -245,27 +255,29 @@ impl Metrics {
         let status = coordinator.and_then(|c| c.status().ok());
         self.0.up.set(i64::from(status.is_some()));
         if let (Some(status), Some(coordinator)) = (status, coordinator) {
-            let lease_seconds = coordinator.lease_duration().as_secs_f64();
+            let (jobs, totals) = (&status.jobs, &status.totals);
             for (state, n) in [
-                ("queued", status.queued),
-                ("leased", status.leased),
-                ("done", status.done),
-                ("failed", status.failed),
-                ("cancelled", status.cancelled),
+                ("queued", jobs.queued),
+                ("leased", jobs.leased),
+                ("done", jobs.done),
+                ("failed", jobs.failed),
+                ("cancelled", jobs.cancelled),
+                ("quarantined", jobs.quarantined),
             ] {
                 self.0.jobs.get_or_create(&[("state", state)]).set(gauge(n));
             }
-            let connected = status
+            let lease = coordinator.jobs.lease_duration();
+            let connected = jobs
                 .workers
                 .iter()
-                .filter(|w| w.seconds_since_seen <= lease_seconds)
+                .filter(|w| w.since_seen <= lease)
                 .count();
             self.0.workers.set(gauge(connected as u64));
-            self.0.playouts.set(gauge(status.playouts));
-            self.0.games.set(gauge(status.games));
+            self.0.playouts.set(gauge(totals.playouts));
+            self.0.games.set(gauge(totals.games));
             for (source, n) in [
-                ("playouts", status.playout_positions),
-                ("games", status.game_positions),
+                ("playouts", totals.playout_positions),
+                ("games", totals.game_positions),
             ] {
                 self.0
                     .positions
@@ -372,7 +384,7 @@ mod tests {
     fn counters_appear_with_their_labels_and_histograms_with_buckets() {
         let metrics = Metrics::new();
         metrics.leases(LeaseEvent::Granted, 3);
-        metrics.result_refused(RefusedReason::Invalid);
+        metrics.submitted(&Err(SubmitError::Invalid("wrong budget".into())));
         metrics.rpc("/pentagrid.v1.Coordinator/Submit", 0.003);
         let text = metrics.render(None);
         assert!(

@@ -3,13 +3,14 @@
 //! through the usual result path and are stored once per canonical position.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use pentago::{MAX_PUZZLE_MOVES, Player, Position, Puzzle, play_game, splitmix64};
-use pentagrid_proto::{Task, v1};
-use tonic::Status;
+use pentagrid_proto::Task;
+use thiserror::Error;
 
-use crate::coordinator::{Coordinator, internal};
-use crate::store::{CandidateState, StoreError};
+use crate::jobs::JobQueue;
+use crate::store::{CandidateState, Store, StoreError};
 
 /// Candidates per verify job: small enough that a job finishes in seconds.
 const CANDIDATES_PER_JOB: usize = 8;
@@ -18,9 +19,84 @@ pub const MAX_PUZZLE_CANDIDATES: u64 = 100_000;
 /// Random games tried per wanted candidate before giving up.
 const RANDOM_GAMES_PER_CANDIDATE: u64 = 4;
 
+/// What to mine.
+#[derive(Clone, Debug)]
+pub struct MineRequest {
+    /// Most candidate positions to queue, 1 to [`MAX_PUZZLE_CANDIDATES`].
+    pub candidates: u64,
+    /// Longest mate, 1 to 7.
+    pub max_moves: u32,
+    /// Candidates need at least this many stones (at most 35).
+    pub min_stones: u32,
+    /// Also mine seeded random games when stored games run out.
+    pub random_games: bool,
+    /// Seed of the random games.
+    pub seed: u64,
+}
+
+/// Candidates queued by one request.
+#[derive(Clone, Debug, Default)]
+pub struct Mined {
+    /// Candidates queued.
+    pub queued: u64,
+    /// The verify jobs holding them.
+    pub job_ids: Vec<u64>,
+}
+
+/// Which stored puzzles to list; zero means no bound.
+#[derive(Clone, Debug, Default)]
+pub struct PuzzleFilter {
+    /// Shortest mate.
+    pub min_moves: u32,
+    /// Longest mate.
+    pub max_moves: u32,
+    /// Least difficulty.
+    pub min_difficulty: f64,
+    /// Most difficulty.
+    pub max_difficulty: f64,
+    /// Most puzzles (0: all).
+    pub limit: u32,
+}
+
+/// Stored puzzles and candidate counts by verdict.
+#[derive(Clone, Debug, Default)]
+pub struct PuzzleListing {
+    /// Puzzles in their stable JSON form, by mate length, then difficulty.
+    pub puzzles_json: Vec<String>,
+    /// Candidates checked so far.
+    pub candidates: u64,
+    /// Of those, puzzles.
+    pub found: u64,
+    /// Without a mate.
+    pub no_mate: u64,
+    /// With another winning first move.
+    pub not_unique: u64,
+    /// Not settled (or already over).
+    pub undecided: u64,
+    /// Queued but not yet checked.
+    pub pending: u64,
+}
+
+/// Why a puzzle call was refused.
+#[derive(Debug, Error)]
+pub enum PuzzleError {
+    /// A parameter is out of range.
+    #[error("{0}")]
+    Invalid(String),
+    /// The store failed (or holds a puzzle that does not read back).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The puzzle miner service.
+pub struct PuzzleMiner {
+    store: Arc<Store>,
+    jobs: Arc<JobQueue>,
+}
+
 /// Collects fresh candidates: ongoing, with enough stones, never queued before, once each.
 struct Miner<'a> {
-    coordinator: &'a Coordinator,
+    store: &'a Store,
     min_stones: u32,
     wanted: usize,
     seen: HashSet<u64>,
@@ -46,7 +122,7 @@ impl Miner<'_> {
             }
             if position.stone_count() >= self.min_stones && !position.is_over() {
                 let key = position.canonical_key().bits();
-                if self.seen.insert(key) && !self.coordinator.store.candidate_known(key)? {
+                if self.seen.insert(key) && !self.store.candidate_known(key)? {
                     self.found.push((position, format!("{source} ply {ply}")));
                 }
             }
@@ -59,27 +135,28 @@ impl Miner<'_> {
     }
 }
 
-impl Coordinator {
+impl PuzzleMiner {
+    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> PuzzleMiner {
+        PuzzleMiner { store, jobs }
+    }
+
     /// Mines candidates and queues verify jobs for them; answers once they are durable.
-    pub async fn generate_puzzles(
-        &self,
-        request: &v1::GeneratePuzzlesRequest,
-    ) -> Result<v1::GeneratePuzzlesResponse, Status> {
+    pub async fn generate(&self, request: &MineRequest) -> Result<Mined, PuzzleError> {
         if !(1..=MAX_PUZZLE_MOVES).contains(&request.max_moves) {
-            return Err(Status::invalid_argument(format!(
+            return Err(PuzzleError::Invalid(format!(
                 "max_moves must be from 1 to {MAX_PUZZLE_MOVES}"
             )));
         }
         if !(1..=MAX_PUZZLE_CANDIDATES).contains(&request.candidates) {
-            return Err(Status::invalid_argument(format!(
+            return Err(PuzzleError::Invalid(format!(
                 "candidates must be from 1 to {MAX_PUZZLE_CANDIDATES}"
             )));
         }
         if request.min_stones > 35 {
-            return Err(Status::invalid_argument("min_stones must be at most 35"));
+            return Err(PuzzleError::Invalid("min_stones must be at most 35".into()));
         }
         let mut miner = Miner {
-            coordinator: self,
+            store: &self.store,
             min_stones: request.min_stones,
             wanted: request.candidates as usize,
             seen: HashSet::new(),
@@ -89,7 +166,7 @@ impl Coordinator {
             if miner.full() {
                 break;
             }
-            let (job_id, game) = entry.map_err(internal)?;
+            let (job_id, game) = entry?;
             let (Ok(start), Ok(moves)) = (
                 game.start.parse::<Position>(),
                 game.moves
@@ -99,9 +176,7 @@ impl Coordinator {
             ) else {
                 continue;
             };
-            miner
-                .offer_game(start, &moves, &format!("game {job_id}"))
-                .map_err(internal)?;
+            miner.offer_game(start, &moves, &format!("game {job_id}"))?;
         }
         if request.random_games {
             let tries = request
@@ -113,9 +188,7 @@ impl Coordinator {
                 }
                 let seed = splitmix64(request.seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
                 let game = play_game(&Position::START, &Player::Random, &Player::Random, seed, 1);
-                miner
-                    .offer_game(game.start, &game.moves, &format!("random {seed}"))
-                    .map_err(internal)?;
+                miner.offer_game(game.start, &game.moves, &format!("random {seed}"))?;
             }
         }
         let found = miner.found;
@@ -123,9 +196,7 @@ impl Coordinator {
             .iter()
             .map(|(p, _)| p.canonical_key().bits())
             .collect();
-        self.store
-            .mark_candidates_pending(&keys)
-            .map_err(internal)?;
+        self.store.mark_candidates_pending(&keys)?;
         let tasks: Vec<Task> = found
             .chunks(CANDIDATES_PER_JOB)
             .map(|chunk| Task::Verify {
@@ -133,28 +204,27 @@ impl Coordinator {
                 max_moves: request.max_moves,
             })
             .collect();
-        let job_ids = self.queue_tasks(tasks).await?;
+        let job_ids = self.jobs.queue(tasks).await?;
         tracing::info!(
             candidates = found.len(),
             jobs = job_ids.len(),
             "puzzle candidates queued"
         );
-        Ok(v1::GeneratePuzzlesResponse {
+        Ok(Mined {
             queued: found.len() as u64,
             job_ids,
         })
     }
 
     /// Stored puzzles matching the filters, by length then difficulty, with candidate counts.
-    pub fn list_puzzles(
-        &self,
-        request: &v1::ListPuzzlesRequest,
-    ) -> Result<v1::ListPuzzlesResponse, Status> {
+    pub fn list(&self, request: &PuzzleFilter) -> Result<PuzzleListing, PuzzleError> {
         let mut puzzles = Vec::new();
         for entry in self.store.puzzles() {
-            let json = entry.map_err(internal)?;
-            let puzzle: Puzzle = serde_json::from_str(&json)
-                .map_err(|e| Status::internal(format!("corrupt puzzle in the database: {e}")))?;
+            let json = entry?;
+            let puzzle: Puzzle = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                what: "puzzle",
+                why: e.to_string(),
+            })?;
             let moves_ok = (request.min_moves == 0 || puzzle.mate_in >= request.min_moves)
                 && (request.max_moves == 0 || puzzle.mate_in <= request.max_moves);
             let difficulty_ok = (request.min_difficulty <= 0.0
@@ -168,9 +238,9 @@ impl Coordinator {
         if request.limit > 0 {
             puzzles.truncate(request.limit as usize);
         }
-        let counts = self.store.candidate_counts().map_err(internal)?;
+        let counts = self.store.candidate_counts()?;
         let count = |state: CandidateState| counts[state as usize];
-        Ok(v1::ListPuzzlesResponse {
+        Ok(PuzzleListing {
             puzzles_json: puzzles.into_iter().map(|(_, _, json)| json).collect(),
             candidates: counts.iter().sum::<u64>() - count(CandidateState::Pending),
             found: count(CandidateState::Puzzle),

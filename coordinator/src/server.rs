@@ -7,17 +7,20 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use pentagrid_proto::MAX_MESSAGE_BYTES;
-use pentagrid_proto::v1::coordinator_server::CoordinatorServer;
+use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::auth::Auth;
+use crate::api::Service;
+use crate::api::auth::Auth;
 use crate::coordinator::Coordinator;
 use crate::health::{Gate, Health};
 use crate::metrics::{Metrics, RpcLatencyLayer};
-use crate::service::Service;
 use crate::store::StoreError;
+
+/// How often the server requeues expired leases and advances book builds.
+pub const TICK: Duration = Duration::from_millis(250);
 
 /// A server failure.
 #[derive(Debug, thiserror::Error)]
@@ -126,18 +129,14 @@ pub async fn serve_opening(
     Ok(result?)
 }
 
-/// Expires leases and advances book builds, four times a second, until aborted.
+/// Runs the coordinator's periodic work every [`TICK`] until aborted. The ticker runs on
+/// tokio's clock (pausable in tests); what it does reads the coordinator's own clock.
 fn spawn_housekeeping(coordinator: Arc<Coordinator>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        let mut tick = tokio::time::interval(TICK);
         loop {
             tick.tick().await;
-            if let Err(error) = coordinator.expire_leases() {
-                tracing::error!(%error, "could not record expired leases");
-            }
-            if let Err(error) = coordinator.drive_builds().await {
-                tracing::error!(%error, "could not advance book builds");
-            }
+            coordinator.tick().await;
         }
     })
 }

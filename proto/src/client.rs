@@ -7,7 +7,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
-use crate::v1::coordinator_client::CoordinatorClient;
+use crate::v2::coordinator_client::CoordinatorClient;
 use crate::{MAX_MESSAGE_BYTES, PROTOCOL_HEADER, PROTOCOL_VERSION};
 
 /// Adds `authorization` and the protocol version to each request.

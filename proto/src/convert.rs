@@ -1,22 +1,17 @@
 //! Engine-level views of jobs and results, checked on the way in from the wire.
 
 use pentago::{
-    MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, Status, UctConfig, Value,
+    MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, SprtDecision, Status, UctConfig,
+    Value,
 };
 use thiserror::Error;
 
-use crate::v1;
+use crate::v2;
 
 /// A wire message that does not describe a valid job or result.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error("{0}")]
 pub struct ConversionError(pub String);
-
-impl From<ConversionError> for tonic::Status {
-    fn from(error: ConversionError) -> tonic::Status {
-        tonic::Status::invalid_argument(error.0)
-    }
-}
 
 fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, ConversionError>
 where
@@ -95,12 +90,12 @@ impl Task {
     }
 }
 
-impl TryFrom<&v1::JobSpec> for Task {
+impl TryFrom<&v2::JobSpec> for Task {
     type Error = ConversionError;
 
-    fn try_from(spec: &v1::JobSpec) -> Result<Self, Self::Error> {
+    fn try_from(spec: &v2::JobSpec) -> Result<Self, Self::Error> {
         let task = match &spec.kind {
-            Some(v1::job_spec::Kind::Analyse(a)) => {
+            Some(v2::job_spec::Kind::Analyse(a)) => {
                 let playouts = a.playouts;
                 if !(1..=MAX_JOB_PLAYOUTS).contains(&playouts) {
                     return Err(ConversionError(format!(
@@ -113,19 +108,19 @@ impl TryFrom<&v1::JobSpec> for Task {
                     playouts,
                 }
             }
-            Some(v1::job_spec::Kind::Selfplay(s)) => Task::Selfplay {
+            Some(v2::job_spec::Kind::Selfplay(s)) => Task::Selfplay {
                 start: parse("position", &s.start)?,
                 black: parse("player", &s.black)?,
                 white: parse("player", &s.white)?,
             },
-            Some(v1::job_spec::Kind::Pair(p)) => Task::Pair {
+            Some(v2::job_spec::Kind::Pair(p)) => Task::Pair {
                 match_id: p.match_id,
                 pair: p.pair,
                 opening: parse("opening", &p.opening)?,
                 a: parse("player", &p.a)?,
                 b: parse("player", &p.b)?,
             },
-            Some(v1::job_spec::Kind::Verify(v)) => {
+            Some(v2::job_spec::Kind::Verify(v)) => {
                 if !(1..=MAX_PUZZLE_MOVES).contains(&v.max_moves) {
                     return Err(ConversionError(format!(
                         "max_moves {} is outside 1..={MAX_PUZZLE_MOVES}",
@@ -147,7 +142,7 @@ impl TryFrom<&v1::JobSpec> for Task {
                     max_moves: v.max_moves,
                 }
             }
-            Some(v1::job_spec::Kind::Solve(v)) => Task::Solve {
+            Some(v2::job_spec::Kind::Solve(v)) => Task::Solve {
                 position: parse("position", &v.position)?,
             },
             None => return Err(ConversionError("job has no kind".into())),
@@ -167,14 +162,14 @@ impl TryFrom<&v1::JobSpec> for Task {
     }
 }
 
-impl From<&Task> for v1::JobSpec {
-    fn from(task: &Task) -> v1::JobSpec {
+impl From<&Task> for v2::JobSpec {
+    fn from(task: &Task) -> v2::JobSpec {
         let kind = match task {
             Task::Analyse {
                 position,
                 config,
                 playouts,
-            } => v1::job_spec::Kind::Analyse(v1::AnalyseSpec {
+            } => v2::job_spec::Kind::Analyse(v2::AnalyseSpec {
                 position: position.to_string(),
                 config: config.to_string(),
                 playouts: *playouts,
@@ -183,7 +178,7 @@ impl From<&Task> for v1::JobSpec {
                 start,
                 black,
                 white,
-            } => v1::job_spec::Kind::Selfplay(v1::SelfplaySpec {
+            } => v2::job_spec::Kind::Selfplay(v2::SelfplaySpec {
                 start: start.to_string(),
                 black: black.to_string(),
                 white: white.to_string(),
@@ -194,23 +189,23 @@ impl From<&Task> for v1::JobSpec {
                 opening,
                 a,
                 b,
-            } => v1::job_spec::Kind::Pair(v1::PairSpec {
+            } => v2::job_spec::Kind::Pair(v2::PairSpec {
                 match_id: *match_id,
                 pair: *pair,
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
             }),
-            Task::Solve { position } => v1::job_spec::Kind::Solve(v1::SolveSpec {
+            Task::Solve { position } => v2::job_spec::Kind::Solve(v2::SolveSpec {
                 position: position.to_string(),
             }),
             Task::Verify {
                 candidates,
                 max_moves,
-            } => v1::job_spec::Kind::Verify(v1::VerifySpec {
+            } => v2::job_spec::Kind::Verify(v2::VerifySpec {
                 candidates: candidates
                     .iter()
-                    .map(|(position, source)| v1::PuzzleCandidate {
+                    .map(|(position, source)| v2::PuzzleCandidate {
                         position: position.to_string(),
                         source: source.clone(),
                     })
@@ -218,7 +213,7 @@ impl From<&Task> for v1::JobSpec {
                 max_moves: *max_moves,
             }),
         };
-        v1::JobSpec { kind: Some(kind) }
+        v2::JobSpec { kind: Some(kind) }
     }
 }
 
@@ -325,33 +320,113 @@ impl From<&Rejection> for RejectionKind {
     }
 }
 
-fn verdict_of_wire(verdict: &v1::Verdict) -> Result<Verdict, ConversionError> {
-    if verdict.outcome == "puzzle" {
-        let puzzle: Puzzle = serde_json::from_str(&verdict.puzzle_json)
-            .map_err(|e| ConversionError(format!("bad puzzle JSON: {e}")))?;
-        return Ok(Verdict::Puzzle(Box::new(puzzle)));
+impl RejectionKind {
+    fn to_wire(self) -> v2::CandidateVerdict {
+        match self {
+            RejectionKind::NoMate => v2::CandidateVerdict::NoMate,
+            RejectionKind::NotUnique => v2::CandidateVerdict::NotUnique,
+            RejectionKind::Undecided => v2::CandidateVerdict::Undecided,
+            RejectionKind::GameOver => v2::CandidateVerdict::GameOver,
+        }
     }
-    RejectionKind::ALL
-        .into_iter()
-        .find(|kind| kind.name() == verdict.outcome)
-        .map(Verdict::Rejected)
-        .ok_or_else(|| ConversionError(format!("unknown verdict {:?}", verdict.outcome)))
 }
 
-fn verdict_to_wire(verdict: &Verdict) -> v1::Verdict {
+fn verdict_of_wire(verdict: &v2::Verdict) -> Result<Verdict, ConversionError> {
+    let kind = match verdict.outcome() {
+        v2::CandidateVerdict::Puzzle => {
+            let puzzle: Puzzle = serde_json::from_str(&verdict.puzzle_json)
+                .map_err(|e| ConversionError(format!("bad puzzle JSON: {e}")))?;
+            return Ok(Verdict::Puzzle(Box::new(puzzle)));
+        }
+        v2::CandidateVerdict::NoMate => RejectionKind::NoMate,
+        v2::CandidateVerdict::NotUnique => RejectionKind::NotUnique,
+        v2::CandidateVerdict::Undecided => RejectionKind::Undecided,
+        v2::CandidateVerdict::GameOver => RejectionKind::GameOver,
+        v2::CandidateVerdict::Unspecified => {
+            return Err(ConversionError(format!(
+                "unknown verdict {}",
+                verdict.outcome
+            )));
+        }
+    };
+    Ok(Verdict::Rejected(kind))
+}
+
+fn verdict_to_wire(verdict: &Verdict) -> v2::Verdict {
     match verdict {
-        Verdict::Puzzle(puzzle) => v1::Verdict {
-            outcome: "puzzle".into(),
+        Verdict::Puzzle(puzzle) => v2::Verdict {
+            outcome: v2::CandidateVerdict::Puzzle as i32,
             puzzle_json: serde_json::to_string(puzzle).expect("puzzles serialize"),
         },
-        Verdict::Rejected(kind) => v1::Verdict {
-            outcome: kind.name().into(),
+        Verdict::Rejected(kind) => v2::Verdict {
+            outcome: kind.to_wire() as i32,
             puzzle_json: String::new(),
         },
     }
 }
 
-fn game_of_wire(game: &v1::SelfplayResult) -> Result<(Vec<Move>, Status), ConversionError> {
+/// The wire form of an exact value.
+#[must_use]
+pub fn value_to_wire(value: Option<Value>) -> v2::Value {
+    match value {
+        Some(Value::Win) => v2::Value::Win,
+        Some(Value::Draw) => v2::Value::Draw,
+        Some(Value::Loss) => v2::Value::Loss,
+        None => v2::Value::Unspecified,
+    }
+}
+
+/// An exact value from its wire number; `Ok(None)` for "not proven".
+pub fn value_of_wire(number: i32) -> Result<Option<Value>, ConversionError> {
+    match v2::Value::try_from(number) {
+        Ok(v2::Value::Win) => Ok(Some(Value::Win)),
+        Ok(v2::Value::Draw) => Ok(Some(Value::Draw)),
+        Ok(v2::Value::Loss) => Ok(Some(Value::Loss)),
+        Ok(v2::Value::Unspecified) => Ok(None),
+        Err(_) => Err(ConversionError(format!("unknown value {number}"))),
+    }
+}
+
+/// The wire form of an SPRT decision.
+#[must_use]
+pub fn sprt_decision_to_wire(decision: SprtDecision) -> v2::SprtDecision {
+    match decision {
+        SprtDecision::Continue => v2::SprtDecision::Continue,
+        SprtDecision::AcceptH0 => v2::SprtDecision::AcceptH0,
+        SprtDecision::AcceptH1 => v2::SprtDecision::AcceptH1,
+    }
+}
+
+/// An SPRT decision from the wire (unknown numbers read as undecided).
+#[must_use]
+pub fn sprt_decision_of_wire(decision: v2::SprtDecision) -> SprtDecision {
+    match decision {
+        v2::SprtDecision::AcceptH0 => SprtDecision::AcceptH0,
+        v2::SprtDecision::AcceptH1 => SprtDecision::AcceptH1,
+        v2::SprtDecision::Continue | v2::SprtDecision::Unspecified => SprtDecision::Continue,
+    }
+}
+
+/// Pair counts by A's points (0, ½, 1, 1½, 2) as the wire message.
+#[must_use]
+pub fn pentanomial_of_counts(counts: [u64; 5]) -> v2::Pentanomial {
+    let [zero, half, one, one_and_half, two] = counts;
+    v2::Pentanomial {
+        zero,
+        half,
+        one,
+        one_and_half,
+        two,
+    }
+}
+
+/// Pair counts by A's points from the wire message (none: all zero).
+#[must_use]
+pub fn pentanomial_counts(pentanomial: Option<&v2::Pentanomial>) -> [u64; 5] {
+    pentanomial.map_or([0; 5], |p| [p.zero, p.half, p.one, p.one_and_half, p.two])
+}
+
+fn game_of_wire(game: &v2::SelfplayResult) -> Result<(Vec<Move>, Status), ConversionError> {
     let moves = game
         .moves
         .iter()
@@ -360,19 +435,19 @@ fn game_of_wire(game: &v1::SelfplayResult) -> Result<(Vec<Move>, Status), Conver
     Ok((moves, parse("result", &game.result)?))
 }
 
-fn game_to_wire(moves: &[Move], result: Status) -> v1::SelfplayResult {
-    v1::SelfplayResult {
+fn game_to_wire(moves: &[Move], result: Status) -> v2::SelfplayResult {
+    v2::SelfplayResult {
         moves: moves.iter().map(ToString::to_string).collect(),
         result: result.to_string(),
     }
 }
 
-impl TryFrom<&v1::submit_request::Result> for Outcome {
+impl TryFrom<&v2::submit_request::Result> for Outcome {
     type Error = ConversionError;
 
-    fn try_from(result: &v1::submit_request::Result) -> Result<Self, Self::Error> {
+    fn try_from(result: &v2::submit_request::Result) -> Result<Self, Self::Error> {
         Ok(match result {
-            v1::submit_request::Result::Analyse(a) => Outcome::Analyse {
+            v2::submit_request::Result::Analyse(a) => Outcome::Analyse {
                 rows: a
                     .rows
                     .iter()
@@ -388,11 +463,11 @@ impl TryFrom<&v1::submit_request::Result> for Outcome {
                 simulations: a.simulations,
                 seconds: a.seconds,
             },
-            v1::submit_request::Result::Selfplay(s) => {
+            v2::submit_request::Result::Selfplay(s) => {
                 let (moves, result) = game_of_wire(s)?;
                 Outcome::Selfplay { moves, result }
             }
-            v1::submit_request::Result::Pair(p) => match p.games.as_slice() {
+            v2::submit_request::Result::Pair(p) => match p.games.as_slice() {
                 [first, second] => Outcome::Pair {
                     games: [game_of_wire(first)?, game_of_wire(second)?],
                 },
@@ -403,14 +478,18 @@ impl TryFrom<&v1::submit_request::Result> for Outcome {
                     )));
                 }
             },
-            v1::submit_request::Result::Solve(v) => Outcome::Solve {
+            v2::submit_request::Result::Solve(v) => Outcome::Solve {
                 moves: v
                     .moves
                     .iter()
-                    .map(|m| Ok((parse("move", &m.r#move)?, parse("value", &m.value)?)))
+                    .map(|m| {
+                        let value = value_of_wire(m.value)?
+                            .ok_or_else(|| ConversionError(format!("{} has no value", m.r#move)))?;
+                        Ok((parse("move", &m.r#move)?, value))
+                    })
                     .collect::<Result<_, ConversionError>>()?,
             },
-            v1::submit_request::Result::Verify(v) => Outcome::Verify {
+            v2::submit_request::Result::Verify(v) => Outcome::Verify {
                 verdicts: v
                     .verdicts
                     .iter()
@@ -421,43 +500,43 @@ impl TryFrom<&v1::submit_request::Result> for Outcome {
     }
 }
 
-impl From<&Outcome> for v1::submit_request::Result {
+impl From<&Outcome> for v2::submit_request::Result {
     fn from(outcome: &Outcome) -> Self {
         match outcome {
             Outcome::Analyse {
                 rows,
                 simulations,
                 seconds,
-            } => v1::submit_request::Result::Analyse(v1::AnalyseResult {
-                rows: rows.iter().map(v1::MoveRow::from).collect(),
+            } => v2::submit_request::Result::Analyse(v2::AnalyseResult {
+                rows: rows.iter().map(v2::MoveRow::from).collect(),
                 simulations: *simulations,
                 seconds: *seconds,
             }),
             Outcome::Selfplay { moves, result } => {
-                v1::submit_request::Result::Selfplay(game_to_wire(moves, *result))
+                v2::submit_request::Result::Selfplay(game_to_wire(moves, *result))
             }
-            Outcome::Pair { games } => v1::submit_request::Result::Pair(v1::PairResult {
+            Outcome::Pair { games } => v2::submit_request::Result::Pair(v2::PairResult {
                 games: games.iter().map(|(m, r)| game_to_wire(m, *r)).collect(),
             }),
-            Outcome::Solve { moves } => v1::submit_request::Result::Solve(v1::SolveResult {
+            Outcome::Solve { moves } => v2::submit_request::Result::Solve(v2::SolveResult {
                 moves: moves
                     .iter()
-                    .map(|(mv, value)| v1::ProvenMove {
+                    .map(|(mv, value)| v2::ProvenMove {
                         r#move: mv.to_string(),
-                        value: value.to_string(),
+                        value: value_to_wire(Some(*value)) as i32,
                     })
                     .collect(),
             }),
-            Outcome::Verify { verdicts } => v1::submit_request::Result::Verify(v1::VerifyResult {
+            Outcome::Verify { verdicts } => v2::submit_request::Result::Verify(v2::VerifyResult {
                 verdicts: verdicts.iter().map(verdict_to_wire).collect(),
             }),
         }
     }
 }
 
-impl From<&Row> for v1::MoveRow {
-    fn from(row: &Row) -> v1::MoveRow {
-        v1::MoveRow {
+impl From<&Row> for v2::MoveRow {
+    fn from(row: &Row) -> v2::MoveRow {
+        v2::MoveRow {
             r#move: row.mv.to_string(),
             games: row.games,
             wins: row.wins,
@@ -495,15 +574,15 @@ mod tests {
             },
         ];
         for task in tasks {
-            let wire = v1::JobSpec::from(&task);
+            let wire = v2::JobSpec::from(&task);
             assert_eq!(Task::try_from(&wire).unwrap(), task);
         }
     }
 
     #[test]
     fn bad_jobs_are_refused_with_a_reason() {
-        let analyse = |position: &str, config: &str, playouts| v1::JobSpec {
-            kind: Some(v1::job_spec::Kind::Analyse(v1::AnalyseSpec {
+        let analyse = |position: &str, config: &str, playouts| v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::Analyse(v2::AnalyseSpec {
                 position: position.into(),
                 config: config.into(),
                 playouts,
@@ -518,7 +597,7 @@ mod tests {
                 analyse("....../....../....../....../oooo../xxxxx.", "uct", 10),
                 "over",
             ),
-            (v1::JobSpec { kind: None }, "no kind"),
+            (v2::JobSpec { kind: None }, "no kind"),
         ] {
             let error = Task::try_from(&spec).unwrap_err();
             assert!(error.0.contains(needle), "{error} lacks {needle}");
@@ -531,9 +610,9 @@ mod tests {
             moves: vec!["c4-1R".parse().unwrap()],
             result: Status::Ongoing,
         };
-        let wire = v1::submit_request::Result::from(&outcome);
+        let wire = v2::submit_request::Result::from(&outcome);
         assert_eq!(Outcome::try_from(&wire).unwrap(), outcome);
-        let bad = v1::submit_request::Result::Selfplay(v1::SelfplayResult {
+        let bad = v2::submit_request::Result::Selfplay(v2::SelfplayResult {
             moves: vec!["z9-1R".into()],
             result: "black".into(),
         });
@@ -544,10 +623,10 @@ mod tests {
                 (vec![], Status::Ongoing),
             ],
         };
-        let wire = v1::submit_request::Result::from(&pair);
+        let wire = v2::submit_request::Result::from(&pair);
         assert_eq!(Outcome::try_from(&wire).unwrap(), pair);
-        let one_game = v1::submit_request::Result::Pair(v1::PairResult {
-            games: vec![v1::SelfplayResult::default()],
+        let one_game = v2::submit_request::Result::Pair(v2::PairResult {
+            games: vec![v2::SelfplayResult::default()],
         });
         assert!(
             Outcome::try_from(&one_game)

@@ -1,24 +1,27 @@
-//! `pentagrid-proto`: the gRPC API of the cluster (package `pentagrid.v1`) and the
+//! `pentagrid-proto`: the gRPC API of the cluster (package `pentagrid.v2`) and the
 //! conversions between its wire messages and engine types, in one place.
 
 mod client;
 mod convert;
+mod errors;
 
-/// The generated messages, client and server of `pentagrid.v1`.
+/// The generated messages, client and server of `pentagrid.v2`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
-pub mod v1 {
-    tonic::include_proto!("pentagrid.v1");
+pub mod v2 {
+    tonic::include_proto!("pentagrid.v2");
 }
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
 pub use convert::{
     ConversionError, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
-    Verdict,
+    Verdict, pentanomial_counts, pentanomial_of_counts, sprt_decision_of_wire,
+    sprt_decision_to_wire, value_of_wire, value_to_wire,
 };
+pub use errors::{error_status, reason_of};
 
 /// Version of the wire protocol. Both sides send it in the `x-pentagrid-protocol` header and
-/// refuse a peer that speaks another one.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// refuse a peer that speaks another one. Version 2 is the `pentagrid.v2` package.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Metadata key carrying [`PROTOCOL_VERSION`].
 pub const PROTOCOL_HEADER: &str = "x-pentagrid-protocol";

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use pentago::{Opening, Position, SolveLimits, Solver, Value};
 use pentagrid_coordinator::Settings;
-use pentagrid_proto::{Client, v1};
+use pentagrid_proto::{Client, v2};
 use pentagrid_tests::TestCluster;
 
 const PLAYOUTS: u64 = 300;
@@ -18,7 +18,7 @@ fn settings() -> Settings {
     }
 }
 
-async fn start_build(cluster: &TestCluster, request: v1::StartBuildRequest) -> u64 {
+async fn start_build(cluster: &TestCluster, request: v2::StartBuildRequest) -> u64 {
     cluster
         .client()
         .start_build(request)
@@ -28,9 +28,9 @@ async fn start_build(cluster: &TestCluster, request: v1::StartBuildRequest) -> u
         .build_id
 }
 
-async fn build_status(client: &mut Client, build_id: u64) -> v1::BuildStatusResponse {
+async fn build_status(client: &mut Client, build_id: u64) -> v2::BuildStatusResponse {
     client
-        .build_status(v1::BuildStatusRequest { build_id })
+        .build_status(v2::BuildStatusRequest { build_id })
         .await
         .unwrap()
         .into_inner()
@@ -39,8 +39,8 @@ async fn build_status(client: &mut Client, build_id: u64) -> v1::BuildStatusResp
 async fn wait_build(
     cluster: &TestCluster,
     build_id: u64,
-    ready: impl Fn(&v1::BuildStatusResponse) -> bool,
-) -> v1::BuildStatusResponse {
+    ready: impl Fn(&v2::BuildStatusResponse) -> bool,
+) -> v2::BuildStatusResponse {
     let started = Instant::now();
     let mut client = cluster.client();
     loop {
@@ -53,12 +53,12 @@ async fn wait_build(
     }
 }
 
-async fn export_all(client: &mut Client) -> Vec<v1::BookExportRow> {
+async fn export_all(client: &mut Client) -> Vec<v2::BookExportRow> {
     let mut rows = Vec::new();
     let mut after_key = 0;
     loop {
         let page = client
-            .book_export(v1::BookExportRequest {
+            .book_export(v2::BookExportRequest {
                 after_key,
                 limit: 7,
                 min_games: 0,
@@ -78,7 +78,7 @@ async fn export_all(client: &mut Client) -> Vec<v1::BookExportRow> {
 async fn a_build_resumes_after_a_restart_without_recounting_and_exports_losslessly() {
     let cluster = TestCluster::start(settings()).await;
     let roots = Opening::MonicasFive.start_positions();
-    let request = v1::StartBuildRequest {
+    let request = v2::StartBuildRequest {
         roots: roots.iter().map(ToString::to_string).collect(),
         depth: 1,
         max_positions: 40,
@@ -95,7 +95,7 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
 
     let cluster = cluster.restart(settings()).await;
     let (stop, worker) = cluster.worker("second", 1);
-    let done = wait_build(&cluster, build_id, |s| s.state == "done").await;
+    let done = wait_build(&cluster, build_id, |s| s.state() == v2::BuildState::Done).await;
     let _ = stop.send(true);
     worker.await.unwrap();
     assert_eq!(done.positions, 40, "{done:?}");
@@ -105,7 +105,7 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     let mut client = cluster.client();
     for root in &roots {
         let book = client
-            .book_show(v1::BookShowRequest {
+            .book_show(v2::BookShowRequest {
                 position: root.to_string(),
             })
             .await
@@ -134,7 +134,7 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     let fresh = TestCluster::start(settings()).await;
     let mut fresh_client = fresh.client();
     fresh_client
-        .book_import(v1::BookImportRequest { rows: rows.clone() })
+        .book_import(v2::BookImportRequest { rows: rows.clone() })
         .await
         .unwrap();
     assert_eq!(export_all(&mut fresh_client).await, exported);
@@ -144,7 +144,7 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     bad[2].wins = bad[2].games + 1;
     assert!(
         fresh_client
-            .book_import(v1::BookImportRequest { rows: bad })
+            .book_import(v2::BookImportRequest { rows: bad })
             .await
             .is_err()
     );
@@ -172,7 +172,7 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
         .collect();
     assert_eq!(reference.len(), 3);
     let cluster = TestCluster::start(settings()).await;
-    let request = v1::StartBuildRequest {
+    let request = v2::StartBuildRequest {
         roots: reference.iter().map(|(p, _)| p.to_string()).collect(),
         depth: 0,
         max_positions: 10,
@@ -183,7 +183,7 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
     };
     let build_id = start_build(&cluster, request).await;
     let (stop, worker) = cluster.worker("w", 2);
-    let done = wait_build(&cluster, build_id, |s| s.state == "done").await;
+    let done = wait_build(&cluster, build_id, |s| s.state() == v2::BuildState::Done).await;
     let _ = stop.send(true);
     worker.await.unwrap();
     assert_eq!((done.positions, done.solved), (3, 3));
@@ -191,7 +191,7 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
     for (position, value) in reference {
         let book = cluster
             .client()
-            .book_show(v1::BookShowRequest {
+            .book_show(v2::BookShowRequest {
                 position: position.to_string(),
             })
             .await
@@ -200,7 +200,7 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
         assert!(!book.playouts.is_empty(), "{position} was solved");
         let mut best = -1;
         for row in &book.playouts {
-            let proven: Value = row.proven.parse().unwrap();
+            let proven: Value = pentagrid_proto::value_of_wire(row.proven).unwrap().unwrap();
             let child = position.play(row.r#move.parse().unwrap()).unwrap();
             let solved = solver.solve(&child, SolveLimits::default()).value;
             let mover = match child.status() {

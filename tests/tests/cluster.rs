@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use pentago::{Move, Position, SearchControl};
 use pentagrid_coordinator::{Settings, job_seed};
-use pentagrid_proto::{Outcome, Task, v1};
+use pentagrid_proto::{Outcome, Task, v2};
 use pentagrid_tests::{TestCluster, hello};
 
 fn analyse(position: &str, playouts: u64) -> Task {
@@ -18,8 +18,8 @@ fn analyse(position: &str, playouts: u64) -> Task {
 }
 
 async fn submit(cluster: &TestCluster, tasks: &[Task]) -> Vec<u64> {
-    let request = v1::SubmitJobsRequest {
-        jobs: tasks.iter().map(v1::JobSpec::from).collect(),
+    let request = v2::SubmitJobsRequest {
+        jobs: tasks.iter().map(v2::JobSpec::from).collect(),
     };
     cluster
         .client()
@@ -38,8 +38,8 @@ fn expected_rows(task: &Task, job_id: u64) -> Vec<pentagrid_proto::Row> {
     }
 }
 
-async fn book(cluster: &TestCluster, position: &str) -> v1::BookShowResponse {
-    let request = v1::BookShowRequest {
+async fn book(cluster: &TestCluster, position: &str) -> v2::BookShowResponse {
+    let request = v2::BookShowRequest {
         position: position.into(),
     };
     cluster
@@ -143,8 +143,8 @@ impl ManualWorker {
         }
     }
 
-    async fn lease(&mut self) -> Vec<v1::Job> {
-        let request = v1::LeaseRequest {
+    async fn lease(&mut self) -> Vec<v2::Job> {
+        let request = v2::LeaseRequest {
             worker_id: self.id.clone(),
             max_jobs: 1,
         };
@@ -153,11 +153,11 @@ impl ManualWorker {
 
     async fn submit(
         &mut self,
-        job: &v1::Job,
+        job: &v2::Job,
         result_id: &str,
         outcome: &Outcome,
-    ) -> Result<v1::SubmitOutcome, tonic::Status> {
-        let request = v1::SubmitRequest {
+    ) -> Result<v2::SubmitOutcome, tonic::Status> {
+        let request = v2::SubmitRequest {
             worker_id: self.id.clone(),
             job_id: job.job_id,
             lease_id: job.lease_id,
@@ -165,11 +165,11 @@ impl ManualWorker {
             result: Some(outcome.into()),
         };
         let reply = self.client.submit(request).await?.into_inner();
-        Ok(v1::SubmitOutcome::try_from(reply.outcome).unwrap())
+        Ok(v2::SubmitOutcome::try_from(reply.outcome).unwrap())
     }
 }
 
-fn run(job: &v1::Job) -> Outcome {
+fn run(job: &v2::Job) -> Outcome {
     let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
     pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).unwrap()
 }
@@ -187,11 +187,11 @@ async fn the_same_result_twice_or_from_two_workers_counts_once() {
     let outcome = run(&job);
     assert_eq!(
         a.submit(&job, "a-1", &outcome).await.unwrap(),
-        v1::SubmitOutcome::Applied
+        v2::SubmitOutcome::Applied
     );
     assert_eq!(
         a.submit(&job, "a-1", &outcome).await.unwrap(),
-        v1::SubmitOutcome::Duplicate
+        v2::SubmitOutcome::Duplicate
     );
     let status = cluster.status().await;
     assert_eq!((status.done, status.playouts), (1, 1000));
@@ -209,11 +209,11 @@ async fn the_same_result_twice_or_from_two_workers_counts_once() {
     assert_eq!(late.code(), tonic::Code::FailedPrecondition, "{late:?}");
     assert_eq!(
         b.submit(&second, "b-1", &outcome).await.unwrap(),
-        v1::SubmitOutcome::Applied
+        v2::SubmitOutcome::Applied
     );
     assert_eq!(
         b.submit(&second, "b-1", &outcome).await.unwrap(),
-        v1::SubmitOutcome::Duplicate
+        v2::SubmitOutcome::Duplicate
     );
     let status = cluster.status().await;
     assert_eq!((status.done, status.playouts), (2, 2000));

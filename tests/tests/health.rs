@@ -4,14 +4,14 @@
 use std::time::{Duration, Instant};
 
 use pentagrid_coordinator::{Coordinator, Metrics, Settings, serve_opening};
-use pentagrid_proto::v1;
+use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 use tokio::sync::watch;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
-const COORDINATOR_SERVICE: &str = "pentagrid.v1.Coordinator";
+const COORDINATOR_SERVICE: &str = "pentagrid.v2.Coordinator";
 
 async fn check(url: &str, service: &str) -> ServingStatus {
     let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
@@ -59,7 +59,7 @@ async fn not_serving_until_the_database_is_open_and_again_once_shutdown_begins()
         ServingStatus::NotServing
     );
     let mut client = pentagrid_proto::connect(&url, TOKEN, None).unwrap();
-    let early = client.status(v1::StatusRequest {}).await.unwrap_err();
+    let early = client.status(v2::StatusRequest {}).await.unwrap_err();
     assert_eq!(early.code(), tonic::Code::Unavailable, "{early:?}");
 
     open_now.send(()).unwrap();
@@ -72,7 +72,7 @@ async fn not_serving_until_the_database_is_open_and_again_once_shutdown_begins()
         check(&url, COORDINATOR_SERVICE).await,
         ServingStatus::Serving
     );
-    client.status(v1::StatusRequest {}).await.expect("serving");
+    client.status(v2::StatusRequest {}).await.expect("serving");
 
     // A watcher sees the change as shutdown begins (its stream keeps the server draining
     // until the watcher hangs up).

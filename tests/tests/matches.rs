@@ -6,11 +6,11 @@ use std::time::{Duration, Instant};
 
 use pentago::Position;
 use pentagrid_coordinator::Settings;
-use pentagrid_proto::{Outcome, v1};
+use pentagrid_proto::{Outcome, v2};
 use pentagrid_tests::{TestCluster, hello};
 
-fn request(a: &str, b: &str, pairs: u64) -> v1::CreateMatchRequest {
-    v1::CreateMatchRequest {
+fn request(a: &str, b: &str, pairs: u64) -> v2::CreateMatchRequest {
+    v2::CreateMatchRequest {
         a: a.into(),
         b: b.into(),
         pairs,
@@ -20,7 +20,7 @@ fn request(a: &str, b: &str, pairs: u64) -> v1::CreateMatchRequest {
     }
 }
 
-async fn create(cluster: &TestCluster, request: v1::CreateMatchRequest) -> u64 {
+async fn create(cluster: &TestCluster, request: v2::CreateMatchRequest) -> u64 {
     cluster
         .client()
         .create_match(request)
@@ -30,10 +30,10 @@ async fn create(cluster: &TestCluster, request: v1::CreateMatchRequest) -> u64 {
         .match_id
 }
 
-async fn report(cluster: &TestCluster, match_id: u64) -> v1::MatchReport {
+async fn report(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusResponse {
     cluster
         .client()
-        .match_status(v1::MatchStatusRequest {
+        .match_status(v2::MatchStatusRequest {
             match_id,
             include_games: true,
         })
@@ -42,9 +42,9 @@ async fn report(cluster: &TestCluster, match_id: u64) -> v1::MatchReport {
         .into_inner()
 }
 
-async fn lease_one(client: &mut pentagrid_proto::Client) -> v1::Job {
+async fn lease_one(client: &mut pentagrid_proto::Client) -> v2::Job {
     client
-        .lease(v1::LeaseRequest {
+        .lease(v2::LeaseRequest {
             worker_id: "w".into(),
             max_jobs: 1,
         })
@@ -55,11 +55,11 @@ async fn lease_one(client: &mut pentagrid_proto::Client) -> v1::Job {
         .remove(0)
 }
 
-async fn wait_finished(cluster: &TestCluster, match_id: u64) -> v1::MatchReport {
+async fn wait_finished(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusResponse {
     let started = Instant::now();
     loop {
         let report = report(cluster, match_id).await;
-        if report.state != "running" {
+        if report.state() != v2::MatchState::Running {
             return report;
         }
         assert!(started.elapsed() < Duration::from_secs(120), "{report:?}");
@@ -77,7 +77,7 @@ async fn the_sprt_stops_a_lopsided_match_and_cancels_the_rest() {
     let report = wait_finished(&cluster, id).await;
     let _ = stop.send(true);
     worker.await.unwrap();
-    assert_eq!(report.state, "h1", "{report:?}");
+    assert_eq!(report.state(), v2::MatchState::AcceptedH1, "{report:?}");
     assert!(report.decided_after > 0 && report.decided_after < 200);
     // Counts equal the stored games; pairs after the decision were cancelled, not played.
     assert_eq!(report.games.len() as u64, 2 * report.pairs_done);
@@ -85,7 +85,12 @@ async fn the_sprt_stops_a_lopsided_match_and_cancels_the_rest() {
         report.wins + report.draws + report.losses,
         2 * report.pairs_done
     );
-    assert_eq!(report.pentanomial.iter().sum::<u64>(), report.pairs_done);
+    assert_eq!(
+        pentagrid_proto::pentanomial_counts(report.pentanomial.as_ref())
+            .iter()
+            .sum::<u64>(),
+        report.pairs_done
+    );
     let status = cluster.status().await;
     assert_eq!(status.done, report.pairs_done);
     assert_eq!(status.cancelled, 200 - report.pairs_done);
@@ -110,8 +115,8 @@ async fn book_openings_follow_the_stored_tables() {
         playouts: 100,
     };
     client
-        .submit_jobs(v1::SubmitJobsRequest {
-            jobs: vec![v1::JobSpec::from(&analyse)],
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(&analyse)],
         })
         .await
         .unwrap();
@@ -127,7 +132,7 @@ async fn book_openings_follow_the_stored_tables() {
         seconds: 0.1,
     };
     client
-        .submit(v1::SubmitRequest {
+        .submit(v2::SubmitRequest {
             worker_id: "w".into(),
             job_id: job.job_id,
             lease_id: job.lease_id,
@@ -143,7 +148,7 @@ async fn book_openings_follow_the_stored_tables() {
     let report = wait_finished(&cluster, id).await;
     let _ = stop.send(true);
     worker.await.unwrap();
-    assert_eq!(report.state, "complete");
+    assert_eq!(report.state(), v2::MatchState::Complete);
     assert_eq!(report.openings, "book:plies=3");
     for game in &report.games {
         let opening: Position = game.opening.parse().unwrap();
@@ -168,14 +173,14 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         (request("random", "random", 0), "pairs"),
         (request("random", "random", 1_000_000), "pairs"),
         (
-            v1::CreateMatchRequest {
+            v2::CreateMatchRequest {
                 sprt: "elo0=0".into(),
                 ..request("random", "random", 2)
             },
             "SPRT",
         ),
         (
-            v1::CreateMatchRequest {
+            v2::CreateMatchRequest {
                 openings: "book:plies=99".into(),
                 ..request("random", "random", 2)
             },
@@ -188,7 +193,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         assert!(status.message().contains(needle), "{}", status.message());
     }
     let missing = client
-        .match_status(v1::MatchStatusRequest {
+        .match_status(v2::MatchStatusRequest {
             match_id: 12345,
             include_games: false,
         })
@@ -206,8 +211,8 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         b: pentago::Player::Random,
     };
     let refused = client
-        .submit_jobs(v1::SubmitJobsRequest {
-            jobs: vec![v1::JobSpec::from(&pair)],
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(&pair)],
         })
         .await
         .unwrap_err();
@@ -225,7 +230,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
     };
     let mut broken = games.clone();
     broken[1].0.remove(0);
-    let submit = |result: &Outcome, result_id: &str| v1::SubmitRequest {
+    let submit = |result: &Outcome, result_id: &str| v2::SubmitRequest {
         worker_id: "w".into(),
         job_id: job.job_id,
         lease_id: job.lease_id,
@@ -246,8 +251,11 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(again.outcome, v1::SubmitOutcome::Duplicate as i32);
+    assert_eq!(again.outcome, v2::SubmitOutcome::Duplicate as i32);
     let done = report(&cluster, id).await;
-    assert_eq!((done.pairs_done, done.state.as_str()), (1, "complete"));
+    assert_eq!(
+        (done.pairs_done, done.state()),
+        (1, v2::MatchState::Complete)
+    );
     cluster.stop().await;
 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use pentagrid_coordinator::Settings;
-use pentagrid_proto::{Outcome, Task, v1};
+use pentagrid_proto::{Outcome, Task, v2};
 use pentagrid_tests::{TestCluster, hello, parse_metrics};
 
 const JOBS: u64 = 6;
@@ -16,8 +16,8 @@ async fn queue_analyses(cluster: &TestCluster, n: u64) -> Vec<u64> {
         config: "uct".parse().unwrap(),
         playouts: PLAYOUTS,
     };
-    let request = v1::SubmitJobsRequest {
-        jobs: (0..n).map(|_| v1::JobSpec::from(&task)).collect(),
+    let request = v2::SubmitJobsRequest {
+        jobs: (0..n).map(|_| v2::JobSpec::from(&task)).collect(),
     };
     cluster
         .client()
@@ -86,7 +86,7 @@ async fn refused_results_are_counted_by_reason() {
     let ids = queue_analyses(&cluster, 1).await;
     let mut client = cluster.client();
     hello(&mut client, "liar").await;
-    let submit = |job_id, lease_id, result_id: &str, outcome: &Outcome| v1::SubmitRequest {
+    let submit = |job_id, lease_id, result_id: &str, outcome: &Outcome| v2::SubmitRequest {
         worker_id: "liar".into(),
         job_id,
         lease_id,
@@ -106,7 +106,7 @@ async fn refused_results_are_counted_by_reason() {
     assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
     // A result that claims a budget the job did not have.
     let job = client
-        .lease(v1::LeaseRequest {
+        .lease(v2::LeaseRequest {
             worker_id: "liar".into(),
             max_jobs: 1,
         })

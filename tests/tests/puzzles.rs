@@ -3,7 +3,7 @@
 
 use pentago::SearchControl;
 use pentagrid_coordinator::Settings;
-use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict, v1};
+use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict, v2};
 use pentagrid_tests::{TestCluster, hello};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -11,7 +11,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
     let cluster = TestCluster::start(Settings::default()).await;
     let mut client = cluster.client();
     let queued = client
-        .generate_puzzles(v1::GeneratePuzzlesRequest {
+        .generate_puzzles(v2::GeneratePuzzlesRequest {
             candidates: 40,
             max_moves: 3,
             min_stones: 22,
@@ -24,7 +24,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
     assert_eq!(queued.queued, 40);
     hello(&mut client, "w").await;
     let jobs = client
-        .lease(v1::LeaseRequest {
+        .lease(v2::LeaseRequest {
             worker_id: "w".into(),
             max_jobs: 64,
         })
@@ -40,7 +40,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
         else {
             panic!("a verify job gives verdicts");
         };
-        let submit = |verdicts: Vec<Verdict>, result_id: String| v1::SubmitRequest {
+        let submit = |verdicts: Vec<Verdict>, result_id: String| v2::SubmitRequest {
             worker_id: "w".into(),
             job_id: job.job_id,
             lease_id: job.lease_id,
@@ -109,7 +109,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
             .unwrap();
     }
     let listing = client
-        .list_puzzles(v1::ListPuzzlesRequest::default())
+        .list_puzzles(v2::ListPuzzlesRequest::default())
         .await
         .unwrap()
         .into_inner();
@@ -120,7 +120,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
     assert_eq!(listing.puzzles_json.len(), stored);
     // The same candidates are never queued twice.
     let again = client
-        .generate_puzzles(v1::GeneratePuzzlesRequest {
+        .generate_puzzles(v2::GeneratePuzzlesRequest {
             candidates: 40,
             max_moves: 3,
             min_stones: 22,
@@ -132,10 +132,10 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
         .into_inner();
     assert_eq!(again.queued, 0);
     let bad = client
-        .generate_puzzles(v1::GeneratePuzzlesRequest {
+        .generate_puzzles(v2::GeneratePuzzlesRequest {
             candidates: 10,
             max_moves: 8,
-            ..v1::GeneratePuzzlesRequest::default()
+            ..v2::GeneratePuzzlesRequest::default()
         })
         .await
         .unwrap_err();

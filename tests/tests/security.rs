@@ -2,8 +2,8 @@
 
 use pentago::SearchControl;
 use pentagrid_coordinator::Settings;
-use pentagrid_proto::v1::coordinator_client::CoordinatorClient;
-use pentagrid_proto::{Outcome, PROTOCOL_HEADER, Row, Task, v1};
+use pentagrid_proto::v2::coordinator_client::CoordinatorClient;
+use pentagrid_proto::{Outcome, PROTOCOL_HEADER, Row, Task, v2};
 use pentagrid_tests::{TOKEN, TestCluster, hello};
 use tonic::Code;
 use tonic::metadata::MetadataValue;
@@ -40,11 +40,11 @@ async fn raw_client(
 }
 
 /// Everything a client can see of the stored data.
-async fn snapshot(cluster: &TestCluster) -> (u64, u64, u64, u64, u64, Vec<v1::BookRow>) {
+async fn snapshot(cluster: &TestCluster) -> (u64, u64, u64, u64, u64, Vec<v2::BookRow>) {
     let s = cluster.status().await;
     let book = cluster
         .client()
-        .book_show(v1::BookShowRequest {
+        .book_show(v2::BookShowRequest {
             position: "start".into(),
         })
         .await
@@ -65,27 +65,27 @@ async fn calls_without_the_right_token_or_protocol_are_refused() {
     let cluster = TestCluster::start(Settings::default()).await;
     let bearer = Box::leak(format!("Bearer {TOKEN}").into_boxed_str());
     let code =
-        |r: Result<tonic::Response<v1::StatusResponse>, tonic::Status>| r.unwrap_err().code();
-    let mut none = raw_client(cluster.url.clone(), None, Some("1")).await;
+        |r: Result<tonic::Response<v2::StatusResponse>, tonic::Status>| r.unwrap_err().code();
+    let mut none = raw_client(cluster.url.clone(), None, Some("2")).await;
     assert_eq!(
-        code(none.status(v1::StatusRequest {}).await),
+        code(none.status(v2::StatusRequest {}).await),
         Code::Unauthenticated
     );
-    let mut wrong = raw_client(cluster.url.clone(), Some("Bearer guess"), Some("1")).await;
+    let mut wrong = raw_client(cluster.url.clone(), Some("Bearer guess"), Some("2")).await;
     assert_eq!(
-        code(wrong.status(v1::StatusRequest {}).await),
+        code(wrong.status(v2::StatusRequest {}).await),
         Code::Unauthenticated
     );
-    let mut old = raw_client(cluster.url.clone(), Some(bearer), Some("0")).await;
-    let refused = old.status(v1::StatusRequest {}).await.unwrap_err();
+    let mut old = raw_client(cluster.url.clone(), Some(bearer), Some("1")).await;
+    let refused = old.status(v2::StatusRequest {}).await.unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
         refused.message().contains("protocol"),
         "{}",
         refused.message()
     );
-    let mut right = raw_client(cluster.url.clone(), Some(bearer), Some("1")).await;
-    assert!(right.status(v1::StatusRequest {}).await.is_ok());
+    let mut right = raw_client(cluster.url.clone(), Some(bearer), Some("2")).await;
+    assert!(right.status(v2::StatusRequest {}).await.is_ok());
     // A worker with a wrong token stops with a clear error instead of retrying forever.
     let options = pentagrid_worker::WorkerOptions {
         coordinator: cluster.url.clone(),
@@ -112,8 +112,8 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         playouts: 1000,
     };
     client
-        .submit_jobs(v1::SubmitJobsRequest {
-            jobs: vec![v1::JobSpec::from(&task)],
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(&task)],
         })
         .await
         .unwrap();
@@ -121,7 +121,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         hello(&mut client, id).await;
     }
     let job = client
-        .lease(v1::LeaseRequest {
+        .lease(v2::LeaseRequest {
             worker_id: "holder".into(),
             max_jobs: 1,
         })
@@ -142,7 +142,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
     };
     let before = snapshot(&cluster).await;
 
-    let submit = |worker: &str, result: v1::submit_request::Result| v1::SubmitRequest {
+    let submit = |worker: &str, result: v2::submit_request::Result| v2::SubmitRequest {
         worker_id: worker.into(),
         job_id: job.job_id,
         lease_id: job.lease_id,
@@ -150,7 +150,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         result: Some(result),
     };
     let with_rows = |rows: Vec<Row>| {
-        v1::submit_request::Result::from(&Outcome::Analyse {
+        v2::submit_request::Result::from(&Outcome::Analyse {
             rows,
             simulations,
             seconds,
@@ -164,8 +164,8 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
     // An illegal move (b5 twice would need b5 empty; use a move text that cannot be read).
-    let mut garbled = v1::AnalyseResult {
-        rows: vec![v1::MoveRow::from(&rows[0])],
+    let mut garbled = v2::AnalyseResult {
+        rows: vec![v2::MoveRow::from(&rows[0])],
         simulations,
         seconds,
     };
@@ -173,7 +173,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
     let refused = client
         .submit(submit(
             "holder",
-            v1::submit_request::Result::Analyse(garbled),
+            v2::submit_request::Result::Analyse(garbled),
         ))
         .await
         .unwrap_err();
@@ -205,7 +205,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         refused.message()
     );
     // A move that is not legal in the job's position (a finished-game move list for analysis).
-    let wrong_kind = v1::submit_request::Result::from(&Outcome::Selfplay {
+    let wrong_kind = v2::submit_request::Result::from(&Outcome::Selfplay {
         moves: vec![],
         result: pentago::Status::Draw,
     });
@@ -215,44 +215,44 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::InvalidArgument);
     // An oversized message.
-    let mut huge = v1::AnalyseResult {
+    let mut huge = v2::AnalyseResult {
         rows: vec![],
         simulations,
         seconds,
     };
-    huge.rows = (0..40_000).map(|_| v1::MoveRow::from(&rows[0])).collect();
+    huge.rows = (0..40_000).map(|_| v2::MoveRow::from(&rows[0])).collect();
     let refused = client
-        .submit(submit("holder", v1::submit_request::Result::Analyse(huge)))
+        .submit(submit("holder", v2::submit_request::Result::Analyse(huge)))
         .await;
     assert!(refused.is_err(), "an oversized message is refused");
     // Absurd job budgets and unreadable jobs.
     for bad in [
-        v1::AnalyseSpec {
+        v2::AnalyseSpec {
             position: "start".into(),
             config: "uct".into(),
             playouts: 1 << 60,
         },
-        v1::AnalyseSpec {
+        v2::AnalyseSpec {
             position: "start".into(),
             config: "uct".into(),
             playouts: 0,
         },
-        v1::AnalyseSpec {
+        v2::AnalyseSpec {
             position: "start".into(),
             config: "uct:k=-3".into(),
             playouts: 10,
         },
-        v1::AnalyseSpec {
+        v2::AnalyseSpec {
             position: "xo".into(),
             config: "uct".into(),
             playouts: 10,
         },
     ] {
-        let jobs = vec![v1::JobSpec {
-            kind: Some(v1::job_spec::Kind::Analyse(bad)),
+        let jobs = vec![v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::Analyse(bad)),
         }];
         let refused = client
-            .submit_jobs(v1::SubmitJobsRequest { jobs })
+            .submit_jobs(v2::SubmitJobsRequest { jobs })
             .await
             .unwrap_err();
         assert_eq!(refused.code(), Code::InvalidArgument);
@@ -271,7 +271,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(accepted.outcome, v1::SubmitOutcome::Applied as i32);
+    assert_eq!(accepted.outcome, v2::SubmitOutcome::Applied as i32);
     assert_ne!(snapshot(&cluster).await, before);
     cluster.stop().await;
 }

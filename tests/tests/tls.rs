@@ -2,7 +2,7 @@
 //! certificate gets through, a plain-text client does not.
 
 use pentagrid_coordinator::{Coordinator, Settings, TlsFiles, serve};
-use pentagrid_proto::v1;
+use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -32,10 +32,10 @@ async fn coordinator_serves_tls_to_clients_that_trust_it() {
         Some(cert.as_bytes()),
     )
     .unwrap();
-    let status = secure.clone().status(v1::StatusRequest {}).await;
+    let status = secure.clone().status(v2::StatusRequest {}).await;
     assert!(status.is_ok(), "{status:?}");
     let plain = pentagrid_proto::connect(&format!("http://localhost:{port}"), TOKEN, None).unwrap();
-    assert!(plain.clone().status(v1::StatusRequest {}).await.is_err());
+    assert!(plain.clone().status(v2::StatusRequest {}).await.is_err());
     stop.send(true).unwrap();
     server.await.unwrap();
 }

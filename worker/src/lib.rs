@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pentago::{SearchControl, splitmix64};
-use pentagrid_proto::{Client, Task, v1};
+use pentagrid_proto::v2::ErrorReason;
+use pentagrid_proto::{Client, Task, reason_of, v2};
 use tokio::sync::watch;
 use tonic::Code;
 
@@ -94,23 +95,36 @@ impl Backoff {
     }
 }
 
-fn transient(code: Code) -> bool {
-    matches!(
-        code,
-        Code::Unavailable
-            | Code::Unknown
-            | Code::DeadlineExceeded
-            | Code::Internal
-            | Code::Cancelled
-            | Code::Aborted
-    )
+/// What the worker does about a refused call, decided by the status code and the typed reason
+/// in its details, never by the wording of its message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Reaction {
+    /// The coordinator does not know this worker (it restarted): say hello again.
+    HelloAgain,
+    /// Refused for good (wrong token, other protocol): stop.
+    Stop,
+    /// The coordinator is away or overloaded: back off and retry.
+    Retry,
+    /// This call's request is unwanted (a lost lease, an invalid result): drop it.
+    Drop,
 }
 
-fn permanent_refusal(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unauthenticated | Code::PermissionDenied
-    ) || (status.code() == Code::FailedPrecondition && status.message().contains("protocol"))
+fn reaction(status: &tonic::Status) -> Reaction {
+    match reason_of(status) {
+        ErrorReason::UnknownWorker => return Reaction::HelloAgain,
+        ErrorReason::ProtocolMismatch | ErrorReason::Unauthenticated => return Reaction::Stop,
+        _ => {}
+    }
+    match status.code() {
+        Code::Unauthenticated | Code::PermissionDenied => Reaction::Stop,
+        Code::Unavailable
+        | Code::Unknown
+        | Code::DeadlineExceeded
+        | Code::Internal
+        | Code::Cancelled
+        | Code::Aborted => Reaction::Retry,
+        _ => Reaction::Drop,
+    }
 }
 
 /// Sleeps `duration` unless shutdown comes first; true if shutting down.
@@ -175,7 +189,7 @@ pub async fn run_with_metrics(
         }
         let mut api = client.clone();
         if !said_hello {
-            let hello = v1::HelloRequest {
+            let hello = v2::HelloRequest {
                 worker_id: worker_id.clone(),
                 name: options.name.clone(),
                 threads: options.threads as u32,
@@ -189,7 +203,7 @@ pub async fn run_with_metrics(
                     backoff.reset();
                     tracing::info!(worker = %worker_id, coordinator = %options.coordinator, "connected");
                 }
-                Err(status) if permanent_refusal(&status) => {
+                Err(status) if reaction(&status) == Reaction::Stop => {
                     return Err(WorkerError::Refused(status.message().to_owned()));
                 }
                 Err(status) => {
@@ -203,7 +217,7 @@ pub async fn run_with_metrics(
             }
         }
         let leased = api
-            .lease(v1::LeaseRequest {
+            .lease(v2::LeaseRequest {
                 worker_id: worker_id.clone(),
                 max_jobs: 1,
             })
@@ -213,26 +227,23 @@ pub async fn run_with_metrics(
                 backoff.reset();
                 reply.into_inner().jobs
             }
-            Err(status)
-                if status.code() == Code::FailedPrecondition
-                    && status.message().contains("hello") =>
-            {
-                // The coordinator restarted and forgot us.
-                said_hello = false;
-                continue;
-            }
-            Err(status) if permanent_refusal(&status) => {
-                return Err(WorkerError::Refused(status.message().to_owned()));
-            }
-            Err(status) => {
-                let wait = backoff.next();
-                tracing::warn!(error = %status.message(), ?wait, "lease failed; retrying");
-                said_hello = false;
-                if sleep_or_shutdown(wait, &mut shutdown).await {
-                    return Ok(report);
+            Err(status) => match reaction(&status) {
+                Reaction::HelloAgain => {
+                    // The coordinator restarted and forgot us.
+                    said_hello = false;
+                    continue;
                 }
-                continue;
-            }
+                Reaction::Stop => return Err(WorkerError::Refused(status.message().to_owned())),
+                Reaction::Retry | Reaction::Drop => {
+                    let wait = backoff.next();
+                    tracing::warn!(error = %status.message(), ?wait, "lease failed; retrying");
+                    said_hello = false;
+                    if sleep_or_shutdown(wait, &mut shutdown).await {
+                        return Ok(report);
+                    }
+                    continue;
+                }
+            },
         };
         if jobs.is_empty() {
             let idle = Duration::from_millis(100 + splitmix64(now_nanos()) % 200);
@@ -263,7 +274,7 @@ pub async fn run_with_metrics(
 async fn run_job(
     api: &Client,
     worker_id: &str,
-    job: v1::Job,
+    job: v2::Job,
     pool: &Arc<rayon::ThreadPool>,
     threads: usize,
     heartbeat_every: Duration,
@@ -294,7 +305,7 @@ async fn run_job(
             loop {
                 tokio::time::sleep(heartbeat_every).await;
                 let beat = api
-                    .heartbeat(v1::HeartbeatRequest {
+                    .heartbeat(v2::HeartbeatRequest {
                         worker_id: worker_id.clone(),
                         lease_ids: vec![lease_id],
                     })
@@ -327,7 +338,7 @@ async fn run_job(
         metrics.ended(kind, JobEnd::Abandoned);
         return Ok(());
     };
-    let request = v1::SubmitRequest {
+    let request = v2::SubmitRequest {
         worker_id: worker_id.to_owned(),
         job_id: job.job_id,
         lease_id: job.lease_id,
@@ -344,7 +355,7 @@ async fn run_job(
             Ok(reply) => {
                 report.acknowledged += 1;
                 metrics.ended(kind, JobEnd::Acknowledged);
-                let how = if reply.into_inner().outcome == v1::SubmitOutcome::Applied as i32 {
+                let how = if reply.into_inner().outcome == v2::SubmitOutcome::Applied as i32 {
                     "applied"
                 } else {
                     "duplicate"
@@ -356,7 +367,7 @@ async fn run_job(
                 }
                 return Ok(());
             }
-            Err(status) if transient(status.code()) => {
+            Err(status) if reaction(&status) == Reaction::Retry => {
                 if *shutdown.borrow() {
                     let since = *shutting_down_since.get_or_insert_with(std::time::Instant::now);
                     if since.elapsed() > give_up_after {
@@ -371,7 +382,7 @@ async fn run_job(
                 tracing::warn!(job = job.job_id, error = %status.message(), ?wait, "submit failed; retrying");
                 tokio::time::sleep(wait).await;
             }
-            Err(status) if permanent_refusal(&status) => {
+            Err(status) if reaction(&status) == Reaction::Stop => {
                 return Err(WorkerError::Refused(status.message().to_owned()));
             }
             Err(status) => {
@@ -393,6 +404,38 @@ fn now_nanos() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pentagrid_proto::error_status;
+
+    #[test]
+    fn reactions_follow_the_typed_reason_whatever_the_message_says() {
+        for message in ["", "banana", "say hello first", "incompatible protocol"] {
+            let unknown = error_status(
+                Code::FailedPrecondition,
+                ErrorReason::UnknownWorker,
+                message,
+            );
+            assert_eq!(reaction(&unknown), Reaction::HelloAgain, "{message:?}");
+            let protocol = error_status(
+                Code::FailedPrecondition,
+                ErrorReason::ProtocolMismatch,
+                message,
+            );
+            assert_eq!(reaction(&protocol), Reaction::Stop, "{message:?}");
+            let lost = error_status(Code::FailedPrecondition, ErrorReason::LeaseNotHeld, message);
+            assert_eq!(reaction(&lost), Reaction::Drop, "{message:?}");
+            // Without a reason, words in the message change nothing.
+            let bare = tonic::Status::failed_precondition(message);
+            assert_eq!(reaction(&bare), Reaction::Drop, "{message:?}");
+        }
+        assert_eq!(
+            reaction(&tonic::Status::unavailable("connection refused")),
+            Reaction::Retry
+        );
+        assert_eq!(
+            reaction(&tonic::Status::unauthenticated("x")),
+            Reaction::Stop
+        );
+    }
 
     #[test]
     fn backoff_grows_with_jitter_and_caps() {

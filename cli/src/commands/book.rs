@@ -4,14 +4,14 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use pentago::{MoveNotation, Position};
-use pentagrid_coordinator::MAX_BOOK_ROWS;
-use pentagrid_proto::{Client, v1};
+use pentago::MoveNotation;
+use pentagrid_client::book::{self, RowFormat, proven, show, win_rate};
+use pentagrid_proto::v2;
 use serde_json::json;
 
-use super::embedded::Target;
+use super::target::Target;
 use crate::input;
 
 /// Read the opening book (the stored move tables), or export and import it.
@@ -21,10 +21,20 @@ pub struct BookArgs {
     command: BookCommand,
 }
 
+/// The row formats of export and import.
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
-enum RowFormat {
+enum Format {
     Jsonl,
     Csv,
+}
+
+impl From<Format> for RowFormat {
+    fn from(format: Format) -> RowFormat {
+        match format {
+            Format::Jsonl => RowFormat::Jsonl,
+            Format::Csv => RowFormat::Csv,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -60,7 +70,7 @@ enum BookCommand {
         min_games: u64,
         /// Row format.
         #[arg(long, value_enum, default_value = "jsonl")]
-        format: RowFormat,
+        format: Format,
         /// Write here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -73,7 +83,7 @@ enum BookCommand {
         file: String,
         /// Row format (by default from the file name: .csv or JSON lines).
         #[arg(long, value_enum)]
-        format: Option<RowFormat>,
+        format: Option<Format>,
         #[command(flatten)]
         target: Target,
     },
@@ -155,8 +165,10 @@ pub fn run(args: &BookArgs) -> Result<()> {
                 )),
                 None => Box::new(std::io::stdout().lock()),
             };
-            let rows =
-                target.read(async |client| export(client, *min_games, *format, &mut sink).await)?;
+            let format = RowFormat::from(*format);
+            let rows = target.read(async |client| {
+                Ok(book::export(client, *min_games, format, &mut sink).await?)
+            })?;
             sink.flush()?;
             eprintln!("exported {rows} rows");
             Ok(())
@@ -166,11 +178,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
             format,
             target,
         } => {
-            let format = format.unwrap_or(if file.ends_with(".csv") {
-                RowFormat::Csv
-            } else {
-                RowFormat::Jsonl
-            });
+            let format = format.map_or_else(|| RowFormat::of_file_name(file), RowFormat::from);
             let reader: Box<dyn BufRead> = if file == "-" {
                 Box::new(std::io::stdin().lock())
             } else {
@@ -178,166 +186,25 @@ pub fn run(args: &BookArgs) -> Result<()> {
                     std::fs::File::open(file).with_context(|| format!("opening {file}"))?,
                 ))
             };
-            let rows = parse_rows(reader, format)?;
-            let count = rows.len();
-            target.read(async |client| {
-                for chunk in rows.chunks(MAX_BOOK_ROWS) {
-                    client
-                        .clone()
-                        .book_import(v1::BookImportRequest {
-                            rows: chunk.to_vec(),
-                        })
-                        .await?;
-                }
-                Ok(())
-            })?;
+            let rows = book::parse_rows(reader, format)?;
+            let count = target.read(async |client| Ok(book::import(client, &rows).await?))?;
             println!("imported {count} rows");
             Ok(())
         }
     }
 }
 
-/// The stored tables of a position.
-pub async fn show(client: &Client, position: &Position) -> Result<v1::BookShowResponse> {
-    Ok(client
-        .clone()
-        .book_show(v1::BookShowRequest {
-            position: position.to_string(),
-        })
-        .await?
-        .into_inner())
-}
-
-const CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
-
-async fn export(
-    client: &Client,
-    min_games: u64,
-    format: RowFormat,
-    sink: &mut dyn Write,
-) -> Result<u64> {
-    if format == RowFormat::Csv {
-        writeln!(sink, "{CSV_HEADER}")?;
-    }
-    let mut after_key = 0;
-    let mut count = 0;
-    loop {
-        let page = client
-            .clone()
-            .book_export(v1::BookExportRequest {
-                after_key,
-                limit: 1000,
-                min_games,
-            })
-            .await?
-            .into_inner();
-        for row in &page.rows {
-            match format {
-                RowFormat::Csv => writeln!(
-                    sink,
-                    "{},{},{},{},{},{},{}",
-                    row.position,
-                    row.r#move,
-                    row.source,
-                    row.games,
-                    row.wins,
-                    row.draws,
-                    row.proven
-                )?,
-                RowFormat::Jsonl => writeln!(
-                    sink,
-                    "{}",
-                    json!({
-                        "position": row.position, "move": row.r#move, "source": row.source,
-                        "games": row.games, "wins": row.wins, "draws": row.draws,
-                        "proven": (!row.proven.is_empty()).then_some(&row.proven),
-                    })
-                )?,
-            }
-            count += 1;
-        }
-        if page.next_key == 0 {
-            return Ok(count);
-        }
-        after_key = page.next_key;
-    }
-}
-
-/// Rows of an export, checked for shape here and for meaning by the coordinator.
-fn parse_rows(reader: Box<dyn BufRead>, format: RowFormat) -> Result<Vec<v1::BookExportRow>> {
-    let mut rows = Vec::new();
-    for (number, line) in reader.lines().enumerate() {
-        let line = line.context("reading the rows")?;
-        let where_ = || format!("line {}", number + 1);
-        if line.trim().is_empty() || (format == RowFormat::Csv && number == 0 && line == CSV_HEADER)
-        {
-            continue;
-        }
-        let row = match format {
-            RowFormat::Csv => {
-                let fields: Vec<&str> = line.split(',').collect();
-                ensure!(
-                    fields.len() == 7,
-                    "{}: expected 7 fields ({CSV_HEADER})",
-                    where_()
-                );
-                let number = |i: usize| -> Result<u64> {
-                    fields[i]
-                        .parse()
-                        .with_context(|| format!("{}: bad count {:?}", where_(), fields[i]))
-                };
-                v1::BookExportRow {
-                    position: fields[0].into(),
-                    r#move: fields[1].into(),
-                    source: fields[2].into(),
-                    games: number(3)?,
-                    wins: number(4)?,
-                    draws: number(5)?,
-                    proven: fields[6].into(),
-                }
-            }
-            RowFormat::Jsonl => {
-                let value: serde_json::Value = serde_json::from_str(&line)
-                    .with_context(|| format!("{}: not JSON", where_()))?;
-                let text = |key: &str| -> Result<String> {
-                    match &value[key] {
-                        serde_json::Value::String(s) => Ok(s.clone()),
-                        serde_json::Value::Null if key == "proven" => Ok(String::new()),
-                        other => bail!("{}: {key} is {other}, not text", where_()),
-                    }
-                };
-                let number = |key: &str| -> Result<u64> {
-                    value[key]
-                        .as_u64()
-                        .with_context(|| format!("{}: {key} is not a count", where_()))
-                };
-                v1::BookExportRow {
-                    position: text("position")?,
-                    r#move: text("move")?,
-                    source: text("source")?,
-                    games: number("games")?,
-                    wins: number("wins")?,
-                    draws: number("draws")?,
-                    proven: text("proven")?,
-                }
-            }
-        };
-        rows.push(row);
-    }
-    Ok(rows)
-}
-
-fn rows_json(rows: &[v1::BookRow]) -> Vec<serde_json::Value> {
+fn rows_json(rows: &[v2::BookRow]) -> Vec<serde_json::Value> {
     rows.iter()
         .map(|r| {
             json!({"move": r.r#move, "also": r.also, "games": r.games, "wins": r.wins,
-                   "draws": r.draws, "proven": (!r.proven.is_empty()).then_some(&r.proven)})
+                   "draws": r.draws, "proven": proven(r.proven).map(|v| v.to_string())})
         })
         .collect()
 }
 
 /// A book reply as JSON.
-pub fn book_json(reply: &v1::BookShowResponse) -> serde_json::Value {
+pub fn book_json(reply: &v2::BookShowResponse) -> serde_json::Value {
     json!({
         "position": reply.position,
         "canonical": reply.canonical,
@@ -346,17 +213,8 @@ pub fn book_json(reply: &v1::BookShowResponse) -> serde_json::Value {
     })
 }
 
-/// Win rate of a row for the player making the move.
-pub fn win_rate(row: &v1::BookRow) -> f64 {
-    if row.games == 0 {
-        0.0
-    } else {
-        (row.wins as f64 + 0.5 * row.draws as f64) / row.games as f64
-    }
-}
-
 /// A book reply as two tables.
-pub fn print_book(reply: &v1::BookShowResponse) {
+pub fn print_book(reply: &v2::BookShowResponse) {
     println!("position  {}", reply.position);
     for (title, rows) in [
         ("playouts (UCT analyses)", &reply.playouts),
@@ -383,7 +241,7 @@ pub fn print_book(reply: &v1::BookShowResponse) {
                 r.games,
                 100.0 * win_rate(r),
                 r.draws,
-                r.proven
+                proven(r.proven).map(|v| v.to_string()).unwrap_or_default()
             );
         }
         if rows.len() > 20 {

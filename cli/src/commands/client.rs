@@ -1,12 +1,10 @@
-//! Client commands (`submit`, `status`, `cancel`) and the job helpers other commands share.
-
-use std::time::Duration;
+//! Client commands: `submit`, `status`, `cancel`.
 
 use anyhow::{Result, ensure};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use pentago::{Player, UctConfig};
-use pentagrid_proto::{Client, MAX_JOB_PLAYOUTS, Task, v1};
+use pentagrid_client::jobs;
+use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use serde_json::json;
 
 use super::cluster::Connection;
@@ -98,12 +96,9 @@ pub fn submit(args: &SubmitArgs) -> Result<()> {
             (tasks, connection)
         }
     };
-    let (rt, mut client) = connection.client()?;
-    let request = v1::SubmitJobsRequest {
-        jobs: tasks.iter().map(v1::JobSpec::from).collect(),
-    };
-    let reply = rt.block_on(client.submit_jobs(request))?.into_inner();
-    let ids: Vec<String> = reply.job_ids.iter().map(ToString::to_string).collect();
+    let (rt, client) = connection.client()?;
+    let job_ids = rt.block_on(jobs::submit(&client, &tasks))?;
+    let ids: Vec<String> = job_ids.iter().map(ToString::to_string).collect();
     println!("queued {} jobs: {}", ids.len(), ids.join(" "));
     Ok(())
 }
@@ -119,12 +114,9 @@ pub struct CancelArgs {
 }
 
 pub fn cancel(args: &CancelArgs) -> Result<()> {
-    let (rt, mut client) = args.connection.client()?;
-    let request = v1::CancelJobsRequest {
-        job_ids: args.jobs.clone(),
-    };
-    let reply = rt.block_on(client.cancel_jobs(request))?.into_inner();
-    println!("cancelled {} of {} jobs", reply.cancelled, args.jobs.len());
+    let (rt, client) = args.connection.client()?;
+    let cancelled = rt.block_on(jobs::cancel(&client, &args.jobs))?;
+    println!("cancelled {cancelled} of {} jobs", args.jobs.len());
     Ok(())
 }
 
@@ -139,10 +131,8 @@ pub struct StatusArgs {
 }
 
 pub fn status(args: &StatusArgs) -> Result<()> {
-    let (rt, mut client) = args.connection.client()?;
-    let s = rt
-        .block_on(client.status(v1::StatusRequest {}))?
-        .into_inner();
+    let (rt, client) = args.connection.client()?;
+    let s = rt.block_on(jobs::status(&client))?;
     if args.json {
         let workers: Vec<_> = s
             .workers
@@ -153,6 +143,7 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             "queued": s.queued, "leased": s.leased, "done": s.done, "failed": s.failed,
             "cancelled": s.cancelled, "workers": workers, "playout_positions": s.playout_positions,
             "game_positions": s.game_positions, "games": s.games, "playouts": s.playouts,
+            "quarantined": s.quarantined,
         });
         println!("{line}");
         return Ok(());
@@ -165,6 +156,12 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         "stored    {} positions with playout tables, {} with game tables, {} games, {} playouts",
         s.playout_positions, s.game_positions, s.games, s.playouts
     );
+    if s.quarantined > 0 {
+        println!(
+            "damaged   {} unreadable job records set aside at start-up (see the coordinator log)",
+            s.quarantined
+        );
+    }
     println!("workers   {}", s.workers.len());
     for w in &s.workers {
         println!(
@@ -173,56 +170,4 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// The coordinator's status.
-pub async fn coordinator_status(client: &Client) -> Result<v1::StatusResponse> {
-    Ok(client
-        .clone()
-        .status(v1::StatusRequest {})
-        .await?
-        .into_inner())
-}
-
-/// Queues `tasks` and waits until they are all finished (with a progress bar if `progress`);
-/// returns their job ids.
-pub async fn run_jobs(
-    client: &Client,
-    label: &str,
-    tasks: &[Task],
-    progress: bool,
-) -> Result<Vec<u64>> {
-    let before = coordinator_status(client).await?;
-    let finished = |s: &v1::StatusResponse| s.done + s.failed + s.cancelled;
-    let request = v1::SubmitJobsRequest {
-        jobs: tasks.iter().map(v1::JobSpec::from).collect(),
-    };
-    let job_ids = client
-        .clone()
-        .submit_jobs(request)
-        .await?
-        .into_inner()
-        .job_ids;
-    let bar = if progress {
-        ProgressBar::new(tasks.len() as u64).with_style(
-            ProgressStyle::with_template(&format!(
-                "{label:>10} [{{bar:40}}] {{pos}}/{{len}} jobs {{elapsed}} {{msg}}"
-            ))
-            .expect("valid template"),
-        )
-    } else {
-        ProgressBar::hidden()
-    };
-    loop {
-        let now = coordinator_status(client).await?;
-        let done = finished(&now) - finished(&before);
-        bar.set_position(done);
-        bar.set_message(format!("{} playouts", now.playouts - before.playouts));
-        if done >= tasks.len() as u64 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    bar.finish();
-    Ok(job_ids)
 }

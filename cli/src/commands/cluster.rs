@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use clap::Args;
+use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::{Coordinator, Metrics, Settings, TlsFiles, serve_opening};
 use pentagrid_worker::{WorkerMetrics, WorkerOptions};
 
@@ -29,12 +30,12 @@ pub struct Connection {
 
 impl Connection {
     /// A runtime and a client for the coordinator (the client lives in the runtime).
-    pub fn client(&self) -> Result<(tokio::runtime::Runtime, pentagrid_proto::Client)> {
+    pub fn client(&self) -> Result<(tokio::runtime::Runtime, Client)> {
         let (token, ca) = self.credentials()?;
         let rt = runtime()?;
         let client = {
             let _context = rt.enter();
-            pentagrid_proto::connect(&self.coordinator, &token, ca.as_deref())?
+            pentagrid_client::connect(&self.coordinator, &token, ca.as_deref())?
         };
         Ok((rt, client))
     }
@@ -53,19 +54,6 @@ impl Connection {
             .context("reading --tls-ca")?;
         Ok((token, ca))
     }
-}
-
-/// The token in the first line of `path`.
-pub fn read_token(path: &PathBuf) -> Result<String> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading token file {}", path.display()))?;
-    let token = text.lines().next().unwrap_or("").trim().to_owned();
-    ensure!(
-        !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic()),
-        "token file {} must hold a token (printable ASCII, no spaces) on its first line",
-        path.display()
-    );
-    Ok(token)
 }
 
 /// A future that completes on SIGINT (Ctrl-C) or SIGTERM.

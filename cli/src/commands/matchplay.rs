@@ -1,23 +1,21 @@
 //! `pentagrid match`: engine A against engine B in game pairs, with Elo and an SPRT that stops
-//! the match as soon as it decides — farmed out to the cluster, or played on this machine.
+//! the match as soon as it decides — farmed out to a cluster, or played in this process. The
+//! workflows are [`pentagrid_client::matches`]; this module parses and prints.
 
-use std::time::Duration;
-
-use anyhow::{Result, ensure};
+use anyhow::Result;
 use clap::{Args, Subcommand};
-use pentago::{
-    MatchScore, OpeningSource, Player, Sprt, SprtDecision, opening_seed, play_pair, random_opening,
-};
-use pentagrid_coordinator::MAX_MATCH_PAIRS;
-use pentagrid_proto::v1;
+use pentago::{MatchScore, OpeningSource, Player, Sprt, SprtDecision};
+use pentagrid_client::matches::{self, MatchOutcome, MatchPlan, report_score};
+use pentagrid_proto::{pentanomial_counts, sprt_decision_of_wire, v2};
 use serde_json::json;
 
-use super::cluster::Connection;
+use super::target::Target;
 
 /// Play engine A against engine B in game pairs (one opening, colours swapped) and report Elo
 /// with a 95% interval (from pair scores); with --sprt, stop as soon as the test decides (on
-/// the pair counts plus one lost and one won pair as a weak prior). Without --local the pairs
-/// are farmed out to the coordinator's workers and stored; `match show ID` reprints a match.
+/// the pair counts plus one lost and one won pair as a weak prior). The pairs are farmed out to
+/// a cluster's workers and stored (`match show ID` reprints a match), or with --in-process
+/// played right here without a cluster or database.
 #[derive(Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct MatchArgs {
@@ -36,23 +34,24 @@ pub struct MatchArgs {
     #[arg(long)]
     sprt: Option<Sprt>,
     /// Openings: `random:plies=N` (N random moves) or `book:plies=N` (a walk through the
-    /// coordinator's stored tables; not with --local).
+    /// coordinator's stored tables; not with --in-process).
     #[arg(long, default_value = "random:plies=2")]
     openings: OpeningSource,
-    /// Seed of the openings (and, with --local, of the engines).
+    /// Seed of the openings (and, with --in-process, of the engines).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Threads per search with --local (all cores by default).
+    /// Threads per search with --in-process (all cores by default).
     #[arg(long)]
     threads: Option<usize>,
-    /// Play on this machine instead of the cluster.
-    #[arg(long)]
-    local: bool,
+    /// Play the games right here, pair after pair, without a cluster or database (unlike
+    /// --local, which runs an embedded cluster that stores the match).
+    #[arg(long, conflicts_with = "local")]
+    in_process: bool,
     /// Print JSON: one object per update, then the final result.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    connection: Connection,
+    target: Target,
 }
 
 #[derive(Subcommand)]
@@ -68,7 +67,7 @@ enum MatchCommand {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        connection: Connection,
+        target: Target,
     },
 }
 
@@ -77,23 +76,33 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         id,
         games,
         json,
-        connection,
+        target,
     }) = &args.command
     {
-        return show(*id, *games, *json, connection);
+        return show(*id, *games, *json, target);
     }
-    ensure!(
-        (1..=MAX_MATCH_PAIRS).contains(&args.pairs),
-        "--pairs must be from 1 to {MAX_MATCH_PAIRS}"
-    );
     let (Some(a), Some(b)) = (&args.a, &args.b) else {
         anyhow::bail!("--a and --b are required");
     };
-    if args.local {
-        play_locally(args, a, b)
+    let plan = MatchPlan {
+        a: a.clone(),
+        b: b.clone(),
+        pairs: args.pairs,
+        sprt: args.sprt,
+        openings: args.openings,
+        seed: args.seed,
+    };
+    plan.validate()?;
+    let outcome = if args.in_process {
+        play_in_process(args, &plan)?
     } else {
-        play_on_cluster(args, a, b)
+        play_on_cluster(args, &plan)?
+    };
+    finish(args, a, b, &outcome.score, outcome.decision);
+    if outcome.stopped {
+        println!("stopped before all pairs were played (failed or cancelled pairs)");
     }
+    Ok(())
 }
 
 /// The live line (or JSON object) for a score so far.
@@ -149,38 +158,19 @@ fn summary(a: &str, b: &str, score: &MatchScore, decision: SprtDecision, tested:
     println!("{}", verdict(decision, tested));
 }
 
-fn play_locally(args: &MatchArgs, a: &Player, b: &Player) -> Result<()> {
-    let OpeningSource::Random { plies } = args.openings else {
-        anyhow::bail!(
-            "book openings need the coordinator's book: drop --local or use random:plies=N"
-        );
-    };
+fn play_in_process(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
     let pool = super::thread_pool(args.threads)?;
-    let threads = pool.current_num_threads();
-    let mut score = MatchScore::default();
-    let mut decision = SprtDecision::Continue;
-    for pair in 0..args.pairs {
-        let seed = opening_seed(args.seed, pair);
-        let opening = random_opening(seed, plies);
-        let result = pool.install(|| play_pair(&opening, a, b, seed, threads));
-        score.record(&result);
-        if let Some(sprt) = &args.sprt {
-            decision = score.test(sprt).1;
-        }
+    let outcome = matches::play_in_process(plan, &pool, &mut |result, score| {
         if args.json {
             let line = json!({
-                "pair": pair, "opening": result.opening.to_string(), "a_points": result.a_points,
-                "games": result.games,
+                "pair": score.pairs.pairs() - 1, "opening": result.opening.to_string(),
+                "a_points": result.a_points, "games": result.games,
             });
             println!("{line}");
         }
-        println!("{}", progress(&score, args.sprt.as_ref(), args.json));
-        if decision != SprtDecision::Continue {
-            break;
-        }
-    }
-    finish(args, a, b, &score, decision);
-    Ok(())
+        println!("{}", progress(score, args.sprt.as_ref(), args.json));
+    })?;
+    Ok(outcome)
 }
 
 fn finish(args: &MatchArgs, a: &Player, b: &Player, score: &MatchScore, decision: SprtDecision) {
@@ -201,82 +191,40 @@ fn finish(args: &MatchArgs, a: &Player, b: &Player, score: &MatchScore, decision
     }
 }
 
-/// A's results in a match report.
-fn report_score(report: &v1::MatchReport) -> MatchScore {
-    MatchScore::from_counts(
-        report.wins,
-        report.draws,
-        report.losses,
-        &report.pentanomial,
-    )
-}
-
-fn report_decision(report: &v1::MatchReport) -> SprtDecision {
-    match report.state.as_str() {
-        "h1" => SprtDecision::AcceptH1,
-        "h0" => SprtDecision::AcceptH0,
-        _ => SprtDecision::Continue,
-    }
-}
-
-fn play_on_cluster(args: &MatchArgs, a: &Player, b: &Player) -> Result<()> {
-    let (rt, mut client) = args.connection.client()?;
-    let request = v1::CreateMatchRequest {
-        a: a.to_string(),
-        b: b.to_string(),
-        pairs: args.pairs,
-        sprt: args.sprt.map(|s| s.to_string()).unwrap_or_default(),
-        openings: args.openings.to_string(),
-        seed: args.seed,
-    };
-    let match_id = rt
-        .block_on(client.create_match(request))?
-        .into_inner()
-        .match_id;
-    if args.json {
-        println!("{}", json!({ "match_id": match_id }));
-    } else {
-        println!(
-            "match {match_id}: {} pairs queued (`pentagrid match show {match_id}` reprints it)",
-            args.pairs
-        );
-    }
-    let mut shown = u64::MAX;
-    let report = loop {
-        let report = rt
-            .block_on(client.match_status(v1::MatchStatusRequest {
-                match_id,
-                include_games: false,
-            }))?
-            .into_inner();
-        if report.pairs_done != shown && report.pairs_done > 0 {
-            shown = report.pairs_done;
+fn play_on_cluster(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
+    args.target.run(async |client| {
+        let match_id = matches::create(client, plan).await?;
+        if args.json {
+            println!("{}", json!({ "match_id": match_id }));
+        } else {
             println!(
-                "{}",
-                progress(&report_score(&report), args.sprt.as_ref(), args.json)
+                "match {match_id}: {} pairs queued (`pentagrid match show {match_id}` reprints it)",
+                args.pairs
             );
         }
-        if report.state != "running" {
-            break report;
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    };
-    finish(args, a, b, &report_score(&report), report_decision(&report));
-    if report.state == "stopped" {
-        println!("stopped before all pairs were played (failed or cancelled pairs)");
-    }
-    Ok(())
+        let mut tell = |score: &MatchScore| {
+            println!("{}", progress(score, args.sprt.as_ref(), args.json));
+        };
+        Ok(matches::follow(client, match_id, &mut tell).await?)
+    })
 }
 
-fn show(id: u64, games: bool, as_json: bool, connection: &Connection) -> Result<()> {
-    let (rt, mut client) = connection.client()?;
-    let report = rt
-        .block_on(client.match_status(v1::MatchStatusRequest {
-            match_id: id,
-            include_games: games,
-        }))?
-        .into_inner();
+fn state_name(state: v2::MatchState) -> &'static str {
+    match state {
+        v2::MatchState::Running => "running",
+        v2::MatchState::AcceptedH0 => "h0",
+        v2::MatchState::AcceptedH1 => "h1",
+        v2::MatchState::Complete => "complete",
+        v2::MatchState::Stopped => "stopped",
+        v2::MatchState::Unspecified => "unknown",
+    }
+}
+
+fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
+    let report = target.read(async |client| Ok(matches::status(client, id, games).await?))?;
     let score = report_score(&report);
+    let state = state_name(report.state());
+    let decision = sprt_decision_of_wire(report.decision());
     let sprt: Option<Sprt> = report.sprt.parse().ok();
     if as_json {
         let games: Vec<_> = report
@@ -291,7 +239,8 @@ fn show(id: u64, games: bool, as_json: bool, connection: &Connection) -> Result<
                 "match_id": report.match_id, "a": report.a, "b": report.b, "pairs": report.pairs,
                 "sprt": report.sprt, "openings": report.openings, "seed": report.seed,
                 "pairs_done": report.pairs_done, "wins": report.wins, "draws": report.draws,
-                "losses": report.losses, "pentanomial": report.pentanomial, "state": report.state,
+                "losses": report.losses,
+                "pentanomial": pentanomial_counts(report.pentanomial.as_ref()), "state": state,
                 "decided_after": report.decided_after, "elo": elo,
                 "llr": sprt.map(|s| score.test(&s).0), "games": games,
             })
@@ -307,19 +256,13 @@ fn show(id: u64, games: bool, as_json: bool, connection: &Connection) -> Result<
     }
     println!(
         "state     {} ({} of {} pairs stored)",
-        report.state, report.pairs_done, report.pairs
+        state, report.pairs_done, report.pairs
     );
     if report.decided_after > 0 {
         println!("decided   after {} pairs", report.decided_after);
     }
     println!("{}", progress(&score, sprt.as_ref(), false));
-    summary(
-        &report.a,
-        &report.b,
-        &score,
-        report_decision(&report),
-        sprt.is_some(),
-    );
+    summary(&report.a, &report.b, &score, decision, sprt.is_some());
     for (index, game) in report.games.iter().enumerate() {
         println!(
             "pair {} game {}: black {} white {} from {}: {} -> {}",

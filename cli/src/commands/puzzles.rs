@@ -1,16 +1,16 @@
 //! `pentagrid puzzles`: generate checkmate puzzles on the cluster and publish the collection.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use pentago::{MAX_PUZZLE_MOVES, Puzzle};
-use pentagrid_proto::{Client, v1};
+use pentagrid_client::Client;
+use pentagrid_client::puzzles::{self, PuzzleRound};
+use pentagrid_proto::v2;
 
-use super::embedded::Target;
+use super::progress::Bars;
 use super::publish;
+use super::target::Target;
 
 /// Checkmate puzzles: positions where the side to move forces a win by continuous checks and
 /// only one first move wins (checked by the exact solver).
@@ -39,25 +39,25 @@ struct GenerateArgs {
 
 /// What a round of puzzle generation aims for.
 #[derive(Args)]
-pub struct Goal {
+struct Goal {
     /// New puzzles wanted.
     #[arg(long)]
-    pub count: u64,
+    count: u64,
     /// Longest mate (1 to 7).
     #[arg(long, default_value_t = 5)]
-    pub max_moves: u32,
+    max_moves: u32,
     /// Candidates need at least this many stones.
     #[arg(long, default_value_t = 20)]
-    pub min_stones: u32,
+    min_stones: u32,
     /// Also mine games of random play when stored games run out.
     #[arg(long)]
-    pub random: bool,
+    random: bool,
     /// Seed of the random games.
     #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    seed: u64,
     /// Give up after this many rounds of candidates.
     #[arg(long, default_value_t = 20)]
-    pub rounds: u32,
+    rounds: u32,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -97,34 +97,33 @@ struct ExportArgs {
 pub fn run(args: &PuzzlesArgs) -> Result<()> {
     match &args.command {
         PuzzlesCommand::Generate(generate) => {
-            let goal = &generate.goal;
-            ensure!(
-                (1..=MAX_PUZZLE_MOVES).contains(&goal.max_moves),
-                "--max-moves must be from 1 to {MAX_PUZZLE_MOVES}"
-            );
-            ensure!(
-                (1..=10_000).contains(&goal.count),
-                "--count must be from 1 to 10000"
-            );
-            ensure!(goal.min_stones <= 35, "--min-stones must be at most 35");
+            let g = &generate.goal;
+            let goal = puzzles::Goal {
+                count: g.count,
+                max_moves: g.max_moves,
+                min_stones: g.min_stones,
+                random: g.random,
+                seed: g.seed,
+                rounds: g.rounds,
+            };
+            goal.validate()?;
             let report = generate
                 .target
-                .run(async |client| generate_puzzles(goal, client).await)?;
+                .run(async |client| generate_with_bar(client, &goal).await)?;
             println!("{report}");
             Ok(())
         }
         PuzzlesCommand::Export(export) => {
-            let request = v1::ListPuzzlesRequest {
+            let request = v2::ListPuzzlesRequest {
                 min_moves: export.min_moves,
                 max_moves: export.max_moves,
                 min_difficulty: export.min_difficulty,
                 max_difficulty: export.max_difficulty,
                 limit: export.limit,
             };
-            let reply = export.target.read(async |client| {
-                Ok(client.clone().list_puzzles(request).await?.into_inner())
-            })?;
-            let puzzles = parse_puzzles(&reply)?;
+            let puzzles = export
+                .target
+                .read(async |client| Ok(puzzles::list(client, request).await?))?;
             let document = match export.format {
                 Format::Text => publish::text(&puzzles),
                 Format::Jsonl => publish::jsonl(&puzzles),
@@ -143,15 +142,18 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
     }
 }
 
+/// Runs puzzle rounds with a progress bar; says so when the candidates ran out.
+pub async fn generate_with_bar(client: &Client, goal: &puzzles::Goal) -> Result<PuzzleRound> {
+    let mut bars = Bars::default();
+    let round = puzzles::generate(client, goal, &mut |p| bars.puzzles(goal.count, p)).await?;
+    bars.puzzles_done(round.ran_dry);
+    Ok(round)
+}
+
 /// Writes the whole stored collection as `puzzles.txt`, `puzzles.jsonl` and `puzzles.html`
 /// in `dir`; returns how many puzzles it holds.
 pub async fn write_collection(client: &Client, dir: &std::path::Path) -> Result<usize> {
-    let reply = client
-        .clone()
-        .list_puzzles(v1::ListPuzzlesRequest::default())
-        .await?
-        .into_inner();
-    let puzzles = parse_puzzles(&reply)?;
+    let puzzles = puzzles::list(client, v2::ListPuzzlesRequest::default()).await?;
     for (name, document) in [
         ("puzzles.txt", publish::text(&puzzles)),
         ("puzzles.jsonl", publish::jsonl(&puzzles)),
@@ -161,87 +163,4 @@ pub async fn write_collection(client: &Client, dir: &std::path::Path) -> Result<
         std::fs::write(&path, document).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(puzzles.len())
-}
-
-/// The puzzles of a listing.
-pub fn parse_puzzles(reply: &v1::ListPuzzlesResponse) -> Result<Vec<Puzzle>> {
-    reply
-        .puzzles_json
-        .iter()
-        .map(|json| serde_json::from_str(json).context("the coordinator sent an unreadable puzzle"))
-        .collect()
-}
-
-async fn listing(client: &Client) -> Result<v1::ListPuzzlesResponse> {
-    Ok(client
-        .clone()
-        .list_puzzles(v1::ListPuzzlesRequest {
-            limit: 1,
-            ..v1::ListPuzzlesRequest::default()
-        })
-        .await?
-        .into_inner())
-}
-
-/// Rounds of candidates until `count` new puzzles are stored; returns a summary line.
-pub async fn generate_puzzles(args: &Goal, client: &Client) -> Result<String> {
-    let before = listing(client).await?;
-    let bar = ProgressBar::new(args.count).with_style(
-        ProgressStyle::with_template("   puzzles [{bar:40}] {pos}/{len} {elapsed} {msg}")
-            .expect("valid template"),
-    );
-    let mut now = before.clone();
-    for round in 0..args.rounds {
-        let found = now.found - before.found;
-        if found >= args.count {
-            break;
-        }
-        // About one candidate in twenty becomes a puzzle; ask for plenty.
-        let wanted = ((args.count - found) * 20).clamp(64, 20_000);
-        let reply = client
-            .clone()
-            .generate_puzzles(v1::GeneratePuzzlesRequest {
-                candidates: wanted,
-                max_moves: args.max_moves,
-                min_stones: args.min_stones,
-                random_games: args.random,
-                seed: args.seed.wrapping_add(u64::from(round)),
-            })
-            .await?
-            .into_inner();
-        if reply.queued == 0 {
-            bar.abandon_with_message(
-                "no fresh candidates left (play more games, or pass --random)",
-            );
-            break;
-        }
-        loop {
-            now = listing(client).await?;
-            bar.set_position((now.found - before.found).min(args.count));
-            bar.set_message(format!(
-                "{} candidates checked, {} pending",
-                now.candidates - before.candidates,
-                now.pending
-            ));
-            if now.pending == 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-    bar.finish();
-    let checked = now.candidates - before.candidates;
-    let found = now.found - before.found;
-    Ok(format!(
-        "{found} new puzzles ({} stored) from {checked} candidates ({:.1}%): {} without a mate, {} with another winning move, {} undecided",
-        now.found,
-        if checked == 0 {
-            0.0
-        } else {
-            100.0 * found as f64 / checked as f64
-        },
-        now.no_mate - before.no_mate,
-        now.not_unique - before.not_unique,
-        now.undecided - before.undecided
-    ))
 }

@@ -3,21 +3,21 @@
 //! analysis of the positions the games reach, short studies of Monica's five and triple power,
 //! a few checkmate puzzles), with progress and a summary.
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Result, ensure};
+use anyhow::Result;
 use clap::Args;
-use pentago::{MoveNotation, Opening, Player, Position, UctConfig};
-use pentagrid_proto::{Client, Task, v1};
+use pentago::{Player, Position, UctConfig};
+use pentagrid_client::EmbeddedCluster;
+use pentagrid_client::campaign::{CampaignPlan, CampaignProgress, CampaignReport, campaign};
+use pentagrid_client::{book, jobs};
+use pentagrid_coordinator::Settings;
 
 use super::book::print_book;
-use super::client::{coordinator_status, run_jobs};
 use super::cluster::{runtime, shutdown_signal};
-use super::embedded::Embedded;
-use super::puzzles::{Goal, generate_puzzles, write_collection};
-use super::study::{StudyPlan, StudyReport, study};
+use super::progress::Bars;
+use super::puzzles::write_collection;
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
 #[derive(Args)]
@@ -52,24 +52,31 @@ pub struct RunArgs {
     puzzles: u64,
 }
 
+impl RunArgs {
+    fn plan(&self) -> CampaignPlan {
+        CampaignPlan {
+            games: self.games,
+            selfplay: self.selfplay.clone(),
+            playouts: self.playouts,
+            config: self.config.clone(),
+            depth: self.depth,
+            studies: !self.no_studies,
+            puzzles: self.puzzles,
+        }
+    }
+}
+
+/// Runs `pentagrid run`.
 pub fn run(args: &RunArgs) -> Result<()> {
-    ensure!(
-        (1..=100_000).contains(&args.games),
-        "--games must be from 1 to 100000"
-    );
-    ensure!(
-        (1..=1_000_000_000).contains(&args.playouts),
-        "--playouts must be from 1 to 10^9"
-    );
-    ensure!(args.depth <= 8, "--depth must be at most 8");
-    ensure!(args.puzzles <= 10_000, "--puzzles must be at most 10000");
-    ensure!(
+    let plan = args.plan();
+    plan.validate()?;
+    anyhow::ensure!(
         (1..=64).contains(&args.workers),
         "--workers must be from 1 to 64"
     );
     runtime()?.block_on(async {
-        let cluster = Embedded::start(&args.db, args.workers).await?;
-        let client = cluster.client.clone();
+        let cluster = EmbeddedCluster::open(&args.db, args.workers, Settings::default()).await?;
+        let client = cluster.client();
         eprintln!(
             "pentagrid run: coordinator on {}, {} worker(s) × {} threads, database {}",
             cluster.address,
@@ -78,23 +85,34 @@ pub fn run(args: &RunArgs) -> Result<()> {
             args.db.display()
         );
         let started = Instant::now();
-        let before = coordinator_status(&client).await?;
+        let before = jobs::status(&client).await?;
+        let mut bars = Bars::default();
+        let mut show = |update| match update {
+            CampaignProgress::Selfplay(p) => bars.jobs("self-play", p),
+            CampaignProgress::Analysis(p) => bars.jobs("analysis", p),
+            CampaignProgress::Study(opening, p) => bars.study(opening.name(), 12, p),
+            CampaignProgress::Puzzles(p, wanted) => bars.puzzles(wanted, p),
+        };
         let outcome = tokio::select! {
-            result = campaign(args, &client) => result,
+            result = campaign(&client, &plan, &mut show) => result,
             _ = shutdown_signal() => {
                 eprintln!("interrupted: stopping");
-                Ok(Vec::new())
+                Ok(CampaignReport::default())
             }
         };
-        let after = coordinator_status(&client).await?;
+        if let Ok(CampaignReport {
+            puzzles: Some(round),
+            ..
+        }) = &outcome
+        {
+            bars.puzzles_done(round.ran_dry);
+            eprintln!("{round}");
+        }
+        let after = jobs::status(&client).await?;
         let collection = write_collection(&client, &args.db).await?;
-        let start_book = client
-            .clone()
-            .book_show(v1::BookShowRequest { position: Position::START.to_string() })
-            .await?
-            .into_inner();
+        let start_book = book::show(&client, &Position::START).await?;
         cluster.stop().await?;
-        let studies = outcome?;
+        let report = outcome?;
         let seconds = started.elapsed().as_secs_f64();
         let playouts = after.playouts - before.playouts;
         println!("summary");
@@ -110,94 +128,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
             args.db.display()
         );
         print_book(&start_book);
-        for report in &studies {
+        for study in &report.studies {
             println!();
-            report.print_with(1);
+            super::study::print(study, 1);
         }
         Ok(())
     })
-}
-
-/// Self-play first; then analysis of the start and of the positions the games reached.
-async fn campaign(args: &RunArgs, client: &Client) -> Result<Vec<StudyReport>> {
-    let selfplay: Vec<Task> = (0..args.games)
-        .map(|_| Task::Selfplay {
-            start: Position::START,
-            black: args.selfplay.clone(),
-            white: args.selfplay.clone(),
-        })
-        .collect();
-    run_jobs(client, "self-play", &selfplay, true).await?;
-    let positions = reached_positions(client, args.depth).await?;
-    let analyses: Vec<Task> = positions
-        .into_iter()
-        .map(|position| Task::Analyse {
-            position,
-            config: args.config.clone(),
-            playouts: args.playouts,
-        })
-        .collect();
-    run_jobs(client, "analysis", &analyses, true).await?;
-    let mut studies = Vec::new();
-    if !args.no_studies {
-        let plan = StudyPlan {
-            budget: 12 * 5_000,
-            depth: 1,
-            positions: 12,
-            playouts: 5_000,
-            solve_stones: 26,
-            games: 2,
-            player: args.selfplay.clone(),
-            config: args.config.clone(),
-        };
-        for opening in [Opening::MonicasFive, Opening::TriplePower] {
-            studies.push(study(client, opening, &plan, true).await?);
-        }
-    }
-    if args.puzzles > 0 {
-        let goal = Goal {
-            count: args.puzzles,
-            max_moves: 5,
-            min_stones: 20,
-            random: true,
-            seed: 1,
-            rounds: 10,
-        };
-        let report = generate_puzzles(&goal, client).await?;
-        eprintln!("{report}");
-    }
-    Ok(studies)
-}
-
-/// Positions within `depth` moves of the start that stored games went through (by canonical
-/// form, each once).
-async fn reached_positions(client: &Client, depth: u32) -> Result<Vec<Position>> {
-    let mut seen = HashSet::new();
-    let mut frontier = vec![Position::START];
-    let mut out = Vec::new();
-    for level in 0..=depth {
-        let mut next = Vec::new();
-        for position in frontier {
-            if !seen.insert(position.canonical_key()) || position.is_over() {
-                continue;
-            }
-            out.push(position);
-            if level == depth {
-                continue;
-            }
-            let book = client
-                .clone()
-                .book_show(v1::BookShowRequest {
-                    position: position.to_string(),
-                })
-                .await?
-                .into_inner();
-            for row in book.games.iter().filter(|r| r.games > 0) {
-                let notation: MoveNotation = row.r#move.parse()?;
-                next.push(position.play(position.resolve(notation)?)?);
-            }
-        }
-        frontier = next;
-    }
-    Ok(out)
 }

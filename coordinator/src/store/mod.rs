@@ -6,8 +6,10 @@
 //! [`StoredGame`]), `matches` (match id → [`StoredMatch`], match id ‖ pair index →
 //! [`StoredPair`]), `puzzles` (canonical position key → the puzzle's stable JSON form),
 //! `candidates` (canonical position key → one [`CandidateState`] byte), `proven`, `builds` and
-//! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]). Ids and keys are 8 big-endian
-//! bytes.
+//! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
+//! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
+//! nor sits "queued" forever). Ids and keys are 8 big-endian bytes. Every format here is stable:
+//! records are the store's own protobuf messages (see [`records`]), never wire messages.
 
 pub mod book;
 pub mod records;
@@ -23,7 +25,8 @@ use thiserror::Error;
 
 pub use book::{BookEntry, ProvenTable};
 pub use records::{
-    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredMatch, StoredPair, Totals,
+    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredMatch, StoredPair,
+    StoredTask, Totals,
 };
 pub use table::{Counts, Table};
 
@@ -33,6 +36,9 @@ pub enum StoreError {
     /// The database reported an error (disk, corruption, lock held by another process).
     #[error("database error: {0}")]
     Sled(#[from] sled::Error),
+    /// Flushing to disk failed, so nothing since the last flush is known to be durable.
+    #[error("could not make the database durable: {0}")]
+    Durability(String),
     /// A stored value could not be read.
     #[error("corrupt {what} in the database: {why}")]
     Corrupt {
@@ -101,6 +107,18 @@ pub struct Store {
     builds: sled::Tree,
     build_nodes: sled::Tree,
     meta: sled::Tree,
+    quarantine: sled::Tree,
+}
+
+/// A job read back at open whose task is readable.
+#[derive(Clone, Debug)]
+pub struct LoadedJob {
+    /// Its id.
+    pub id: u64,
+    /// Its record.
+    pub record: StoredJob,
+    /// Its task, when the job is unfinished (finished jobs need none).
+    pub task: Option<pentagrid_proto::Task>,
 }
 
 const TOTALS: &[u8] = b"totals";
@@ -129,6 +147,7 @@ impl Store {
             builds: db.open_tree("builds")?,
             build_nodes: db.open_tree("build_nodes")?,
             meta: db.open_tree("meta")?,
+            quarantine: db.open_tree("quarantine")?,
             db,
         })
     }
@@ -144,9 +163,51 @@ impl Store {
         put_record(&self.jobs, id, job)
     }
 
-    /// Every stored job, by id.
-    pub fn jobs(&self) -> impl Iterator<Item = Result<(u64, StoredJob), StoreError>> + '_ {
-        all_records(&self.jobs, "job")
+    /// Every stored job, by id, for start-up. A record that does not decode, or an unfinished
+    /// job whose task does not read back, is moved to the `quarantine` tree and logged: it is
+    /// reported in the status and never runs blindly.
+    pub fn load_jobs(&self) -> Result<Vec<LoadedJob>, StoreError> {
+        let mut loaded = Vec::new();
+        for entry in self.jobs.iter() {
+            let (key, bytes) = entry?;
+            let id = id_of(&key, "job")?;
+            let readable = StoredJob::decode(bytes.as_ref())
+                .map_err(|e| e.to_string())
+                .and_then(|record| {
+                    let finished = !matches!(
+                        JobState::from_stored(record.state),
+                        JobState::Queued | JobState::Leased
+                    );
+                    if finished {
+                        return Ok((record, None));
+                    }
+                    let stored = record.task.as_ref().ok_or("the job has no task")?;
+                    let task = pentagrid_proto::Task::try_from(stored)?;
+                    Ok((record, Some(task)))
+                });
+            match readable {
+                Ok((record, task)) => loaded.push(LoadedJob { id, record, task }),
+                Err(why) => {
+                    tracing::error!(job = id, %why, "unreadable job record quarantined");
+                    self.quarantine.insert(key.clone(), bytes)?;
+                    self.jobs.remove(key)?;
+                }
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// How many job records were found unreadable and set aside.
+    #[must_use]
+    pub fn quarantined(&self) -> u64 {
+        self.quarantine.len() as u64
+    }
+
+    /// Writes raw bytes as a job record: only for tests of damaged databases.
+    #[doc(hidden)]
+    pub fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        self.jobs.insert(id.to_be_bytes(), bytes)?;
+        Ok(())
     }
 
     /// The job a result id was applied to, if any.
@@ -447,7 +508,8 @@ fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pentago::Move;
+    use pentago::{Move, Position};
+    use pentagrid_proto::Task;
 
     fn effect(games: u64) -> ResultEffect {
         let mut table = Table::new();
@@ -497,6 +559,39 @@ mod tests {
         assert_eq!(
             (totals.results, totals.playouts, totals.playout_positions),
             (1, 10, 1)
+        );
+    }
+
+    #[test]
+    fn unreadable_jobs_are_quarantined_at_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let task = Task::Solve {
+            position: Position::START,
+        };
+        let good = StoredJob {
+            task: Some(StoredTask::from(&task)),
+            ..StoredJob::default()
+        };
+        store.put_job(1, &good).unwrap();
+        store.put_raw_job(2, &[0xff, 0xff, 0xff]).unwrap();
+        let bad_task = StoredJob {
+            task: Some(StoredTask {
+                kind: Some(records::StoredTaskKind::Solve(records::StoredSolve {
+                    position: "banana".into(),
+                })),
+            }),
+            ..StoredJob::default()
+        };
+        store.put_job(3, &bad_task).unwrap();
+        let loaded = store.load_jobs().unwrap();
+        assert_eq!(loaded.len(), 1);
+        assert_eq!(loaded[0].task, Some(task));
+        assert_eq!(store.quarantined(), 2);
+        assert_eq!(
+            store.load_jobs().unwrap().len(),
+            1,
+            "quarantined jobs stay out"
         );
     }
 }

@@ -1,14 +1,18 @@
-//! Records kept in the database, encoded with protobuf (prost) so the format is stable and
-//! can evolve by adding fields.
+//! Records kept in the database: the store's own types, encoded with protobuf (prost) field
+//! tags that never change meaning, so the format is stable and evolves only by adding fields.
+//! They are deliberately separate from the wire messages: the API can change version without
+//! migrating a database. (The job task layout happens to equal the one `pentagrid.v1` job specs
+//! had, so databases written before the split read unchanged.)
 
-use pentagrid_proto::v1;
+use pentago::{MatchScore, Player, Position, Sprt, SprtDecision, UctConfig};
+use pentagrid_proto::Task;
 
 /// A job as stored under its id in the `jobs` tree.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredJob {
     /// What to do.
     #[prost(message, optional, tag = "1")]
-    pub spec: Option<v1::JobSpec>,
+    pub task: Option<StoredTask>,
     /// One of the `JobState` values.
     #[prost(uint32, tag = "2")]
     pub state: u32,
@@ -27,6 +31,212 @@ pub struct StoredJob {
     /// The result applied, once done.
     #[prost(string, tag = "7")]
     pub result_id: String,
+}
+
+/// A job's task as stored: positions, moves and players in their text notation.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredTask {
+    /// Which task, with its parameters.
+    #[prost(oneof = "StoredTaskKind", tags = "1, 2, 3, 4, 5")]
+    pub kind: Option<StoredTaskKind>,
+}
+
+/// The kinds of task (stable tags).
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum StoredTaskKind {
+    /// A UCT analysis.
+    #[prost(message, tag = "1")]
+    Analyse(StoredAnalyse),
+    /// A self-play game.
+    #[prost(message, tag = "2")]
+    Selfplay(StoredSelfplay),
+    /// A match game pair.
+    #[prost(message, tag = "3")]
+    Pair(StoredPairTask),
+    /// Puzzle candidates to verify.
+    #[prost(message, tag = "4")]
+    Verify(StoredVerify),
+    /// An exact solve.
+    #[prost(message, tag = "5")]
+    Solve(StoredSolve),
+}
+
+/// An analysis: position, engine configuration, playout budget.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredAnalyse {
+    /// The position.
+    #[prost(string, tag = "1")]
+    pub position: String,
+    /// Engine configuration (text form).
+    #[prost(string, tag = "2")]
+    pub config: String,
+    /// Playout budget.
+    #[prost(uint64, tag = "3")]
+    pub playouts: u64,
+}
+
+/// A self-play game: start position and players (text forms).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredSelfplay {
+    /// Start position.
+    #[prost(string, tag = "1")]
+    pub start: String,
+    /// Black's player.
+    #[prost(string, tag = "2")]
+    pub black: String,
+    /// White's player.
+    #[prost(string, tag = "3")]
+    pub white: String,
+}
+
+/// A match pair: its match, index, opening and players.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredPairTask {
+    /// The match.
+    #[prost(uint64, tag = "1")]
+    pub match_id: u64,
+    /// The pair's index.
+    #[prost(uint64, tag = "2")]
+    pub pair: u64,
+    /// The opening.
+    #[prost(string, tag = "3")]
+    pub opening: String,
+    /// Player A.
+    #[prost(string, tag = "4")]
+    pub a: String,
+    /// Player B.
+    #[prost(string, tag = "5")]
+    pub b: String,
+}
+
+/// Puzzle candidates (position, source) and the longest mate looked for.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredVerify {
+    /// The candidates.
+    #[prost(message, repeated, tag = "1")]
+    pub candidates: Vec<StoredCandidate>,
+    /// Longest mate.
+    #[prost(uint32, tag = "2")]
+    pub max_moves: u32,
+}
+
+/// One puzzle candidate.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredCandidate {
+    /// The position.
+    #[prost(string, tag = "1")]
+    pub position: String,
+    /// Where it came from.
+    #[prost(string, tag = "2")]
+    pub source: String,
+}
+
+/// An exact solve of a position.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredSolve {
+    /// The position.
+    #[prost(string, tag = "1")]
+    pub position: String,
+}
+
+impl From<&Task> for StoredTask {
+    fn from(task: &Task) -> StoredTask {
+        let kind = match task {
+            Task::Analyse {
+                position,
+                config,
+                playouts,
+            } => StoredTaskKind::Analyse(StoredAnalyse {
+                position: position.to_string(),
+                config: config.to_string(),
+                playouts: *playouts,
+            }),
+            Task::Selfplay {
+                start,
+                black,
+                white,
+            } => StoredTaskKind::Selfplay(StoredSelfplay {
+                start: start.to_string(),
+                black: black.to_string(),
+                white: white.to_string(),
+            }),
+            Task::Pair {
+                match_id,
+                pair,
+                opening,
+                a,
+                b,
+            } => StoredTaskKind::Pair(StoredPairTask {
+                match_id: *match_id,
+                pair: *pair,
+                opening: opening.to_string(),
+                a: a.to_string(),
+                b: b.to_string(),
+            }),
+            Task::Verify {
+                candidates,
+                max_moves,
+            } => StoredTaskKind::Verify(StoredVerify {
+                candidates: candidates
+                    .iter()
+                    .map(|(position, source)| StoredCandidate {
+                        position: position.to_string(),
+                        source: source.clone(),
+                    })
+                    .collect(),
+                max_moves: *max_moves,
+            }),
+            Task::Solve { position } => StoredTaskKind::Solve(StoredSolve {
+                position: position.to_string(),
+            }),
+        };
+        StoredTask { kind: Some(kind) }
+    }
+}
+
+fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse()
+        .map_err(|e| format!("bad {what} {text:?}: {e}"))
+}
+
+impl TryFrom<&StoredTask> for Task {
+    type Error = String;
+
+    fn try_from(stored: &StoredTask) -> Result<Task, String> {
+        Ok(match stored.kind.as_ref().ok_or("the task has no kind")? {
+            StoredTaskKind::Analyse(a) => Task::Analyse {
+                position: parse::<Position>("position", &a.position)?,
+                config: parse::<UctConfig>("engine config", &a.config)?,
+                playouts: a.playouts,
+            },
+            StoredTaskKind::Selfplay(s) => Task::Selfplay {
+                start: parse("position", &s.start)?,
+                black: parse::<Player>("player", &s.black)?,
+                white: parse::<Player>("player", &s.white)?,
+            },
+            StoredTaskKind::Pair(p) => Task::Pair {
+                match_id: p.match_id,
+                pair: p.pair,
+                opening: parse("opening", &p.opening)?,
+                a: parse::<Player>("player", &p.a)?,
+                b: parse::<Player>("player", &p.b)?,
+            },
+            StoredTaskKind::Verify(v) => Task::Verify {
+                candidates: v
+                    .candidates
+                    .iter()
+                    .map(|c| Ok((parse("position", &c.position)?, c.source.clone())))
+                    .collect::<Result<_, String>>()?,
+                max_moves: v.max_moves,
+            },
+            StoredTaskKind::Solve(s) => Task::Solve {
+                position: parse("position", &s.position)?,
+            },
+        })
+    }
 }
 
 /// Where a job stands. Stable numbers (stored).
@@ -172,6 +382,49 @@ pub struct StoredMatch {
     pub accepted_h1: bool,
 }
 
+impl StoredMatch {
+    /// A's results so far.
+    #[must_use]
+    pub fn score(&self) -> MatchScore {
+        MatchScore::from_counts(self.wins, self.draws, self.losses, &self.pentanomial)
+    }
+
+    /// The match's SPRT, if it has one (and it reads back).
+    #[must_use]
+    pub fn sprt(&self) -> Option<Sprt> {
+        self.sprt.parse().ok()
+    }
+
+    /// The SPRT's decision as recorded (`Continue` while undecided or without an SPRT).
+    #[must_use]
+    pub fn decision(&self) -> SprtDecision {
+        match (self.decided_after, self.accepted_h1) {
+            (0, _) => SprtDecision::Continue,
+            (_, true) => SprtDecision::AcceptH1,
+            (_, false) => SprtDecision::AcceptH0,
+        }
+    }
+
+    /// Counts one pair with A's points in each game, and records the SPRT's decision the
+    /// first time it decides (see [`crate::sprt_stop`]).
+    pub fn add_pair(&mut self, game_points: [f64; 2]) {
+        let mut score = self.score();
+        score.add_pair(game_points);
+        self.wins = score.games.wins;
+        self.draws = score.games.draws;
+        self.losses = score.games.losses;
+        self.pentanomial = score.pairs.counts.to_vec();
+        self.pairs_done += 1;
+        if self.decided_after == 0 {
+            let decision = crate::sprt_stop::decision(&score, self.sprt().as_ref());
+            if decision != SprtDecision::Continue {
+                self.decided_after = self.pairs_done;
+                self.accepted_h1 = decision == SprtDecision::AcceptH1;
+            }
+        }
+    }
+}
+
 /// One played pair, stored under match id ‖ pair index (16 bytes) in the `matches` tree.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredPair {
@@ -222,4 +475,40 @@ pub struct StoredBuild {
     /// Whether the build has finished.
     #[prost(bool, tag = "11")]
     pub done: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn tasks_round_trip_through_their_stored_form() {
+        let tasks = [
+            Task::Analyse {
+                position: Position::START,
+                config: "uct:k=0.7".parse().unwrap(),
+                playouts: 5000,
+            },
+            Task::Selfplay {
+                start: Position::START,
+                black: Player::Random,
+                white: "uct:playouts=100".parse().unwrap(),
+            },
+            Task::Verify {
+                candidates: vec![(Position::START, "game 3 ply 0".into())],
+                max_moves: 3,
+            },
+            Task::Solve {
+                position: Position::START,
+            },
+        ];
+        for task in tasks {
+            let bytes = StoredTask::from(&task).encode_to_vec();
+            let stored = StoredTask::decode(bytes.as_slice()).unwrap();
+            assert_eq!(Task::try_from(&stored).unwrap(), task);
+        }
+        let empty = StoredTask { kind: None };
+        assert!(Task::try_from(&empty).is_err());
+    }
 }

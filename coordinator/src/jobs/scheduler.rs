@@ -1,5 +1,6 @@
-//! The job queue and its leases, in memory. The database holds the same facts durably; this
-//! is the fast index the RPCs use. Every change returns the job records to write back.
+//! The job queue and its leases, in memory: how a lease is granted, renewed, expires and goes
+//! back to the queue. The database holds the same facts durably; this is the fast index the
+//! calls use. Every change returns the job records to write back. Time comes in as arguments.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -74,13 +75,14 @@ impl Scheduler {
 
     /// Takes in a stored job at start-up or when submitted: queued and leased jobs become
     /// active (a lease from before a restart is honoured for one more lease period).
-    pub fn restore(&mut self, job_id: u64, record: StoredJob, task: Task, now: Instant) {
-        match JobState::from_stored(record.state) {
-            JobState::Queued => {
+    /// Unfinished jobs come with their task; finished ones are only counted.
+    pub fn restore(&mut self, job_id: u64, record: StoredJob, task: Option<Task>, now: Instant) {
+        match (JobState::from_stored(record.state), task) {
+            (JobState::Queued, Some(task)) => {
                 self.queue.push_back(job_id);
                 self.active.insert(job_id, Active { record, task });
             }
-            JobState::Leased => {
+            (JobState::Leased, Some(task)) => {
                 self.leases.insert(
                     record.lease_id,
                     Lease {
@@ -91,9 +93,11 @@ impl Scheduler {
                 );
                 self.active.insert(job_id, Active { record, task });
             }
-            JobState::Done => self.finished[0] += 1,
-            JobState::Failed => self.finished[1] += 1,
-            JobState::Cancelled => self.finished[2] += 1,
+            // The store quarantines unfinished jobs without a readable task.
+            (JobState::Queued | JobState::Leased, None) => {}
+            (JobState::Done, _) => self.finished[0] += 1,
+            (JobState::Failed, _) => self.finished[1] += 1,
+            (JobState::Cancelled, _) => self.finished[2] += 1,
         }
     }
 
@@ -270,7 +274,6 @@ impl Scheduler {
         Some((job_id, active.record.clone()))
     }
 
-    /// Cancels queued or leased jobs; returns the changed records.
     /// The task of a queued or leased job.
     #[must_use]
     pub fn task(&self, job_id: u64) -> Option<&Task> {
@@ -289,6 +292,7 @@ impl Scheduler {
         ids
     }
 
+    /// Cancels queued or leased jobs; returns the changed records.
     pub fn cancel(&mut self, job_ids: &[u64]) -> Vec<(u64, StoredJob)> {
         let mut changed = Vec::new();
         for id in job_ids {
@@ -338,7 +342,7 @@ mod tests {
         let mut s = Scheduler::new(Duration::from_secs(10), 2);
         let t0 = Instant::now();
         let (record, task) = job();
-        s.restore(1, record, task, t0);
+        s.restore(1, record, Some(task), t0);
         let mut next = 100;
         let mut ids = || {
             next += 1;
@@ -367,7 +371,7 @@ mod tests {
         let mut s = Scheduler::new(Duration::from_secs(10), 3);
         let now = Instant::now();
         let (record, task) = job();
-        s.restore(1, record, task, now);
+        s.restore(1, record, Some(task), now);
         let lease_id = s.lease("w1", 1, now, || 7)[0].1.record.lease_id;
         assert!(s.take_for_submit("w2", 1, lease_id).is_err());
         assert!(s.take_for_submit("w1", 2, lease_id).is_err());
@@ -382,7 +386,7 @@ mod tests {
         let mut s = Scheduler::new(Duration::from_secs(10), 1);
         let now = Instant::now();
         let (record, task) = job();
-        s.restore(1, record, task, now);
+        s.restore(1, record, Some(task), now);
         s.lease("w1", 1, now, || 7);
         let changed = s.return_leases("w1", &[7]);
         assert_eq!(changed[0].1.attempts, 0);

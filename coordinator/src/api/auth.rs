@@ -4,6 +4,27 @@
 use pentagrid_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
 use tonic::{Request, Status};
 
+/// Why a call was refused before reaching a handler.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// The caller speaks another protocol version.
+    #[error(
+        "incompatible protocol {0:?}: this coordinator speaks pentagrid protocol {PROTOCOL_VERSION}"
+    )]
+    Protocol(String),
+    /// The caller sent no protocol version.
+    #[error(
+        "missing {PROTOCOL_HEADER} header: this coordinator speaks pentagrid protocol {PROTOCOL_VERSION}"
+    )]
+    NoProtocol,
+    /// The token is wrong.
+    #[error("wrong token")]
+    WrongToken,
+    /// There is no token.
+    #[error("missing token (authorization: Bearer <token>)")]
+    NoToken,
+}
+
 /// The interceptor: refuses calls without the right token or protocol version.
 #[derive(Clone)]
 pub struct Auth {
@@ -21,34 +42,28 @@ impl Auth {
 
     /// Checks one call.
     pub fn check(&self, request: Request<()>) -> Result<Request<()>, Status> {
+        self.verify(&request)?;
+        Ok(request)
+    }
+
+    fn verify(&self, request: &Request<()>) -> Result<(), AuthError> {
         let metadata = request.metadata();
         let protocol = metadata.get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok());
         match protocol.map(str::parse::<u32>) {
             Some(Ok(PROTOCOL_VERSION)) => {}
             Some(_) => {
-                return Err(Status::failed_precondition(format!(
-                    "incompatible protocol {:?}: this coordinator speaks pentagrid protocol {PROTOCOL_VERSION}",
-                    protocol.unwrap_or_default()
-                )));
+                return Err(AuthError::Protocol(protocol.unwrap_or_default().to_owned()));
             }
-            None => {
-                return Err(Status::failed_precondition(format!(
-                    "missing {PROTOCOL_HEADER} header: this coordinator speaks pentagrid protocol {PROTOCOL_VERSION}"
-                )));
-            }
+            None => return Err(AuthError::NoProtocol),
         }
         let token = metadata.get("authorization").and_then(|v| v.to_str().ok());
         match token {
-            Some(given) if constant_time_eq(given.as_bytes(), self.expected.as_bytes()) => {
-                Ok(request)
-            }
+            Some(given) if constant_time_eq(given.as_bytes(), self.expected.as_bytes()) => Ok(()),
             Some(_) => {
                 tracing::warn!("call with a wrong token refused");
-                Err(Status::unauthenticated("wrong token"))
+                Err(AuthError::WrongToken)
             }
-            None => Err(Status::unauthenticated(
-                "missing token (authorization: Bearer <token>)",
-            )),
+            None => Err(AuthError::NoToken),
         }
     }
 }
@@ -77,17 +92,17 @@ mod tests {
     fn token_and_protocol_are_required() {
         let auth = Auth::new("s3cret");
         assert!(
-            auth.check(request(Some("Bearer s3cret"), Some("1")))
+            auth.check(request(Some("Bearer s3cret"), Some("2")))
                 .is_ok()
         );
         let code = |r| auth.check(r).unwrap_err().code();
-        assert_eq!(code(request(None, Some("1"))), tonic::Code::Unauthenticated);
+        assert_eq!(code(request(None, Some("2"))), tonic::Code::Unauthenticated);
         assert_eq!(
-            code(request(Some("Bearer nope"), Some("1"))),
+            code(request(Some("Bearer nope"), Some("2"))),
             tonic::Code::Unauthenticated
         );
         assert_eq!(
-            code(request(Some("Bearer s3cret"), Some("2"))),
+            code(request(Some("Bearer s3cret"), Some("1"))),
             tonic::Code::FailedPrecondition
         );
         assert_eq!(

@@ -1,0 +1,78 @@
+//! Progress bars on standard error for the client library's progress callbacks.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use pentagrid_client::jobs::JobsProgress;
+use pentagrid_client::puzzles::PuzzleProgress;
+use pentagrid_client::study::StudyProgress;
+
+/// The bars of one command, made as its steps begin, by label.
+#[derive(Default)]
+pub struct Bars(Vec<(String, ProgressBar)>);
+
+impl Bars {
+    /// The bar labelled `label` (made with `unit` and length `len` the first time).
+    fn get(&mut self, label: &str, unit: &str, len: u64) -> ProgressBar {
+        if let Some((_, bar)) = self.0.iter().find(|(l, _)| l == label) {
+            return bar.clone();
+        }
+        let bar = ProgressBar::new(len).with_style(
+            ProgressStyle::with_template(&format!(
+                "{label:>14} [{{bar:40}}] {{pos}}/{{len}} {unit} {{elapsed}} {{msg}}"
+            ))
+            .expect("valid template"),
+        );
+        self.0.push((label.to_owned(), bar.clone()));
+        bar
+    }
+
+    /// Shows a batch of jobs.
+    pub fn jobs(&mut self, label: &str, progress: JobsProgress) {
+        let bar = self.get(label, "jobs", progress.total);
+        bar.set_position(progress.finished);
+        bar.set_message(format!("{} playouts", progress.playouts));
+        if progress.finished >= progress.total {
+            bar.finish();
+        }
+    }
+
+    /// Shows a study of `opening` that analyses up to `positions` positions.
+    pub fn study(&mut self, opening: &str, positions: u64, progress: StudyProgress) {
+        match progress {
+            StudyProgress::Build {
+                positions: queued,
+                playouts,
+                solved,
+            } => {
+                let bar = self.get(opening, "positions", positions);
+                bar.set_position(queued.min(positions));
+                bar.set_message(format!("{playouts} playouts, {solved} solved"));
+            }
+            StudyProgress::Games(progress) => {
+                self.get(opening, "positions", positions).finish();
+                self.jobs(&format!("{opening} games"), progress);
+            }
+        }
+    }
+
+    /// Shows a puzzle round toward `wanted` new puzzles.
+    pub fn puzzles(&mut self, wanted: u64, progress: PuzzleProgress) {
+        let bar = self.get("puzzles", "", wanted);
+        bar.set_position(progress.found.min(wanted));
+        bar.set_message(format!(
+            "{} candidates checked, {} pending",
+            progress.checked, progress.pending
+        ));
+    }
+
+    /// Ends the puzzle bar, saying so when the candidates ran out.
+    pub fn puzzles_done(&mut self, ran_dry: bool) {
+        let bar = self.get("puzzles", "", 0);
+        if ran_dry {
+            bar.abandon_with_message(
+                "no fresh candidates left (play more games, or pass --random)",
+            );
+        } else {
+            bar.finish();
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! The opening book from a client: a position's tables, and export and import in the stable
+//! row formats (CSV with a header line, or JSON lines) that `pentagrid book export` writes.
+//!
+//! Row fields, stable: `position` (canonical), `move` (in that position's frame), `source`
+//! (`playouts` or `games`), `games`, `wins`, `draws`, `proven` (`win`, `draw`, `loss`, or empty
+//! in CSV and `null` in JSON).
+
+use std::io::{BufRead, Write};
+
+use pentago::{Position, Value};
+use pentagrid_coordinator::MAX_BOOK_ROWS;
+use pentagrid_proto::{Client, v2, value_of_wire, value_to_wire};
+use serde_json::json;
+
+use crate::error::{ClientError, Result};
+
+/// The two row formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RowFormat {
+    /// One JSON object per line.
+    Jsonl,
+    /// Comma-separated with a header line.
+    Csv,
+}
+
+impl RowFormat {
+    /// The format a file name suggests: `.csv`, else JSON lines.
+    #[must_use]
+    pub fn of_file_name(name: &str) -> RowFormat {
+        if name.ends_with(".csv") {
+            RowFormat::Csv
+        } else {
+            RowFormat::Jsonl
+        }
+    }
+}
+
+/// The CSV header line.
+pub const CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
+
+/// Rows per export page.
+const PAGE_ROWS: u32 = 1000;
+
+/// The stored tables of a position.
+pub async fn show(client: &Client, position: &Position) -> Result<v2::BookShowResponse> {
+    let request = v2::BookShowRequest {
+        position: position.to_string(),
+    };
+    Ok(client.clone().book_show(request).await?.into_inner())
+}
+
+/// Win rate of a row for the player making the move.
+#[must_use]
+pub fn win_rate(row: &v2::BookRow) -> f64 {
+    if row.games == 0 {
+        0.0
+    } else {
+        (row.wins as f64 + 0.5 * row.draws as f64) / row.games as f64
+    }
+}
+
+/// The exact value of a row, if proven.
+#[must_use]
+pub fn proven(number: i32) -> Option<Value> {
+    value_of_wire(number).ok().flatten()
+}
+
+fn source_name(source: i32) -> &'static str {
+    match v2::TableSource::try_from(source) {
+        Ok(v2::TableSource::Games) => "games",
+        _ => "playouts",
+    }
+}
+
+fn source_of_name(name: &str) -> Option<v2::TableSource> {
+    match name {
+        "playouts" => Some(v2::TableSource::Playouts),
+        "games" => Some(v2::TableSource::Games),
+        _ => None,
+    }
+}
+
+/// Writes one row in `format`.
+fn write_row(
+    sink: &mut dyn Write,
+    format: RowFormat,
+    row: &v2::BookExportRow,
+) -> std::io::Result<()> {
+    let value = proven(row.proven).map(|v| v.to_string());
+    match format {
+        RowFormat::Csv => writeln!(
+            sink,
+            "{},{},{},{},{},{},{}",
+            row.position,
+            row.r#move,
+            source_name(row.source),
+            row.games,
+            row.wins,
+            row.draws,
+            value.unwrap_or_default()
+        ),
+        RowFormat::Jsonl => writeln!(
+            sink,
+            "{}",
+            json!({
+                "position": row.position, "move": row.r#move, "source": source_name(row.source),
+                "games": row.games, "wins": row.wins, "draws": row.draws, "proven": value,
+            })
+        ),
+    }
+}
+
+/// Writes every book row with at least `min_games` games to `sink`; returns how many.
+pub async fn export(
+    client: &Client,
+    min_games: u64,
+    format: RowFormat,
+    sink: &mut dyn Write,
+) -> Result<u64> {
+    if format == RowFormat::Csv {
+        writeln!(sink, "{CSV_HEADER}").map_err(ClientError::io("writing the rows"))?;
+    }
+    let mut after_key = 0;
+    let mut count = 0;
+    loop {
+        let request = v2::BookExportRequest {
+            after_key,
+            limit: PAGE_ROWS,
+            min_games,
+        };
+        let page = client.clone().book_export(request).await?.into_inner();
+        for row in &page.rows {
+            write_row(sink, format, row).map_err(ClientError::io("writing the rows"))?;
+            count += 1;
+        }
+        if page.next_key == 0 {
+            return Ok(count);
+        }
+        after_key = page.next_key;
+    }
+}
+
+fn parse_csv(line: &str, number: usize) -> Result<v2::BookExportRow> {
+    let bad = |why: String| ClientError::Format { line: number, why };
+    let fields: Vec<&str> = line.split(',').collect();
+    if fields.len() != 7 {
+        return Err(bad(format!("expected 7 fields ({CSV_HEADER})")));
+    }
+    let count = |i: usize| -> Result<u64> {
+        fields[i]
+            .parse()
+            .map_err(|_| bad(format!("bad count {:?}", fields[i])))
+    };
+    row(
+        fields[0],
+        fields[1],
+        fields[2],
+        [count(3)?, count(4)?, count(5)?],
+        fields[6],
+        number,
+    )
+}
+
+fn parse_jsonl(line: &str, number: usize) -> Result<v2::BookExportRow> {
+    let bad = |why: String| ClientError::Format { line: number, why };
+    let value: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let text = |key: &str| -> Result<String> {
+        match &value[key] {
+            serde_json::Value::String(s) => Ok(s.clone()),
+            serde_json::Value::Null if key == "proven" => Ok(String::new()),
+            other => Err(bad(format!("{key} is {other}, not text"))),
+        }
+    };
+    let count = |key: &str| -> Result<u64> {
+        value[key]
+            .as_u64()
+            .ok_or_else(|| bad(format!("{key} is not a count")))
+    };
+    row(
+        &text("position")?,
+        &text("move")?,
+        &text("source")?,
+        [count("games")?, count("wins")?, count("draws")?],
+        &text("proven")?,
+        number,
+    )
+}
+
+/// A row from its fields, checked for shape here and for meaning by the coordinator.
+fn row(
+    position: &str,
+    mv: &str,
+    source: &str,
+    [games, wins, draws]: [u64; 3],
+    proven: &str,
+    number: usize,
+) -> Result<v2::BookExportRow> {
+    let bad = |why: String| ClientError::Format { line: number, why };
+    let source = source_of_name(source).ok_or_else(|| bad(format!("unknown source {source:?}")))?;
+    let value = match proven {
+        "" => None,
+        text => Some(
+            text.parse::<Value>()
+                .map_err(|e| bad(format!("bad proven value {text:?}: {e}")))?,
+        ),
+    };
+    Ok(v2::BookExportRow {
+        position: position.into(),
+        r#move: mv.into(),
+        source: source as i32,
+        games,
+        wins,
+        draws,
+        proven: value_to_wire(value) as i32,
+    })
+}
+
+/// The rows of an export in `format`.
+pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<v2::BookExportRow>> {
+    let mut rows = Vec::new();
+    for (index, line) in reader.lines().enumerate() {
+        let line = line.map_err(ClientError::io("reading the rows"))?;
+        let header = format == RowFormat::Csv && index == 0 && line == CSV_HEADER;
+        if line.trim().is_empty() || header {
+            continue;
+        }
+        rows.push(match format {
+            RowFormat::Csv => parse_csv(&line, index + 1)?,
+            RowFormat::Jsonl => parse_jsonl(&line, index + 1)?,
+        });
+    }
+    Ok(rows)
+}
+
+/// Adds rows to the book, in calls of at most [`MAX_BOOK_ROWS`]; returns how many.
+pub async fn import(client: &Client, rows: &[v2::BookExportRow]) -> Result<usize> {
+    for chunk in rows.chunks(MAX_BOOK_ROWS) {
+        let request = v2::BookImportRequest {
+            rows: chunk.to_vec(),
+        };
+        client.clone().book_import(request).await?;
+    }
+    Ok(rows.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_read_back_in_both_formats_and_bad_lines_are_named() {
+        let row = v2::BookExportRow {
+            position: Position::START.to_string(),
+            r#move: "a1-1R".into(),
+            source: v2::TableSource::Games as i32,
+            games: 5,
+            wins: 2,
+            draws: 1,
+            proven: v2::Value::Win as i32,
+        };
+        for format in [RowFormat::Csv, RowFormat::Jsonl] {
+            let mut bytes = Vec::new();
+            if format == RowFormat::Csv {
+                writeln!(bytes, "{CSV_HEADER}").unwrap();
+            }
+            write_row(&mut bytes, format, &row).unwrap();
+            assert_eq!(
+                parse_rows(bytes.as_slice(), format).unwrap(),
+                vec![row.clone()]
+            );
+        }
+        let error = parse_rows("a,b\n".as_bytes(), RowFormat::Csv).unwrap_err();
+        assert!(error.to_string().starts_with("line 1:"), "{error}");
+        let error = parse_rows("\n{\"x\":1}\n".as_bytes(), RowFormat::Jsonl).unwrap_err();
+        assert!(error.to_string().starts_with("line 2:"), "{error}");
+    }
+}

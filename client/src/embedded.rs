@@ -1,0 +1,205 @@
+//! The one embedded cluster: a coordinator on a loopback port with its sled database and
+//! in-process workers sharing the cores. `pentagrid run`, every `--local` command and the
+//! tests use it.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pentago::splitmix64;
+use pentagrid_coordinator::{Coordinator, ServeError, Settings, serve};
+use pentagrid_proto::Client;
+use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::error::{ClientError, Result};
+
+/// Where an embedded cluster keeps its database.
+enum Home {
+    /// A directory the caller owns (kept).
+    Dir(PathBuf),
+    /// A temporary directory (removed when the cluster is dropped).
+    Temporary(tempfile::TempDir),
+}
+
+impl Home {
+    fn path(&self) -> &Path {
+        match self {
+            Home::Dir(path) => path,
+            Home::Temporary(dir) => dir.path(),
+        }
+    }
+}
+
+/// A worker started by an embedded cluster.
+pub type WorkerTask = JoinHandle<std::result::Result<WorkerReport, WorkerError>>;
+
+/// A running embedded cluster.
+pub struct EmbeddedCluster {
+    /// `http://127.0.0.1:<port>`.
+    pub url: String,
+    /// Where the coordinator listens.
+    pub address: SocketAddr,
+    /// The coordinator's services (to inspect them directly).
+    pub coordinator: Arc<Coordinator>,
+    /// Threads of each worker started with the cluster.
+    pub threads: usize,
+    token: String,
+    home: Home,
+    stop: watch::Sender<bool>,
+    server: JoinHandle<std::result::Result<(), ServeError>>,
+    workers: Vec<WorkerTask>,
+}
+
+/// A fresh token per cluster: nothing else on this machine can use the loopback port.
+fn fresh_token() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    format!("{:016x}", splitmix64(u64::from(std::process::id()) ^ nanos))
+}
+
+impl EmbeddedCluster {
+    /// Opens the database in `db` and starts the coordinator and `workers` workers sharing
+    /// the cores (inside a tokio runtime).
+    pub async fn open(db: &Path, workers: usize, settings: Settings) -> Result<EmbeddedCluster> {
+        let mut cluster =
+            EmbeddedCluster::start_in(Home::Dir(db.to_owned()), settings, fresh_token()).await?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cluster.threads = (cores / workers.max(1)).max(1);
+        for i in 0..workers {
+            let task = cluster.spawn_worker(
+                &format!("local-{}", i + 1),
+                cluster.threads,
+                cluster.stop.subscribe(),
+            );
+            cluster.workers.push(task);
+        }
+        Ok(cluster)
+    }
+
+    /// A cluster on a temporary database with `token` and no workers (add them with
+    /// [`EmbeddedCluster::worker`]).
+    pub async fn temporary(settings: Settings, token: &str) -> Result<EmbeddedCluster> {
+        let dir = tempfile::tempdir().map_err(ClientError::io("creating a temporary directory"))?;
+        EmbeddedCluster::start_in(Home::Temporary(dir), settings, token.to_owned()).await
+    }
+
+    async fn start_in(home: Home, settings: Settings, token: String) -> Result<EmbeddedCluster> {
+        // A coordinator that stopped a moment ago lets go of the database lock as its tasks
+        // wind down.
+        let started = Instant::now();
+        let coordinator = loop {
+            match Coordinator::open(home.path(), settings.clone()) {
+                Ok(coordinator) => break coordinator,
+                Err(error) if started.elapsed() < Duration::from_secs(10) => {
+                    tracing::debug!(%error, "database still locked");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(source) => {
+                    return Err(ClientError::Database {
+                        path: home.path().display().to_string(),
+                        source,
+                    });
+                }
+            }
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(ClientError::io("binding a loopback port"))?;
+        let address = listener
+            .local_addr()
+            .map_err(ClientError::io("reading the loopback address"))?;
+        let (stop, mut stopped) = watch::channel(false);
+        let server = {
+            let (coordinator, token) = (coordinator.clone(), token.clone());
+            tokio::spawn(async move {
+                serve(listener, coordinator, &token, None, async move {
+                    let _ = stopped.wait_for(|s| *s).await;
+                })
+                .await
+            })
+        };
+        Ok(EmbeddedCluster {
+            url: format!("http://{address}"),
+            address,
+            coordinator,
+            threads: 1,
+            token,
+            home,
+            stop,
+            server,
+            workers: Vec::new(),
+        })
+    }
+
+    /// A client of the coordinator.
+    pub fn client(&self) -> Client {
+        pentagrid_proto::connect(&self.url, &self.token, None)
+            .expect("a loopback URL and a generated token are valid")
+    }
+
+    /// The cluster's token.
+    #[must_use]
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The database directory.
+    #[must_use]
+    pub fn db(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Starts one more in-process worker; it stops when the returned sender says so (or the
+    /// cluster stops).
+    pub fn worker(&self, name: &str, threads: usize) -> (watch::Sender<bool>, WorkerTask) {
+        let (stop, stopped) = watch::channel(false);
+        (stop, self.spawn_worker(name, threads, stopped))
+    }
+
+    fn spawn_worker(
+        &self,
+        name: &str,
+        threads: usize,
+        stopped: watch::Receiver<bool>,
+    ) -> WorkerTask {
+        let options = WorkerOptions {
+            coordinator: self.url.clone(),
+            token: self.token.clone(),
+            tls_ca: None,
+            name: name.into(),
+            threads,
+            ack_log: None,
+            max_results: None,
+        };
+        tokio::spawn(pentagrid_worker::run(options, stopped))
+    }
+
+    /// Stops the coordinator and opens the same database again on a new port, as after a
+    /// crash that lost nothing acknowledged. Workers of the old cluster are stopped.
+    pub async fn restart(self, settings: Settings) -> Result<EmbeddedCluster> {
+        let token = self.token.clone();
+        let home = self.shut_down().await?;
+        EmbeddedCluster::start_in(home, settings, token).await
+    }
+
+    /// Stops the workers (each finishes its job) and the coordinator (which flushes).
+    pub async fn stop(self) -> Result<()> {
+        self.shut_down().await.map(drop)
+    }
+
+    async fn shut_down(self) -> Result<Home> {
+        let _ = self.stop.send(true);
+        for worker in self.workers {
+            let _ = worker.await;
+        }
+        drop(self.coordinator);
+        self.server
+            .await
+            .map_err(|e| ClientError::Runtime(format!("coordinator task: {e}")))??;
+        Ok(self.home)
+    }
+}

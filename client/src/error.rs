@@ -1,0 +1,82 @@
+//! The client library's errors: one enum, with the coordinator's refusals kept as statuses so
+//! callers can branch on their typed reason.
+
+use pentagrid_proto::reason_of;
+use pentagrid_proto::v2::ErrorReason;
+use thiserror::Error;
+
+/// Why a client call or workflow failed.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    /// The address, token or TLS settings are unusable.
+    #[error(transparent)]
+    Connect(#[from] pentagrid_proto::ConnectError),
+    /// A token file is missing, unreadable or malformed.
+    #[error("{0}")]
+    Token(String),
+    /// The coordinator refused a call, or could not be reached.
+    #[error("{}", .0.message())]
+    Rpc(#[from] tonic::Status),
+    /// A request is out of range or malformed (checked before anything is sent).
+    #[error("{0}")]
+    Invalid(String),
+    /// Input rows or lines are malformed (`line` counted from 1).
+    #[error("line {line}: {why}")]
+    Format {
+        /// The line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// The coordinator sent something this client cannot read.
+    #[error("the coordinator sent {0}")]
+    Unreadable(String),
+    /// Reading or writing a file failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// The embedded cluster's database could not be opened.
+    #[error("opening the database in {path}: {source}")]
+    Database {
+        /// The database directory.
+        path: String,
+        /// The failure.
+        source: pentagrid_coordinator::store::StoreError,
+    },
+    /// The embedded coordinator failed.
+    #[error(transparent)]
+    Serve(#[from] pentagrid_coordinator::ServeError),
+    /// A thread pool or runtime could not start.
+    #[error("{0}")]
+    Runtime(String),
+}
+
+impl ClientError {
+    /// The typed reason of a refusal by the coordinator; [`ErrorReason::Unspecified`] for
+    /// everything else.
+    #[must_use]
+    pub fn reason(&self) -> ErrorReason {
+        match self {
+            ClientError::Rpc(status) => reason_of(status),
+            _ => ErrorReason::Unspecified,
+        }
+    }
+
+    /// Whether the coordinator could not be reached at all.
+    #[must_use]
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, ClientError::Rpc(status) if status.code() == tonic::Code::Unavailable)
+    }
+
+    pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ClientError {
+        let context = context.into();
+        move |source| ClientError::Io { context, source }
+    }
+}
+
+/// Results of the client library.
+pub type Result<T, E = ClientError> = std::result::Result<T, E>;

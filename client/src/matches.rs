@@ -1,0 +1,152 @@
+//! Engine matches from a client: on the cluster (queued as game pairs, followed until the
+//! match ends) or in process (played here on a rayon pool). Both stop by the same SPRT rule,
+//! [`pentagrid_coordinator::sprt_stop`].
+
+use pentago::{
+    MatchScore, OpeningSource, PairResult, Player, Sprt, SprtDecision, opening_seed, play_pair,
+    random_opening,
+};
+use pentagrid_coordinator::{MAX_MATCH_PAIRS, sprt_stop};
+use pentagrid_proto::{Client, pentanomial_counts, sprt_decision_of_wire, v2};
+
+use crate::error::{ClientError, Result};
+use crate::jobs::poll;
+
+/// A match to play.
+#[derive(Clone, Debug)]
+pub struct MatchPlan {
+    /// Player A.
+    pub a: Player,
+    /// Player B.
+    pub b: Player,
+    /// Most game pairs.
+    pub pairs: u64,
+    /// The sequential test that may stop it early.
+    pub sprt: Option<Sprt>,
+    /// Where openings come from.
+    pub openings: OpeningSource,
+    /// Seed of the openings (and, in process, of the engines).
+    pub seed: u64,
+}
+
+impl MatchPlan {
+    /// Checks the pair count.
+    pub fn validate(&self) -> Result<()> {
+        if (1..=MAX_MATCH_PAIRS).contains(&self.pairs) {
+            Ok(())
+        } else {
+            Err(ClientError::Invalid(format!(
+                "--pairs must be from 1 to {MAX_MATCH_PAIRS}"
+            )))
+        }
+    }
+}
+
+/// How a match ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchOutcome {
+    /// A's score.
+    pub score: MatchScore,
+    /// The SPRT's decision (`Continue` without one or when undecided).
+    pub decision: SprtDecision,
+    /// Whether the match stopped before all pairs were played without a decision (failed or
+    /// cancelled pairs; cluster matches only).
+    pub stopped: bool,
+}
+
+/// A's score in a match status.
+#[must_use]
+pub fn report_score(report: &v2::MatchStatusResponse) -> MatchScore {
+    let counts = pentanomial_counts(report.pentanomial.as_ref());
+    MatchScore::from_counts(report.wins, report.draws, report.losses, &counts)
+}
+
+/// Where a stored match stands, with its games if asked.
+pub async fn status(
+    client: &Client,
+    match_id: u64,
+    include_games: bool,
+) -> Result<v2::MatchStatusResponse> {
+    let request = v2::MatchStatusRequest {
+        match_id,
+        include_games,
+    };
+    Ok(client.clone().match_status(request).await?.into_inner())
+}
+
+/// Queues a match on the cluster; returns its id.
+pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
+    plan.validate()?;
+    let request = v2::CreateMatchRequest {
+        a: plan.a.to_string(),
+        b: plan.b.to_string(),
+        pairs: plan.pairs,
+        sprt: plan.sprt.map(|s| s.to_string()).unwrap_or_default(),
+        openings: plan.openings.to_string(),
+        seed: plan.seed,
+    };
+    Ok(client
+        .clone()
+        .create_match(request)
+        .await?
+        .into_inner()
+        .match_id)
+}
+
+/// Follows a cluster match until it ends, telling `progress` each time more pairs are stored.
+pub async fn follow(
+    client: &Client,
+    match_id: u64,
+    progress: &mut dyn FnMut(&MatchScore),
+) -> Result<MatchOutcome> {
+    let mut shown = 0;
+    let report = poll(async || {
+        let report = status(client, match_id, false).await?;
+        if report.pairs_done != shown {
+            shown = report.pairs_done;
+            progress(&report_score(&report));
+        }
+        Ok((report.state() != v2::MatchState::Running).then_some(report))
+    })
+    .await?;
+    Ok(MatchOutcome {
+        score: report_score(&report),
+        decision: sprt_decision_of_wire(report.decision()),
+        stopped: report.state() == v2::MatchState::Stopped,
+    })
+}
+
+/// Plays a match here, pair after pair on `pool`, telling `progress` after each pair; stops
+/// as soon as the SPRT decides. Only random openings: book openings need a coordinator.
+pub fn play_in_process(
+    plan: &MatchPlan,
+    pool: &rayon::ThreadPool,
+    progress: &mut dyn FnMut(&PairResult, &MatchScore),
+) -> Result<MatchOutcome> {
+    plan.validate()?;
+    let OpeningSource::Random { plies } = plan.openings else {
+        return Err(ClientError::Invalid(
+            "book openings need the coordinator's book: drop --in-process or use random:plies=N"
+                .into(),
+        ));
+    };
+    let threads = pool.current_num_threads();
+    let mut score = MatchScore::default();
+    let mut decision = SprtDecision::Continue;
+    for pair in 0..plan.pairs {
+        let seed = opening_seed(plan.seed, pair);
+        let opening = random_opening(seed, plies);
+        let result = pool.install(|| play_pair(&opening, &plan.a, &plan.b, seed, threads));
+        score.record(&result);
+        decision = sprt_stop::decision(&score, plan.sprt.as_ref());
+        progress(&result, &score);
+        if decision != SprtDecision::Continue {
+            break;
+        }
+    }
+    Ok(MatchOutcome {
+        score,
+        decision,
+        stopped: false,
+    })
+}

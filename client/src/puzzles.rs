@@ -1,0 +1,168 @@
+//! Puzzle rounds from a client: ask the coordinator for candidates round after round until
+//! enough new puzzles are stored, and read the stored collection.
+
+use pentago::{MAX_PUZZLE_MOVES, Puzzle};
+use pentagrid_proto::{Client, v2};
+
+use crate::error::{ClientError, Result};
+use crate::jobs::poll;
+
+/// What a round of puzzle generation aims for.
+#[derive(Clone, Debug)]
+pub struct Goal {
+    /// New puzzles wanted, 1 to 10000.
+    pub count: u64,
+    /// Longest mate (1 to 7).
+    pub max_moves: u32,
+    /// Candidates need at least this many stones (at most 35).
+    pub min_stones: u32,
+    /// Also mine games of random play when stored games run out.
+    pub random: bool,
+    /// Seed of the random games.
+    pub seed: u64,
+    /// Give up after this many rounds of candidates.
+    pub rounds: u32,
+}
+
+impl Goal {
+    /// Checks the goal's numbers.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=MAX_PUZZLE_MOVES).contains(&self.max_moves) {
+            return Err(ClientError::Invalid(format!(
+                "--max-moves must be from 1 to {MAX_PUZZLE_MOVES}"
+            )));
+        }
+        if !(1..=10_000).contains(&self.count) {
+            return Err(ClientError::Invalid(
+                "--count must be from 1 to 10000".into(),
+            ));
+        }
+        if self.min_stones > 35 {
+            return Err(ClientError::Invalid(
+                "--min-stones must be at most 35".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where a puzzle round stands (counts since it began).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PuzzleProgress {
+    /// New puzzles stored.
+    pub found: u64,
+    /// Candidates checked.
+    pub checked: u64,
+    /// Candidates still queued.
+    pub pending: u64,
+}
+
+/// What a puzzle round did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PuzzleRound {
+    /// New puzzles stored.
+    pub found: u64,
+    /// Puzzles stored in all.
+    pub stored: u64,
+    /// Candidates checked.
+    pub checked: u64,
+    /// Of those, without a mate.
+    pub no_mate: u64,
+    /// With another winning first move.
+    pub not_unique: u64,
+    /// Not settled.
+    pub undecided: u64,
+    /// Whether it stopped because no fresh candidates were left.
+    pub ran_dry: bool,
+}
+
+impl std::fmt::Display for PuzzleRound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rate = if self.checked == 0 {
+            0.0
+        } else {
+            100.0 * self.found as f64 / self.checked as f64
+        };
+        write!(
+            f,
+            "{} new puzzles ({} stored) from {} candidates ({rate:.1}%): {} without a mate, {} with another winning move, {} undecided",
+            self.found, self.stored, self.checked, self.no_mate, self.not_unique, self.undecided
+        )
+    }
+}
+
+/// The stored puzzles matching `filter`, in order.
+pub async fn list(client: &Client, filter: v2::ListPuzzlesRequest) -> Result<Vec<Puzzle>> {
+    let reply = client.clone().list_puzzles(filter).await?.into_inner();
+    reply
+        .puzzles_json
+        .iter()
+        .map(|json| {
+            serde_json::from_str(json)
+                .map_err(|e| ClientError::Unreadable(format!("an unreadable puzzle: {e}")))
+        })
+        .collect()
+}
+
+async fn counts(client: &Client) -> Result<v2::ListPuzzlesResponse> {
+    let request = v2::ListPuzzlesRequest {
+        limit: 1,
+        ..v2::ListPuzzlesRequest::default()
+    };
+    Ok(client.clone().list_puzzles(request).await?.into_inner())
+}
+
+/// Rounds of candidates until `goal.count` new puzzles are stored (or the rounds or the
+/// candidates run out), telling `progress` as candidates are checked.
+pub async fn generate(
+    client: &Client,
+    goal: &Goal,
+    progress: &mut dyn FnMut(PuzzleProgress),
+) -> Result<PuzzleRound> {
+    goal.validate()?;
+    let before = counts(client).await?;
+    let mut now = before.clone();
+    let mut ran_dry = false;
+    for round in 0..goal.rounds {
+        let found = now.found - before.found;
+        if found >= goal.count {
+            break;
+        }
+        // About one candidate in twenty becomes a puzzle; ask for plenty.
+        let wanted = ((goal.count - found) * 20).clamp(64, 20_000);
+        let reply = client
+            .clone()
+            .generate_puzzles(v2::GeneratePuzzlesRequest {
+                candidates: wanted,
+                max_moves: goal.max_moves,
+                min_stones: goal.min_stones,
+                random_games: goal.random,
+                seed: goal.seed.wrapping_add(u64::from(round)),
+            })
+            .await?
+            .into_inner();
+        if reply.queued == 0 {
+            ran_dry = true;
+            break;
+        }
+        now = poll(async || {
+            let now = counts(client).await?;
+            progress(PuzzleProgress {
+                found: now.found - before.found,
+                checked: now.candidates - before.candidates,
+                pending: now.pending,
+            });
+            Ok((now.pending == 0).then_some(now))
+        })
+        .await?;
+    }
+    Ok(PuzzleRound {
+        found: now.found - before.found,
+        stored: now.found,
+        checked: now.candidates - before.candidates,
+        no_mate: now.no_mate - before.no_mate,
+        not_unique: now.not_unique - before.not_unique,
+        undecided: now.undecided - before.undecided,
+        ran_dry,
+    })
+}

@@ -1,0 +1,209 @@
+//! Domain answers as wire messages, and the wire forms of book rows read back into domain rows.
+
+use pentago::{Move, Position};
+use pentagrid_proto::{
+    pentanomial_of_counts, sprt_decision_to_wire, v2, value_of_wire, value_to_wire,
+};
+use tonic::Status;
+
+use super::errors::invalid;
+use crate::book::{BookRow, BookView, ExportRow, TableSource};
+use crate::builder::BuildReport;
+use crate::coordinator::ClusterStatus;
+use crate::jobs::LeasedJob;
+use crate::matches::{MatchReport, MatchState};
+use crate::puzzles::PuzzleListing;
+use crate::store::{Counts, StoredGame};
+
+pub(crate) fn job(job: LeasedJob) -> v2::Job {
+    v2::Job {
+        job_id: job.job_id,
+        lease_id: job.lease_id,
+        attempt: job.attempt,
+        seed: job.seed,
+        spec: Some(v2::JobSpec::from(&job.task)),
+    }
+}
+
+pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
+    let ClusterStatus { jobs, totals } = status;
+    v2::StatusResponse {
+        queued: jobs.queued,
+        leased: jobs.leased,
+        done: jobs.done,
+        failed: jobs.failed,
+        cancelled: jobs.cancelled,
+        workers: jobs
+            .workers
+            .into_iter()
+            .map(|w| v2::WorkerStatus {
+                worker_id: w.id,
+                name: w.name,
+                threads: w.threads,
+                leases: w.leases,
+                results: w.results,
+                seconds_since_seen: w.since_seen.as_secs_f64(),
+            })
+            .collect(),
+        playout_positions: totals.playout_positions,
+        game_positions: totals.game_positions,
+        games: totals.games,
+        playouts: totals.playouts,
+        quarantined: jobs.quarantined,
+    }
+}
+
+fn book_row(row: BookRow) -> v2::BookRow {
+    v2::BookRow {
+        r#move: row.mv.to_string(),
+        also: row.also.iter().map(ToString::to_string).collect(),
+        games: row.counts.games,
+        wins: row.counts.wins,
+        draws: row.counts.draws,
+        proven: value_to_wire(row.proven) as i32,
+    }
+}
+
+pub(crate) fn book_view(view: BookView) -> v2::BookShowResponse {
+    v2::BookShowResponse {
+        position: view.position.to_string(),
+        canonical: view.canonical.to_string(),
+        playouts: view.playouts.into_iter().map(book_row).collect(),
+        games: view.games.into_iter().map(book_row).collect(),
+    }
+}
+
+pub(crate) fn export_row(row: &ExportRow) -> v2::BookExportRow {
+    v2::BookExportRow {
+        position: row.position.to_string(),
+        r#move: row.mv.to_string(),
+        source: match row.source {
+            TableSource::Playouts => v2::TableSource::Playouts,
+            TableSource::Games => v2::TableSource::Games,
+        } as i32,
+        games: row.counts.games,
+        wins: row.counts.wins,
+        draws: row.counts.draws,
+        proven: value_to_wire(row.proven) as i32,
+    }
+}
+
+/// Imported rows in domain form; errors name the row (counted from 1).
+pub(crate) fn import_rows(rows: &[v2::BookExportRow]) -> Result<Vec<ExportRow>, Status> {
+    rows.iter()
+        .enumerate()
+        .map(|(index, row)| {
+            let bad = |why: String| invalid(format!("row {}: {why}", index + 1));
+            let position: Position = row.position.parse().map_err(|e| bad(format!("{e}")))?;
+            let mv: Move = row.r#move.parse().map_err(|e| bad(format!("{e}")))?;
+            let source = match v2::TableSource::try_from(row.source) {
+                Ok(v2::TableSource::Playouts) => TableSource::Playouts,
+                Ok(v2::TableSource::Games) => TableSource::Games,
+                _ => return Err(bad(format!("unknown source {}", row.source))),
+            };
+            Ok(ExportRow {
+                position,
+                mv,
+                source,
+                counts: Counts {
+                    games: row.games,
+                    wins: row.wins,
+                    draws: row.draws,
+                },
+                proven: value_of_wire(row.proven).map_err(|e| bad(e.0))?,
+            })
+        })
+        .collect()
+}
+
+pub(crate) fn game(job_id: u64, game: StoredGame) -> v2::GameRecord {
+    v2::GameRecord {
+        job_id,
+        start: game.start,
+        moves: game.moves,
+        result: game.result,
+        black: game.black,
+        white: game.white,
+    }
+}
+
+pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
+    let MatchReport {
+        id,
+        record,
+        state,
+        games,
+    } = report;
+    let decision = record.decision();
+    let score = record.score();
+    v2::MatchStatusResponse {
+        match_id: id,
+        a: record.a,
+        b: record.b,
+        pairs: record.pairs,
+        sprt: record.sprt,
+        openings: record.openings,
+        seed: record.seed,
+        pairs_done: record.pairs_done,
+        wins: record.wins,
+        draws: record.draws,
+        losses: record.losses,
+        pentanomial: Some(pentanomial_of_counts(score.pairs.counts)),
+        state: match state {
+            MatchState::Running => v2::MatchState::Running,
+            MatchState::AcceptedH0 => v2::MatchState::AcceptedH0,
+            MatchState::AcceptedH1 => v2::MatchState::AcceptedH1,
+            MatchState::Complete => v2::MatchState::Complete,
+            MatchState::Stopped => v2::MatchState::Stopped,
+        } as i32,
+        decided_after: record.decided_after,
+        games: games
+            .into_iter()
+            .map(|(pair, game)| v2::MatchGame {
+                pair,
+                opening: game.start,
+                black: game.black,
+                white: game.white,
+                moves: game.moves,
+                result: game.result,
+            })
+            .collect(),
+        decision: sprt_decision_to_wire(decision) as i32,
+    }
+}
+
+pub(crate) fn build_report(report: BuildReport) -> v2::BuildStatusResponse {
+    let BuildReport {
+        id,
+        record,
+        pending,
+    } = report;
+    v2::BuildStatusResponse {
+        build_id: id,
+        state: if record.done {
+            v2::BuildState::Done
+        } else {
+            v2::BuildState::Running
+        } as i32,
+        positions: record.positions,
+        solved: record.solved,
+        playouts: record.playouts,
+        pending,
+        depth: record.depth,
+        max_positions: record.max_positions,
+        budget: record.budget,
+        roots: record.roots,
+    }
+}
+
+pub(crate) fn puzzle_listing(listing: PuzzleListing) -> v2::ListPuzzlesResponse {
+    v2::ListPuzzlesResponse {
+        puzzles_json: listing.puzzles_json,
+        candidates: listing.candidates,
+        found: listing.found,
+        no_mate: listing.no_mate,
+        not_unique: listing.not_unique,
+        undecided: listing.undecided,
+        pending: listing.pending,
+    }
+}

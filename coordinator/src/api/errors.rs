@@ -1,0 +1,180 @@
+//! The one place where errors become gRPC statuses: each domain error gets its code, its
+//! message for people, and a machine-readable [`ErrorReason`] in the status details, which is
+//! what workers and clients branch on.
+
+use pentagrid_proto::error_status;
+use pentagrid_proto::v2::ErrorReason;
+use tonic::{Code, Status};
+
+use super::auth::AuthError;
+use crate::book::BookError;
+use crate::builder::BuildError;
+use crate::ingest::SubmitError;
+use crate::jobs::JobError;
+use crate::matches::MatchError;
+use crate::puzzles::PuzzleError;
+use crate::store::StoreError;
+
+/// A malformed request (found while reading it off the wire).
+pub(crate) fn invalid(message: impl Into<String>) -> Status {
+    error_status(Code::InvalidArgument, ErrorReason::InvalidArgument, message)
+}
+
+impl From<StoreError> for Status {
+    fn from(error: StoreError) -> Status {
+        tracing::error!(%error, "storage failure");
+        error_status(
+            Code::Internal,
+            ErrorReason::Storage,
+            format!("storage failure: {error}"),
+        )
+    }
+}
+
+impl From<AuthError> for Status {
+    fn from(error: AuthError) -> Status {
+        let (code, reason) = match error {
+            AuthError::Protocol(_) | AuthError::NoProtocol => {
+                (Code::FailedPrecondition, ErrorReason::ProtocolMismatch)
+            }
+            AuthError::WrongToken | AuthError::NoToken => {
+                (Code::Unauthenticated, ErrorReason::Unauthenticated)
+            }
+        };
+        error_status(code, reason, error.to_string())
+    }
+}
+
+impl From<JobError> for Status {
+    fn from(error: JobError) -> Status {
+        match error {
+            JobError::Store(error) => error.into(),
+            JobError::UnknownWorker(_) => error_status(
+                Code::FailedPrecondition,
+                ErrorReason::UnknownWorker,
+                error.to_string(),
+            ),
+            JobError::BadWorkerId | JobError::TooManyJobs | JobError::PairsBelongToMatches => {
+                invalid(error.to_string())
+            }
+        }
+    }
+}
+
+impl From<SubmitError> for Status {
+    fn from(error: SubmitError) -> Status {
+        let (code, reason) = match error {
+            SubmitError::Store(error) => return error.into(),
+            SubmitError::BadWorkerId | SubmitError::BadResultId => {
+                (Code::InvalidArgument, ErrorReason::InvalidArgument)
+            }
+            SubmitError::ResultIdReused { .. } => {
+                (Code::InvalidArgument, ErrorReason::ResultIdReused)
+            }
+            SubmitError::NotLeased(_) => (Code::FailedPrecondition, ErrorReason::LeaseNotHeld),
+            SubmitError::Invalid(_) => (Code::InvalidArgument, ErrorReason::InvalidResult),
+        };
+        error_status(code, reason, error.to_string())
+    }
+}
+
+impl From<MatchError> for Status {
+    fn from(error: MatchError) -> Status {
+        match error {
+            MatchError::Store(error) => error.into(),
+            MatchError::PairsOutOfRange(_) => invalid(error.to_string()),
+            MatchError::NotFound(_) => not_found(&error),
+        }
+    }
+}
+
+impl From<BookError> for Status {
+    fn from(error: BookError) -> Status {
+        match error {
+            BookError::Store(error) => error.into(),
+            BookError::TooMany(_) | BookError::BadRow { .. } => invalid(error.to_string()),
+        }
+    }
+}
+
+impl From<BuildError> for Status {
+    fn from(error: BuildError) -> Status {
+        match error {
+            BuildError::Store(error) => error.into(),
+            BuildError::Invalid(_) => invalid(error.to_string()),
+            BuildError::NotFound(_) => not_found(&error),
+        }
+    }
+}
+
+impl From<PuzzleError> for Status {
+    fn from(error: PuzzleError) -> Status {
+        match error {
+            PuzzleError::Store(error) => error.into(),
+            PuzzleError::Invalid(_) => invalid(error.to_string()),
+        }
+    }
+}
+
+fn not_found(error: &dyn std::error::Error) -> Status {
+    error_status(Code::NotFound, ErrorReason::NotFound, error.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pentagrid_proto::reason_of;
+
+    #[test]
+    fn each_error_maps_to_its_code_and_reason() {
+        let cases: Vec<(Status, Code, ErrorReason)> = vec![
+            (
+                JobError::UnknownWorker("w".into()).into(),
+                Code::FailedPrecondition,
+                ErrorReason::UnknownWorker,
+            ),
+            (
+                JobError::BadWorkerId.into(),
+                Code::InvalidArgument,
+                ErrorReason::InvalidArgument,
+            ),
+            (
+                SubmitError::NotLeased("gone".into()).into(),
+                Code::FailedPrecondition,
+                ErrorReason::LeaseNotHeld,
+            ),
+            (
+                SubmitError::Invalid("bad".into()).into(),
+                Code::InvalidArgument,
+                ErrorReason::InvalidResult,
+            ),
+            (
+                AuthError::NoProtocol.into(),
+                Code::FailedPrecondition,
+                ErrorReason::ProtocolMismatch,
+            ),
+            (
+                AuthError::WrongToken.into(),
+                Code::Unauthenticated,
+                ErrorReason::Unauthenticated,
+            ),
+            (
+                MatchError::NotFound(3).into(),
+                Code::NotFound,
+                ErrorReason::NotFound,
+            ),
+            (
+                StoreError::Durability("disk".into()).into(),
+                Code::Internal,
+                ErrorReason::Storage,
+            ),
+        ];
+        for (status, code, reason) in cases {
+            assert_eq!(
+                (status.code(), reason_of(&status)),
+                (code, reason),
+                "{status:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! The gRPC edge: the only module that names wire types or builds statuses. Each call reads
+//! its request into domain values, hands them to a service, and writes the answer back;
+//! errors become statuses in [`errors`].
+
+pub mod auth;
+mod convert;
+mod errors;
+
+use std::sync::Arc;
+
+use pentago::{OpeningSource, Player, Position, Sprt, UctConfig};
+use pentagrid_proto::v2::coordinator_server::Coordinator as CoordinatorApi;
+use pentagrid_proto::{Outcome, Task, v2};
+use tonic::{Request, Response, Status};
+
+use crate::builder::BuildSpec;
+use crate::coordinator::Coordinator;
+use crate::ingest::{Submission, Submitted};
+use crate::matches::MatchSpec;
+use crate::puzzles::{MineRequest, PuzzleFilter};
+use errors::invalid;
+
+/// The tonic service over the coordinator's services.
+#[derive(Clone)]
+pub struct Service {
+    coordinator: Arc<Coordinator>,
+}
+
+impl Service {
+    /// A service for `coordinator`.
+    #[must_use]
+    pub fn new(coordinator: Arc<Coordinator>) -> Service {
+        Service { coordinator }
+    }
+}
+
+fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, Status>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse()
+        .map_err(|e| invalid(format!("bad {what} {text:?}: {e}")))
+}
+
+fn tasks(specs: &[v2::JobSpec]) -> Result<Vec<Task>, Status> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            Task::try_from(spec).map_err(|e| invalid(format!("job {}: {}", i + 1, e.0)))
+        })
+        .collect()
+}
+
+type Answer<T> = Result<Response<T>, Status>;
+
+#[tonic::async_trait]
+impl CoordinatorApi for Service {
+    async fn hello(&self, request: Request<v2::HelloRequest>) -> Answer<v2::HelloResponse> {
+        let r = request.get_ref();
+        let terms = self
+            .coordinator
+            .jobs
+            .hello(&r.worker_id, &r.name, r.threads)?;
+        Ok(Response::new(v2::HelloResponse {
+            lease_seconds: terms.lease.as_secs().max(1) as u32,
+            heartbeat_seconds: terms.heartbeat.as_secs().max(1) as u32,
+        }))
+    }
+
+    async fn lease(&self, request: Request<v2::LeaseRequest>) -> Answer<v2::LeaseResponse> {
+        let r = request.get_ref();
+        let jobs = self.coordinator.jobs.lease(&r.worker_id, r.max_jobs)?;
+        Ok(Response::new(v2::LeaseResponse {
+            jobs: jobs.into_iter().map(convert::job).collect(),
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<v2::HeartbeatRequest>,
+    ) -> Answer<v2::HeartbeatResponse> {
+        let r = request.get_ref();
+        let lost_lease_ids = self
+            .coordinator
+            .jobs
+            .heartbeat(&r.worker_id, &r.lease_ids)?;
+        Ok(Response::new(v2::HeartbeatResponse { lost_lease_ids }))
+    }
+
+    async fn submit(&self, request: Request<v2::SubmitRequest>) -> Answer<v2::SubmitResponse> {
+        let r = request.into_inner();
+        let wire = r
+            .result
+            .as_ref()
+            .ok_or_else(|| invalid("the submission has no result"))?;
+        let outcome = Outcome::try_from(wire).map_err(|e| invalid(e.0))?;
+        let submission = Submission {
+            worker_id: r.worker_id,
+            job_id: r.job_id,
+            lease_id: r.lease_id,
+            result_id: r.result_id,
+            outcome,
+        };
+        let outcome = match self.coordinator.ingest.submit(&submission).await? {
+            Submitted::Applied => v2::SubmitOutcome::Applied,
+            Submitted::Duplicate => v2::SubmitOutcome::Duplicate,
+        };
+        Ok(Response::new(v2::SubmitResponse {
+            outcome: outcome as i32,
+        }))
+    }
+
+    async fn return_leases(
+        &self,
+        request: Request<v2::ReturnLeasesRequest>,
+    ) -> Answer<v2::ReturnLeasesResponse> {
+        let r = request.get_ref();
+        let returned = self
+            .coordinator
+            .jobs
+            .return_leases(&r.worker_id, &r.lease_ids)?;
+        Ok(Response::new(v2::ReturnLeasesResponse {
+            returned: returned as u32,
+        }))
+    }
+
+    async fn submit_jobs(
+        &self,
+        request: Request<v2::SubmitJobsRequest>,
+    ) -> Answer<v2::SubmitJobsResponse> {
+        let specs = &request.get_ref().jobs;
+        if specs.len() > crate::jobs::MAX_JOBS_PER_SUBMISSION {
+            return Err(crate::jobs::JobError::TooManyJobs.into());
+        }
+        let job_ids = self.coordinator.jobs.submit(tasks(specs)?).await?;
+        Ok(Response::new(v2::SubmitJobsResponse { job_ids }))
+    }
+
+    async fn cancel_jobs(
+        &self,
+        request: Request<v2::CancelJobsRequest>,
+    ) -> Answer<v2::CancelJobsResponse> {
+        let cancelled = self
+            .coordinator
+            .jobs
+            .cancel(&request.get_ref().job_ids)
+            .await?;
+        Ok(Response::new(v2::CancelJobsResponse {
+            cancelled: cancelled as u32,
+        }))
+    }
+
+    async fn status(&self, _request: Request<v2::StatusRequest>) -> Answer<v2::StatusResponse> {
+        Ok(Response::new(convert::status(self.coordinator.status()?)))
+    }
+
+    async fn book_show(
+        &self,
+        request: Request<v2::BookShowRequest>,
+    ) -> Answer<v2::BookShowResponse> {
+        let position: Position = parse("position", &request.get_ref().position)?;
+        let view = self.coordinator.book.show(&position)?;
+        Ok(Response::new(convert::book_view(view)))
+    }
+
+    async fn create_match(
+        &self,
+        request: Request<v2::CreateMatchRequest>,
+    ) -> Answer<v2::CreateMatchResponse> {
+        let r = request.get_ref();
+        let spec = MatchSpec {
+            a: parse::<Player>("player A", &r.a)?,
+            b: parse::<Player>("player B", &r.b)?,
+            pairs: r.pairs,
+            sprt: match r.sprt.as_str() {
+                "" => None,
+                text => Some(parse::<Sprt>("SPRT", text)?),
+            },
+            openings: match r.openings.as_str() {
+                "" => OpeningSource::default(),
+                text => parse("opening source", text)?,
+            },
+            seed: r.seed,
+        };
+        let match_id = self.coordinator.matches.create(&spec).await?;
+        Ok(Response::new(v2::CreateMatchResponse { match_id }))
+    }
+
+    async fn match_status(
+        &self,
+        request: Request<v2::MatchStatusRequest>,
+    ) -> Answer<v2::MatchStatusResponse> {
+        let r = request.get_ref();
+        let report = self
+            .coordinator
+            .matches
+            .status(r.match_id, r.include_games)?;
+        Ok(Response::new(convert::match_report(report)))
+    }
+
+    async fn generate_puzzles(
+        &self,
+        request: Request<v2::GeneratePuzzlesRequest>,
+    ) -> Answer<v2::GeneratePuzzlesResponse> {
+        let r = request.get_ref();
+        let mined = self
+            .coordinator
+            .puzzles
+            .generate(&MineRequest {
+                candidates: r.candidates,
+                max_moves: r.max_moves,
+                min_stones: r.min_stones,
+                random_games: r.random_games,
+                seed: r.seed,
+            })
+            .await?;
+        Ok(Response::new(v2::GeneratePuzzlesResponse {
+            queued: mined.queued,
+            job_ids: mined.job_ids,
+        }))
+    }
+
+    async fn list_puzzles(
+        &self,
+        request: Request<v2::ListPuzzlesRequest>,
+    ) -> Answer<v2::ListPuzzlesResponse> {
+        let r = request.get_ref();
+        let listing = self.coordinator.puzzles.list(&PuzzleFilter {
+            min_moves: r.min_moves,
+            max_moves: r.max_moves,
+            min_difficulty: r.min_difficulty,
+            max_difficulty: r.max_difficulty,
+            limit: r.limit,
+        })?;
+        Ok(Response::new(convert::puzzle_listing(listing)))
+    }
+
+    async fn start_build(
+        &self,
+        request: Request<v2::StartBuildRequest>,
+    ) -> Answer<v2::StartBuildResponse> {
+        let r = request.get_ref();
+        if r.roots.len() > crate::builder::MAX_BUILD_ROOTS {
+            return Err(invalid("a build has 1 to 10000 roots"));
+        }
+        let config: UctConfig = r
+            .config
+            .parse()
+            .map_err(|e| invalid(format!("bad engine config {:?}: {e}", r.config)))?;
+        let roots = r
+            .roots
+            .iter()
+            .map(|text| {
+                text.parse::<Position>()
+                    .map_err(|e| invalid(format!("bad root {text:?}: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        let spec = BuildSpec {
+            roots,
+            depth: r.depth,
+            max_positions: r.max_positions,
+            budget: r.budget,
+            playouts_per_position: r.playouts_per_position,
+            config,
+            solve_stones: r.solve_stones,
+        };
+        let build_id = self.coordinator.builder.start(&spec).await?;
+        Ok(Response::new(v2::StartBuildResponse { build_id }))
+    }
+
+    async fn build_status(
+        &self,
+        request: Request<v2::BuildStatusRequest>,
+    ) -> Answer<v2::BuildStatusResponse> {
+        let report = self
+            .coordinator
+            .builder
+            .status(request.get_ref().build_id)?;
+        Ok(Response::new(convert::build_report(report)))
+    }
+
+    async fn book_export(
+        &self,
+        request: Request<v2::BookExportRequest>,
+    ) -> Answer<v2::BookExportResponse> {
+        let r = request.get_ref();
+        let page = self
+            .coordinator
+            .book
+            .export(r.after_key, r.limit as usize, r.min_games)?;
+        Ok(Response::new(v2::BookExportResponse {
+            rows: page.rows.iter().map(convert::export_row).collect(),
+            next_key: page.next_key,
+        }))
+    }
+
+    async fn book_import(
+        &self,
+        request: Request<v2::BookImportRequest>,
+    ) -> Answer<v2::BookImportResponse> {
+        let wire = &request.get_ref().rows;
+        if wire.len() > crate::book::MAX_BOOK_ROWS {
+            return Err(crate::book::BookError::TooMany("rows").into());
+        }
+        let rows = convert::import_rows(wire)?;
+        let imported = self.coordinator.book.import(&rows).await?;
+        Ok(Response::new(v2::BookImportResponse {
+            rows: imported as u64,
+        }))
+    }
+
+    async fn get_games(
+        &self,
+        request: Request<v2::GetGamesRequest>,
+    ) -> Answer<v2::GetGamesResponse> {
+        let games = self.coordinator.book.games(&request.get_ref().job_ids)?;
+        Ok(Response::new(v2::GetGamesResponse {
+            games: games
+                .into_iter()
+                .map(|(job_id, game)| convert::game(job_id, game))
+                .collect(),
+        }))
+    }
+}

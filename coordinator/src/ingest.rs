@@ -1,0 +1,158 @@
+//! Result ingest: a worker's result is checked against its lease and its job, applied in one
+//! transaction at most once per result id, and acknowledged only once durable. A pair result
+//! then lets its match stop if the SPRT decided.
+
+use std::sync::Arc;
+
+use pentagrid_proto::{Outcome, Task};
+use thiserror::Error;
+
+use crate::jobs::JobQueue;
+use crate::matches::Matches;
+use crate::store::{Applied, JobState, Store, StoreError};
+use crate::validate::result_effect;
+
+/// A result handed in by a worker (already read from the wire, not yet validated).
+#[derive(Clone, Debug)]
+pub struct Submission {
+    /// The worker.
+    pub worker_id: String,
+    /// The job.
+    pub job_id: u64,
+    /// The lease the worker holds on it.
+    pub lease_id: u64,
+    /// Chosen by the worker, the same on every retry.
+    pub result_id: String,
+    /// The result.
+    pub outcome: Outcome,
+}
+
+/// What became of an acknowledged result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// Validated, stored, durable.
+    Applied,
+    /// Applied before (this result id, or another result of the job); nothing changed.
+    Duplicate,
+}
+
+/// Why a result was refused. Nothing changed.
+#[derive(Debug, Error)]
+pub enum SubmitError {
+    /// The worker id is empty or too long.
+    #[error("worker_id must be 1 to 200 bytes")]
+    BadWorkerId,
+    /// The result id is empty or too long.
+    #[error("result_id must be 1 to 200 bytes")]
+    BadResultId,
+    /// The result id was applied to another job.
+    #[error("result id {result_id} was used for job {job_id}")]
+    ResultIdReused {
+        /// The result id.
+        result_id: String,
+        /// The job it was applied to.
+        job_id: u64,
+    },
+    /// The worker does not hold this lease on this job.
+    #[error("{0}")]
+    NotLeased(String),
+    /// The result fails validation against its job.
+    #[error("invalid result: {0}")]
+    Invalid(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The result path.
+pub struct ResultIngest {
+    store: Arc<Store>,
+    jobs: Arc<JobQueue>,
+    matches: Arc<Matches>,
+}
+
+impl ResultIngest {
+    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>, matches: Arc<Matches>) -> Self {
+        ResultIngest {
+            store,
+            jobs,
+            matches,
+        }
+    }
+
+    /// Validates and applies a result; answers only once it is durable.
+    pub async fn submit(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
+        let answer = self.apply(submission).await;
+        self.jobs.metrics().submitted(&answer);
+        answer
+    }
+
+    async fn apply(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
+        let Submission {
+            worker_id: worker,
+            job_id,
+            lease_id,
+            result_id,
+            outcome,
+        } = submission;
+        let (job_id, lease_id) = (*job_id, *lease_id);
+        if worker.is_empty() || worker.len() > 200 {
+            return Err(SubmitError::BadWorkerId);
+        }
+        if result_id.is_empty() || result_id.len() > 200 {
+            return Err(SubmitError::BadResultId);
+        }
+        if let Some(applied_to) = self.store.result_job(result_id)? {
+            if applied_to != job_id {
+                return Err(SubmitError::ResultIdReused {
+                    result_id: result_id.clone(),
+                    job_id: applied_to,
+                });
+            }
+            self.jobs.durable().await?;
+            return Ok(Submitted::Duplicate);
+        }
+        let refused = |e: crate::jobs::scheduler::NotLeased| {
+            tracing::warn!(worker, job = job_id, reason = %e.0, "result refused");
+            SubmitError::NotLeased(e.0)
+        };
+        let task = self
+            .jobs
+            .leased_task(worker, job_id, lease_id)
+            .map_err(refused)?;
+        // Validate outside the lock; an invalid result changes nothing, not even the lease.
+        let effect = result_effect(&task, job_id, outcome).map_err(|why| {
+            tracing::warn!(worker, job = job_id, %why, "invalid result refused");
+            SubmitError::Invalid(why)
+        })?;
+        let active = self
+            .jobs
+            .take_for_submit(worker, job_id, lease_id)
+            .map_err(refused)?;
+        let mut done = active.record.clone();
+        done.state = JobState::Done as u32;
+        done.result_id = result_id.clone();
+        let applied = match self.store.apply(job_id, &done, result_id, &effect) {
+            Ok(applied) => applied,
+            Err(error) => {
+                self.jobs.put_back(job_id, active);
+                return Err(error.into());
+            }
+        };
+        if applied == Applied::Applied {
+            self.jobs.mark_done(worker);
+            let rows = effect.playouts.values().chain(effect.games.values());
+            self.jobs
+                .metrics()
+                .rows_ingested(rows.map(|table| table.len()).sum());
+        }
+        self.jobs.durable().await?;
+        if let Task::Pair { match_id, .. } = task {
+            self.matches.stop_if_decided(match_id).await?;
+        }
+        Ok(match applied {
+            Applied::Applied => Submitted::Applied,
+            Applied::Duplicate | Applied::JobAlreadyDone => Submitted::Duplicate,
+        })
+    }
+}

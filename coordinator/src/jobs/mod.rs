@@ -1,0 +1,477 @@
+//! The job queue service: workers say hello, lease jobs, heartbeat and give leases back;
+//! clients and the other services queue and cancel jobs. Queued and leased jobs live in the
+//! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
+
+pub mod scheduler;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use pentagrid_proto::Task;
+use thiserror::Error;
+
+use crate::clock::Clock;
+use crate::coordinator::{Settings, job_seed};
+use crate::flusher::Flusher;
+use crate::metrics::{LeaseEvent, Metrics};
+use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
+use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
+
+/// Most jobs one submission may queue.
+pub const MAX_JOBS_PER_SUBMISSION: usize = 100_000;
+
+/// Why a job-queue call was refused.
+#[derive(Debug, Error)]
+pub enum JobError {
+    /// The worker id is empty or too long.
+    #[error("worker_id must be 1 to 200 bytes")]
+    BadWorkerId,
+    /// The worker has not said hello to this coordinator process (it may have restarted).
+    #[error("unknown worker {0}: say hello first")]
+    UnknownWorker(String),
+    /// Too many jobs in one submission.
+    #[error("at most {MAX_JOBS_PER_SUBMISSION} jobs per call")]
+    TooManyJobs,
+    /// Game pairs are queued by matches, not directly.
+    #[error("game pairs belong to matches: create a match instead")]
+    PairsBelongToMatches,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// How long leases last and how often to heartbeat, as told to a worker.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LeaseTerms {
+    /// A lease's life without a heartbeat.
+    pub lease: Duration,
+    /// How often to heartbeat.
+    pub heartbeat: Duration,
+}
+
+/// A job granted to a worker.
+#[derive(Clone, Debug)]
+pub struct LeasedJob {
+    /// The job.
+    pub job_id: u64,
+    /// The lease.
+    pub lease_id: u64,
+    /// Leases granted for this job so far (this one included).
+    pub attempt: u32,
+    /// The job's seed.
+    pub seed: u64,
+    /// What to do.
+    pub task: Task,
+}
+
+/// A worker as the status shows it.
+#[derive(Clone, Debug)]
+pub struct WorkerSnapshot {
+    /// Its id.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// Its threads.
+    pub threads: u32,
+    /// Leases it holds.
+    pub leases: u64,
+    /// Results it had applied.
+    pub results: u64,
+    /// Time since its last call.
+    pub since_seen: Duration,
+}
+
+/// Job counts and workers.
+#[derive(Clone, Debug, Default)]
+pub struct QueueStatus {
+    /// Jobs waiting for a worker.
+    pub queued: u64,
+    /// Jobs held by workers.
+    pub leased: u64,
+    /// Jobs finished with a result.
+    pub done: u64,
+    /// Jobs given up after too many attempts.
+    pub failed: u64,
+    /// Jobs cancelled.
+    pub cancelled: u64,
+    /// Job records found unreadable at start-up and set aside.
+    pub quarantined: u64,
+    /// Known workers, by name.
+    pub workers: Vec<WorkerSnapshot>,
+}
+
+fn checked_worker_id(id: &str) -> Result<&str, JobError> {
+    if id.is_empty() || id.len() > 200 {
+        return Err(JobError::BadWorkerId);
+    }
+    Ok(id)
+}
+
+/// The job queue with its leases and workers.
+pub struct JobQueue {
+    store: Arc<Store>,
+    scheduler: Mutex<Scheduler>,
+    flusher: Flusher,
+    settings: Settings,
+    clock: Arc<dyn Clock>,
+    draining: AtomicBool,
+}
+
+impl JobQueue {
+    /// Restores queued and leased jobs from the store (a lease from before a restart is
+    /// honoured for one more lease period) and starts group commit (needs a tokio runtime).
+    pub(crate) fn open(
+        store: Arc<Store>,
+        settings: Settings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<JobQueue, StoreError> {
+        let mut scheduler = Scheduler::new(settings.lease_duration, settings.max_attempts);
+        let now = clock.now();
+        for LoadedJob { id, record, task } in store.load_jobs()? {
+            scheduler.restore(id, record, task, now);
+        }
+        Ok(JobQueue {
+            flusher: Flusher::start(store.clone()),
+            store,
+            scheduler: Mutex::new(scheduler),
+            settings,
+            clock,
+            draining: AtomicBool::new(false),
+        })
+    }
+
+    fn scheduler(&self) -> MutexGuard<'_, Scheduler> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.scheduler
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Where the job queue and the services over it count what they do.
+    pub fn metrics(&self) -> &Metrics {
+        &self.settings.metrics
+    }
+
+    /// How long a lease lasts without a heartbeat.
+    pub fn lease_duration(&self) -> Duration {
+        self.settings.lease_duration
+    }
+
+    /// Stops handing out jobs (graceful shutdown).
+    pub fn drain(&self) {
+        self.draining.store(true, Ordering::Relaxed);
+    }
+
+    /// Waits until everything written so far is durable (shared flushes).
+    pub async fn durable(&self) -> Result<(), StoreError> {
+        self.flusher.durable().await.map_err(StoreError::Durability)
+    }
+
+    /// A worker introduces itself (again, after a coordinator restart).
+    pub fn hello(&self, worker_id: &str, name: &str, threads: u32) -> Result<LeaseTerms, JobError> {
+        let id = checked_worker_id(worker_id)?;
+        self.scheduler().workers.insert(
+            id.to_owned(),
+            WorkerInfo {
+                name: name.chars().take(100).collect(),
+                threads,
+                last_seen: self.clock.now(),
+                results: 0,
+            },
+        );
+        tracing::info!(worker = id, name, threads, "worker joined");
+        Ok(LeaseTerms {
+            lease: self.settings.lease_duration,
+            heartbeat: self.settings.heartbeat_interval,
+        })
+    }
+
+    /// Grants up to `max_jobs` queued jobs (none while draining).
+    pub fn lease(&self, worker_id: &str, max_jobs: u32) -> Result<Vec<LeasedJob>, JobError> {
+        let id = checked_worker_id(worker_id)?;
+        if self.draining.load(Ordering::Relaxed) {
+            return Ok(Vec::new());
+        }
+        let max = max_jobs.clamp(1, self.settings.max_jobs_per_lease) as usize;
+        let now = self.clock.now();
+        let mut scheduler = self.scheduler();
+        if !scheduler.workers.contains_key(id) {
+            return Err(JobError::UnknownWorker(id.to_owned()));
+        }
+        scheduler.seen(id, now);
+        let store = &self.store;
+        let mut id_error = None;
+        let granted = scheduler.lease(id, max, now, || {
+            store.generate_id().unwrap_or_else(|e| {
+                id_error = Some(e);
+                0
+            })
+        });
+        if let Some(error) = id_error {
+            for (job_id, active) in granted {
+                scheduler.put_back(job_id, active);
+            }
+            return Err(error.into());
+        }
+        let mut jobs = Vec::with_capacity(granted.len());
+        for (job_id, active) in granted {
+            self.store.put_job(job_id, &active.record)?;
+            jobs.push(LeasedJob {
+                job_id,
+                lease_id: active.record.lease_id,
+                attempt: active.record.attempts,
+                seed: active.record.seed,
+                task: active.task,
+            });
+        }
+        self.metrics().leases(LeaseEvent::Granted, jobs.len());
+        Ok(jobs)
+    }
+
+    /// Renews leases; returns those the worker no longer holds.
+    pub fn heartbeat(&self, worker_id: &str, lease_ids: &[u64]) -> Result<Vec<u64>, JobError> {
+        let id = checked_worker_id(worker_id)?;
+        let now = self.clock.now();
+        let mut scheduler = self.scheduler();
+        scheduler.seen(id, now);
+        Ok(scheduler.heartbeat(id, lease_ids, now))
+    }
+
+    /// Takes back leases a worker gives up; returns how many it held.
+    pub fn return_leases(&self, worker_id: &str, lease_ids: &[u64]) -> Result<usize, JobError> {
+        let id = checked_worker_id(worker_id)?;
+        let changed = self.scheduler().return_leases(id, lease_ids);
+        self.metrics().leases(LeaseEvent::Returned, changed.len());
+        for (job_id, record) in &changed {
+            self.store.put_job(*job_id, record)?;
+        }
+        Ok(changed.len())
+    }
+
+    /// Queues a client's jobs (not game pairs); answers once they are durable.
+    pub async fn submit(&self, tasks: Vec<Task>) -> Result<Vec<u64>, JobError> {
+        if tasks.len() > MAX_JOBS_PER_SUBMISSION {
+            return Err(JobError::TooManyJobs);
+        }
+        if tasks.iter().any(|task| matches!(task, Task::Pair { .. })) {
+            return Err(JobError::PairsBelongToMatches);
+        }
+        Ok(self.queue(tasks).await?)
+    }
+
+    /// Stores `tasks` as queued jobs and queues them once durable; returns their ids.
+    pub(crate) async fn queue(&self, tasks: Vec<Task>) -> Result<Vec<u64>, StoreError> {
+        let mut ids = Vec::with_capacity(tasks.len());
+        let mut records = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            self.metrics().job_queued(task.kind());
+            let id = self.store.generate_id()?;
+            let record = StoredJob {
+                task: Some(StoredTask::from(&task)),
+                state: JobState::Queued as u32,
+                seed: job_seed(id),
+                ..StoredJob::default()
+            };
+            self.store.put_job(id, &record)?;
+            ids.push(id);
+            records.push((id, record, task));
+        }
+        self.durable().await?;
+        let now = self.clock.now();
+        let mut scheduler = self.scheduler();
+        for (id, record, task) in records {
+            scheduler.restore(id, record, Some(task), now);
+        }
+        Ok(ids)
+    }
+
+    /// Cancels jobs that are not finished; answers once durable. Returns how many it cancelled.
+    pub async fn cancel(&self, job_ids: &[u64]) -> Result<usize, StoreError> {
+        let cancelled = self.cancel_unflushed(job_ids)?;
+        self.durable().await?;
+        Ok(cancelled)
+    }
+
+    /// [`JobQueue::cancel`] without waiting for durability (start-up clean-up).
+    pub(crate) fn cancel_unflushed(&self, job_ids: &[u64]) -> Result<usize, StoreError> {
+        let changed = self.scheduler().cancel(job_ids);
+        for (job_id, record) in &changed {
+            self.store.put_job(*job_id, record)?;
+        }
+        Ok(changed.len())
+    }
+
+    /// Requeues the jobs of expired leases (or fails them after too many attempts); called
+    /// periodically. Returns how many jobs changed.
+    pub fn expire_leases(&self) -> Result<usize, StoreError> {
+        let changed = self.scheduler().expire(self.clock.now());
+        self.metrics().leases(LeaseEvent::Expired, changed.len());
+        for (job_id, record) in &changed {
+            tracing::info!(job = job_id, state = ?JobState::from_stored(record.state), "lease expired");
+            self.store.put_job(*job_id, record)?;
+        }
+        Ok(changed.len())
+    }
+
+    /// Job counts and workers.
+    pub fn status(&self) -> QueueStatus {
+        let scheduler = self.scheduler();
+        let (queued, leased) = scheduler.pending();
+        let now = self.clock.now();
+        let mut workers: Vec<WorkerSnapshot> = scheduler
+            .workers
+            .iter()
+            .map(|(id, info)| WorkerSnapshot {
+                id: id.clone(),
+                name: info.name.clone(),
+                threads: info.threads,
+                leases: scheduler.leases_of(id),
+                results: info.results,
+                since_seen: now.saturating_duration_since(info.last_seen),
+            })
+            .collect();
+        workers.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        let [done, failed, cancelled] = scheduler.finished;
+        QueueStatus {
+            queued,
+            leased,
+            done,
+            failed,
+            cancelled,
+            quarantined: self.store.quarantined(),
+            workers,
+        }
+    }
+
+    /// The tasks of queued or leased jobs that satisfy `wanted`, with their ids, by id.
+    pub(crate) fn active_tasks(&self, wanted: impl Fn(&Task) -> bool) -> Vec<(u64, Task)> {
+        let scheduler = self.scheduler();
+        scheduler
+            .active_where(wanted)
+            .into_iter()
+            .filter_map(|id| scheduler.task(id).map(|task| (id, task.clone())))
+            .collect()
+    }
+
+    /// The task of a lease the worker holds on the job (notes the call from the worker).
+    pub(crate) fn leased_task(
+        &self,
+        worker_id: &str,
+        job_id: u64,
+        lease_id: u64,
+    ) -> Result<Task, NotLeased> {
+        let mut scheduler = self.scheduler();
+        scheduler.seen(worker_id, self.clock.now());
+        scheduler.check_lease(worker_id, job_id, lease_id)
+    }
+
+    /// Takes a leased job out of the queue to complete it; [`JobQueue::put_back`] undoes it.
+    pub(crate) fn take_for_submit(
+        &self,
+        worker_id: &str,
+        job_id: u64,
+        lease_id: u64,
+    ) -> Result<Active, NotLeased> {
+        self.scheduler()
+            .take_for_submit(worker_id, job_id, lease_id)
+    }
+
+    /// Puts a job taken for completion back at the front of the queue.
+    pub(crate) fn put_back(&self, job_id: u64, active: Active) {
+        self.scheduler().put_back(job_id, active);
+    }
+
+    /// Counts a finished job for its worker.
+    pub(crate) fn mark_done(&self, worker_id: &str) {
+        self.scheduler().mark_done(worker_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use pentago::Position;
+
+    fn queue_with_clock(dir: &std::path::Path, clock: Arc<ManualClock>) -> JobQueue {
+        let store = Arc::new(Store::open(dir).unwrap());
+        let settings = Settings {
+            lease_duration: Duration::from_secs(30),
+            max_attempts: 2,
+            ..Settings::default()
+        };
+        JobQueue::open(store, settings, clock).unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_expired_lease_goes_back_to_the_queue_on_the_injected_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::default());
+        let queue = queue_with_clock(dir.path(), clock.clone());
+        let task = Task::Solve {
+            position: Position::START,
+        };
+        let ids = queue.submit(vec![task.clone()]).await.unwrap();
+        assert!(matches!(
+            queue.lease("w1", 1),
+            Err(JobError::UnknownWorker(_))
+        ));
+        queue.hello("w1", "one", 1).unwrap();
+        let first = queue.lease("w1", 1).unwrap();
+        assert_eq!(
+            (first.len(), first[0].job_id, first[0].attempt),
+            (1, ids[0], 1)
+        );
+        // Heartbeats keep it; 29 s after the last one it is still held.
+        clock.advance(Duration::from_secs(20));
+        assert!(
+            queue
+                .heartbeat("w1", &[first[0].lease_id])
+                .unwrap()
+                .is_empty()
+        );
+        clock.advance(Duration::from_secs(29));
+        assert_eq!(queue.expire_leases().unwrap(), 0);
+        assert_eq!((queue.status().queued, queue.status().leased), (0, 1));
+        // Past 30 s of silence it expires and is queued again for another worker.
+        clock.advance(Duration::from_secs(2));
+        assert_eq!(queue.expire_leases().unwrap(), 1);
+        assert_eq!((queue.status().queued, queue.status().leased), (1, 0));
+        assert_eq!(
+            queue.heartbeat("w1", &[first[0].lease_id]).unwrap(),
+            vec![first[0].lease_id],
+            "the old lease is lost"
+        );
+        queue.hello("w2", "two", 1).unwrap();
+        let second = queue.lease("w2", 1).unwrap();
+        assert_eq!((second[0].job_id, second[0].attempt), (ids[0], 2));
+        assert_eq!(second[0].task, task);
+        // The second expiry uses up the attempts: the job fails.
+        clock.advance(Duration::from_secs(31));
+        assert_eq!(queue.expire_leases().unwrap(), 1);
+        let status = queue.status();
+        assert_eq!((status.queued, status.leased, status.failed), (0, 0, 1));
+    }
+
+    #[tokio::test]
+    async fn pairs_and_bad_worker_ids_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = queue_with_clock(dir.path(), Arc::new(ManualClock::default()));
+        let pair = Task::Pair {
+            match_id: 1,
+            pair: 0,
+            opening: Position::START,
+            a: pentago::Player::Random,
+            b: pentago::Player::Random,
+        };
+        assert!(matches!(
+            queue.submit(vec![pair]).await,
+            Err(JobError::PairsBelongToMatches)
+        ));
+        assert!(matches!(
+            queue.hello("", "x", 1),
+            Err(JobError::BadWorkerId)
+        ));
+    }
+}
