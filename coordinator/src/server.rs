@@ -52,15 +52,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let metrics = coordinator.metrics().clone();
-    serve_opening(
-        listener,
-        move || Ok(coordinator),
-        metrics,
-        token,
-        tls,
-        shutdown,
-    )
-    .await
+    let start = Start::Open(coordinator);
+    run(listener, start, metrics, token, tls, shutdown).await
 }
 
 /// Serves on `listener` at once — health checks answer NOT_SERVING and coordinator calls
@@ -70,6 +63,26 @@ pub async fn serve(
 pub async fn serve_opening(
     listener: TcpListener,
     open: impl FnOnce() -> Result<Arc<Coordinator>, StoreError> + Send + 'static,
+    metrics: Metrics,
+    token: &str,
+    tls: Option<TlsFiles>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let start = Start::Opening(Box::new(open));
+    run(listener, start, metrics, token, tls, shutdown).await
+}
+
+/// How the coordinator comes to the server.
+enum Start {
+    /// Already open: served from the first call on.
+    Open(Arc<Coordinator>),
+    /// Opened on a blocking thread while the server answers NOT_SERVING.
+    Opening(Box<dyn FnOnce() -> Result<Arc<Coordinator>, StoreError> + Send>),
+}
+
+async fn run(
+    listener: TcpListener,
+    start: Start,
     metrics: Metrics,
     token: &str,
     tls: Option<TlsFiles>,
@@ -99,16 +112,24 @@ pub async fn serve_opening(
                 coordinator.drain();
             }
         });
-    tokio::pin!(server);
-    let mut opening = tokio::task::spawn_blocking(open);
-    let coordinator = tokio::select! {
-        result = &mut server => {
-            // Shut down before the database was open: let the opening finish, close it cleanly.
-            let coordinator = opening.await.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?;
-            coordinator.flush().await?;
-            return Ok(result?);
+    let mut server = Box::pin(server);
+    let coordinator = match start {
+        Start::Open(coordinator) => coordinator,
+        Start::Opening(open) => {
+            let mut opening = tokio::task::spawn_blocking(open);
+            let joined = |r: Result<_, tokio::task::JoinError>| {
+                r.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+            };
+            tokio::select! {
+                result = &mut server => {
+                    // Shut down before the database was open: let the opening finish and
+                    // close the database cleanly.
+                    joined(opening.await)?.flush().await?;
+                    return Ok(result?);
+                }
+                opened = &mut opening => joined(opened)?,
+            }
         }
-        opened = &mut opening => opened.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?,
     };
     let api = CoordinatorServer::new(Service::new(coordinator.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
