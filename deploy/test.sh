@@ -182,7 +182,8 @@ errors = []
 def check(ok, what):
     if not ok:
         errors.append(what)
-check(final["done"] == analyses + games + pairs and final["failed"] == 0 and final["cancelled"] == 0,
+check(final["done"] == analyses + games + pairs and final["failed"] == 0 and final["cancelled"] == 0
+      and final.get("quarantined", 0) == 0,
       f"jobs: {final['done']} done, {final['failed']} failed, {final['cancelled']} cancelled")
 check(all(n == 1 for n in applied.values()), f"applied twice: {[j for j, n in applied.items() if n > 1]}")
 check(analysis_jobs | selfplay_jobs <= acked, f"never acknowledged: {sorted((analysis_jobs | selfplay_jobs) - acked)}")
