@@ -65,8 +65,8 @@ impl EmbeddedCluster {
     /// Opens the database in `db` and starts the coordinator and `workers` workers sharing
     /// the cores (inside a tokio runtime).
     pub async fn open(db: &Path, workers: usize, settings: Settings) -> Result<EmbeddedCluster> {
-        let mut cluster =
-            EmbeddedCluster::start_in(Home::Dir(db.to_owned()), settings, fresh_token()).await?;
+        let home = Home::Dir(db.to_owned());
+        let mut cluster = EmbeddedCluster::start_in(home, settings, fresh_token(), None).await?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         cluster.threads = (cores / workers.max(1)).max(1);
         for i in 0..workers {
@@ -84,10 +84,17 @@ impl EmbeddedCluster {
     /// [`EmbeddedCluster::worker`]).
     pub async fn temporary(settings: Settings, token: &str) -> Result<EmbeddedCluster> {
         let dir = tempfile::tempdir().map_err(ClientError::io("creating a temporary directory"))?;
-        EmbeddedCluster::start_in(Home::Temporary(dir), settings, token.to_owned()).await
+        EmbeddedCluster::start_in(Home::Temporary(dir), settings, token.to_owned(), None).await
     }
 
-    async fn start_in(home: Home, settings: Settings, token: String) -> Result<EmbeddedCluster> {
+    /// Opens the database in `home` and serves it on `address` (a fresh loopback port when
+    /// `None`).
+    async fn start_in(
+        home: Home,
+        settings: Settings,
+        token: String,
+        address: Option<SocketAddr>,
+    ) -> Result<EmbeddedCluster> {
         // A coordinator that stopped a moment ago lets go of the database lock as its tasks
         // wind down.
         let started = Instant::now();
@@ -106,9 +113,10 @@ impl EmbeddedCluster {
                 }
             }
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        let wanted = address.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)));
+        let listener = tokio::net::TcpListener::bind(wanted)
             .await
-            .map_err(ClientError::io("binding a loopback port"))?;
+            .map_err(ClientError::io(format!("listening on {wanted}")))?;
         let address = listener
             .local_addr()
             .map_err(ClientError::io("reading the loopback address"))?;
@@ -141,18 +149,6 @@ impl EmbeddedCluster {
             .expect("a loopback URL and a generated token are valid")
     }
 
-    /// The cluster's token.
-    #[must_use]
-    pub fn token(&self) -> &str {
-        &self.token
-    }
-
-    /// The database directory.
-    #[must_use]
-    pub fn db(&self) -> &Path {
-        self.home.path()
-    }
-
     /// Starts one more in-process worker; it stops when the returned sender says so (or the
     /// cluster stops).
     pub fn worker(&self, name: &str, threads: usize) -> (watch::Sender<bool>, WorkerTask) {
@@ -178,12 +174,14 @@ impl EmbeddedCluster {
         tokio::spawn(pentagrid_worker::run(options, stopped))
     }
 
-    /// Stops the coordinator and opens the same database again on a new port, as after a
-    /// crash that lost nothing acknowledged. Workers of the old cluster are stopped.
+    /// Stops the coordinator and opens the same database again on the same address, as
+    /// after a crash that lost nothing acknowledged: workers started with
+    /// [`EmbeddedCluster::worker`] keep running and find a coordinator that does not know
+    /// them; those started with the cluster are stopped.
     pub async fn restart(self, settings: Settings) -> Result<EmbeddedCluster> {
-        let token = self.token.clone();
+        let (token, address) = (self.token.clone(), self.address);
         let home = self.shut_down().await?;
-        EmbeddedCluster::start_in(home, settings, token).await
+        EmbeddedCluster::start_in(home, settings, token, Some(address)).await
     }
 
     /// Stops the workers (each finishes its job) and the coordinator (which flushes).

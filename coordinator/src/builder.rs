@@ -359,3 +359,72 @@ impl BookBuilder {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::coordinator::Coordinator;
+    use crate::ingest::Submission;
+    use crate::jobs::Settings;
+    use pentagrid_proto::{Outcome, Row};
+
+    /// A made-up but valid analysis: the whole budget on the first legal move, all lost.
+    fn analysis(position: &Position, playouts: u64) -> Outcome {
+        Outcome::Analyse {
+            rows: vec![Row {
+                mv: position.legal_moves()[0],
+                games: playouts,
+                wins: 0,
+                draws: 0,
+            }],
+            simulations: playouts,
+            seconds: 0.0,
+        }
+    }
+
+    #[tokio::test]
+    async fn ticks_drive_a_build_to_its_end_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::default());
+        let coordinator =
+            Coordinator::open_with_clock(dir.path(), Settings::default(), clock).unwrap();
+        let spec = BuildSpec {
+            roots: vec![Position::START],
+            depth: 2,
+            max_positions: 3,
+            budget: 1_000,
+            playouts_per_position: 100,
+            config: "uct".parse().unwrap(),
+            solve_stones: 0,
+        };
+        let build = coordinator.builder.start(&spec).await.unwrap();
+        coordinator.jobs.hello("w", "w", 1).unwrap();
+        for round in 0..10 {
+            for job in coordinator.jobs.lease("w", 16).unwrap() {
+                let Task::Analyse {
+                    position, playouts, ..
+                } = &job.task
+                else {
+                    panic!("a build queues analyses here: {:?}", job.task);
+                };
+                let submission = Submission {
+                    worker_id: "w".into(),
+                    job_id: job.job_id,
+                    lease_id: job.lease_id,
+                    result_id: format!("r{}", job.job_id),
+                    outcome: analysis(position, *playouts),
+                };
+                coordinator.ingest.submit(&submission).await.unwrap();
+            }
+            coordinator.tick().await;
+            if coordinator.builder.status(build).unwrap().record.done {
+                let report = coordinator.builder.status(build).unwrap();
+                assert_eq!(report.record.positions, 3, "round {round}");
+                assert_eq!((report.record.playouts, report.pending), (300, 0));
+                return;
+            }
+        }
+        panic!("the build did not finish in 10 ticks");
+    }
+}

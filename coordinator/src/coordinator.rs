@@ -4,52 +4,16 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
-
-use pentago::splitmix64;
 
 use crate::book::Book;
 use crate::builder::BookBuilder;
 use crate::clock::{Clock, SystemClock};
 use crate::ingest::ResultIngest;
-use crate::jobs::{JobQueue, QueueStatus};
+use crate::jobs::{JobQueue, QueueStatus, Settings};
 use crate::matches::Matches;
 use crate::metrics::Metrics;
 use crate::puzzles::PuzzleMiner;
 use crate::store::{Store, StoreError, Totals};
-
-/// Tunables of a coordinator.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// How long a lease lasts without a heartbeat.
-    pub lease_duration: Duration,
-    /// How often workers should heartbeat.
-    pub heartbeat_interval: Duration,
-    /// Leases a job may use up before it is marked failed.
-    pub max_attempts: u32,
-    /// Most jobs one lease call may take.
-    pub max_jobs_per_lease: u32,
-    /// Where the coordinator counts what it does.
-    pub metrics: Metrics,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            lease_duration: Duration::from_secs(60),
-            heartbeat_interval: Duration::from_secs(10),
-            max_attempts: 5,
-            max_jobs_per_lease: 64,
-            metrics: Metrics::new(),
-        }
-    }
-}
-
-/// The seed a job runs with: fixed by its id, so a retried job repeats the same computation.
-#[must_use]
-pub fn job_seed(job_id: u64) -> u64 {
-    splitmix64(job_id ^ 0x5EED)
-}
 
 /// Job counts, workers and stored totals.
 #[derive(Clone, Debug, Default)]

@@ -6,14 +6,12 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use pentagrid_proto::MAX_MESSAGE_BYTES;
 use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
-use crate::api::Service;
-use crate::api::auth::Auth;
+use crate::api::{Service, grpc_service};
 use crate::coordinator::Coordinator;
 use crate::health::{Gate, Health};
 use crate::metrics::{Metrics, RpcLatencyLayer};
@@ -88,7 +86,6 @@ async fn run(
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let auth = Auth::new(token);
     let (health, health_service) = Health::not_serving::<CoordinatorServer<Service>>().await;
     let (gate, slot) = Gate::closed();
     let opened: Arc<OnceLock<Arc<Coordinator>>> = Arc::default();
@@ -131,15 +128,9 @@ async fn run(
             }
         }
     };
-    let api = CoordinatorServer::new(Service::new(coordinator.clone()))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(MAX_MESSAGE_BYTES);
     // Known to the shutdown hook before any call can reach it, so a shutdown drains it.
     let _ = opened.set(coordinator.clone());
-    let _ = slot.set(tonic::service::interceptor::InterceptedService::new(
-        api,
-        move |r| auth.check(r),
-    ));
+    let _ = slot.set(grpc_service(coordinator.clone(), token));
     let expiry = spawn_housekeeping(coordinator.clone());
     health.serving().await;
     tracing::info!("database open; serving");

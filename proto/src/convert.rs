@@ -1,17 +1,12 @@
 //! Engine-level views of jobs and results, checked on the way in from the wire.
 
 use pentago::{
-    MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, SprtDecision, Status, UctConfig,
-    Value,
+    MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, Status, UctConfig, Value,
 };
-use thiserror::Error;
 
+use crate::errors::ConversionError;
+use crate::states::{value_of_wire, value_to_wire};
 use crate::v2;
-
-/// A wire message that does not describe a valid job or result.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{0}")]
-pub struct ConversionError(pub String);
 
 fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, ConversionError>
 where
@@ -275,7 +270,7 @@ pub enum Verdict {
     Rejected(RejectionKind),
 }
 
-/// Why a candidate was rejected, as stored and reported. Stable names.
+/// Why a candidate was rejected.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RejectionKind {
     /// No checkmate within the limit.
@@ -286,27 +281,6 @@ pub enum RejectionKind {
     Undecided,
     /// The game was over.
     GameOver,
-}
-
-impl RejectionKind {
-    /// Every kind, in stored order.
-    pub const ALL: [RejectionKind; 4] = [
-        RejectionKind::NoMate,
-        RejectionKind::NotUnique,
-        RejectionKind::Undecided,
-        RejectionKind::GameOver,
-    ];
-
-    /// The stable name.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            RejectionKind::NoMate => "no_mate",
-            RejectionKind::NotUnique => "not_unique",
-            RejectionKind::Undecided => "undecided",
-            RejectionKind::GameOver => "game_over",
-        }
-    }
 }
 
 impl From<&Rejection> for RejectionKind {
@@ -363,67 +337,6 @@ fn verdict_to_wire(verdict: &Verdict) -> v2::Verdict {
             puzzle_json: String::new(),
         },
     }
-}
-
-/// The wire form of an exact value.
-#[must_use]
-pub fn value_to_wire(value: Option<Value>) -> v2::Value {
-    match value {
-        Some(Value::Win) => v2::Value::Win,
-        Some(Value::Draw) => v2::Value::Draw,
-        Some(Value::Loss) => v2::Value::Loss,
-        None => v2::Value::Unspecified,
-    }
-}
-
-/// An exact value from its wire number; `Ok(None)` for "not proven".
-pub fn value_of_wire(number: i32) -> Result<Option<Value>, ConversionError> {
-    match v2::Value::try_from(number) {
-        Ok(v2::Value::Win) => Ok(Some(Value::Win)),
-        Ok(v2::Value::Draw) => Ok(Some(Value::Draw)),
-        Ok(v2::Value::Loss) => Ok(Some(Value::Loss)),
-        Ok(v2::Value::Unspecified) => Ok(None),
-        Err(_) => Err(ConversionError(format!("unknown value {number}"))),
-    }
-}
-
-/// The wire form of an SPRT decision.
-#[must_use]
-pub fn sprt_decision_to_wire(decision: SprtDecision) -> v2::SprtDecision {
-    match decision {
-        SprtDecision::Continue => v2::SprtDecision::Continue,
-        SprtDecision::AcceptH0 => v2::SprtDecision::AcceptH0,
-        SprtDecision::AcceptH1 => v2::SprtDecision::AcceptH1,
-    }
-}
-
-/// An SPRT decision from the wire (unknown numbers read as undecided).
-#[must_use]
-pub fn sprt_decision_of_wire(decision: v2::SprtDecision) -> SprtDecision {
-    match decision {
-        v2::SprtDecision::AcceptH0 => SprtDecision::AcceptH0,
-        v2::SprtDecision::AcceptH1 => SprtDecision::AcceptH1,
-        v2::SprtDecision::Continue | v2::SprtDecision::Unspecified => SprtDecision::Continue,
-    }
-}
-
-/// Pair counts by A's points (0, ½, 1, 1½, 2) as the wire message.
-#[must_use]
-pub fn pentanomial_of_counts(counts: [u64; 5]) -> v2::Pentanomial {
-    let [zero, half, one, one_and_half, two] = counts;
-    v2::Pentanomial {
-        zero,
-        half,
-        one,
-        one_and_half,
-        two,
-    }
-}
-
-/// Pair counts by A's points from the wire message (none: all zero).
-#[must_use]
-pub fn pentanomial_counts(pentanomial: Option<&v2::Pentanomial>) -> [u64; 5] {
-    pentanomial.map_or([0; 5], |p| [p.zero, p.half, p.one, p.one_and_half, p.two])
 }
 
 fn game_of_wire(game: &v2::SelfplayResult) -> Result<(Vec<Move>, Status), ConversionError> {

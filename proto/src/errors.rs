@@ -1,10 +1,17 @@
-//! Machine-readable error reasons: an [`v2::ErrorDetail`] encoded in the status details, so
-//! callers branch on [`v2::ErrorReason`] and never on the wording of a message.
+//! Errors of the wire layer: messages that do not convert, and machine-readable error reasons
+//! (an [`ErrorDetail`] encoded in the status details), so callers branch on [`ErrorReason`] and
+//! never on the wording of a message.
 
 use prost::Message;
+use thiserror::Error;
 use tonic::{Code, Status};
 
 use crate::v2::{ErrorDetail, ErrorReason};
+
+/// A wire message that does not describe a valid job or result.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct ConversionError(pub String);
 
 /// A status with `code`, a message for people, and `reason` in its details.
 #[must_use]

@@ -4,6 +4,7 @@
 mod client;
 mod convert;
 mod errors;
+mod states;
 
 /// The generated messages, client and server of `pentagrid.v2`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
@@ -13,11 +14,13 @@ pub mod v2 {
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
 pub use convert::{
-    ConversionError, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
-    Verdict, pentanomial_counts, pentanomial_of_counts, sprt_decision_of_wire,
-    sprt_decision_to_wire, value_of_wire, value_to_wire,
+    MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
 };
-pub use errors::{error_status, reason_of};
+pub use errors::{ConversionError, error_status, reason_of};
+pub use states::{
+    pentanomial_counts, pentanomial_of_counts, sprt_decision_of_wire, sprt_decision_to_wire,
+    value_of_wire, value_to_wire,
+};
 
 /// Version of the wire protocol. Both sides send it in the `x-pentagrid-protocol` header and
 /// refuse a peer that speaks another one. Version 2 is the `pentagrid.v2` package.

@@ -219,3 +219,37 @@ async fn the_same_result_twice_or_from_two_workers_counts_once() {
     assert_eq!((status.done, status.playouts), (2, 2000));
     cluster.stop().await;
 }
+
+/// A restarted coordinator does not know the workers of the old one: it refuses their leases
+/// with the typed reason `UNKNOWN_WORKER`, and a running worker says hello again and goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn workers_say_hello_again_after_a_coordinator_restart() {
+    let cluster = TestCluster::start(Settings::default()).await;
+    let mut client = cluster.client();
+    hello(&mut client, "raw").await;
+    let (stop, worker) = cluster.worker("survivor", 1);
+    submit(&cluster, &[analyse("start", 200)]).await;
+    cluster.wait_done(1, Duration::from_secs(60)).await;
+
+    let cluster = cluster.restart(Settings::default()).await;
+    let refused = cluster
+        .client()
+        .lease(v2::LeaseRequest {
+            worker_id: "raw".into(),
+            max_jobs: 1,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        pentagrid_proto::reason_of(&refused),
+        v2::ErrorReason::UnknownWorker,
+        "{refused:?}"
+    );
+    submit(&cluster, &[analyse("start", 300)]).await;
+    let status = cluster.wait_done(2, Duration::from_secs(60)).await;
+    let names: Vec<&str> = status.workers.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["survivor"]);
+    stop.send(true).unwrap();
+    assert_eq!(worker.await.unwrap().acknowledged, 2);
+    cluster.stop().await;
+}

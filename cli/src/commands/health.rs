@@ -4,12 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use clap::Args;
-use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
-use tonic_health::pb::HealthCheckRequest;
-use tonic_health::pb::health_check_response::ServingStatus;
-use tonic_health::pb::health_client::HealthClient;
+use pentagrid_client::health::{Health, check};
 
 use super::cluster::runtime;
 
@@ -35,37 +32,28 @@ pub struct HealthArgs {
 }
 
 pub fn run(args: &HealthArgs) -> Result<()> {
-    anyhow::ensure!(
+    ensure!(
         (1..=3600).contains(&args.timeout),
         "--timeout must be from 1 to 3600 seconds"
     );
+    let ca = args
+        .tls_ca
+        .as_ref()
+        .map(std::fs::read)
+        .transpose()
+        .context("reading --tls-ca")?;
     let timeout = Duration::from_secs(args.timeout);
-    let mut endpoint = Endpoint::from_shared(args.coordinator.clone())
-        .with_context(|| format!("bad coordinator address {:?}", args.coordinator))?
-        .connect_timeout(timeout)
-        .timeout(timeout);
-    if let Some(ca) = &args.tls_ca {
-        let ca = std::fs::read(ca).context("reading --tls-ca")?;
-        endpoint = endpoint
-            .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca)))?;
-    }
-    let status = runtime()?.block_on(async {
-        let channel = endpoint
-            .connect()
-            .await
-            .with_context(|| format!("the coordinator at {} is unreachable", args.coordinator))?;
-        let reply = HealthClient::new(channel)
-            .check(HealthCheckRequest {
-                service: args.service.clone(),
-            })
-            .await?;
-        anyhow::Ok(reply.into_inner().status())
-    })?;
-    match status {
-        ServingStatus::Serving => {
+    let health = runtime()?.block_on(check(
+        &args.coordinator,
+        ca.as_deref(),
+        &args.service,
+        timeout,
+    ))?;
+    match health {
+        Health::Serving => {
             println!("serving");
             Ok(())
         }
-        other => bail!("the coordinator is not serving ({})", other.as_str_name()),
+        other => bail!("the coordinator is not serving ({})", other.name()),
     }
 }

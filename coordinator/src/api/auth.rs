@@ -68,6 +68,12 @@ impl Auth {
     }
 }
 
+impl tonic::service::Interceptor for Auth {
+    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
+        self.check(request)
+    }
+}
+
 /// Compares without an early exit, so timing does not reveal how much of a token matched.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0

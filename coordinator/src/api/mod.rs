@@ -9,8 +9,9 @@ mod errors;
 use std::sync::Arc;
 
 use pentago::{OpeningSource, Player, Position, Sprt, UctConfig};
-use pentagrid_proto::v2::coordinator_server::Coordinator as CoordinatorApi;
-use pentagrid_proto::{Outcome, Task, v2};
+use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
+use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
+use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
 
 use crate::builder::BuildSpec;
@@ -18,7 +19,19 @@ use crate::coordinator::Coordinator;
 use crate::ingest::{Submission, Submitted};
 use crate::matches::MatchSpec;
 use crate::puzzles::{MineRequest, PuzzleFilter};
+use auth::Auth;
 use errors::invalid;
+
+/// The gRPC service for `coordinator`, behind authentication (`token`) and message limits.
+pub(crate) fn grpc_service(
+    coordinator: Arc<Coordinator>,
+    token: &str,
+) -> InterceptedService<CoordinatorServer<Service>, Auth> {
+    let server = CoordinatorServer::new(Service::new(coordinator))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    InterceptedService::new(server, Auth::new(token))
+}
 
 /// The tonic service over the coordinator's services.
 #[derive(Clone)]

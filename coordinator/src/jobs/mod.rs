@@ -8,15 +8,48 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use pentago::splitmix64;
 use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::clock::Clock;
-use crate::coordinator::{Settings, job_seed};
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
+
+/// Tunables of a coordinator.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// How long a lease lasts without a heartbeat.
+    pub lease_duration: Duration,
+    /// How often workers should heartbeat.
+    pub heartbeat_interval: Duration,
+    /// Leases a job may use up before it is marked failed.
+    pub max_attempts: u32,
+    /// Most jobs one lease call may take.
+    pub max_jobs_per_lease: u32,
+    /// Where the coordinator counts what it does.
+    pub metrics: Metrics,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            lease_duration: Duration::from_secs(60),
+            heartbeat_interval: Duration::from_secs(10),
+            max_attempts: 5,
+            max_jobs_per_lease: 64,
+            metrics: Metrics::new(),
+        }
+    }
+}
+
+/// The seed a job runs with: fixed by its id, so a retried job repeats the same computation.
+#[must_use]
+pub fn job_seed(job_id: u64) -> u64 {
+    splitmix64(job_id ^ 0x5EED)
+}
 
 /// Most jobs one submission may queue.
 pub const MAX_JOBS_PER_SUBMISSION: usize = 100_000;
@@ -452,6 +485,29 @@ mod tests {
         assert_eq!(queue.expire_leases().unwrap(), 1);
         let status = queue.status();
         assert_eq!((status.queued, status.leased, status.failed), (0, 0, 1));
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_queued_job_is_quarantined_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let broken = StoredJob {
+                task: Some(StoredTask {
+                    kind: Some(crate::store::records::StoredTaskKind::Solve(
+                        crate::store::records::StoredSolve {
+                            position: "not a position".into(),
+                        },
+                    )),
+                }),
+                ..StoredJob::default()
+            };
+            store.put_job(7, &broken).unwrap();
+            store.flush_blocking().unwrap();
+        }
+        let queue = queue_with_clock(dir.path(), Arc::new(ManualClock::default()));
+        let status = queue.status();
+        assert_eq!((status.queued, status.quarantined), (0, 1));
     }
 
     #[tokio::test]

@@ -203,9 +203,9 @@ impl Store {
         self.quarantine.len() as u64
     }
 
-    /// Writes raw bytes as a job record: only for tests of damaged databases.
-    #[doc(hidden)]
-    pub fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Writes raw bytes as a job record, as a damaged database would hold.
+    #[cfg(test)]
+    fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
         self.jobs.insert(id.to_be_bytes(), bytes)?;
         Ok(())
     }
