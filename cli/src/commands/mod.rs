@@ -6,6 +6,7 @@ mod canonical;
 mod check_proof;
 mod client;
 mod cluster;
+mod health;
 mod matchplay;
 mod mate;
 mod perft;
@@ -40,6 +41,7 @@ pub enum Command {
     Mate(mate::MateArgs),
     CheckProof(check_proof::CheckProofArgs),
     Coordinator(cluster::CoordinatorArgs),
+    Health(health::HealthArgs),
     Worker(cluster::WorkerArgs),
     Submit(client::SubmitArgs),
     Status(client::StatusArgs),
@@ -75,6 +77,7 @@ impl Command {
             Command::Mate(args) => mate::run(&args),
             Command::CheckProof(args) => check_proof::run(&args),
             Command::Coordinator(args) => cluster::run_coordinator(&args),
+            Command::Health(args) => health::run(&args),
             Command::Worker(args) => cluster::run_worker(&args),
             Command::Submit(args) => client::submit(&args),
             Command::Status(args) => client::status(&args),
