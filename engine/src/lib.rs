@@ -38,9 +38,10 @@ pub use play::rating::{
     elo_of_score, score_of_elo,
 };
 pub use play::selfplay::{GameRecord, play_game};
+pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
 pub use search::playout::{
     Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
-    playout, run_playouts, seeded_rng, splitmix64,
+    cut_off_playout, playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use search::solver::{
     AttackNode, MAX_MATE_MOVES, MateSearch, ProofTree, Reply, Solution, SolveLimits, Solver,

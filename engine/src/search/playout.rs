@@ -13,6 +13,7 @@ use crate::board::position::Position;
 use crate::board::status::Status;
 use crate::board::tables::{LANE, LANE_COUNT, LINE_COVERED, SELECT, TWIST};
 use crate::board::threats;
+use crate::search::eval::{Evaluation, LineOccupancy};
 
 /// The engine's random generator: PCG XSH-RR 64/32, small state, fast, reproducible by seed.
 pub type EngineRng = rand_pcg::Pcg32;
@@ -83,6 +84,8 @@ pub enum Ending {
     BothFive,
     /// The 36th stone went down without a five.
     FullBoard,
+    /// The playout was cut off and its result drawn from the evaluation's win probability.
+    CutOff,
 }
 
 /// The outcome of one playout.
@@ -119,11 +122,38 @@ fn select_bit(bits: u64, mut k: u32) -> u64 {
 
 /// Plays `position` out to the end with `policy`. The game must be ongoing.
 pub fn playout<R: Rng>(position: &Position, policy: Policy, rng: &mut R) -> PlayoutResult {
+    cut_off_playout(position, policy, None, rng)
+}
+
+/// Plays `position` with `policy` for at most `cutoff` moves; a game still going then is scored
+/// by the fitted line-occupancy evaluation: a win for the side to move there with its win
+/// probability, else a loss (so the expected result is that probability). `None` plays to the
+/// end. The game must be ongoing.
+pub fn cut_off_playout<R: Rng>(
+    position: &Position,
+    policy: Policy,
+    cutoff: Option<u32>,
+    rng: &mut R,
+) -> PlayoutResult {
     debug_assert!(!position.is_over());
+    let last = cutoff.map_or(36, |plies| position.stone_count() + plies);
     match policy {
-        Policy::Uniform => uniform_playout(position, rng),
-        Policy::Safe => safe_playout(position, rng),
+        Policy::Uniform => uniform_playout(position, last, rng),
+        Policy::Safe => safe_playout(position, last, rng),
     }
+}
+
+/// The result of a game cut off with `own` (of `mover`, to move) against `other`.
+#[cold]
+fn score_cut_off<R: Rng>(mover: Color, own: u64, other: u64, rng: &mut R) -> PlayoutResult {
+    let position = Position::from_sides(mover, Bitboard(own), Bitboard(other));
+    let p = Evaluation::FITTED.win_probability(&position, &LineOccupancy::of(&position));
+    let winner = if rng.random::<f32>() < p {
+        mover
+    } else {
+        mover.opponent()
+    };
+    finish(Status::Won(winner), Ending::CutOff, position.stone_count())
 }
 
 /// One side's stones with, per quadrant, the five-lines whose cells there it all holds (lines
@@ -173,12 +203,16 @@ impl Side {
 }
 
 /// The hot loop: both sides with their line sets, the mover first.
-fn uniform_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
+/// Moves are played until the game ends or `last` stones are down.
+fn uniform_playout<R: Rng>(position: &Position, last: u32, rng: &mut R) -> PlayoutResult {
     let mut mover = position.side_to_move();
     let (own, other) = position.sides();
     let (mut own, mut other) = (Side::new(own.0), Side::new(other.0));
     let mut stones = own.bits.count_ones() + other.bits.count_ones();
     loop {
+        if stones >= last {
+            return score_cut_off(mover, own.bits, other.bits, rng);
+        }
         let (square, twist) = random_move(own.bits, other.bits, stones, rng);
         stones += 1;
         if let Some(result) = play_move(mover, &mut own, &mut other, square, twist, stones) {
@@ -239,12 +273,16 @@ const fn finish(status: Status, ending: Ending, stones: u32) -> PlayoutResult {
 /// Random tries before the safe policy computes the whole safe set.
 const SAFE_TRIES: u32 = 8;
 
-fn safe_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
+/// Moves are played until the game ends or `last` stones are down.
+fn safe_playout<R: Rng>(position: &Position, last: u32, rng: &mut R) -> PlayoutResult {
     let mut mover = position.side_to_move();
     let (own, other) = position.sides();
     let (mut own, mut other) = (Side::new(own.0), Side::new(other.0));
     let mut stones = own.bits.count_ones() + other.bits.count_ones();
     loop {
+        if stones >= last {
+            return score_cut_off(mover, own.bits, other.bits, rng);
+        }
         // Any winning move ends the game the same way.
         let (mine, theirs) = (own.bits, other.bits);
         let win = if threats::may_reach_four(mine, theirs) {
@@ -329,7 +367,7 @@ impl PlayoutStats {
         match result.ending {
             Ending::PlacementWin => self.placement_wins += 1,
             Ending::BothFive => self.both_five_draws += 1,
-            Ending::TwistWin | Ending::FullBoard => {}
+            Ending::TwistWin | Ending::FullBoard | Ending::CutOff => {}
         }
         if result.stones == 36 {
             self.full_board_games += 1;
@@ -506,6 +544,31 @@ mod tests {
         let suicide: Move = "c3-4R".parse().unwrap();
         assert_eq!(p.play(suicide).unwrap().status(), Status::Won(Color::White));
         safe_choices_are_safe_and_uniform(&p);
+    }
+
+    #[test]
+    fn cut_off_playouts_stop_and_repeat_with_the_seed() {
+        let p: Position = "x.o.../.x..../....o./..x.../....../......".parse().unwrap();
+        for policy in [Policy::Uniform, Policy::Safe] {
+            let run = |seed| {
+                let mut rng = seeded_rng(seed, 0);
+                (0..500)
+                    .map(|_| cut_off_playout(&p, policy, Some(6), &mut rng))
+                    .collect::<Vec<_>>()
+            };
+            let results = run(8);
+            assert_eq!(results, run(8));
+            assert_ne!(results, run(9));
+            assert!(results.iter().all(|r| r.stones <= 11 && r.status.is_over()));
+            let cut = results.iter().filter(|r| r.ending == Ending::CutOff);
+            assert!(cut.clone().all(|r| r.stones == 11));
+            // Both sides win some cut-off games: the result is drawn, not fixed.
+            let black = cut
+                .clone()
+                .filter(|r| r.status == Status::Won(Color::Black))
+                .count();
+            assert!(black > 50 && cut.count() - black > 50, "{black}");
+        }
     }
 
     #[test]
