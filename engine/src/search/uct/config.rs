@@ -37,7 +37,8 @@ pub struct UctConfig {
     pub cutoff: u32,
     /// Weight of the evaluation's prior in a new node: each move starts with this many virtual
     /// visits at the evaluation's win probability of the position it leads to, and untried
-    /// moves compete by that prior instead of all being tried first. 0 (the default): no prior.
+    /// moves compete by that prior instead of all being tried first; 0: no prior. Default 10
+    /// (chosen by equal-time matches; BENCHMARKS.md).
     pub prior: f32,
     /// Search budget. Default 100,000 playouts.
     pub budget: Budget,
@@ -54,7 +55,7 @@ impl Default for UctConfig {
             max_depth: 36,
             policy: Policy::Safe,
             cutoff: 0,
-            prior: 0.0,
+            prior: 10.0,
             budget: Budget::Playouts(100_000),
             max_nodes: 10_000_000,
         }
@@ -250,7 +251,7 @@ mod tests {
         assert_eq!("uct".parse::<UctConfig>().unwrap(), UctConfig::default());
         assert_eq!(
             UctConfig::default().to_string(),
-            "uct:k=0.3,expand=8,depth=36,policy=safe,cutoff=0,prior=0,playouts=100000,nodes=10000000"
+            "uct:k=0.3,expand=8,depth=36,policy=safe,cutoff=0,prior=10,playouts=100000,nodes=10000000"
         );
         let json = serde_json::to_string(&config).unwrap();
         assert_eq!(serde_json::from_str::<UctConfig>(&json).unwrap(), config);

@@ -325,7 +325,7 @@ mod tests {
             tried(&r),
             r.moves.len()
         );
-        let plain = run(&p, &config("uct:playouts=300"), 1, 1);
+        let plain = run(&p, &config("uct:prior=0,playouts=300"), 1, 1);
         assert!(
             tried(&plain) > 100,
             "without a prior every move is tried first: {} of {}",
