@@ -20,8 +20,8 @@ fn features(position: &Position) -> Features {
         Color::White => -1.0,
     };
     let mut x = [1.0; 5];
-    for k in 1..5 {
-        x[k] = sign * (f64::from(counts.black[k]) - f64::from(counts.white[k]));
+    for (k, feature) in x.iter_mut().enumerate().skip(1) {
+        *feature = sign * (f64::from(counts.black[k]) - f64::from(counts.white[k]));
     }
     x
 }
@@ -61,10 +61,11 @@ fn solve(mut a: [[f64; 5]; 5], mut b: [f64; 5]) -> [f64; 5] {
             .unwrap_or(col);
         a.swap(col, pivot);
         b.swap(col, pivot);
+        let pivot_row = a[col];
         for row in col + 1..5 {
-            let f = a[row][col] / a[col][col];
-            for k in col..5 {
-                a[row][k] -= f * a[col][k];
+            let f = a[row][col] / pivot_row[col];
+            for (cell, &above) in a[row].iter_mut().zip(&pivot_row).skip(col) {
+                *cell -= f * above;
             }
             b[row] -= f * b[col];
         }
