@@ -59,17 +59,11 @@ pub fn win_rate(row: &v2::BookRow) -> f64 {
     }
 }
 
-/// The 95% interval of a row's win rate (see [`pentago::ScoreStats::interval95`]); `None`
-/// without games.
+/// The 95% interval of a row's win rate (Wilson, see [`pentago::win_rate`]); `None` without
+/// games.
 #[must_use]
 pub fn win_rate_interval(row: &v2::BookRow) -> Option<(f64, f64)> {
-    let losses = row.games.saturating_sub(row.wins + row.draws);
-    let outcomes = pentago::Trinomial {
-        wins: row.wins,
-        draws: row.draws,
-        losses,
-    };
-    outcomes.stats().map(|stats| stats.interval95())
+    pentago::win_rate(row.games, row.wins, row.draws).map(|rate| (rate.low, rate.high))
 }
 
 /// The exact value of a row, if proven.

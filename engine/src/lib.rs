@@ -35,8 +35,8 @@ pub use play::puzzle::{
     MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty, difficulty_label,
 };
 pub use play::rating::{
-    EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial,
-    elo_of_score, score_of_elo,
+    EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial, WinRate,
+    elo_of_score, score_of_elo, win_rate,
 };
 pub use play::selfplay::{GameRecord, play_game};
 pub use play::themes::{ParseThemeError, Theme};

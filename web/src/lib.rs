@@ -8,8 +8,6 @@
 mod api;
 mod assets;
 mod source;
-mod stats;
-mod themes;
 mod throughput;
 
 use std::future::Future;

@@ -197,9 +197,13 @@ impl PuzzleVerifier {
         };
         let mut budget = FIRST_BUDGET;
         while budget <= LAST_BUDGET {
+            // Plain UCT, pinned field by field where the tuned defaults moved (no cut-off, no
+            // prior), so that ratings stay comparable across engine versions.
             let config = UctConfig {
                 exploration: 0.45,
                 policy: Policy::Uniform,
+                cutoff: 0,
+                prior: 0.0,
                 budget: Budget::Playouts(budget),
                 ..UctConfig::default()
             };

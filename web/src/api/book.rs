@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{ApiError, Params};
 use crate::AppState;
 use crate::source::BookRow;
-use crate::stats::{WinRate, win_rate};
+use pentago::{WinRate, win_rate};
 
 /// Most moves one line may have (a game has at most 36).
 const MAX_LINE_MOVES: usize = 36;

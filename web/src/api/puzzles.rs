@@ -3,13 +3,12 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use pentago::{AttackNode, Color, Move, Position, Puzzle, difficulty_label};
+use pentago::{AttackNode, Color, Move, Position, Puzzle, Theme, difficulty_label};
 use serde::Serialize;
 
 use super::{ApiError, Params};
 use crate::AppState;
 use crate::source::PuzzleQuery;
-use crate::themes::{Theme, themes};
 
 /// Puzzles per page unless asked otherwise, and at most.
 const PER_PAGE: u64 = 20;
@@ -43,7 +42,8 @@ impl Summary {
             mate_in: puzzle.mate_in,
             difficulty: puzzle.difficulty,
             level: difficulty_label(puzzle.difficulty),
-            themes: themes(puzzle),
+            // Worked out again rather than read, so puzzles stored before themes have them too.
+            themes: Theme::of(&puzzle.proof),
             source: puzzle.source.clone(),
         }
     }
@@ -68,16 +68,10 @@ pub async fn list(
     let length = params.number("length", 1..=u64::from(pentago::MAX_PUZZLE_MOVES), None)?;
     let theme = match params.text("theme") {
         None | Some("") => None,
-        Some(name) => Some(Theme::from_name(name).ok_or_else(|| {
-            let names: Vec<&str> = Theme::ALL.iter().map(|t| t.name()).collect();
-            ApiError::bad(
-                "theme",
-                format!(
-                    "unknown theme {name:?}: expected one of {}",
-                    names.join(", ")
-                ),
-            )
-        })?),
+        Some(name) => Some(
+            name.parse::<Theme>()
+                .map_err(|e| ApiError::bad("theme", e.to_string()))?,
+        ),
     };
     let level = match params.text("difficulty") {
         None | Some("") => None,

@@ -157,7 +157,7 @@ async fn puzzles_are_filtered_and_paged() {
         assert_eq!(page["total"].as_u64(), Some(expected as u64));
     }
     let mut by_theme = 0;
-    for theme in ["placement-finish", "twist-finish"] {
+    for theme in ["placement-finale", "twist-finale"] {
         let page = api(&format!("puzzles?theme={theme}&per_page=100"))
             .await
             .json();

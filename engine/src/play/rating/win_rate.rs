@@ -1,4 +1,4 @@
-//! Win rates with their 95% intervals, as the explorer shows them.
+//! Win rates with their 95% intervals, as book tables, studies and the explorer show them.
 
 use serde::Serialize;
 
