@@ -9,6 +9,7 @@ use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
+use crate::api::auth::Credentials;
 use crate::api::grpc_service;
 use crate::coordinator::Coordinator;
 
@@ -35,16 +36,16 @@ pub struct TlsFiles {
     pub key: Vec<u8>,
 }
 
-/// Serves `coordinator` on `listener` until `shutdown` completes, then stops leasing, lets
-/// calls in flight finish, and flushes the database.
+/// Serves `coordinator` on `listener` to callers holding `credentials` until `shutdown`
+/// completes, then stops leasing, lets calls in flight finish, and flushes the database.
 pub async fn serve(
     listener: TcpListener,
     coordinator: Arc<Coordinator>,
-    token: &str,
+    credentials: Credentials,
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let service = grpc_service(coordinator.clone(), token);
+    let service = grpc_service(coordinator.clone(), credentials);
     // The ticker runs on tokio's clock (pausable in tests); what it does reads the
     // coordinator's own clock.
     let expiry = {
