@@ -5,8 +5,8 @@ use std::io::BufRead;
 use anyhow::{Context, Result, bail};
 use pentago::Position;
 
-/// The positions named by a command-line argument: one position, or every non-empty line of
-/// standard input for `-`. All lines are read and checked before any is used, so a bad line
+/// The positions named by a command-line argument: one position, or the first word of every
+/// non-empty line of standard input for `-`. All lines are read and checked before any is used, so a bad line
 /// stops the command before it prints anything.
 pub fn positions(argument: &str) -> Result<Vec<Position>> {
     if argument != "-" {
@@ -16,8 +16,12 @@ pub fn positions(argument: &str) -> Result<Vec<Position>> {
     let mut out = Vec::new();
     for (number, line) in stdin.lock().lines().enumerate() {
         let line = line.context("reading standard input")?;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') {
+        // A position is the line's first word: annotations after it (such as the values in
+        // ../shared/data/solved-positions.txt) are ignored.
+        let Some(text) = line.split_whitespace().next() else {
+            continue;
+        };
+        if text.starts_with('#') {
             continue;
         }
         let position = text

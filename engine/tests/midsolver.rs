@@ -2,7 +2,7 @@
 
 mod support;
 
-use pentago::{Position, SolveLimits, Solver, Value, midsolve};
+use pentago::{Color, Player, Position, SolveLimits, Solver, Status, Value, midsolve, play_game};
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 use support::solved_positions;
@@ -75,5 +75,32 @@ fn root_value_is_the_best_child_value_at_20_stones() {
             None => midsolve(&child).unwrap().value.negate(),
         };
         assert_eq!(value, expected, "{position} {mv}");
+    });
+}
+
+#[test]
+fn perfect_never_loses_a_won_reference_position() {
+    let perfect: Player = "perfect:uct:playouts=50".parse().unwrap();
+    let opponent: Player = "uct:playouts=200".parse().unwrap();
+    let won: Vec<Position> = solved_positions()
+        .into_iter()
+        .filter(|(p, v)| *v == 1 && p.stone_count() >= 22)
+        .map(|(p, _)| p)
+        .take(40)
+        .collect();
+    assert!(won.len() >= 30);
+    won.par_iter().enumerate().for_each(|(seed, start)| {
+        let winner = start.side_to_move();
+        let (black, white) = match winner {
+            Color::Black => (&perfect, &opponent),
+            Color::White => (&opponent, &perfect),
+        };
+        let game = play_game(start, black, white, seed as u64, 1);
+        assert_eq!(
+            game.result,
+            Status::Won(winner),
+            "{start}: {:?}",
+            game.moves
+        );
     });
 }

@@ -12,5 +12,5 @@ pub use certificate::{ProofCheckError, ProofDag, ProofNode, ProveError, prove};
 pub use exact::{Solution, SolveLimits, SolveMethod, Solver};
 pub use hybrid::FIRST_ATTEMPT_NODES;
 pub use mate::{MAX_MATE_MOVES, MateSearch};
-pub use mid::{MID_MIN_STONES, MidSolution, MidSolveError, mid_table_bytes, midsolve};
+pub use mid::{MID_MIN_STONES, MidSolution, MidSolveError, midsolve};
 pub use proof::{AttackNode, ProofTree, Reply};

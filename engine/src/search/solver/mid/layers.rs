@@ -9,6 +9,11 @@
 //! rank of `B`'s subset among the squares `A` left free. Entries hold, for the side to move in
 //! that layer and every rotation state of the layer's parity, whether it wins and whether it
 //! avoids losing.
+//!
+//! Memory: blocks are computed in rank order, and a child block is freed as soon as the last
+//! block that reads it is done (where `A` moves, the child block of `c` is last read by `c`
+//! minus its lowest square; where `B` moves, only by the block of the same rank), so the walk
+//! holds little more than its largest layer rather than two.
 
 use rayon::prelude::*;
 
@@ -83,58 +88,82 @@ pub(crate) const fn added(m: usize) -> (usize, usize) {
     (m.div_ceil(2), m / 2)
 }
 
-/// Number of entries in layer `m` of a walk over `k` empty squares.
-pub(crate) fn layer_len(k: usize, m: usize) -> usize {
-    let (na, nb) = added(m);
-    choose(k, na) * choose(k - na, nb)
-}
+/// A layer: one block of entries per subset of `A` (in rank order); a block is emptied once
+/// no later block of the layer being computed reads it.
+pub(crate) type Layer = Vec<Vec<Entry>>;
 
-/// Computes layer `m` into `out` from layer `m + 1` (`child`, empty when layer `m + 1` is the
-/// full board). `out`'s memory is reused when it is large enough.
-pub(crate) fn layer(root: &Root, m: usize, child: &[Entry], out: &mut Vec<Entry>) {
+/// Parent blocks computed at once (in parallel) before dead child blocks are freed.
+const BATCH: usize = 64;
+
+/// Computes layer `m` from layer `m + 1` (`child`, empty when layer `m + 1` is the full board),
+/// freeing each child block after its last reader unless `keep_child`. `live` counts the
+/// entries held by both layers and `peak` records its largest value.
+pub(crate) fn layer(
+    root: &Root,
+    m: usize,
+    child: &mut Layer,
+    keep_child: bool,
+    live: &mut usize,
+    peak: &mut usize,
+) -> Layer {
     let k = root.k;
     let (na, nb) = added(m);
     let free = k - na;
-    let block = choose(free, nb);
-    let len = layer_len(k, m);
-    if out.capacity() < len {
-        // Free the old buffer before taking the new one: no moment holds both.
-        *out = Vec::new();
-        out.reserve_exact(len);
-    }
-    out.clear();
-    out.resize(len, Entry::default());
-    let parity = m & 1;
-    let walk = Walk {
-        root,
-        parity,
-        full: m + 1 == k,
-        free,
-        nb,
-        child,
-    };
-    if m % 2 == 0 {
-        let a_next = root.fives(true, na + 1);
-        let b_now = root.fives(false, nb);
-        let a_masks: Vec<u32> = masks(na, k).collect();
-        out.par_chunks_mut(block)
-            .zip(a_masks.par_iter())
-            .with_min_len(16)
-            .for_each_init(Deposit::default, |deposit, (block, &a)| {
-                walk.a_moves(deposit, block, a, &a_next, &b_now);
-            });
+    let a_masks: Vec<u32> = masks(na, k).collect();
+    let a_moves = m.is_multiple_of(2);
+    let (a_fives, b_fives) = if a_moves {
+        (root.fives(true, na + 1), root.fives(false, nb))
     } else {
-        let a_now = root.fives(true, na);
-        let b_next = root.fives(false, nb + 1);
-        let a_masks: Vec<u32> = masks(na, k).collect();
-        out.par_chunks_mut(block)
-            .zip(a_masks.par_iter())
-            .enumerate()
-            .with_min_len(16)
-            .for_each_init(Deposit::default, |deposit, (rank, (block, &a))| {
-                walk.b_moves(deposit, block, rank, a, a_now[rank], &b_next);
-            });
+        (root.fives(true, na), root.fives(false, nb + 1))
+    };
+    // The last parent block that reads each child block: with `A` moving, child block `c` is
+    // read by the blocks of `c` minus one square, the last of which drops its lowest square.
+    let mut dead_after: Vec<Vec<usize>> = vec![Vec::new(); a_masks.len()];
+    if !keep_child && !child.is_empty() {
+        let ranks = ranks();
+        if a_moves {
+            for (c, mask) in masks(na + 1, k).enumerate() {
+                dead_after[ranks[(mask & (mask - 1)) as usize] as usize].push(c);
+            }
+        } else {
+            for (c, list) in dead_after.iter_mut().enumerate() {
+                list.push(c);
+            }
+        }
     }
+    let mut out: Layer = Vec::with_capacity(a_masks.len());
+    for start in (0..a_masks.len()).step_by(BATCH) {
+        let end = (start + BATCH).min(a_masks.len());
+        let walk = Walk {
+            root,
+            parity: m & 1,
+            full: m + 1 == k,
+            free,
+            nb,
+            child,
+        };
+        let blocks: Vec<Vec<Entry>> = (start..end)
+            .into_par_iter()
+            .map_init(Deposit::default, |deposit, rank| {
+                let mut block = vec![Entry::default(); choose(free, nb)];
+                if a_moves {
+                    walk.a_moves(deposit, &mut block, a_masks[rank], &a_fives, &b_fives);
+                } else {
+                    let a_five = a_fives[rank];
+                    walk.b_moves(deposit, &mut block, rank, a_masks[rank], a_five, &b_fives);
+                }
+                block
+            })
+            .collect();
+        *live += blocks.iter().map(Vec::len).sum::<usize>();
+        *peak = (*peak).max(*live);
+        out.extend(blocks);
+        for &c in dead_after[start..end].iter().flatten() {
+            *live -= child[c].len();
+            child[c] = Vec::new();
+        }
+    }
+    out
 }
 
 /// What every block of one layer shares.
@@ -148,7 +177,7 @@ struct Walk<'a> {
     free: usize,
     /// Stones `B` has added.
     nb: usize,
-    child: &'a [Entry],
+    child: &'a Layer,
 }
 
 /// Accumulates a position's moves over the child states, then turns them into its value.
@@ -207,12 +236,13 @@ impl Walk<'_> {
         let k = self.root.k;
         let free_mask = (1u32 << self.free) - 1;
         deposit.onto(!a & ((1 << k) - 1));
-        let child_block = choose(self.free - 1, self.nb);
-        let mut child_base = [0usize; 18];
+        let mut child_blocks: [&[Entry]; 18] = [&[]; 18];
         let mut five = [[0; 2]; 18];
         for j in 0..self.free {
             let grown = ranks[(a | deposit.apply(1 << j)) as usize] as usize;
-            child_base[j] = grown * child_block;
+            if !self.full {
+                child_blocks[j] = &self.child[grown];
+            }
             five[j] = a_next[grown];
         }
         // With square j empty, `y` minus bit j walks every subset of the other squares in
@@ -225,7 +255,7 @@ impl Walk<'_> {
             while empty != 0 {
                 let j = empty.trailing_zeros() as usize;
                 empty &= empty - 1;
-                let child = (!self.full).then(|| &self.child[child_base[j] + seen[j]]);
+                let child = (!self.full).then(|| &child_blocks[j][seen[j]]);
                 seen[j] += 1;
                 moves.add(five[j], self.parity, child);
             }
@@ -247,7 +277,7 @@ impl Walk<'_> {
         let k = self.root.k;
         let free_mask = (1u32 << self.free) - 1;
         deposit.onto(!a & ((1 << k) - 1));
-        let child_base = rank * choose(self.free, self.nb + 1);
+        let child_block: &[Entry] = if self.full { &[] } else { &self.child[rank] };
         let other_five = a_five[self.parity ^ 1];
         for (slot, y) in out.iter_mut().zip(masks(self.nb, self.free)) {
             let b = deposit.apply(y);
@@ -257,8 +287,7 @@ impl Walk<'_> {
                 let bit = empty & empty.wrapping_neg();
                 empty &= empty - 1;
                 let grown = ranks[(b | deposit.apply(bit)) as usize] as usize;
-                let child = (!self.full)
-                    .then(|| &self.child[child_base + ranks[(y | bit) as usize] as usize]);
+                let child = (!self.full).then(|| &child_block[ranks[(y | bit) as usize] as usize]);
                 moves.add(b_next[grown], self.parity, child);
             }
             *slot = moves.value(other_five);

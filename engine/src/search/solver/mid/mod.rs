@@ -19,7 +19,7 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::twist::{Direction, Twist};
 use crate::search::value::Value;
-use layers::{Entry, Root, layer, layer_len};
+use layers::{Entry, Layer, Root, layer};
 use rotations::{Half, five_halves, half_bit, parity};
 use subsets::MAX_BITS;
 
@@ -49,25 +49,10 @@ pub struct MidSolution {
     pub value: Value,
     /// Every legal move (in legal order) with its value for the side to move.
     pub moves: Vec<(Move, Value)>,
-    /// Bytes held by the two largest adjacent layers (the walk's peak table memory).
+    /// The most bytes of layer tables held at once during the walk.
     pub table_bytes: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
-}
-
-/// Bytes of layer tables a midsolve of a position with `stones` stones holds at its peak (two
-/// adjacent layers), or `None` below [`MID_MIN_STONES`].
-#[must_use]
-pub fn mid_table_bytes(stones: u32) -> Option<usize> {
-    let k = 36usize.checked_sub(stones as usize)?;
-    if k > MAX_BITS {
-        return None;
-    }
-    let peak = (0..k)
-        .map(|m| layer_len(k, m) + if m + 1 < k { layer_len(k, m + 1) } else { 0 })
-        .max()
-        .unwrap_or(0);
-    Some(peak * size_of::<Entry>())
 }
 
 /// Solves `position` exactly, with the values of all its moves. Uses the rayon pool within
@@ -88,23 +73,20 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
     let a = position.stones(mover).bits();
     let root = Root::new(a, position.stones(mover.opponent()).bits());
     let k = root.empties();
-    let table_bytes = mid_table_bytes(stones).unwrap_or(0);
-    let mut child: Vec<Entry> = Vec::new();
-    let mut spare: Vec<Entry> = Vec::new();
+    let (mut live, mut peak) = (0, 0);
+    let mut child: Layer = Vec::new();
     for m in (1..k).rev() {
-        layer(&root, m, &child, &mut spare);
-        std::mem::swap(&mut child, &mut spare);
+        child = layer(&root, m, &mut child, false, &mut live, &mut peak);
     }
     // `child` is now layer 1 (or empty when one square is left): the root's children.
-    layer(&root, 0, &child, &mut spare);
-    let top = spare[0];
+    let top = layer(&root, 0, &mut child, true, &mut live, &mut peak)[0][0];
     let value = value_at(&top, [0; 4]);
     let moves = root_moves(position, &root, &child);
     debug_assert_eq!(Some(value), moves.iter().map(|&(_, v)| v).max());
     Ok(MidSolution {
         value,
         moves,
-        table_bytes,
+        table_bytes: peak * size_of::<Entry>(),
         seconds: started.elapsed().as_secs_f64(),
     })
 }
@@ -127,7 +109,7 @@ fn has(half: Half, r: [u8; 4]) -> bool {
 
 /// The value of each root move from layer 1: a placement that makes five wins at once;
 /// otherwise the twist decides by the fives it leaves, else the child's value.
-fn root_moves(position: &Position, root: &Root, layer1: &[Entry]) -> Vec<(Move, Value)> {
+fn root_moves(position: &Position, root: &Root, layer1: &Layer) -> Vec<(Move, Value)> {
     let mover = position.side_to_move();
     let a = position.stones(mover).bits();
     let other_five = five_halves(position.stones(mover.opponent()).bits());
@@ -151,7 +133,7 @@ fn root_moves(position: &Position, root: &Root, layer1: &[Entry]) -> Vec<(Move, 
                     (true, false) => Value::Win,
                     (false, true) => Value::Loss,
                     (false, false) if layer1.is_empty() => Value::Draw,
-                    (false, false) => value_at(&layer1[index], r).negate(),
+                    (false, false) => value_at(&layer1[index][0], r).negate(),
                 }
             };
             (mv, value)

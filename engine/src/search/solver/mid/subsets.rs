@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn deposit_places_bits_in_order() {
-        let within = 0b1011_0110_1101_0011_01u32;
+        let within = 0b10_1101_1011_0100_1101_u32;
         let mut deposit = Deposit::default();
         deposit.onto(within);
         let ones = within.count_ones();
