@@ -65,10 +65,20 @@ pub enum CredentialError {
 }
 
 /// The tokens a coordinator accepts and what each grants.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Credentials {
     /// `Bearer <token>` as the caller sends it, with its grant.
     bearers: Vec<(String, Grant)>,
+}
+
+/// Shows the grants only: a token must never reach a log.
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let grants: Vec<Grant> = self.bearers.iter().map(|(_, grant)| *grant).collect();
+        f.debug_struct("Credentials")
+            .field("grants", &grants)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Credentials {
@@ -304,5 +314,10 @@ mod tests {
         assert_eq!(both.grant_of("Bearer u"), Some(worker));
         assert_eq!(both.grant_of("Bearer t"), Some(Grant::All));
         assert_eq!(both.grant_of("Bearer tt"), None);
+        let shown = format!("{both:?}");
+        assert!(
+            !shown.contains("\"t\"") && !shown.contains("Bearer"),
+            "{shown}"
+        );
     }
 }
