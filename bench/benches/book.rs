@@ -3,52 +3,10 @@
 //! Run with `cargo bench -p pentagrid-bench --bench book` (several minutes for 10^6; pass
 //! sizes as arguments to run fewer, e.g. `-- 10000 100000`).
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
-use pentago::{Move, Position, random_opening};
-use pentagrid_coordinator::store::{BookEntry, Counts, Store, Table};
+use pentagrid_bench::{book_positions, fill_book};
 use pentagrid_coordinator::{Coordinator, Settings};
-
-/// Rows per stored table: a typical analysed position's most visited moves.
-const ROWS: usize = 12;
-
-/// Distinct canonical positions from random openings of 4 to 14 plies.
-fn positions(count: usize) -> Vec<Position> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(count);
-    let mut seed = 0u64;
-    while out.len() < count {
-        seed += 1;
-        let position = random_opening(seed, 4 + (seed % 11) as u32)
-            .canonical()
-            .position;
-        if seen.insert(position.key().bits()) {
-            out.push(position);
-        }
-    }
-    out
-}
-
-fn table(position: &Position) -> Table {
-    position
-        .legal_moves()
-        .iter()
-        .take(ROWS)
-        .enumerate()
-        .map(|(i, &mv): (usize, &Move)| {
-            let games = 1000 + i as u64 * 37;
-            (
-                mv,
-                Counts {
-                    games,
-                    wins: games / 2,
-                    draws: games / 20,
-                },
-            )
-        })
-        .collect()
-}
 
 fn directory_bytes(path: &std::path::Path) -> u64 {
     std::fs::read_dir(path)
@@ -71,27 +29,9 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 fn run(count: usize, runtime: &tokio::runtime::Runtime) {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let stored = positions(count);
+    let stored = book_positions(count);
     let started = Instant::now();
-    {
-        let store = Store::open(dir.path()).expect("open");
-        for chunk in stored.chunks(5_000) {
-            let entries: BTreeMap<u64, BookEntry> = chunk
-                .iter()
-                .map(|p| {
-                    (
-                        p.key().bits(),
-                        BookEntry {
-                            playouts: table(p),
-                            ..BookEntry::default()
-                        },
-                    )
-                })
-                .collect();
-            store.import(&entries).expect("import");
-        }
-        store.flush_blocking().expect("flush");
-    }
+    fill_book(dir.path(), &stored).expect("fill the book");
     let load_seconds = started.elapsed().as_secs_f64();
     let bytes = directory_bytes(dir.path());
     let coordinator = runtime

@@ -1,5 +1,5 @@
-//! Engine hot paths: playouts, play, five detection, move generation, immediate wins, symmetry,
-//! UCT simulations.
+//! Engine hot paths: playouts (beside a plain C random-game loop), play, five detection, move
+//! generation, immediate wins, safe moves, symmetry, UCT simulations.
 //!
 //! Run with `cargo bench -p pentagrid-bench --bench engine`.
 
@@ -10,15 +10,32 @@ use pentago::{
     Policy, Position, SearchControl, SearchOptions, SolveLimits, Solver, UctConfig, playout,
     search, seeded_rng,
 };
-use pentagrid_bench::sample_positions;
+use pentagrid_bench::{c_random_games, sample_positions};
 
+/// Games per measured iteration of the random-game loops.
+const GAMES: u64 = 1_000;
+
+/// Uniform random games from the empty board: the engine's playout and the plain C loop of
+/// `bench/c/random_games.c`, measured in the same run (the ratio is the figure that matters);
+/// then the safe policy's games.
 fn playouts(c: &mut Criterion) {
     let mut group = c.benchmark_group("playout");
-    group.throughput(Throughput::Elements(1));
+    group.throughput(Throughput::Elements(GAMES));
+    let mut seed = 0;
+    group.bench_function("c-loop/start", |b| {
+        b.iter(|| {
+            seed += 1;
+            c_random_games(GAMES, seed)
+        })
+    });
     for policy in [Policy::Uniform, Policy::Safe] {
         let mut rng = seeded_rng(1, 0);
         group.bench_function(format!("{policy}/start"), |b| {
-            b.iter(|| playout(black_box(&Position::START), policy, &mut rng))
+            b.iter(|| {
+                (0..GAMES)
+                    .map(|_| playout(black_box(&Position::START), policy, &mut rng).stones)
+                    .sum::<u32>()
+            })
         });
     }
     group.finish();
@@ -62,6 +79,14 @@ fn rules(c: &mut Criterion) {
                 .count()
         })
     });
+    group.bench_function("safe_moves", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| black_box(p).safe_moves().len())
+                .sum::<usize>()
+        })
+    });
     group.bench_function("canonical", |b| {
         b.iter(|| {
             positions
@@ -73,15 +98,29 @@ fn rules(c: &mut Criterion) {
     group.finish();
 }
 
-/// UCT simulations from the empty board: 100,000 per search, on one and on two trees.
+/// UCT simulations from the empty board: 100,000 per search, on one and on two trees with
+/// uniform playouts, and on one tree with the default configuration.
 fn uct(c: &mut Criterion) {
     const SIMULATIONS: u64 = 100_000;
     let config: UctConfig = format!("uct:policy=uniform,playouts={SIMULATIONS}")
         .parse()
         .expect("valid config");
+    let default = UctConfig::default().with_budget(pentago::Budget::Playouts(SIMULATIONS));
     let mut group = c.benchmark_group("uct");
     group.throughput(Throughput::Elements(SIMULATIONS));
-    group.sample_size(20);
+    group.sample_size(10);
+    let options = SearchOptions {
+        seed: 1,
+        threads: 1,
+        tables_min_visits: None,
+    };
+    group.bench_function("start/default-config/1-threads", |b| {
+        b.iter(|| {
+            search(&Position::START, &default, &options, &SearchControl::new())
+                .expect("ongoing position")
+                .simulations
+        })
+    });
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

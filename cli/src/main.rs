@@ -2,6 +2,8 @@
 
 mod commands;
 mod input;
+mod logging;
+mod metrics_http;
 
 use clap::Parser;
 
@@ -15,6 +17,16 @@ use clap::Parser;
 struct Cli {
     #[command(subcommand)]
     command: commands::Command,
+    /// Log format on standard error: `text` (coloured only on a terminal) or `json` (one object
+    /// a line).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t,
+        env = "PENTAGRID_LOG_FORMAT"
+    )]
+    log_format: logging::LogFormat,
 }
 
 fn main() -> std::process::ExitCode {
@@ -24,13 +36,7 @@ fn main() -> std::process::ExitCode {
     } else {
         "warn"
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
-        )
-        .init();
+    logging::init(cli.log_format, default_level);
     match cli.command.run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

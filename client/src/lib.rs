@@ -12,6 +12,7 @@ pub mod campaign;
 mod connect;
 mod embedded;
 mod error;
+pub mod health;
 pub mod jobs;
 pub mod matches;
 pub mod puzzles;

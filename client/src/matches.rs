@@ -80,6 +80,24 @@ pub async fn status(
     Ok(client.clone().match_status(request).await?.into_inner())
 }
 
+/// Every stored match, newest first, without games (read page by page).
+pub async fn list(client: &Client) -> Result<Vec<v2::MatchStatusResponse>> {
+    let mut all = Vec::new();
+    let mut before_id = 0;
+    loop {
+        let request = v2::ListMatchesRequest {
+            before_id,
+            limit: 0,
+        };
+        let page = client.clone().list_matches(request).await?.into_inner();
+        all.extend(page.matches);
+        if page.next_before_id == 0 {
+            return Ok(all);
+        }
+        before_id = page.next_before_id;
+    }
+}
+
 /// Queues a match on the cluster; returns its id.
 pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
     plan.validate()?;

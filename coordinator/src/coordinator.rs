@@ -11,6 +11,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::ingest::ResultIngest;
 use crate::jobs::{JobQueue, QueueStatus, Settings};
 use crate::matches::Matches;
+use crate::metrics::Metrics;
 use crate::puzzles::PuzzleMiner;
 use crate::store::{Store, StoreError, Totals};
 
@@ -99,6 +100,11 @@ impl Coordinator {
         if let Err(error) = self.builder.drive().await {
             tracing::error!(%error, "could not advance book builds");
         }
+    }
+
+    /// The coordinator's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        self.jobs.metrics()
     }
 
     /// Stops handing out jobs (graceful shutdown).

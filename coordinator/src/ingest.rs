@@ -82,6 +82,12 @@ impl ResultIngest {
 
     /// Validates and applies a result; answers only once it is durable.
     pub async fn submit(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
+        let answer = self.apply(submission).await;
+        self.jobs.metrics().submitted(&answer);
+        answer
+    }
+
+    async fn apply(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
         let Submission {
             worker_id: worker,
             job_id,
@@ -135,6 +141,10 @@ impl ResultIngest {
         };
         if applied == Applied::Applied {
             self.jobs.mark_done(worker);
+            let rows = effect.playouts.values().chain(effect.games.values());
+            self.jobs
+                .metrics()
+                .rows_ingested(rows.map(|table| table.len()).sum());
         }
         self.jobs.durable().await?;
         if let Task::Pair { match_id, .. } = task {

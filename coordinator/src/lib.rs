@@ -7,7 +7,8 @@
 //! - [`book`] and [`builder`]: reading, moving and growing the opening book;
 //! - [`puzzles`]: mining candidates and listing puzzles;
 //! - [`store`]: the only module that touches sled;
-//! - `api`: the only module that names wire types or builds gRPC statuses.
+//! - `api`: the only module that names wire types or builds gRPC statuses;
+//! - `health` and `metrics`: what operators and probes see.
 //!
 //! Services call each other with domain types and return their own error enums.
 
@@ -17,9 +18,11 @@ pub mod builder;
 pub mod clock;
 mod coordinator;
 mod flusher;
+mod health;
 pub mod ingest;
 pub mod jobs;
 pub mod matches;
+mod metrics;
 pub mod puzzles;
 mod server;
 pub mod sprt_stop;
@@ -34,5 +37,6 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use coordinator::{ClusterStatus, Coordinator};
 pub use jobs::{Settings, job_seed};
 pub use matches::MAX_MATCH_PAIRS;
+pub use metrics::Metrics;
 pub use puzzles::MAX_PUZZLE_CANDIDATES;
-pub use server::{ServeError, TICK, TlsFiles, serve};
+pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening};

@@ -17,6 +17,9 @@ use crate::store::{Store, StoreError, StoredGame, StoredMatch};
 /// Most pairs one match may ask for.
 pub const MAX_MATCH_PAIRS: u64 = 100_000;
 
+/// Most matches one listing returns.
+pub const MAX_LISTED_MATCHES: u32 = 100;
+
 /// A match to play.
 #[derive(Clone, Debug)]
 pub struct MatchSpec {
@@ -216,6 +219,32 @@ impl Matches {
             .store
             .match_record(match_id)?
             .ok_or(MatchError::NotFound(match_id))?;
+        let mut games = Vec::new();
+        if include_games {
+            for (pair, stored) in self.store.match_pairs(match_id)? {
+                games.extend(stored.games.into_iter().map(|game| (pair, game)));
+            }
+        }
+        Ok(self.report(match_id, record, games))
+    }
+
+    /// Matches with ids below `before` (all when 0), newest first, at most `limit`, without
+    /// their games.
+    pub fn list(&self, before: u64, limit: usize) -> Result<Vec<MatchReport>, MatchError> {
+        Ok(self
+            .store
+            .matches_before(before, limit)?
+            .into_iter()
+            .map(|(id, record)| self.report(id, record, Vec::new()))
+            .collect())
+    }
+
+    fn report(
+        &self,
+        match_id: u64,
+        record: StoredMatch,
+        games: Vec<(u64, StoredGame)>,
+    ) -> MatchReport {
         let state = match record.decision() {
             SprtDecision::AcceptH1 => MatchState::AcceptedH1,
             SprtDecision::AcceptH0 => MatchState::AcceptedH0,
@@ -225,18 +254,12 @@ impl Matches {
             }
             SprtDecision::Continue => MatchState::Stopped,
         };
-        let mut games = Vec::new();
-        if include_games {
-            for (pair, stored) in self.store.match_pairs(match_id)? {
-                games.extend(stored.games.into_iter().map(|game| (pair, game)));
-            }
-        }
-        Ok(MatchReport {
+        MatchReport {
             id: match_id,
             record,
             state,
             games,
-        })
+        }
     }
 
     /// Jobs of a match's pairs still queued or leased.

@@ -1,17 +1,22 @@
 //! Serving the coordinator over gRPC: authentication, message limits, per-call tracing spans,
-//! lease expiry, book builds, and graceful shutdown (stop leasing, flush, exit).
+//! lease expiry, book builds, health, RPC latency, and graceful shutdown (stop leasing, flush,
+//! exit).
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use crate::api::auth::Credentials;
-use crate::api::grpc_service;
+use crate::api::{Service, grpc_service};
 use crate::coordinator::Coordinator;
+use crate::health::{Gate, Health};
+use crate::metrics::{Metrics, RpcLatencyLayer};
+use crate::store::StoreError;
 
 /// How often the server requeues expired leases and advances book builds.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -45,36 +50,106 @@ pub async fn serve(
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let service = grpc_service(coordinator.clone(), credentials);
-    // The ticker runs on tokio's clock (pausable in tests); what it does reads the
-    // coordinator's own clock.
-    let expiry = {
-        let coordinator = coordinator.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(TICK);
-            loop {
-                tick.tick().await;
-                coordinator.tick().await;
-            }
-        })
-    };
+    let metrics = coordinator.metrics().clone();
+    let start = Start::Open(coordinator);
+    run(listener, start, metrics, credentials, tls, shutdown).await
+}
+
+/// Serves on `listener` at once — health checks answer NOT_SERVING and coordinator calls
+/// UNAVAILABLE — while `open` opens the database on a blocking thread; then serves the
+/// coordinator until `shutdown` completes, reporting NOT_SERVING again, stopping leases,
+/// letting calls in flight finish and flushing the database. Calls are timed into `metrics`.
+pub async fn serve_opening(
+    listener: TcpListener,
+    open: impl FnOnce() -> Result<Arc<Coordinator>, StoreError> + Send + 'static,
+    metrics: Metrics,
+    credentials: Credentials,
+    tls: Option<TlsFiles>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let start = Start::Opening(Box::new(open));
+    run(listener, start, metrics, credentials, tls, shutdown).await
+}
+
+/// How the coordinator comes to the server.
+enum Start {
+    /// Already open: served from the first call on.
+    Open(Arc<Coordinator>),
+    /// Opened on a blocking thread while the server answers NOT_SERVING.
+    Opening(Box<dyn FnOnce() -> Result<Arc<Coordinator>, StoreError> + Send>),
+}
+
+async fn run(
+    listener: TcpListener,
+    start: Start,
+    metrics: Metrics,
+    credentials: Credentials,
+    tls: Option<TlsFiles>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let (health, health_service) = Health::not_serving::<CoordinatorServer<Service>>().await;
+    let (gate, slot) = Gate::closed();
+    let opened: Arc<OnceLock<Arc<Coordinator>>> = Arc::default();
     let mut builder = Server::builder()
+        .layer(RpcLatencyLayer(metrics))
         .trace_fn(|request| tracing::info_span!("rpc", method = %request.uri().path()));
     if let Some(tls) = tls {
         builder = builder
             .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(tls.cert, tls.key)))?;
     }
-    let draining = coordinator.clone();
-    let result = builder
-        .add_service(service)
+    let stopping = (health.clone(), opened.clone());
+    let server = builder
+        .add_service(health_service)
+        .add_service(gate)
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async move {
             shutdown.await;
             tracing::info!("shutting down: no more leases, finishing calls in flight");
-            draining.drain();
-        })
-        .await;
+            let (health, opened) = stopping;
+            health.stopping().await;
+            if let Some(coordinator) = opened.get() {
+                coordinator.drain();
+            }
+        });
+    let mut server = Box::pin(server);
+    let coordinator = match start {
+        Start::Open(coordinator) => coordinator,
+        Start::Opening(open) => {
+            let mut opening = tokio::task::spawn_blocking(open);
+            let joined = |r: Result<_, tokio::task::JoinError>| {
+                r.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+            };
+            tokio::select! {
+                result = &mut server => {
+                    // Shut down before the database was open: let the opening finish and
+                    // close the database cleanly.
+                    joined(opening.await)?.flush().await?;
+                    return Ok(result?);
+                }
+                opened = &mut opening => joined(opened)?,
+            }
+        }
+    };
+    // Known to the shutdown hook before any call can reach it, so a shutdown drains it.
+    let _ = opened.set(coordinator.clone());
+    let _ = slot.set(grpc_service(coordinator.clone(), credentials));
+    let expiry = spawn_housekeeping(coordinator.clone());
+    health.serving().await;
+    tracing::info!("database open; serving");
+    let result = server.await;
     expiry.abort();
     coordinator.flush().await?;
     tracing::info!("database flushed; coordinator stopped");
     Ok(result?)
+}
+
+/// Runs the coordinator's periodic work every [`TICK`] until aborted. The ticker runs on
+/// tokio's clock (pausable in tests); what it does reads the coordinator's own clock.
+fn spawn_housekeeping(coordinator: Arc<Coordinator>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(TICK);
+        loop {
+            tick.tick().await;
+            coordinator.tick().await;
+        }
+    })
 }

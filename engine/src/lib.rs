@@ -40,9 +40,10 @@ pub use play::rating::{
 };
 pub use play::selfplay::{GameRecord, play_game};
 pub use play::themes::{ParseThemeError, Theme};
+pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
 pub use search::playout::{
     Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
-    playout, run_playouts, seeded_rng, splitmix64,
+    cut_off_playout, playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use search::solver::{
     AttackNode, FIRST_ATTEMPT_NODES, MAX_MATE_MOVES, MID_MIN_STONES, MateSearch, MidSolution,

@@ -61,7 +61,13 @@ pub fn connect(url: &str, token: &str, tls_ca: Option<&[u8]>) -> Result<Client, 
     let mut endpoint = Endpoint::from_shared(url.to_owned())
         .map_err(|_| ConnectError::Address(url.to_owned()))?
         .connect_timeout(Duration::from_secs(5))
-        .tcp_nodelay(true);
+        .tcp_nodelay(true)
+        // A connection that died silently (a network partition, a peer gone without a reset)
+        // is noticed within seconds, so calls fail over to a fresh connection instead of
+        // waiting on it.
+        .http2_keep_alive_interval(Duration::from_secs(5))
+        .keep_alive_timeout(Duration::from_secs(10))
+        .keep_alive_while_idle(true);
     if let Some(ca) = tls_ca {
         endpoint = endpoint
             .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca)))

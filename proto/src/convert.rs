@@ -70,6 +70,21 @@ pub enum Task {
 /// Most candidates one verify job may carry.
 pub const MAX_VERIFY_CANDIDATES: usize = 256;
 
+impl Task {
+    /// The kind's stable name (`analyse`, `selfplay`, `pair`, `solve`, `verify`), as metrics
+    /// label it.
+    #[must_use]
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Task::Analyse { .. } => "analyse",
+            Task::Selfplay { .. } => "selfplay",
+            Task::Pair { .. } => "pair",
+            Task::Solve { .. } => "solve",
+            Task::Verify { .. } => "verify",
+        }
+    }
+}
+
 impl TryFrom<&v2::JobSpec> for Task {
     type Error = ConversionError;
 

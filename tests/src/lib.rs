@@ -94,3 +94,118 @@ pub async fn hello(client: &mut Client, worker_id: &str) {
         .await
         .expect("hello");
 }
+
+/// Parses Prometheus text (the OpenMetrics flavour `prometheus_client` writes) strictly: every
+/// line is a `# HELP`, `# TYPE` or `# UNIT` comment, a sample of a declared family, or the final
+/// `# EOF`. Returns each sample's value by its name and labels as written
+/// (`name{label="value"}`). Panics with the offending line on anything else.
+#[must_use]
+pub fn parse_metrics(text: &str) -> std::collections::HashMap<String, f64> {
+    let mut families = std::collections::HashMap::new();
+    let mut samples = std::collections::HashMap::new();
+    let mut ended = false;
+    for line in text.lines() {
+        assert!(!ended, "text after # EOF: {line:?}");
+        if line == "# EOF" {
+            ended = true;
+            continue;
+        }
+        if let Some(comment) = line.strip_prefix("# ") {
+            let mut parts = comment.splitn(3, ' ');
+            let (keyword, name) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            assert!(valid_metric_name(name), "bad metric name in {line:?}");
+            match keyword {
+                "HELP" | "UNIT" => {}
+                "TYPE" => {
+                    let kind = parts.next().unwrap_or("");
+                    assert!(
+                        [
+                            "counter",
+                            "gauge",
+                            "histogram",
+                            "summary",
+                            "info",
+                            "unknown"
+                        ]
+                        .contains(&kind),
+                        "unknown type in {line:?}"
+                    );
+                    families.insert(name.to_owned(), kind.to_owned());
+                }
+                _ => panic!("unknown comment {line:?}"),
+            }
+            continue;
+        }
+        let (series, value) = line
+            .rsplit_once(' ')
+            .unwrap_or_else(|| panic!("no value in {line:?}"));
+        let value: f64 = value
+            .parse()
+            .unwrap_or_else(|_| panic!("bad value in {line:?}"));
+        let name = match series.split_once('{') {
+            Some((name, labels)) => {
+                let labels = labels
+                    .strip_suffix('}')
+                    .unwrap_or_else(|| panic!("unclosed labels in {line:?}"));
+                for label in split_labels(labels) {
+                    let (key, quoted) = label
+                        .split_once('=')
+                        .unwrap_or_else(|| panic!("bad label in {line:?}"));
+                    assert!(valid_metric_name(key), "bad label name in {line:?}");
+                    assert!(
+                        quoted.len() >= 2 && quoted.starts_with('"') && quoted.ends_with('"'),
+                        "unquoted label value in {line:?}"
+                    );
+                }
+                name
+            }
+            None => series,
+        };
+        assert!(valid_metric_name(name), "bad metric name in {line:?}");
+        let family = [
+            "", "_total", "_bucket", "_sum", "_count", "_created", "_info",
+        ]
+        .iter()
+        .find_map(|suffix| {
+            name.strip_suffix(suffix)
+                .filter(|base| families.contains_key(*base))
+        });
+        assert!(family.is_some(), "sample of an undeclared family: {line:?}");
+        assert!(
+            samples.insert(series.to_owned(), value).is_none(),
+            "sample twice: {line:?}"
+        );
+    }
+    assert!(ended, "no # EOF at the end");
+    samples
+}
+
+fn valid_metric_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == ':')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+}
+
+/// Splits `a="x",b="y"` at the commas outside quotes.
+fn split_labels(labels: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (i, c) in labels.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                parts.push(&labels[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < labels.len() {
+        parts.push(&labels[start..]);
+    }
+    parts
+}

@@ -292,6 +292,14 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 })
                 .await,
         ),
+        "ListMatches" => done(
+            client
+                .list_matches(v2::ListMatchesRequest {
+                    before_id: 0,
+                    limit: 10,
+                })
+                .await,
+        ),
         "ListPuzzles" => done(
             client
                 .list_puzzles(v2::ListPuzzlesRequest {
@@ -375,7 +383,15 @@ async fn snapshot(clients: &Clients, context: &Context) -> String {
         .await
         .unwrap()
         .into_inner();
-    format!("{status:?}\n{book:?}\n{export:?}\n{puzzles:?}\n{matches:?}")
+    let listed = read
+        .list_matches(v2::ListMatchesRequest {
+            before_id: 0,
+            limit: 100,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    format!("{status:?}\n{book:?}\n{export:?}\n{puzzles:?}\n{matches:?}\n{listed:?}")
 }
 
 /// Calls every method with the token of its role, in the table's order; each succeeds.

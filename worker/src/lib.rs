@@ -4,6 +4,7 @@
 //! coordinator is away, and on shutdown finishes its job and leaves.
 
 mod execute;
+mod metrics;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ use tokio::sync::watch;
 use tonic::Code;
 
 pub use execute::execute;
+pub use metrics::{JobEnd, WorkerMetrics};
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -138,7 +140,16 @@ async fn sleep_or_shutdown(duration: Duration, shutdown: &mut watch::Receiver<bo
 /// Runs the worker until `shutdown` turns true (or `max_results` are acknowledged).
 pub async fn run(
     options: WorkerOptions,
+    shutdown: watch::Receiver<bool>,
+) -> Result<WorkerReport, WorkerError> {
+    run_with_metrics(options, shutdown, WorkerMetrics::new()).await
+}
+
+/// [`run`], counting what the worker does into `metrics`.
+pub async fn run_with_metrics(
+    options: WorkerOptions,
     mut shutdown: watch::Receiver<bool>,
+    metrics: WorkerMetrics,
 ) -> Result<WorkerReport, WorkerError> {
     let client = pentagrid_proto::connect(
         &options.coordinator,
@@ -254,6 +265,7 @@ pub async fn run(
                 &mut report,
                 ack_log.as_mut(),
                 &shutdown,
+                &metrics,
             )
             .await?;
         }
@@ -271,6 +283,7 @@ async fn run_job(
     report: &mut WorkerReport,
     ack_log: Option<&mut std::fs::File>,
     shutdown: &watch::Receiver<bool>,
+    metrics: &WorkerMetrics,
 ) -> Result<(), WorkerError> {
     let Some(task) = job.spec.as_ref().and_then(|spec| Task::try_from(spec).ok()) else {
         tracing::error!(
@@ -309,6 +322,8 @@ async fn run_job(
             }
         })
     };
+    let kind = task.kind();
+    let started = std::time::Instant::now();
     let outcome = {
         let (pool, control, seed) = (pool.clone(), control.clone(), job.seed);
         tokio::task::spawn_blocking(move || {
@@ -319,8 +334,10 @@ async fn run_job(
         .flatten()
     };
     heartbeat.abort();
+    metrics.computed(kind, started.elapsed().as_secs_f64(), outcome.as_ref());
     let Some(outcome) = outcome else {
         report.abandoned += 1;
+        metrics.ended(kind, JobEnd::Abandoned);
         return Ok(());
     };
     let request = v2::SubmitRequest {
@@ -339,6 +356,7 @@ async fn run_job(
         match api.clone().submit(request.clone()).await {
             Ok(reply) => {
                 report.acknowledged += 1;
+                metrics.ended(kind, JobEnd::Acknowledged);
                 let how = if reply.into_inner().outcome == v2::SubmitOutcome::Applied as i32 {
                     "applied"
                 } else {
@@ -372,6 +390,7 @@ async fn run_job(
             Err(status) => {
                 tracing::warn!(job = job.job_id, error = %status.message(), "result refused");
                 report.refused += 1;
+                metrics.ended(kind, JobEnd::Refused);
                 return Ok(());
             }
         }

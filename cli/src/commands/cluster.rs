@@ -1,13 +1,16 @@
 //! `pentagrid coordinator` and `pentagrid worker`: the two halves of a cluster.
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentagrid_client::{Client, read_token};
-use pentagrid_coordinator::{Coordinator, Credentials, Grant, Role, Settings, TlsFiles, serve};
-use pentagrid_worker::WorkerOptions;
+use pentagrid_coordinator::{
+    Coordinator, Credentials, Grant, Metrics, Role, Settings, TlsFiles, serve_opening,
+};
+use pentagrid_worker::{WorkerMetrics, WorkerOptions};
 
 /// Options to reach a coordinator, shared by the worker and the client commands.
 #[derive(Args, Clone)]
@@ -107,6 +110,9 @@ pub struct CoordinatorArgs {
     /// TLS private key (PEM).
     #[arg(long, requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Serve Prometheus metrics at `http://ADDR/metrics` (e.g. 0.0.0.0:9100).
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<String>,
 }
 
 impl CoordinatorArgs {
@@ -147,22 +153,39 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         }),
         _ => None,
     };
+    let metrics = Metrics::new();
     let settings = Settings {
         lease_duration: Duration::from_secs(args.lease_seconds),
         heartbeat_interval: Duration::from_secs((args.lease_seconds / 4).max(1)),
         max_attempts: args.max_attempts,
+        metrics: metrics.clone(),
         ..Settings::default()
     };
     runtime()?.block_on(async {
-        let coordinator = Coordinator::open(&args.db, settings)
-            .with_context(|| format!("opening the database in {}", args.db.display()))?;
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
         let address = listener.local_addr()?;
+        let opened: Arc<OnceLock<Arc<Coordinator>>> = Arc::default();
+        if let Some(metrics_listen) = &args.metrics_listen {
+            let (metrics, opened) = (metrics.clone(), opened.clone());
+            let bound = crate::metrics_http::start(metrics_listen, move || {
+                metrics.render(opened.get().map(|c| &**c))
+            })
+            .await?;
+            println!("metrics at http://{bound}/metrics");
+        }
         println!("coordinator listening on {address}");
-        tracing::info!(%address, db = %args.db.display(), "coordinator listening");
-        serve(listener, coordinator, credentials, tls, shutdown_signal()).await?;
+        tracing::info!(%address, db = %args.db.display(), "coordinator listening; opening the database");
+        let db = args.db.clone();
+        let open = move || {
+            let coordinator = Coordinator::open(&db, settings)?;
+            let _ = opened.set(coordinator.clone());
+            Ok(coordinator)
+        };
+        serve_opening(listener, open, metrics, credentials, tls, shutdown_signal())
+            .await
+            .with_context(|| format!("coordinator with the database in {}", args.db.display()))?;
         Ok(())
     })
 }
@@ -181,6 +204,9 @@ pub struct WorkerArgs {
     /// Append `result_id job_id applied|duplicate` to this file for every acknowledged result.
     #[arg(long)]
     ack_log: Option<PathBuf>,
+    /// Serve Prometheus metrics at `http://ADDR/metrics` (e.g. 0.0.0.0:9101).
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<String>,
 }
 
 pub fn run_worker(args: &WorkerArgs) -> Result<()> {
@@ -205,7 +231,14 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
             tracing::info!("shutting down: finishing the current job");
             let _ = stop.send(true);
         });
-        let report = pentagrid_worker::run(options, stopped).await?;
+        let metrics = WorkerMetrics::new();
+        if let Some(metrics_listen) = &args.metrics_listen {
+            let metrics = metrics.clone();
+            let bound =
+                crate::metrics_http::start(metrics_listen, move || metrics.render()).await?;
+            println!("metrics at http://{bound}/metrics");
+        }
+        let report = pentagrid_worker::run_with_metrics(options, stopped, metrics).await?;
         tracing::info!(?report, "worker stopped");
         Ok(())
     })

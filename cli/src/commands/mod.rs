@@ -6,6 +6,7 @@ mod canonical;
 mod check_proof;
 mod client;
 mod cluster;
+mod health;
 mod matchplay;
 mod mate;
 mod perft;
@@ -16,6 +17,7 @@ mod publish;
 mod puzzles;
 mod run;
 mod selfplay;
+mod serve;
 mod show;
 mod solve;
 mod study;
@@ -39,6 +41,7 @@ pub enum Command {
     Mate(mate::MateArgs),
     CheckProof(check_proof::CheckProofArgs),
     Coordinator(cluster::CoordinatorArgs),
+    Health(health::HealthArgs),
     Worker(cluster::WorkerArgs),
     Submit(client::SubmitArgs),
     Status(client::StatusArgs),
@@ -47,12 +50,16 @@ pub enum Command {
     Puzzles(puzzles::PuzzlesArgs),
     Study(study::StudyArgs),
     Run(run::RunArgs),
+    Serve(serve::ServeArgs),
 }
 
 impl Command {
     /// Whether the command is a long-running cluster part that logs at info level by default.
     pub fn is_service(&self) -> bool {
-        matches!(self, Command::Coordinator(_) | Command::Worker(_))
+        matches!(
+            self,
+            Command::Coordinator(_) | Command::Worker(_) | Command::Serve(_)
+        )
     }
 
     /// Runs the subcommand.
@@ -70,6 +77,7 @@ impl Command {
             Command::Mate(args) => mate::run(&args),
             Command::CheckProof(args) => check_proof::run(&args),
             Command::Coordinator(args) => cluster::run_coordinator(&args),
+            Command::Health(args) => health::run(&args),
             Command::Worker(args) => cluster::run_worker(&args),
             Command::Submit(args) => client::submit(&args),
             Command::Status(args) => client::status(&args),
@@ -78,6 +86,7 @@ impl Command {
             Command::Puzzles(args) => puzzles::run(&args),
             Command::Study(args) => study::run(&args),
             Command::Run(args) => run::run(&args),
+            Command::Serve(args) => serve::run(&args),
         }
     }
 }

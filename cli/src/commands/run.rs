@@ -18,6 +18,7 @@ use super::book::print_book;
 use super::cluster::{runtime, shutdown_signal};
 use super::progress::Bars;
 use super::puzzles::write_collection;
+use super::serve::serve_explorer;
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
 #[derive(Args)]
@@ -50,6 +51,12 @@ pub struct RunArgs {
     /// collection is written as puzzles.txt, .jsonl and .html in the database directory.
     #[arg(long, default_value_t = 3)]
     puzzles: u64,
+    /// After the campaign, keep the cluster up and serve the web explorer on it (until Ctrl-C).
+    #[arg(long)]
+    serve: bool,
+    /// Where the explorer listens with --serve (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080", requires = "serve")]
+    serve_listen: String,
 }
 
 impl RunArgs {
@@ -111,8 +118,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let after = jobs::status(&client).await?;
         let collection = write_collection(&client, &args.db).await?;
         let start_book = book::show(&client, &Position::START).await?;
-        cluster.stop().await?;
-        let report = outcome?;
+        let report = match outcome {
+            Ok(report) => report,
+            Err(error) => {
+                cluster.stop().await?;
+                return Err(error.into());
+            }
+        };
         let seconds = started.elapsed().as_secs_f64();
         let playouts = after.playouts - before.playouts;
         println!("summary");
@@ -136,6 +148,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 .with_context(|| format!("writing {}", page.display()))?;
             println!("(the report with boards and charts: {})", page.display());
         }
-        Ok(())
+        let served = if args.serve {
+            serve_explorer(client, &args.serve_listen).await
+        } else {
+            Ok(())
+        };
+        cluster.stop().await?;
+        served
     })
 }

@@ -17,7 +17,7 @@ use tonic::{Request, Response, Status};
 use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
 use crate::ingest::{Submission, Submitted};
-use crate::matches::MatchSpec;
+use crate::matches::{MAX_LISTED_MATCHES, MatchSpec};
 use crate::puzzles::{MineRequest, PuzzleFilter};
 use auth::{Credentials, Guarded};
 use errors::invalid;
@@ -211,6 +211,27 @@ impl CoordinatorApi for Service {
             .matches
             .status(r.match_id, r.include_games)?;
         Ok(Response::new(convert::match_report(report)))
+    }
+
+    async fn list_matches(
+        &self,
+        request: Request<v2::ListMatchesRequest>,
+    ) -> Answer<v2::ListMatchesResponse> {
+        let r = request.get_ref();
+        let limit = match r.limit {
+            0 => MAX_LISTED_MATCHES,
+            n => n.min(MAX_LISTED_MATCHES),
+        };
+        let reports = self.coordinator.matches.list(r.before_id, limit as usize)?;
+        let next_before_id = if reports.len() == limit as usize {
+            reports.last().map_or(0, |report| report.id)
+        } else {
+            0
+        };
+        Ok(Response::new(v2::ListMatchesResponse {
+            matches: reports.into_iter().map(convert::match_report).collect(),
+            next_before_id,
+        }))
     }
 
     async fn generate_puzzles(

@@ -14,6 +14,7 @@ use thiserror::Error;
 
 use crate::clock::Clock;
 use crate::flusher::Flusher;
+use crate::metrics::{LeaseEvent, Metrics};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
 
@@ -28,6 +29,8 @@ pub struct Settings {
     pub max_attempts: u32,
     /// Most jobs one lease call may take.
     pub max_jobs_per_lease: u32,
+    /// Where the coordinator counts what it does.
+    pub metrics: Metrics,
 }
 
 impl Default for Settings {
@@ -37,6 +40,7 @@ impl Default for Settings {
             heartbeat_interval: Duration::from_secs(10),
             max_attempts: 5,
             max_jobs_per_lease: 64,
+            metrics: Metrics::new(),
         }
     }
 }
@@ -177,6 +181,16 @@ impl JobQueue {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Where the job queue and the services over it count what they do.
+    pub fn metrics(&self) -> &Metrics {
+        &self.settings.metrics
+    }
+
+    /// How long a lease lasts without a heartbeat.
+    pub fn lease_duration(&self) -> Duration {
+        self.settings.lease_duration
+    }
+
     /// Stops handing out jobs (graceful shutdown).
     pub fn drain(&self) {
         self.draining.store(true, Ordering::Relaxed);
@@ -244,6 +258,7 @@ impl JobQueue {
                 task: active.task,
             });
         }
+        self.metrics().leases(LeaseEvent::Granted, jobs.len());
         Ok(jobs)
     }
 
@@ -260,6 +275,7 @@ impl JobQueue {
     pub fn return_leases(&self, worker_id: &str, lease_ids: &[u64]) -> Result<usize, JobError> {
         let id = checked_worker_id(worker_id)?;
         let changed = self.scheduler().return_leases(id, lease_ids);
+        self.metrics().leases(LeaseEvent::Returned, changed.len());
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record)?;
         }
@@ -282,6 +298,7 @@ impl JobQueue {
         let mut ids = Vec::with_capacity(tasks.len());
         let mut records = Vec::with_capacity(tasks.len());
         for task in tasks {
+            self.metrics().job_queued(task.kind());
             let id = self.store.generate_id()?;
             let record = StoredJob {
                 task: Some(StoredTask::from(&task)),
@@ -322,6 +339,7 @@ impl JobQueue {
     /// periodically. Returns how many jobs changed.
     pub fn expire_leases(&self) -> Result<usize, StoreError> {
         let changed = self.scheduler().expire(self.clock.now());
+        self.metrics().leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
             tracing::info!(job = job_id, state = ?JobState::from_stored(record.state), "lease expired");
             self.store.put_job(*job_id, record)?;

@@ -335,6 +335,32 @@ impl Store {
         get_record(&self.matches, id, "match")
     }
 
+    /// Stored matches with ids below `before` (every id when 0), newest first, at most `limit`.
+    /// A match's record key (its id) sorts just before its pairs' keys (id ‖ pair), so each
+    /// step back skips a whole match in one seek.
+    pub fn matches_before(
+        &self,
+        before: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, StoredMatch)>, StoreError> {
+        let mut found = Vec::new();
+        let mut bound = if before == 0 { None } else { Some(before) };
+        while found.len() < limit {
+            let last = match bound {
+                Some(id) => self.matches.range(..id.to_be_bytes()).next_back(),
+                None => self.matches.iter().next_back(),
+            };
+            let Some(entry) = last else { break };
+            let (key, _) = entry?;
+            let id = id_of(&key[..8], "match")?;
+            if let Some(record) = self.match_record(id)? {
+                found.push((id, record));
+            }
+            bound = Some(id);
+        }
+        Ok(found)
+    }
+
     /// The stored pairs of a match, by pair index.
     pub fn match_pairs(&self, id: u64) -> Result<Vec<(u64, StoredPair)>, StoreError> {
         let mut pairs = Vec::new();
@@ -526,6 +552,33 @@ mod tests {
             playout_count: games,
             ..ResultEffect::default()
         }
+    }
+
+    #[test]
+    fn matches_list_newest_first_a_page_at_a_time_past_their_pairs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for id in [5, 9, 12] {
+            let record = StoredMatch {
+                pairs: id,
+                ..StoredMatch::default()
+            };
+            store.put_match(id, &record).unwrap();
+        }
+        for pair in 0..3 {
+            let bytes = StoredPair::default().encode_to_vec();
+            store.matches.insert(pair_key(9, pair), bytes).unwrap();
+        }
+        let ids = |before, limit| -> Vec<u64> {
+            let listed = store.matches_before(before, limit).unwrap();
+            assert!(listed.iter().all(|(id, record)| record.pairs == *id));
+            listed.into_iter().map(|(id, _)| id).collect()
+        };
+        assert_eq!(ids(0, 10), [12, 9, 5]);
+        assert_eq!(ids(0, 2), [12, 9]);
+        assert_eq!(ids(9, 10), [5]);
+        assert_eq!(ids(10, 1), [9]);
+        assert!(ids(5, 10).is_empty());
     }
 
     #[test]

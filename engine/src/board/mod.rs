@@ -13,4 +13,5 @@ pub(crate) mod square;
 pub(crate) mod status;
 pub(crate) mod symmetry;
 pub(crate) mod tables;
+pub(crate) mod threats;
 pub(crate) mod twist;

@@ -6,8 +6,8 @@ use crate::board::bitboard::Bitboard;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::square::Square;
-use crate::board::status::Status;
 use crate::board::tables::{LANE, LINE_COVERED, LINE_ONE_MISSING, TWIST};
+use crate::board::threats;
 use crate::board::twist::Twist;
 
 /// A list of up to 288 moves on the stack.
@@ -77,9 +77,18 @@ impl std::fmt::Debug for MoveList {
 #[inline]
 #[must_use]
 pub(crate) fn has_winning_move(own: Bitboard, other: Bitboard) -> bool {
+    winning_kind(own, other).is_some()
+}
+
+/// How the side owning `own` can win at once: `Some(WIN_BY_PLACEMENT)` for a placement five,
+/// `Some(t)` when placing and then twist `t` (the first such in [`Twist::ALL`] order) wins,
+/// `None` when nothing wins.
+#[inline]
+#[must_use]
+pub(crate) fn winning_kind(own: Bitboard, other: Bitboard) -> Option<usize> {
     // A five needs the placed stone and four more.
     if own.count() < 4 {
-        return false;
+        return None;
     }
     // Placing before the twist at s equals placing after it at the image of s, so a twist wins
     // exactly when, on the turned board, some line holds four own stones and no other stone,
@@ -96,7 +105,7 @@ pub(crate) fn has_winning_move(own: Bitboard, other: Bitboard) -> bool {
         theirs[q] = LINE_COVERED[q][other_lanes[q]];
     }
     if open_four(full, one, clear) != 0 {
-        return true;
+        return Some(WIN_BY_PLACEMENT);
     }
     for t in 0..4 {
         // Line sets over the three quadrants other than `t`.
@@ -108,7 +117,7 @@ pub(crate) fn has_winning_move(own: Bitboard, other: Bitboard) -> bool {
             clear_rest &= clear[q];
             theirs_rest &= theirs[q];
         }
-        for turn in &TWIST {
+        for (direction, turn) in TWIST.iter().enumerate() {
             let own_t = turn[own_lanes[t]] as usize;
             let other_t = turn[other_lanes[t]] as usize;
             if theirs_rest & LINE_COVERED[t][other_t] != 0 {
@@ -120,12 +129,15 @@ pub(crate) fn has_winning_move(own: Bitboard, other: Bitboard) -> bool {
             let at_most_one_missing =
                 (full_rest & full_t) | (one_rest & full_t) | (full_rest & one_t);
             if clear_rest & clear_t & at_most_one_missing != 0 {
-                return true;
+                return Some(2 * t + direction);
             }
         }
     }
-    false
+    None
 }
+
+/// What [`winning_kind`] answers for a placement five.
+pub(crate) const WIN_BY_PLACEMENT: usize = 8;
 
 /// Lines with no opponent stone and at most one own stone missing, from per-quadrant sets.
 #[inline(always)]
@@ -169,41 +181,51 @@ impl Position {
         if !self.has_immediate_win() {
             return None;
         }
-        let mover = self.side_to_move();
-        self.legal_moves()
-            .iter()
-            .copied()
-            .find(|&mv| self.play_unchecked(mv).status() == Status::Won(mover))
+        self.winning_moves().first().copied()
     }
 
-    /// The legal moves that win at once for the side to move.
+    /// The legal moves that win at once for the side to move, in legal order.
     #[must_use]
     pub fn winning_moves(&self) -> MoveList {
-        let mover = self.side_to_move();
-        let mut list = self.legal_moves();
-        list.retain(|mv| self.play_unchecked(mv).status() == Status::Won(mover));
-        list
+        let (own, other) = self.sides();
+        if self.is_over() || !has_winning_move(own, other) {
+            return MoveList::new();
+        }
+        moves_of(&threats::winning_placements(own.0, other.0))
     }
 
     /// Whether playing `mv` leaves the opponent without an immediate win: the move ends the game
     /// other than by losing, or the opponent then has no winning move.
     #[must_use]
     pub fn is_safe(&self, mv: Move) -> bool {
-        let after = self.play_unchecked(mv);
-        match after.status() {
-            Status::Ongoing => !after.has_immediate_win(),
-            Status::Won(color) => color == self.side_to_move(),
-            Status::Draw => true,
-        }
+        let (own, other) = self.sides();
+        threats::is_safe_move(own.0, other.0, mv.square().mask(), mv.twist().index())
     }
 
-    /// The legal moves after which the opponent cannot win at once (see [`Position::is_safe`]).
+    /// The legal moves after which the opponent cannot win at once (see [`Position::is_safe`]),
+    /// in legal order.
     #[must_use]
     pub fn safe_moves(&self) -> MoveList {
-        let mut list = self.legal_moves();
-        list.retain(|mv| self.is_safe(mv));
-        list
+        if self.is_over() {
+            return MoveList::new();
+        }
+        let (own, other) = self.sides();
+        moves_of(&threats::safe_placements(own.0, other.0))
     }
+}
+
+/// The moves `(s, t)` with `s` in `by_twist[t]`, in legal order (square, then twist).
+fn moves_of(by_twist: &[u64; 8]) -> MoveList {
+    let mut list = MoveList::new();
+    let any = by_twist.iter().fold(0, |a, &b| a | b);
+    for square in Square::all().filter(|s| any & s.mask() != 0) {
+        for twist in Twist::ALL {
+            if by_twist[twist.index()] & square.mask() != 0 {
+                list.push(Move::new(square, twist));
+            }
+        }
+    }
+    list
 }
 
 /// Whether the player who just moved into `position` threatens to win at once.
@@ -216,6 +238,7 @@ pub(crate) fn is_check(position: &Position) -> bool {
 mod tests {
     use super::*;
     use crate::Color;
+    use crate::board::status::Status;
 
     fn pos(text: &str) -> Position {
         text.parse().unwrap()

@@ -85,6 +85,47 @@ const fn build_line_tables(missing: u32) -> [[u32; 512]; 4] {
     out
 }
 
+/// `ANY_TURN_COVERED[q][p]`: the lines covered in quadrant `q` by some rotation of pattern `p`
+/// (see [`LINE_COVERED`]); with [`ANY_TURN_ONE_MISSING`], a cheap bound on what twists can make.
+pub(crate) const ANY_TURN_COVERED: [[u32; 512]; 4] = any_turn(&LINE_COVERED);
+
+/// `ANY_TURN_ONE_MISSING[q][p]`: the lines missing exactly one cell in quadrant `q` for some
+/// rotation of pattern `p`.
+pub(crate) const ANY_TURN_ONE_MISSING: [[u32; 512]; 4] = any_turn(&LINE_ONE_MISSING);
+
+const fn any_turn(table: &[[u32; 512]; 4]) -> [[u32; 512]; 4] {
+    let mut out = [[0u32; 512]; 4];
+    let mut q = 0;
+    while q < 4 {
+        let mut p = 0;
+        while p < 512 {
+            let mut turned = p;
+            let mut r = 0;
+            while r < 4 {
+                out[q][p] |= table[q][turned];
+                turned = TWIST[0][turned] as usize;
+                r += 1;
+            }
+            p += 1;
+        }
+        q += 1;
+    }
+    out
+}
+
+/// `LANE_COUNT[p]`: the number of stones in a 9-bit quadrant pattern (no `popcnt` needed).
+pub(crate) const LANE_COUNT: [u8; 512] = build_lane_count();
+
+const fn build_lane_count() -> [u8; 512] {
+    let mut out = [0u8; 512];
+    let mut p = 0;
+    while p < 512 {
+        out[p] = (p as u32).count_ones() as u8;
+        p += 1;
+    }
+    out
+}
+
 /// Applies one of the 8 symmetries of an `(n+1) × (n+1)` grid to `(x, y)` (y pointing down).
 /// Symmetry `g`: mirror left-right when `g >= 4`, then turn clockwise `g % 4` times.
 pub(crate) const fn map_coords(g: usize, n: usize, x: usize, y: usize) -> (usize, usize) {

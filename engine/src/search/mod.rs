@@ -2,6 +2,7 @@
 //!
 //! Built on the board layer only; the applications in `play` build on it.
 
+pub(crate) mod eval;
 pub(crate) mod playout;
 pub(crate) mod solver;
 pub(crate) mod uct;

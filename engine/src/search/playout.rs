@@ -9,12 +9,11 @@ use thiserror::Error;
 
 use crate::board::bitboard::Bitboard;
 use crate::board::color::Color;
-use crate::board::moves::Move;
 use crate::board::position::Position;
-use crate::board::square::Square;
 use crate::board::status::Status;
-use crate::board::tables::{LANE, SELECT};
-use crate::board::twist::Twist;
+use crate::board::tables::{LANE, LANE_COUNT, LINE_COVERED, SELECT, TWIST};
+use crate::board::threats;
+use crate::search::eval::{Evaluation, LineOccupancy};
 
 /// The engine's random generator: PCG XSH-RR 64/32, small state, fast, reproducible by seed.
 pub type EngineRng = rand_pcg::Pcg32;
@@ -85,6 +84,8 @@ pub enum Ending {
     BothFive,
     /// The 36th stone went down without a five.
     FullBoard,
+    /// The playout was cut off and its result drawn from the evaluation's win probability.
+    CutOff,
 }
 
 /// The outcome of one playout.
@@ -110,7 +111,7 @@ fn select_bit(bits: u64, mut k: u32) -> u64 {
     let mut shift = 0;
     loop {
         let lane = (bits >> shift) & LANE;
-        let count = lane.count_ones();
+        let count = u32::from(LANE_COUNT[lane as usize]);
         if k < count {
             return 1 << (shift + SELECT[lane as usize][k as usize] as u32);
         }
@@ -121,32 +122,100 @@ fn select_bit(bits: u64, mut k: u32) -> u64 {
 
 /// Plays `position` out to the end with `policy`. The game must be ongoing.
 pub fn playout<R: Rng>(position: &Position, policy: Policy, rng: &mut R) -> PlayoutResult {
+    cut_off_playout(position, policy, None, rng)
+}
+
+/// Plays `position` with `policy` for at most `cutoff` moves; a game still going then is scored
+/// by the fitted line-occupancy evaluation: a win for the side to move there with its win
+/// probability, else a loss (so the expected result is that probability). `None` plays to the
+/// end. The game must be ongoing.
+pub fn cut_off_playout<R: Rng>(
+    position: &Position,
+    policy: Policy,
+    cutoff: Option<u32>,
+    rng: &mut R,
+) -> PlayoutResult {
     debug_assert!(!position.is_over());
+    let last = cutoff.map_or(36, |plies| position.stone_count() + plies);
     match policy {
-        Policy::Uniform => uniform_playout(position, rng),
-        Policy::Safe => safe_playout(position, rng),
+        Policy::Uniform => uniform_playout(position, last, rng),
+        Policy::Safe => safe_playout(position, last, rng),
     }
 }
 
-/// The hot loop: both sides as raw lane bits, the mover first.
-fn uniform_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
+/// The result of a game cut off with `own` (of `mover`, to move) against `other`.
+#[cold]
+fn score_cut_off<R: Rng>(mover: Color, own: u64, other: u64, rng: &mut R) -> PlayoutResult {
+    let position = Position::from_sides(mover, Bitboard(own), Bitboard(other));
+    let p = Evaluation::FITTED.win_probability(&position, &LineOccupancy::of(&position));
+    let winner = if rng.random::<f32>() < p {
+        mover
+    } else {
+        mover.opponent()
+    };
+    finish(Status::Won(winner), Ending::CutOff, position.stone_count())
+}
+
+/// One side's stones with, per quadrant, the five-lines whose cells there it all holds (lines
+/// missing the quadrant count as held): it has five when the four sets share a line. A move
+/// changes one or two quadrants, so it refreshes one or two sets instead of all four.
+#[derive(Copy, Clone)]
+struct Side {
+    bits: u64,
+    covered: [u32; 4],
+}
+
+impl Side {
+    #[inline(always)]
+    fn new(bits: u64) -> Side {
+        let lane = |q: usize| ((bits >> (16 * q)) & LANE) as usize;
+        Side {
+            bits,
+            covered: [0, 1, 2, 3].map(|q| LINE_COVERED[q][lane(q)]),
+        }
+    }
+
+    #[inline(always)]
+    fn has_five(&self) -> bool {
+        self.covered[0] & self.covered[1] & self.covered[2] & self.covered[3] != 0
+    }
+
+    #[inline(always)]
+    fn refresh(&mut self, q: usize) {
+        self.covered[q] = LINE_COVERED[q][((self.bits >> (16 * q)) & LANE) as usize];
+    }
+
+    /// Adds one stone (a single bit).
+    #[inline(always)]
+    fn place(&mut self, square: u64) {
+        self.bits |= square;
+        self.refresh(square.trailing_zeros() as usize / 16);
+    }
+
+    #[inline(always)]
+    fn twist(&mut self, twist: usize) {
+        let q = twist / 2;
+        let shift = 16 * q;
+        let turned = TWIST[twist & 1][((self.bits >> shift) & LANE) as usize];
+        self.bits = (self.bits & !(LANE << shift)) | (u64::from(turned) << shift);
+        self.refresh(q);
+    }
+}
+
+/// The hot loop: both sides with their line sets, the mover first.
+/// Moves are played until the game ends or `last` stones are down.
+fn uniform_playout<R: Rng>(position: &Position, last: u32, rng: &mut R) -> PlayoutResult {
     let mut mover = position.side_to_move();
     let (own, other) = position.sides();
-    let (mut own, mut other) = (own.0, other.0);
-    let mut stones = own.count_ones() + other.count_ones();
+    let (mut own, mut other) = (Side::new(own.0), Side::new(other.0));
+    let mut stones = own.bits.count_ones() + other.bits.count_ones();
     loop {
-        let empty = !(own | other) & Bitboard::FULL.0;
-        let free = 36 - stones;
-        let choice = below(rng, free * 8);
-        own |= select_bit(empty, choice >> 3);
-        stones += 1;
-        if Bitboard(own).has_five() {
-            return finish(Status::Won(mover), Ending::PlacementWin, stones);
+        if stones >= last {
+            return score_cut_off(mover, own.bits, other.bits, rng);
         }
-        let twist = Twist::from_index_unchecked((choice & 7) as usize);
-        own = Bitboard(own).twisted(twist).0;
-        other = Bitboard(other).twisted(twist).0;
-        if let Some(result) = after_twist(mover, own, other, stones) {
+        let (square, twist) = random_move(own.bits, other.bits, stones, rng);
+        stones += 1;
+        if let Some(result) = play_move(mover, &mut own, &mut other, square, twist, stones) {
             return result;
         }
         std::mem::swap(&mut own, &mut other);
@@ -154,9 +223,32 @@ fn uniform_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
     }
 }
 
+/// A uniformly random (square bit, twist index) among the empty squares and the 8 twists.
 #[inline(always)]
-fn after_twist(mover: Color, own: u64, other: u64, stones: u32) -> Option<PlayoutResult> {
-    match (Bitboard(own).has_five(), Bitboard(other).has_five()) {
+fn random_move<R: Rng>(own: u64, other: u64, stones: u32, rng: &mut R) -> (u64, usize) {
+    let empty = !(own | other) & Bitboard::FULL.0;
+    let choice = below(rng, (36 - stones) * 8);
+    (select_bit(empty, choice >> 3), (choice & 7) as usize)
+}
+
+/// Plays one move for `mover` (whose stones are `own`) in place; `stones` counts the new one.
+/// The finished game's result, or `None` while it goes on.
+#[inline(always)]
+fn play_move(
+    mover: Color,
+    own: &mut Side,
+    other: &mut Side,
+    square: u64,
+    twist: usize,
+    stones: u32,
+) -> Option<PlayoutResult> {
+    own.place(square);
+    if own.has_five() {
+        return Some(finish(Status::Won(mover), Ending::PlacementWin, stones));
+    }
+    own.twist(twist);
+    other.twist(twist);
+    match (own.has_five(), other.has_five()) {
         (true, true) => Some(finish(Status::Draw, Ending::BothFive, stones)),
         (true, false) => Some(finish(Status::Won(mover), Ending::TwistWin, stones)),
         (false, true) => Some(finish(
@@ -178,56 +270,67 @@ const fn finish(status: Status, ending: Ending, stones: u32) -> PlayoutResult {
     }
 }
 
-/// Random tries before the safe policy falls back to listing every move.
-const SAFE_TRIES: u32 = 12;
+/// Random tries before the safe policy computes the whole safe set.
+const SAFE_TRIES: u32 = 8;
 
-fn safe_playout<R: Rng>(position: &Position, rng: &mut R) -> PlayoutResult {
-    let mut position = *position;
+/// Moves are played until the game ends or `last` stones are down.
+fn safe_playout<R: Rng>(position: &Position, last: u32, rng: &mut R) -> PlayoutResult {
+    let mut mover = position.side_to_move();
+    let (own, other) = position.sides();
+    let (mut own, mut other) = (Side::new(own.0), Side::new(other.0));
+    let mut stones = own.bits.count_ones() + other.bits.count_ones();
     loop {
-        let mover = position.side_to_move();
-        // Any winning move ends the game the same way.
-        let mv = match position.winning_move() {
-            Some(mv) => mv,
-            None => choose_safe(&position, rng),
-        };
-        let before = position.stone_count();
-        let placed = position.stones(mover).with(mv.square());
-        position = position.play_unchecked(mv);
-        let status = position.status();
-        if status.is_over() {
-            let ending = match status {
-                _ if placed.has_five() => Ending::PlacementWin,
-                Status::Draw if position.black().has_five() => Ending::BothFive,
-                Status::Draw => Ending::FullBoard,
-                _ => Ending::TwistWin,
-            };
-            return finish(status, ending, before + 1);
+        if stones >= last {
+            return score_cut_off(mover, own.bits, other.bits, rng);
         }
+        // Any winning move ends the game the same way.
+        let (mine, theirs) = (own.bits, other.bits);
+        let win = if threats::may_reach_four(mine, theirs) {
+            threats::any_winning_move(mine, theirs)
+        } else {
+            None
+        };
+        let (square, twist) = match win {
+            Some(mv) => mv,
+            // With no line the opponent could bring to four, every move is safe.
+            None if !threats::may_reach_four(theirs, mine) => {
+                random_move(mine, theirs, stones, rng)
+            }
+            None => choose_safe(mine, theirs, stones, rng),
+        };
+        stones += 1;
+        if let Some(result) = play_move(mover, &mut own, &mut other, square, twist, stones) {
+            return result;
+        }
+        std::mem::swap(&mut own, &mut other);
+        mover = mover.opponent();
     }
 }
 
-/// A uniformly random safe move, or a uniformly random move when none is safe. Rejection
-/// sampling keeps the choice uniform over the safe moves.
-fn choose_safe<R: Rng>(position: &Position, rng: &mut R) -> Move {
-    let empty = position.empty();
-    let free = empty.count();
-    let random_move = |rng: &mut R| {
-        let choice = below(rng, free * 8);
-        let square = Square::from_bit(select_bit(empty.0, choice >> 3).trailing_zeros());
-        Move::new(square, Twist::from_index_unchecked((choice & 7) as usize))
-    };
+/// A uniformly random safe move, or a uniformly random move when none is safe. A few random
+/// tries (rejection sampling keeps the choice uniform over the safe moves) find one in most
+/// positions; the rest compute the safe set per twist and draw from it.
+fn choose_safe<R: Rng>(own: u64, other: u64, stones: u32, rng: &mut R) -> (u64, usize) {
     for _ in 0..SAFE_TRIES {
-        let mv = random_move(rng);
-        if position.is_safe(mv) {
-            return mv;
+        let (square, twist) = random_move(own, other, stones, rng);
+        if threats::is_safe_move(own, other, square, twist) {
+            return (square, twist);
         }
     }
-    let safe = position.safe_moves();
-    if safe.is_empty() {
-        random_move(rng)
-    } else {
-        safe[below(rng, safe.len() as u32) as usize]
+    let safe = threats::safe_placements(own, other);
+    let total: u32 = safe.iter().map(|s| s.count_ones()).sum();
+    if total == 0 {
+        return random_move(own, other, stones, rng);
     }
+    let mut k = below(rng, total);
+    for (twist, &squares) in safe.iter().enumerate() {
+        let count = squares.count_ones();
+        if k < count {
+            return (select_bit(squares, k), twist);
+        }
+        k -= count;
+    }
+    unreachable!("k is below the total count")
 }
 
 /// Totals over many playouts, as printed by `pentagrid playouts`.
@@ -264,7 +367,7 @@ impl PlayoutStats {
         match result.ending {
             Ending::PlacementWin => self.placement_wins += 1,
             Ending::BothFive => self.both_five_draws += 1,
-            Ending::TwistWin | Ending::FullBoard => {}
+            Ending::TwistWin | Ending::FullBoard | Ending::CutOff => {}
         }
         if result.stones == 36 {
             self.full_board_games += 1;
@@ -323,6 +426,9 @@ pub fn run_playouts(position: &Position, policy: Policy, games: u64, seed: u64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::moves::Move;
+    use crate::board::square::Square;
+    use crate::board::twist::Twist;
 
     #[test]
     fn select_bit_walks_the_lanes() {
@@ -377,6 +483,91 @@ mod tests {
             let result = playout(&p, Policy::Safe, &mut rng);
             assert_eq!(result.status, Status::Won(Color::Black));
             assert_eq!(result.stones, 9);
+        }
+    }
+
+    /// Draws the safe policy's move in `position` many times; every draw must be safe by the
+    /// rules read literally (play it, then look for a winning reply), and every safe move must
+    /// turn up. Returns how many distinct moves were drawn.
+    fn safe_choices_are_safe_and_uniform(position: &Position) -> usize {
+        let (own, other) = position.sides();
+        let stones = position.stone_count();
+        let reference: Vec<Move> = position
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|&mv| {
+                let after = position.play_unchecked(mv);
+                match after.status() {
+                    Status::Ongoing => !after.has_immediate_win(),
+                    status => status != Status::Won(position.side_to_move().opponent()),
+                }
+            })
+            .collect();
+        assert!(!reference.is_empty() && reference.len() < 200, "{position}");
+        let mut seen = std::collections::HashSet::new();
+        let mut rng = seeded_rng(3, 3);
+        for _ in 0..40 * reference.len() {
+            let (square, twist) = choose_safe(own.0, other.0, stones, &mut rng);
+            let mv = Move::new(
+                Square::from_bit(square.trailing_zeros()),
+                Twist::from_index_unchecked(twist),
+            );
+            assert!(reference.contains(&mv), "{mv} is not safe in {position}");
+            seen.insert(mv);
+        }
+        assert_eq!(seen.len(), reference.len(), "every safe move is drawn");
+        seen.len()
+    }
+
+    #[test]
+    fn safe_policy_blocks_a_placement_five() {
+        // White threatens f1 after b1-e1: only taking f1 (with any twist) holds.
+        let p: Position = "x...../x...../x...../....../....../xoooo.".parse().unwrap();
+        assert_eq!(safe_choices_are_safe_and_uniform(&p), 8);
+    }
+
+    #[test]
+    fn safe_policy_stops_a_twist_five() {
+        // White has no open four, but turning quadrant 4 clockwise makes a2-e2 white.
+        let p: Position = "....../.x..../x...../x...../oooxo./x...o.".parse().unwrap();
+        assert!(!p.white().has_four_open(p.black()));
+        let careless: Move = "a6-1R".parse().unwrap();
+        assert!(p.play(careless).unwrap().has_immediate_win());
+        safe_choices_are_safe_and_uniform(&p);
+    }
+
+    #[test]
+    fn safe_policy_never_twists_a_five_into_the_opponents_line() {
+        // Turning quadrant 4 clockwise brings white's f1 and f2 onto d1 and e1: a1-e1 white.
+        let p: Position = "x...x./..x.../.x..../....../.....o/ooo.xo".parse().unwrap();
+        let suicide: Move = "c3-4R".parse().unwrap();
+        assert_eq!(p.play(suicide).unwrap().status(), Status::Won(Color::White));
+        safe_choices_are_safe_and_uniform(&p);
+    }
+
+    #[test]
+    fn cut_off_playouts_stop_and_repeat_with_the_seed() {
+        let p: Position = "x.o.../.x..../....o./..x.../....../......".parse().unwrap();
+        for policy in [Policy::Uniform, Policy::Safe] {
+            let run = |seed| {
+                let mut rng = seeded_rng(seed, 0);
+                (0..500)
+                    .map(|_| cut_off_playout(&p, policy, Some(6), &mut rng))
+                    .collect::<Vec<_>>()
+            };
+            let results = run(8);
+            assert_eq!(results, run(8));
+            assert_ne!(results, run(9));
+            assert!(results.iter().all(|r| r.stones <= 11 && r.status.is_over()));
+            let cut = results.iter().filter(|r| r.ending == Ending::CutOff);
+            assert!(cut.clone().all(|r| r.stones == 11));
+            // Both sides win some cut-off games: the result is drawn, not fixed.
+            let black = cut
+                .clone()
+                .filter(|r| r.status == Status::Won(Color::Black))
+                .count();
+            assert!(black > 50 && cut.count() - black > 50, "{black}");
         }
     }
 

@@ -32,6 +32,14 @@ pub struct UctConfig {
     pub max_depth: u32,
     /// Playout policy. Default safe (stronger than uniform at equal time; BENCHMARKS.md).
     pub policy: Policy,
+    /// Moves after which a playout stops and is scored by the line-occupancy evaluation's win
+    /// probability; 0 plays every playout to the end. Default 0.
+    pub cutoff: u32,
+    /// Weight of the evaluation's prior in a new node: each move starts with this many virtual
+    /// visits at the evaluation's win probability of the position it leads to, and untried
+    /// moves compete by that prior instead of all being tried first; 0: no prior. Default 10
+    /// (chosen by equal-time matches; BENCHMARKS.md).
+    pub prior: f32,
     /// Search budget. Default 100,000 playouts.
     pub budget: Budget,
     /// Cap on tree nodes (one per move record, 28 bytes each); the tree stops growing there.
@@ -46,6 +54,8 @@ impl Default for UctConfig {
             expand: 8,
             max_depth: 36,
             policy: Policy::Safe,
+            cutoff: 0,
+            prior: 10.0,
             budget: Budget::Playouts(100_000),
             max_nodes: 10_000_000,
         }
@@ -67,8 +77,8 @@ impl fmt::Display for UctConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "uct:k={},expand={},depth={},policy={},",
-            self.exploration, self.expand, self.max_depth, self.policy
+            "uct:k={},expand={},depth={},policy={},cutoff={},prior={},",
+            self.exploration, self.expand, self.max_depth, self.policy, self.cutoff, self.prior
         )?;
         match self.budget {
             Budget::Playouts(n) => write!(f, "playouts={n}")?,
@@ -89,7 +99,8 @@ pub enum ParseConfigError {
     Item(String),
     /// An unknown key.
     #[error(
-        "unknown config key {0:?}: expected k, expand, depth, policy, playouts, seconds or nodes"
+        "unknown config key {0:?}: expected k, expand, depth, policy, cutoff, prior, playouts, \
+         seconds or nodes"
     )]
     Key(String),
     /// A value that is not valid for its key.
@@ -167,6 +178,19 @@ impl FromStr for UctConfig {
                 "policy" => {
                     config.policy = value.parse().map_err(|_| bad("uniform or safe"))?;
                 }
+                "cutoff" => {
+                    config.cutoff = number(key, value, "a whole number from 0 to 36")?;
+                    if config.cutoff > 36 {
+                        return Err(bad("a whole number from 0 to 36"));
+                    }
+                }
+                "prior" => {
+                    let w: f32 = number(key, value, "a number from 0 to 10000")?;
+                    if !(0.0..=10_000.0).contains(&w) {
+                        return Err(bad("a number from 0 to 10000"));
+                    }
+                    config.prior = w;
+                }
                 "playouts" => {
                     let n: u64 = number(key, value, "a whole number from 1 to 10^12")?;
                     if !(1..=1_000_000_000_000).contains(&n) {
@@ -215,10 +239,11 @@ mod tests {
 
     #[test]
     fn text_form_round_trips() {
-        let config: UctConfig = "uct:k=0.7,expand=16,policy=safe,seconds=1.5"
+        let config: UctConfig = "uct:k=0.7,expand=16,policy=safe,cutoff=12,prior=20,seconds=1.5"
             .parse()
             .unwrap();
         assert_eq!(config.exploration, 0.7);
+        assert_eq!((config.cutoff, config.prior), (12, 20.0));
         assert_eq!(config.expand, 16);
         assert_eq!(config.policy, Policy::Safe);
         assert_eq!(config.budget, Budget::Seconds(1.5));
@@ -226,7 +251,7 @@ mod tests {
         assert_eq!("uct".parse::<UctConfig>().unwrap(), UctConfig::default());
         assert_eq!(
             UctConfig::default().to_string(),
-            "uct:k=0.3,expand=8,depth=36,policy=safe,playouts=100000,nodes=10000000"
+            "uct:k=0.3,expand=8,depth=36,policy=safe,cutoff=0,prior=10,playouts=100000,nodes=10000000"
         );
         let json = serde_json::to_string(&config).unwrap();
         assert_eq!(serde_json::from_str::<UctConfig>(&json).unwrap(), config);
@@ -247,6 +272,10 @@ mod tests {
             "uct:playouts=5,seconds=1",
             "uct:k=1,k=2",
             "uct:colour=red",
+            "uct:cutoff=37",
+            "uct:cutoff=-1",
+            "uct:prior=-2",
+            "uct:prior=inf",
             "uctk=1",
         ] {
             assert!(text.parse::<UctConfig>().is_err(), "{text} should fail");

@@ -297,6 +297,44 @@ mod tests {
     }
 
     #[test]
+    fn cut_off_and_prior_searches_are_reproducible() {
+        let p = pos("x.o.../.x..../....o./..x.../....../......");
+        for text in [
+            "uct:cutoff=8,playouts=8000",
+            "uct:prior=20,playouts=8000",
+            "uct:cutoff=10,prior=5,policy=uniform,playouts=8000",
+        ] {
+            let c = config(text);
+            let a = run(&p, &c, 42, 1);
+            assert_eq!(a.simulations, 8_000);
+            assert_eq!(a.moves, run(&p, &c, 42, 1).moves, "{text}");
+            assert_ne!(a.moves, run(&p, &c, 43, 1).moves, "{text}");
+        }
+    }
+
+    #[test]
+    fn prior_ranks_untried_moves_by_the_evaluation() {
+        // With a heavy prior and few simulations, the search stays on the moves the evaluation
+        // likes instead of trying every move once first.
+        let p = pos("....../....../....../....../.x.x.x/.ooo..");
+        let r = run(&p, &config("uct:prior=1000,playouts=300"), 1, 1);
+        let tried = |r: &SearchResult| r.moves.iter().filter(|m| m.games > 0).count();
+        assert!(
+            tried(&r) < 60,
+            "{} moves tried of {}",
+            tried(&r),
+            r.moves.len()
+        );
+        let plain = run(&p, &config("uct:prior=0,playouts=300"), 1, 1);
+        assert!(
+            tried(&plain) > 100,
+            "without a prior every move is tried first: {} of {}",
+            tried(&plain),
+            plain.moves.len()
+        );
+    }
+
+    #[test]
     fn finds_an_immediate_win_without_playouts() {
         // Black wins with e1 at once (whatever the twist).
         let p = pos("o...../....../....../....../oo.o../xxxx..");

@@ -9,7 +9,7 @@ use rand::RngExt;
 use super::config::{Budget, UctConfig};
 use super::tree::{Edge, Tree};
 use crate::board::position::Position;
-use crate::search::playout::{EngineRng, playout};
+use crate::search::playout::{EngineRng, cut_off_playout};
 use crate::search::value::Value;
 
 /// Shared, lock-free control of a running search: a stop flag and a simulation counter that
@@ -71,7 +71,7 @@ impl<'a> TreeSearch<'a> {
         max_edges: usize,
     ) -> TreeSearch<'a> {
         TreeSearch {
-            tree: Tree::new(&root),
+            tree: Tree::new(&root, config.prior),
             root,
             config,
             rng,
@@ -134,7 +134,8 @@ impl<'a> TreeSearch<'a> {
                 node = child;
                 continue;
             }
-            let end = playout(&position, self.config.policy, &mut self.rng);
+            let cutoff = (self.config.cutoff > 0).then_some(self.config.cutoff);
+            let end = cut_off_playout(&position, self.config.policy, cutoff, &mut self.rng);
             let mover = position.side_to_move();
             break Value::of_status(end.status, mover).expect("playouts end the game");
         };
@@ -143,12 +144,13 @@ impl<'a> TreeSearch<'a> {
 
     /// The edge to follow from `node`: an untried one (chosen at random) while any is left,
     /// then the best by `mean + K * sqrt(2 ln n / n_i)`, never a proven loss unless all are.
+    /// With an evaluation prior, untried moves compete by their prior from the start.
     #[inline]
     fn select(&mut self, node: u32) -> u32 {
         let n = self.tree.nodes[node as usize];
         let first = n.first_edge as usize;
         let count = n.edge_count as usize;
-        if (n.visited as usize) < count {
+        if (n.visited as usize) < count && self.config.prior == 0.0 {
             // Lazy Fisher-Yates: swap a random untried edge into the next slot.
             let pick = self.rng.random_range(n.visited as usize..count);
             self.tree
@@ -184,7 +186,7 @@ impl<'a> TreeSearch<'a> {
         for &(node, edge_index) in self.path.iter().rev() {
             result = result.negate();
             let edge: &mut Edge = &mut self.tree.edges[edge_index as usize];
-            edge.record(result);
+            edge.record(result, self.config.prior);
             if !proof_changed {
                 continue;
             }

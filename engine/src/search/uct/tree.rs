@@ -9,6 +9,7 @@
 use crate::board::children::Children;
 use crate::board::moves::Move;
 use crate::board::position::Position;
+use crate::search::eval::{Evaluation, LineOccupancy};
 use crate::search::value::Value;
 
 /// Proof state of a node or an edge, from the point of view of the side to move there
@@ -52,18 +53,22 @@ pub(crate) struct Tree {
     pub edges: Vec<Edge>,
     children: Children,
     scratch: Vec<(Move, Position)>,
+    prior: f32,
 }
 
 /// Bytes per tree node: one move record with its statistics.
 pub const BYTES_PER_EDGE: usize = std::mem::size_of::<Edge>();
 
 impl Tree {
-    pub fn new(root: &Position) -> Tree {
+    /// A tree with just the root; `prior` is the weight of the evaluation prior in new nodes
+    /// (see [`super::UctConfig::prior`]).
+    pub fn new(root: &Position, prior: f32) -> Tree {
         let mut tree = Tree {
             nodes: Vec::new(),
             edges: Vec::new(),
             children: Children::new(),
             scratch: Vec::with_capacity(Move::COUNT),
+            prior,
         };
         tree.create_node(root);
         tree
@@ -89,7 +94,8 @@ impl Tree {
             stops: 0,
         };
         if let Some(mv) = position.winning_move() {
-            self.edges.push(Edge::new(mv, Some(Value::Win)));
+            self.edges
+                .push(Edge::new(mv, Some(Value::Win), 1.0, self.prior));
             node.edge_count = 1;
             node.proven_edges = 1;
             node.proof = Some(Value::Win);
@@ -101,7 +107,16 @@ impl Tree {
             for &(mv, child) in &children {
                 let proof = Value::of_status(child.status(), mover);
                 node.proven_edges += u16::from(proof.is_some());
-                self.edges.push(Edge::new(mv, proof));
+                let prior_mean = match proof {
+                    Some(value) => value.score() as f32,
+                    None if self.prior > 0.0 => {
+                        let occupancy = LineOccupancy::of(&child);
+                        1.0 - Evaluation::FITTED.win_probability(&child, &occupancy)
+                    }
+                    None => 0.0,
+                };
+                self.edges
+                    .push(Edge::new(mv, proof, prior_mean, self.prior));
                 node.edge_count += 1;
             }
             self.scratch = children;
@@ -123,10 +138,17 @@ impl Tree {
 }
 
 impl Edge {
-    fn new(mv: Move, proof: Proof) -> Edge {
+    /// A fresh edge; with `prior_weight` > 0 it starts as if it had that many visits averaging
+    /// `prior_mean`.
+    fn new(mv: Move, proof: Proof, prior_mean: f32, prior_weight: f32) -> Edge {
+        let (mean, inv_sqrt) = if prior_weight > 0.0 {
+            (prior_mean, 1.0 / prior_weight.sqrt())
+        } else {
+            (0.0, f32::MAX)
+        };
         Edge {
-            mean: 0.0,
-            inv_sqrt: f32::MAX,
+            mean,
+            inv_sqrt,
             visits: 0,
             wins: 0,
             draws: 0,
@@ -136,9 +158,10 @@ impl Edge {
         }
     }
 
-    /// Records one simulation result for the player making this move.
+    /// Records one simulation result for the player making this move; `prior_weight` virtual
+    /// visits of the prior stay in the mean (see [`Edge::new`]).
     #[inline]
-    pub fn record(&mut self, result: Value) {
+    pub fn record(&mut self, result: Value, prior_weight: f32) {
         self.visits += 1;
         match result {
             Value::Win => self.wins += 1,
@@ -146,8 +169,15 @@ impl Edge {
             Value::Loss => {}
         }
         let visits = self.visits as f32;
-        self.mean = (self.wins as f32 + 0.5 * self.draws as f32) / visits;
-        self.inv_sqrt = 1.0 / visits.sqrt();
+        if prior_weight > 0.0 {
+            // The prior's weight is not stored, so the mean moves by the running-mean step.
+            let seen = visits + prior_weight;
+            self.mean += (result.score() as f32 - self.mean) / seen;
+            self.inv_sqrt = 1.0 / seen.sqrt();
+        } else {
+            self.mean = (self.wins as f32 + 0.5 * self.draws as f32) / visits;
+            self.inv_sqrt = 1.0 / visits.sqrt();
+        }
     }
 }
 
@@ -162,7 +192,7 @@ mod tests {
 
     #[test]
     fn start_folds_into_six_moves() {
-        let tree = Tree::new(&Position::START);
+        let tree = Tree::new(&Position::START, 0.0);
         assert_eq!(tree.edges_of(0).len(), 6);
         let groups = crate::board::children::move_groups(&Position::START, true);
         assert_eq!(groups.len(), 6);
@@ -175,7 +205,7 @@ mod tests {
     #[test]
     fn immediate_win_makes_a_proven_node() {
         let p: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
-        let tree = Tree::new(&p);
+        let tree = Tree::new(&p, 0.0);
         assert_eq!(tree.nodes[0].proof, Some(Value::Win));
         assert_eq!(tree.edges_of(0).len(), 1);
         assert_eq!(tree.edges_of(0)[0].mv.square().to_string(), "e1");

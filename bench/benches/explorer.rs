@@ -1,0 +1,147 @@
+//! Explorer load: `GET /api/v1/book` under many concurrent HTTP connections, with the whole
+//! path real — HTTP server, gRPC to a coordinator on loopback, sled book of N positions.
+//! Run with `cargo bench -p pentagrid-bench --bench explorer -- [positions] [connections]
+//! [seconds]` (defaults 1000000, 200, 20). Each connection asks, one request after another, for
+//! stored positions in turned orientations (every answer maps frames), spread over the book.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use pentago::{Position, Symmetry};
+use pentagrid_bench::{book_positions, fill_book};
+use pentagrid_coordinator::{Coordinator, Credentials, Settings, serve};
+use pentagrid_web::Source;
+
+const TOKEN: &str = "bench-token";
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Starts the coordinator and the explorer on loopback ports; returns the explorer's URL.
+async fn start_servers(dir: &std::path::Path) -> String {
+    let coordinator = Coordinator::open(dir, Settings::default()).expect("open the book");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let credentials = Credentials::all_roles(TOKEN).expect("a token");
+        serve(
+            listener,
+            coordinator,
+            credentials,
+            None,
+            std::future::pending(),
+        )
+        .await
+        .expect("coordinator");
+    });
+    let client = pentagrid_proto::connect(&url, TOKEN, None).expect("client");
+    let source = Source::new(client);
+    source.check().await.expect("the coordinator answers");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let explorer = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        pentagrid_web::serve(listener, source, std::future::pending())
+            .await
+            .expect("explorer");
+    });
+    explorer
+}
+
+/// One connection's loop: requests until `until`, latencies in µs.
+async fn connection(
+    base: Arc<String>,
+    asked: Arc<Vec<String>>,
+    start: usize,
+    until: Instant,
+) -> (Vec<f64>, u64) {
+    // One client per task with one pooled connection: one keep-alive connection each.
+    let client = Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(1)
+        .build_http::<Empty<Bytes>>();
+    let mut latencies = Vec::new();
+    let mut errors = 0;
+    let mut i = start;
+    while Instant::now() < until {
+        let uri = format!("{base}/api/v1/book?position={}", asked[i % asked.len()]);
+        i += 7919;
+        let started = Instant::now();
+        match client.get(uri.parse().unwrap()).await {
+            Ok(response) if response.status().is_success() => {
+                let body = response.into_body().collect().await.map(|b| b.to_bytes());
+                latencies.push(started.elapsed().as_secs_f64() * 1e6);
+                if body.is_err() {
+                    errors += 1;
+                }
+            }
+            _ => errors += 1,
+        }
+    }
+    (latencies, errors)
+}
+
+fn main() {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let count = args.first().copied().unwrap_or(1_000_000) as usize;
+    let connections = args.get(1).copied().unwrap_or(200) as usize;
+    let seconds = args.get(2).copied().unwrap_or(20);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let stored = book_positions(count);
+    let started = Instant::now();
+    fill_book(dir.path(), &stored).expect("fill the book");
+    println!(
+        "book of {count} positions loaded in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    // Every query is a stored position seen in another orientation.
+    let asked: Vec<String> = stored
+        .iter()
+        .enumerate()
+        .step_by((count / 50_000).max(1))
+        .map(|(i, p): (usize, &Position)| Symmetry::ALL[1 + i % 7].apply(p).to_string())
+        .collect();
+    // Server and load generator each get their own runtime (both share the machine's cores).
+    let server = tokio::runtime::Runtime::new().expect("server runtime");
+    let base = Arc::new(server.block_on(start_servers(dir.path())));
+    let load = tokio::runtime::Runtime::new().expect("load runtime");
+    let asked = Arc::new(asked);
+    let (mut latencies, errors) = load.block_on(async {
+        // A short warm-up opens the connections.
+        let warm = Instant::now() + Duration::from_secs(2);
+        let tasks: Vec<_> = (0..connections)
+            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 13, warm)))
+            .collect();
+        for task in tasks {
+            let _ = task.await;
+        }
+        let until = Instant::now() + Duration::from_secs(seconds);
+        let tasks: Vec<_> = (0..connections)
+            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 31, until)))
+            .collect();
+        let mut all = Vec::new();
+        let mut errors = 0;
+        for task in tasks {
+            let (latencies, failed) = task.await.expect("load task");
+            all.extend(latencies);
+            errors += failed;
+        }
+        (all, errors)
+    });
+    latencies.sort_by(f64::total_cmp);
+    println!(
+        "GET /api/v1/book, {connections} connections, {seconds} s: {} requests ({:.0}/s), {errors} errors; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        latencies.len(),
+        latencies.len() as f64 / seconds as f64,
+        percentile(&latencies, 0.5) / 1e3,
+        percentile(&latencies, 0.9) / 1e3,
+        percentile(&latencies, 0.99) / 1e3,
+        latencies[latencies.len() - 1] / 1e3,
+    );
+}

@@ -1,0 +1,201 @@
+//! Operating the real binary: `pentagrid health` for scripts, `--metrics-listen` serving
+//! Prometheus text, and logs on a pipe without terminal escapes, as JSON on request.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A child process that is killed when the test ends, however it ends.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn pentagrid(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pentagrid"));
+    command.args(args).stdin(Stdio::null());
+    command
+}
+
+/// A coordinator on free ports with a fresh database; returns it, its URL and its metrics address.
+fn start_coordinator(dir: &std::path::Path, log_format: &str) -> (Process, String, String) {
+    std::fs::write(dir.join("token"), "operations-token\n").unwrap();
+    let db = dir.join("db");
+    let token = dir.join("token");
+    let mut child = pentagrid(&[
+        "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        db.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "--log-format",
+        log_format,
+    ])
+    .env("RUST_LOG", "info")
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (mut url, mut metrics) = (None, None);
+    while url.is_none() || metrics.is_none() {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "no address printed"
+        );
+        if let Some(address) = line.trim().strip_prefix("coordinator listening on ") {
+            url = Some(format!("http://{address}"));
+        }
+        if let Some(address) = line.trim().strip_prefix("metrics at http://") {
+            metrics = Some(address.trim_end_matches("/metrics").to_owned());
+        }
+    }
+    (Process(child), url.unwrap(), metrics.unwrap())
+}
+
+fn wait_healthy(url: &str) {
+    let started = Instant::now();
+    while !pentagrid(&["health", "--coordinator", url])
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(started.elapsed() < Duration::from_secs(20), "never healthy");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `GET /metrics` over plain HTTP/1.1; returns the status line and the body.
+fn scrape(address: &str) -> (String, String) {
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET /metrics HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (head.lines().next().unwrap().to_owned(), body.to_owned())
+}
+
+/// Stops the child and returns everything it wrote to standard error.
+fn stderr_of(mut process: Process) -> Vec<u8> {
+    let _ = process.0.kill();
+    let mut stderr = Vec::new();
+    process
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    stderr
+}
+
+#[test]
+fn health_answers_for_scripts_and_metrics_are_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let (coordinator, url, metrics) = start_coordinator(dir.path(), "text");
+    wait_healthy(&url);
+    let out = pentagrid(&["health", "--coordinator", &url])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "serving");
+
+    let (status_line, body) = scrape(&metrics);
+    assert!(status_line.contains(" 200 "), "{status_line}");
+    assert!(
+        body.contains("# TYPE pentagrid_rpc_seconds histogram"),
+        "{body}"
+    );
+    assert!(body.contains("pentagrid_up 1\n"), "{body}");
+    assert!(body.contains("pentagrid_rpc_seconds_bucket{le=\"+Inf\",method=\"Check\"}"));
+    assert!(body.ends_with("# EOF\n"));
+
+    // Gone: exit 1 with a clear message, not a panic.
+    drop(coordinator);
+    let out = pentagrid(&["health", "--coordinator", &url, "--timeout", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unreachable"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_health_arguments_are_refused_clearly() {
+    let out = pentagrid(&["health", "--coordinator", "not a url"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad coordinator address"));
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "operations-token\n").unwrap();
+    let db = dir.path().join("db");
+    let out = pentagrid(&[
+        "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        db.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+        "--metrics-listen",
+        "nowhere",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("listening for metrics on nowhere"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn text_logs_on_a_pipe_have_no_terminal_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (coordinator, url, _) = start_coordinator(dir.path(), "text");
+    wait_healthy(&url);
+    let stderr = stderr_of(coordinator);
+    let text = String::from_utf8(stderr).unwrap();
+    assert!(text.contains("coordinator listening"), "{text}");
+    assert!(!text.contains('\x1b'), "escape bytes in {text:?}");
+}
+
+#[test]
+fn json_logs_are_one_object_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (coordinator, url, _) = start_coordinator(dir.path(), "json");
+    wait_healthy(&url);
+    let stderr = stderr_of(coordinator);
+    assert!(!stderr.contains(&0x1b));
+    let text = String::from_utf8(stderr).unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line:?}")))
+        .collect();
+    let opened = events
+        .iter()
+        .find(|e| e["fields"]["message"] == "coordinator opened")
+        .unwrap_or_else(|| panic!("no open event in {text}"));
+    assert_eq!(opened["level"], "INFO");
+    assert_eq!(
+        opened["fields"]["queued"], 0,
+        "fields stay structured: {opened}"
+    );
+}

@@ -1,0 +1,407 @@
+//! The coordinator's Prometheus metrics: counters bumped where jobs are queued, leases change
+//! hands and results are applied or refused; RPC latency histograms from a tower layer; and
+//! gauges read from the coordinator's status at scrape time, so they never drift from it.
+//! Metric names are documented in the README ("Metrics") and are stable.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::coordinator::Coordinator;
+use crate::ingest::{SubmitError, Submitted};
+
+/// One label: a fixed name and a value from a small, closed set.
+type Label = [(&'static str, &'static str); 1];
+
+/// RPC latency buckets, in seconds: from a fast status call to a submit waiting on a group commit.
+const RPC_BUCKETS: [f64; 12] = [
+    0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0,
+];
+
+/// What happened to a lease.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeaseEvent {
+    /// Handed to a worker.
+    Granted,
+    /// Ran out without a heartbeat; the job went back to the queue (or failed).
+    Expired,
+    /// Given back by a worker that stops.
+    Returned,
+}
+
+/// Why a submitted result was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefusedReason {
+    /// The submitter does not hold the job's lease (expired, re-leased, or finished elsewhere).
+    NotLeased,
+    /// The result failed validation (illegal moves, impossible counts, wrong budget).
+    Invalid,
+    /// The submission was malformed (bad worker or result id, a result id reused).
+    Malformed,
+}
+
+impl RefusedReason {
+    /// Why `error` refused a result; `None` for a failure of the coordinator itself.
+    fn of(error: &SubmitError) -> Option<RefusedReason> {
+        match error {
+            SubmitError::NotLeased(_) => Some(RefusedReason::NotLeased),
+            SubmitError::Invalid(_) => Some(RefusedReason::Invalid),
+            SubmitError::BadWorkerId
+            | SubmitError::BadResultId
+            | SubmitError::ResultIdReused { .. } => Some(RefusedReason::Malformed),
+            SubmitError::Store(_) => None,
+        }
+    }
+}
+
+impl LeaseEvent {
+    fn label(self) -> Label {
+        [(
+            "event",
+            match self {
+                LeaseEvent::Granted => "granted",
+                LeaseEvent::Expired => "expired",
+                LeaseEvent::Returned => "returned",
+            },
+        )]
+    }
+}
+
+impl RefusedReason {
+    fn label(self) -> Label {
+        [(
+            "reason",
+            match self {
+                RefusedReason::NotLeased => "not_leased",
+                RefusedReason::Invalid => "invalid",
+                RefusedReason::Malformed => "malformed",
+            },
+        )]
+    }
+}
+
+/// The coordinator's metrics; cheap to clone (one shared registry).
+#[derive(Clone, Debug)]
+pub struct Metrics(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    /// The registry, locked while gauges are set and the text is written.
+    registry: Mutex<Registry>,
+    rpc_seconds: Family<Label, Histogram>,
+    jobs_queued: Family<Label, Counter>,
+    leases: Family<Label, Counter>,
+    results: Family<Label, Counter>,
+    refused: Family<Label, Counter>,
+    rows_ingested: Counter,
+    up: Gauge,
+    jobs: Family<Label, Gauge>,
+    workers: Gauge,
+    playouts: Gauge,
+    games: Gauge,
+    positions: Family<Label, Gauge>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A fresh set of metrics with its own registry.
+    #[must_use]
+    pub fn new() -> Metrics {
+        let inner = Inner {
+            registry: Mutex::new(Registry::with_prefix("pentagrid")),
+            rpc_seconds: Family::new_with_constructor(|| Histogram::new(RPC_BUCKETS)),
+            jobs_queued: Family::default(),
+            leases: Family::default(),
+            results: Family::default(),
+            refused: Family::default(),
+            rows_ingested: Counter::default(),
+            up: Gauge::default(),
+            jobs: Family::default(),
+            workers: Gauge::default(),
+            playouts: Gauge::default(),
+            games: Gauge::default(),
+            positions: Family::default(),
+        };
+        {
+            let mut registry = inner.registry.lock().expect("a fresh lock");
+            registry.register_with_unit(
+                "rpc",
+                "gRPC calls by method, time to the response headers",
+                Unit::Seconds,
+                inner.rpc_seconds.clone(),
+            );
+            registry.register(
+                "jobs_queued",
+                "Jobs queued, by kind",
+                inner.jobs_queued.clone(),
+            );
+            registry.register(
+                "leases",
+                "Lease events: granted, expired, returned",
+                inner.leases.clone(),
+            );
+            registry.register(
+                "results",
+                "Results submitted, by outcome: applied, duplicate, refused",
+                inner.results.clone(),
+            );
+            registry.register(
+                "results_refused",
+                "Refused results, by reason",
+                inner.refused.clone(),
+            );
+            registry.register(
+                "rows_ingested",
+                "Move-table rows of applied results",
+                inner.rows_ingested.clone(),
+            );
+            registry.register(
+                "up",
+                "1 when the database is open and the coordinator serves, else 0",
+                inner.up.clone(),
+            );
+            registry.register(
+                "jobs",
+                "Jobs by state (queued, leased, done, failed, cancelled, quarantined) at scrape time",
+                inner.jobs.clone(),
+            );
+            registry.register(
+                "workers_connected",
+                "Workers seen within one lease duration",
+                inner.workers.clone(),
+            );
+            registry.register(
+                "stored_playouts",
+                "Playouts in the stored move tables",
+                inner.playouts.clone(),
+            );
+            registry.register(
+                "stored_games",
+                "Self-play games in the stored move tables",
+                inner.games.clone(),
+            );
+            registry.register(
+                "stored_positions",
+                "Positions with a stored move table, by source (playouts, games)",
+                inner.positions.clone(),
+            );
+        }
+        Metrics(Arc::new(inner))
+    }
+
+    /// Counts a queued job of `kind` (`analyse`, `selfplay`, `pair`, …).
+    pub fn job_queued(&self, kind: &'static str) {
+        self.0.jobs_queued.get_or_create(&[("kind", kind)]).inc();
+    }
+
+    /// Counts `n` lease events.
+    pub fn leases(&self, event: LeaseEvent, n: usize) {
+        self.0.leases.get_or_create(&event.label()).inc_by(n as u64);
+    }
+
+    /// Counts a submitted result by how it was answered.
+    pub fn submitted(&self, answer: &Result<Submitted, SubmitError>) {
+        let outcome = match answer {
+            Ok(Submitted::Applied) => "applied",
+            Ok(Submitted::Duplicate) => "duplicate",
+            Err(error) => match RefusedReason::of(error) {
+                Some(reason) => {
+                    self.0.refused.get_or_create(&reason.label()).inc();
+                    "refused"
+                }
+                None => return,
+            },
+        };
+        self.0.results.get_or_create(&[("outcome", outcome)]).inc();
+    }
+
+    /// Counts the move-table rows of an applied result.
+    pub fn rows_ingested(&self, rows: usize) {
+        self.0.rows_ingested.inc_by(rows as u64);
+    }
+
+    /// Records one RPC's latency.
+    pub fn rpc(&self, method: &str, seconds: f64) {
+        // Only the last path segment: the set of methods is small and fixed.
+        let method = rpc_method(method);
+        self.0
+            .rpc_seconds
+            .get_or_create(&[("method", method)])
+            .observe(seconds);
+    }
+
+    /// The metrics as Prometheus text (OpenMetrics), with the gauges read from `coordinator`
+    /// now (none while the database is still opening).
+    #[must_use]
+    pub fn render(&self, coordinator: Option<&Coordinator>) -> String {
+        let registry = self
+            .0
+            .registry
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let status = coordinator.and_then(|c| c.status().ok());
+        self.0.up.set(i64::from(status.is_some()));
+        if let (Some(status), Some(coordinator)) = (status, coordinator) {
+            let (jobs, totals) = (&status.jobs, &status.totals);
+            for (state, n) in [
+                ("queued", jobs.queued),
+                ("leased", jobs.leased),
+                ("done", jobs.done),
+                ("failed", jobs.failed),
+                ("cancelled", jobs.cancelled),
+                ("quarantined", jobs.quarantined),
+            ] {
+                self.0.jobs.get_or_create(&[("state", state)]).set(gauge(n));
+            }
+            let lease = coordinator.jobs.lease_duration();
+            let connected = jobs
+                .workers
+                .iter()
+                .filter(|w| w.since_seen <= lease)
+                .count();
+            self.0.workers.set(gauge(connected as u64));
+            self.0.playouts.set(gauge(totals.playouts));
+            self.0.games.set(gauge(totals.games));
+            for (source, n) in [
+                ("playouts", totals.playout_positions),
+                ("games", totals.game_positions),
+            ] {
+                self.0
+                    .positions
+                    .get_or_create(&[("source", source)])
+                    .set(gauge(n));
+            }
+        }
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &registry);
+        text
+    }
+}
+
+fn gauge(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The interned method name of a gRPC path `/package.Service/Method`.
+fn rpc_method(path: &str) -> &'static str {
+    const METHODS: [&str; 20] = [
+        "Hello",
+        "Lease",
+        "Heartbeat",
+        "Submit",
+        "ReturnLeases",
+        "SubmitJobs",
+        "CancelJobs",
+        "Status",
+        "BookShow",
+        "CreateMatch",
+        "GeneratePuzzles",
+        "ListPuzzles",
+        "StartBuild",
+        "BuildStatus",
+        "BookExport",
+        "BookImport",
+        "GetGames",
+        "MatchStatus",
+        "Check",
+        "Watch",
+    ];
+    let name = path.rsplit('/').next().unwrap_or("");
+    METHODS
+        .iter()
+        .find(|m| **m == name)
+        .copied()
+        .unwrap_or("other")
+}
+
+/// A tower layer that times every gRPC call into [`Metrics`].
+#[derive(Clone, Debug)]
+pub struct RpcLatencyLayer(pub Metrics);
+
+impl<S> tower_layer::Layer<S> for RpcLatencyLayer {
+    type Service = RpcLatency<S>;
+
+    fn layer(&self, inner: S) -> RpcLatency<S> {
+        RpcLatency {
+            inner,
+            metrics: self.0.clone(),
+        }
+    }
+}
+
+/// The service [`RpcLatencyLayer`] wraps around the router.
+#[derive(Clone, Debug)]
+pub struct RpcLatency<S> {
+    inner: S,
+    metrics: Metrics,
+}
+
+impl<S, B> tower_service::Service<http::Request<B>> for RpcLatency<S>
+where
+    S: tower_service::Service<http::Request<B>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let method = rpc_method(request.uri().path());
+        let metrics = self.metrics.clone();
+        let started = Instant::now();
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let response = response.await;
+            metrics.rpc(method, started.elapsed().as_secs_f64());
+            response
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_appear_with_their_labels_and_histograms_with_buckets() {
+        let metrics = Metrics::new();
+        metrics.leases(LeaseEvent::Granted, 3);
+        metrics.submitted(&Err(SubmitError::Invalid("wrong budget".into())));
+        metrics.rpc("/pentagrid.v1.Coordinator/Submit", 0.003);
+        let text = metrics.render(None);
+        assert!(
+            text.contains("pentagrid_leases_total{event=\"granted\"} 3\n"),
+            "{text}"
+        );
+        assert!(text.contains("pentagrid_results_refused_total{reason=\"invalid\"} 1\n"));
+        assert!(text.contains("pentagrid_results_total{outcome=\"refused\"} 1\n"));
+        assert!(text.contains("pentagrid_rpc_seconds_bucket{le=\"0.005\",method=\"Submit\"} 1\n"));
+        assert!(text.contains("pentagrid_rpc_seconds_bucket{le=\"0.0025\",method=\"Submit\"} 0\n"));
+        assert!(text.contains("pentagrid_up 0\n"));
+    }
+
+    #[test]
+    fn unknown_methods_share_one_label() {
+        assert_eq!(rpc_method("/grpc.health.v1.Health/Check"), "Check");
+        assert_eq!(rpc_method("/x.Y/SomethingElse"), "other");
+        assert_eq!(rpc_method(""), "other");
+    }
+}

@@ -1,0 +1,44 @@
+// The cluster: jobs by state, stored totals, throughput and workers, refreshed every 2 seconds.
+"use strict";
+
+markNavigation("cluster");
+
+function stat(value, label) {
+  return el("div", { class: "stat", "data-stat": label }, el("b", {}, count(value)), el("span", {}, label));
+}
+
+async function refresh() {
+  try {
+    const c = await api("cluster");
+    say("message", "");
+    document.getElementById("updated").textContent = "· updated " + new Date().toLocaleTimeString();
+    document.getElementById("jobs").replaceChildren(
+      ...["queued", "leased", "done", "failed", "cancelled"].map((s) => stat(c.jobs[s], s)));
+    document.getElementById("stored").replaceChildren(
+      stat(c.stored.playout_positions, "positions with playout tables"),
+      stat(c.stored.game_positions, "positions with game tables"),
+      stat(c.stored.games, "games"),
+      stat(c.stored.playouts, "playouts"));
+    const ago = (r) => -r.seconds_ago / 60;
+    lineChart(document.getElementById("throughput-chart"), {
+      xLabel: "minutes ago",
+      series: [
+        { name: "playouts", color: "#1f6feb", points: c.throughput.map((r) => [ago(r), r.playouts_per_second]) },
+        { name: "jobs", color: "#2e8540", points: c.throughput.map((r) => [ago(r), 60 * r.jobs_per_second]) },
+      ],
+    });
+    const head = el("thead", {}, el("tr", {}, el("th", {}, "name"), el("th", {}, "id"), el("th", { class: "num" }, "threads"),
+      el("th", { class: "num" }, "leases"), el("th", { class: "num" }, "results"), el("th", { class: "num" }, "last seen")));
+    const body = el("tbody", {}, c.workers.length ? c.workers.map((w) => el("tr", { "data-worker": w.id },
+      el("td", {}, w.name), el("td", { class: "mono muted" }, w.id), el("td", { class: "num" }, w.threads),
+      el("td", { class: "num" }, w.leases), el("td", { class: "num" }, count(w.results)),
+      el("td", { class: "num" }, w.seconds_since_seen.toFixed(1) + " s ago")))
+      : el("tr", {}, el("td", { class: "muted" }, "no workers")));
+    document.getElementById("workers").replaceChildren(head, body);
+  } catch (error) {
+    say("message", error.message, true);
+  }
+}
+
+refresh();
+setInterval(refresh, 2000);

@@ -1,0 +1,87 @@
+// Matches: the list, and with `?id=N` one match with its counts and its Elo and LLR curves.
+"use strict";
+
+const params = new URLSearchParams(location.search);
+markNavigation("matches");
+
+const STATES = {
+  running: "running", accepted_h0: "H0 accepted", accepted_h1: "H1 accepted",
+  complete: "complete", stopped: "stopped",
+};
+
+async function loadList() {
+  try {
+    const result = await api("matches");
+    if (result.matches.length === 0) {
+      say("list-message", "No matches yet: start one with `pentagrid match --a ... --b ... --pairs N`.");
+      return;
+    }
+    const head = el("thead", {}, el("tr", {}, el("th", {}, "id"), el("th", {}, "A"), el("th", {}, "B"),
+      el("th", { class: "num" }, "pairs"), el("th", {}, "Elo of A"), el("th", {}, "state")));
+    const body = el("tbody", {}, result.matches.map((m) => el("tr", {
+      class: "clickable", "data-id": m.id, onclick: () => { location.href = "/matches?id=" + m.id; },
+    },
+      el("td", {}, el("a", { href: "/matches?id=" + m.id }, m.id)),
+      el("td", { class: "mono" }, m.a), el("td", { class: "mono" }, m.b),
+      el("td", { class: "num" }, `${m.pairs_done} / ${m.pairs}`),
+      el("td", { class: "mono" }, eloText(m.elo)),
+      el("td", {}, STATES[m.state] || m.state))));
+    document.getElementById("match-list").replaceChildren(head, body);
+  } catch (error) {
+    say("list-message", error.message, true);
+  }
+}
+
+function stat(value, label) {
+  return el("div", { class: "stat" }, el("b", {}, value), el("span", {}, label));
+}
+
+async function loadMatch(id) {
+  document.getElementById("list").hidden = true;
+  document.getElementById("detail").hidden = false;
+  let m;
+  try {
+    m = await api("matches/" + encodeURIComponent(id));
+  } catch (error) {
+    say("message", error.message, true);
+    return;
+  }
+  document.getElementById("match-title").textContent = `Match ${m.id}: ${m.a} vs ${m.b}`;
+  document.getElementById("match-info").textContent =
+    `${STATES[m.state] || m.state} · openings ${m.openings}` +
+    (m.sprt ? ` · SPRT elo0=${m.sprt.elo0} elo1=${m.sprt.elo1} α=${m.sprt.alpha} β=${m.sprt.beta}` : "") +
+    (m.decided_after ? ` · decided after ${m.decided_after} pairs` : "");
+  document.getElementById("match-stats").replaceChildren(
+    stat(`${m.pairs_done} / ${m.pairs}`, "pairs played"),
+    stat(`${m.games.wins} / ${m.games.draws} / ${m.games.losses}`, "A's wins / draws / losses"),
+    stat(eloText(m.elo), "Elo of A, 95% interval"),
+    stat(m.llr === null ? "—" : m.llr.toFixed(2), m.sprt ? `LLR (bounds ${m.sprt.lower.toFixed(2)}, ${m.sprt.upper.toFixed(2)})` : "no SPRT"));
+  const labels = ["0", "½", "1", "1½", "2"];
+  document.getElementById("pentanomial").replaceChildren(
+    el("thead", {}, el("tr", {}, labels.map((l) => el("th", { class: "num" }, l + " points")))),
+    el("tbody", {}, el("tr", {}, m.pentanomial.map((n) => el("td", { class: "num" }, n)))));
+  const elo = m.history.filter((h) => h.elo);
+  lineChart(document.getElementById("elo-chart"), {
+    xLabel: "pairs",
+    series: [{
+      name: "elo", color: "#1f6feb",
+      points: elo.map((h) => [h.pairs, h.elo.elo]),
+      band: elo.map((h) => [h.pairs, h.elo.low, h.elo.high]),
+    }],
+    rules: [{ y: 0, color: "#888", name: "0" }],
+  });
+  document.getElementById("llr-section").hidden = !m.sprt;
+  if (m.sprt) {
+    lineChart(document.getElementById("llr-chart"), {
+      xLabel: "pairs",
+      series: [{ name: "llr", color: "#8250df", points: m.history.map((h) => [h.pairs, h.llr]) }],
+      rules: [
+        { y: m.sprt.upper, color: "#2e8540", name: "accept H1" },
+        { y: m.sprt.lower, color: "#c23b22", name: "accept H0" },
+      ],
+    });
+  }
+}
+
+if (params.get("id")) loadMatch(params.get("id"));
+else loadList();

@@ -1,0 +1,118 @@
+//! The API's errors and the one place that turns them into HTTP statuses and JSON bodies.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::source::SourceError;
+
+/// Why a request got no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// A query or path parameter is missing or does not read.
+    #[error("bad parameter {name:?}: {message}")]
+    BadParameter {
+        /// The parameter.
+        name: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The thing asked for does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// No such route.
+    #[error("no such API route: {0}")]
+    NoRoute(String),
+    /// The coordinator could not answer.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+}
+
+impl ApiError {
+    /// A bad parameter `name`.
+    pub fn bad(name: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::BadParameter {
+            name,
+            message: message.into(),
+        }
+    }
+
+    /// The status and the stable error code of this error.
+    fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::BadParameter { .. } => (StatusCode::BAD_REQUEST, "bad_parameter"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::NoRoute(_) => (StatusCode::NOT_FOUND, "no_route"),
+            ApiError::Source(error) => match error {
+                SourceError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+                SourceError::Rejected(_) => (StatusCode::BAD_REQUEST, "rejected"),
+                SourceError::Unreachable(_) => {
+                    (StatusCode::SERVICE_UNAVAILABLE, "coordinator_unreachable")
+                }
+                SourceError::Refused(_) => (StatusCode::BAD_GATEWAY, "coordinator_refused"),
+                SourceError::Failed(_) | SourceError::Malformed(_) => {
+                    (StatusCode::BAD_GATEWAY, "coordinator_failed")
+                }
+            },
+        }
+    }
+}
+
+/// The JSON body of every error: `{"error": {"code": ..., "message": ..., "parameter": ...}}`.
+#[derive(Serialize)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(Serialize)]
+struct ErrorDetail {
+    code: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameter: Option<&'static str>,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        if status.is_server_error() || status == StatusCode::BAD_GATEWAY {
+            tracing::warn!(error = %self, "API request failed");
+        }
+        let parameter = match &self {
+            ApiError::BadParameter { name, .. } => Some(*name),
+            _ => None,
+        };
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code,
+                message: self.to_string(),
+                parameter,
+            },
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_by_kind() {
+        let status = |e: ApiError| e.status_and_code().0;
+        assert_eq!(status(ApiError::bad("page", "x")), StatusCode::BAD_REQUEST);
+        assert_eq!(
+            status(ApiError::NotFound("x".into())),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            status(SourceError::Unreachable("x".into()).into()),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            status(SourceError::Rejected("x".into()).into()),
+            StatusCode::BAD_REQUEST
+        );
+    }
+}

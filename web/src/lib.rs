@@ -1,0 +1,92 @@
+//! `pentagrid-web`: the web explorer — the opening book, puzzles, matches and the live cluster
+//! in a browser, over a read-only JSON API under `/api/v1/` (described by `web/openapi.json`).
+//!
+//! The server is a client of the coordinator's read API ([`Source`]), so it runs beside the
+//! coordinator or on another host. Pages are plain HTML, CSS and JavaScript with SVG, compiled
+//! into the binary; nothing is built at install time. Nothing in the API writes.
+
+mod api;
+mod assets;
+mod source;
+mod stats;
+mod themes;
+mod throughput;
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use tokio::net::TcpListener;
+
+pub use api::{ApiError, OPENAPI};
+pub use source::{Source, SourceError};
+
+use throughput::{Sample, Throughput};
+
+/// How often the server samples the coordinator's totals for the throughput chart.
+pub const SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
+
+/// What every request handler shares.
+#[derive(Clone)]
+struct AppState {
+    source: Source,
+    throughput: Arc<Mutex<Throughput>>,
+}
+
+impl AppState {
+    fn throughput(&self) -> MutexGuard<'_, Throughput> {
+        // The history stays consistent even if a holder panicked: each record is one push.
+        self.throughput
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records the coordinator's totals now (a failed read is skipped: the chart shows a gap).
+    async fn sample(&self) {
+        match self.source.status().await {
+            Ok(status) => self.throughput().record(Sample {
+                at: Instant::now(),
+                finished: status.done + status.failed + status.cancelled,
+                playouts: status.playouts,
+                games: status.games,
+            }),
+            Err(error) => tracing::debug!(%error, "throughput sample skipped"),
+        }
+    }
+}
+
+/// The explorer's routes (pages, assets and the API) over `source`, and the state to sample.
+fn app(source: Source) -> (Router, AppState) {
+    let state = AppState {
+        source,
+        throughput: Arc::default(),
+    };
+    let router = Router::new()
+        .nest("/api/v1", api::routes())
+        .merge(assets::routes())
+        .with_state(state.clone());
+    (router, state)
+}
+
+/// Serves the explorer on `listener` until `shutdown` completes, sampling the cluster's
+/// throughput every [`SAMPLE_INTERVAL`].
+pub async fn serve(
+    listener: TcpListener,
+    source: Source,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (router, state) = app(source);
+    let sampler = tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(SAMPLE_INTERVAL);
+        loop {
+            ticks.tick().await;
+            state.sample().await;
+        }
+    });
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await;
+    sampler.abort();
+    served
+}

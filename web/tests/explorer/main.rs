@@ -1,0 +1,6 @@
+//! The explorer against a real in-process cluster: every API route (good and bad input) and
+//! the pages in a real headless Chromium.
+
+mod api;
+mod browser;
+mod support;

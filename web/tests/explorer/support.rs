@@ -1,0 +1,254 @@
+//! One in-process cluster with real data (self-play games, analyses, a solved position,
+//! puzzles, a match) behind a real explorer on 127.0.0.1, shared by every test of this binary,
+//! and a small HTTP client.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Empty};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use pentago::{Player, Position, Puzzle, UctConfig};
+use pentagrid_coordinator::Settings;
+use pentagrid_proto::{Task, v2};
+use pentagrid_tests::TestCluster;
+use pentagrid_web::Source;
+
+/// The move the browser test plays from the start (the book has its own table).
+pub const FIRST_MOVE: &str = "c4-1R";
+
+/// What the fixture holds, for the tests to look up.
+pub struct Fixture {
+    /// `http://127.0.0.1:<port>` of the explorer.
+    pub base: String,
+    /// A late position whose moves the solver settled, with its exact value (1, 0, -1).
+    pub solved: (Position, i8),
+    /// The stored puzzles.
+    pub puzzles: Vec<Puzzle>,
+    /// The match.
+    pub match_id: u64,
+    /// Pairs the match asked for.
+    pub match_pairs: u64,
+}
+
+impl Fixture {
+    /// The stored puzzle with the longest mate (solving it takes a defender answer when ≥ 2).
+    pub fn longest_puzzle(&self) -> &Puzzle {
+        self.puzzles
+            .iter()
+            .max_by_key(|p| p.mate_in)
+            .expect("the fixture found puzzles")
+    }
+}
+
+/// The shared fixture, built on first use (a minute or so: every job really runs).
+pub fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // The cluster and the explorer live on their own runtime for the whole test process.
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let (fixture, _running) = build().await;
+                sender.send(fixture).expect("the test waits");
+                std::future::pending::<()>().await;
+            });
+        });
+        receiver.recv().expect("the fixture was built")
+    })
+}
+
+fn solved_position() -> (Position, i8) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/solved-positions.txt"
+    );
+    std::fs::read_to_string(path)
+        .expect("reference positions")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let (p, v) = l.split_once(' ')?;
+            Some((p.parse::<Position>().ok()?, v.trim().parse().ok()?))
+        })
+        .find(|(p, _)| p.stone_count() >= 30)
+        .expect("a position with 30 stones")
+}
+
+/// The cluster and its worker, kept running while the process lives.
+type Running = (TestCluster, tokio::sync::watch::Sender<bool>);
+
+async fn build() -> (Fixture, Running) {
+    let cluster = TestCluster::start(Settings::default()).await;
+    let mut client = cluster.client();
+    let (stop_worker, _worker) = cluster.worker("web-test-worker", 2);
+    let start = Position::START;
+    let first = start
+        .resolve(FIRST_MOVE.parse().expect("a move"))
+        .expect("legal");
+    let random = Player::Random;
+    let config: UctConfig = "uct:policy=uniform".parse().expect("config");
+    let solved = solved_position();
+    let mut tasks: Vec<Task> = (0..12)
+        .map(|_| Task::Selfplay {
+            start,
+            black: random.clone(),
+            white: random.clone(),
+        })
+        .collect();
+    for position in [start, start.play_unchecked(first)] {
+        tasks.push(Task::Analyse {
+            position,
+            config: config.clone(),
+            playouts: 4_000,
+        });
+    }
+    tasks.push(Task::Solve { position: solved.0 });
+    let jobs = tasks.len() as u64;
+    client
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: tasks.iter().map(v2::JobSpec::from).collect(),
+        })
+        .await
+        .expect("submit");
+    // Evenly matched players: the Elo and its interval stay finite, so the chart has a curve.
+    let match_pairs = 8;
+    let match_id = client
+        .create_match(v2::CreateMatchRequest {
+            a: "random".into(),
+            b: "random".into(),
+            pairs: match_pairs,
+            sprt: "elo0=0,elo1=100,alpha=0.05,beta=0.05".into(),
+            openings: "random:plies=2".into(),
+            seed: 3,
+        })
+        .await
+        .expect("match")
+        .into_inner()
+        .match_id;
+    client
+        .generate_puzzles(v2::GeneratePuzzlesRequest {
+            candidates: 120,
+            max_moves: 3,
+            min_stones: 22,
+            random_games: true,
+            seed: 9,
+        })
+        .await
+        .expect("puzzles");
+    let started = Instant::now();
+    loop {
+        let status = cluster.status().await;
+        let listing = client
+            .list_puzzles(v2::ListPuzzlesRequest::default())
+            .await
+            .expect("list")
+            .into_inner();
+        if status.queued + status.leased == 0 && listing.pending == 0 {
+            assert!(status.done > jobs, "{status:?}");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "fixture jobs unfinished: {status:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let puzzles: Vec<Puzzle> = client
+        .list_puzzles(v2::ListPuzzlesRequest::default())
+        .await
+        .expect("list")
+        .into_inner()
+        .puzzles_json
+        .iter()
+        .map(|json| serde_json::from_str(json).expect("puzzle JSON"))
+        .collect();
+    assert!(!puzzles.is_empty(), "the fixture found no puzzles");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let source = Source::new(cluster.client());
+    tokio::spawn(async move {
+        pentagrid_web::serve(listener, source, std::future::pending())
+            .await
+            .expect("serve");
+    });
+    let fixture = Fixture {
+        base,
+        solved,
+        puzzles,
+        match_id,
+        match_pairs,
+    };
+    (fixture, (cluster, stop_worker))
+}
+
+/// An HTTP answer.
+pub struct Answer {
+    /// The status code.
+    pub status: u16,
+    /// The `content-type` header.
+    pub content_type: String,
+    /// The body.
+    pub body: String,
+}
+
+impl Answer {
+    /// The body as JSON (panics if it is not).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+}
+
+/// `GET url`.
+pub async fn get(url: &str) -> Answer {
+    let client = Client::builder(TokioExecutor::new()).build_http::<Empty<bytes::Bytes>>();
+    let response = client
+        .get(url.parse().expect("URL"))
+        .await
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    Answer {
+        status,
+        content_type,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// `GET <explorer>/api/v1/<path>`.
+pub async fn api(path: &str) -> Answer {
+    get(&format!("{}/api/v1/{path}", fixture().base)).await
+}
+
+/// Asserts that `answer` is a 400 JSON error about `parameter`, and returns its message.
+pub fn assert_bad(answer: &Answer, parameter: &str) -> String {
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(answer.content_type.starts_with("application/json"));
+    let json = answer.json();
+    assert_eq!(json["error"]["code"], "bad_parameter", "{json}");
+    assert_eq!(json["error"]["parameter"], parameter, "{json}");
+    let message = json["error"]["message"]
+        .as_str()
+        .expect("message")
+        .to_owned();
+    assert!(!message.is_empty());
+    message
+}
