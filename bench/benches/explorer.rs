@@ -13,7 +13,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use pentago::{Position, Symmetry};
 use pentagrid_bench::{book_positions, fill_book};
-use pentagrid_coordinator::{Coordinator, Settings, serve};
+use pentagrid_coordinator::{Coordinator, Credentials, Settings, serve};
 use pentagrid_web::Source;
 
 const TOKEN: &str = "bench-token";
@@ -28,9 +28,16 @@ async fn start_servers(dir: &std::path::Path) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {
-        serve(listener, coordinator, TOKEN, None, std::future::pending())
-            .await
-            .expect("coordinator");
+        let credentials = Credentials::all_roles(TOKEN).expect("a token");
+        serve(
+            listener,
+            coordinator,
+            credentials,
+            None,
+            std::future::pending(),
+        )
+        .await
+        .expect("coordinator");
     });
     let client = pentagrid_proto::connect(&url, TOKEN, None).expect("client");
     let source = Source::new(client);

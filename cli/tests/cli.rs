@@ -6,6 +6,7 @@ use std::process::{Command, Output, Stdio};
 fn pentagrid(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pentagrid"))
         .args(args)
+        .env_remove("PENTAGRID_TOKEN_FILE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -347,6 +348,45 @@ fn cluster_commands_refuse_bad_addresses_and_tokens() {
         "",
     );
     assert!(stderr.contains("unreachable"), "{stderr}");
+}
+
+#[test]
+fn the_coordinator_refuses_to_start_without_a_token_or_with_a_token_for_two_roles() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let file = |name: &str, token: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("{token}\n")).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let (worker, admin, same) = (file("w", "w0rker"), file("a", "adm1n"), file("s", "w0rker"));
+    let coordinator = |tokens: &[&str]| {
+        let mut args = vec!["coordinator", "--listen", "127.0.0.1:0", "--db"];
+        args.push(db.to_str().unwrap());
+        args.extend(tokens);
+        fails(&args, "")
+    };
+    let stderr = coordinator(&[]);
+    assert!(stderr.contains("needs a token"), "{stderr}");
+    assert!(stderr.contains("--worker-token-file"), "{stderr}");
+    let stderr = coordinator(&["--worker-token-file", &worker, "--read-token-file", &same]);
+    assert!(
+        stderr.contains("the same token is given for the worker role and for the read role"),
+        "{stderr}"
+    );
+    let stderr = coordinator(&["--token-file", &same, "--admin-token-file", &worker]);
+    assert!(
+        stderr.contains("all roles and for the admin role"),
+        "{stderr}"
+    );
+    let stderr = coordinator(&[
+        "--admin-token-file",
+        &admin,
+        "--read-token-file",
+        "/nonexistent",
+    ]);
+    assert!(stderr.contains("/nonexistent"), "{stderr}");
+    assert!(!db.exists(), "nothing was created");
 }
 
 #[test]

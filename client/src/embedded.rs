@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pentago::splitmix64;
-use pentagrid_coordinator::{Coordinator, ServeError, Settings, serve};
+use pentagrid_coordinator::{Coordinator, Credentials, ServeError, Settings, serve};
 use pentagrid_proto::Client;
 use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
 use tokio::sync::watch;
@@ -120,11 +120,14 @@ impl EmbeddedCluster {
         let address = listener
             .local_addr()
             .map_err(ClientError::io("reading the loopback address"))?;
+        // One token for every role: the embedded cluster has one user.
+        let credentials =
+            Credentials::all_roles(&token).map_err(|e| ClientError::Token(e.to_string()))?;
         let (stop, mut stopped) = watch::channel(false);
         let server = {
-            let (coordinator, token) = (coordinator.clone(), token.clone());
+            let coordinator = coordinator.clone();
             tokio::spawn(async move {
-                serve(listener, coordinator, &token, None, async move {
+                serve(listener, coordinator, credentials, None, async move {
                     let _ = stopped.wait_for(|s| *s).await;
                 })
                 .await

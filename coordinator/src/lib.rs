@@ -29,7 +29,8 @@ pub mod sprt_stop;
 pub mod store;
 mod validate;
 
-pub use api::auth::Auth;
+pub use api::auth::{CredentialError, Credentials};
+pub use api::roles::{Grant, REQUIRED_ROLES, Role};
 pub use book::MAX_BOOK_ROWS;
 pub use builder::BUILD_WINDOW;
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -11,6 +11,7 @@ use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
+use crate::api::auth::Credentials;
 use crate::api::{Service, grpc_service};
 use crate::coordinator::Coordinator;
 use crate::health::{Gate, Health};
@@ -40,18 +41,18 @@ pub struct TlsFiles {
     pub key: Vec<u8>,
 }
 
-/// Serves `coordinator` on `listener` until `shutdown` completes, then stops leasing, lets
-/// calls in flight finish, and flushes the database.
+/// Serves `coordinator` on `listener` to callers holding `credentials` until `shutdown`
+/// completes, then stops leasing, lets calls in flight finish, and flushes the database.
 pub async fn serve(
     listener: TcpListener,
     coordinator: Arc<Coordinator>,
-    token: &str,
+    credentials: Credentials,
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let metrics = coordinator.metrics().clone();
     let start = Start::Open(coordinator);
-    run(listener, start, metrics, token, tls, shutdown).await
+    run(listener, start, metrics, credentials, tls, shutdown).await
 }
 
 /// Serves on `listener` at once — health checks answer NOT_SERVING and coordinator calls
@@ -62,12 +63,12 @@ pub async fn serve_opening(
     listener: TcpListener,
     open: impl FnOnce() -> Result<Arc<Coordinator>, StoreError> + Send + 'static,
     metrics: Metrics,
-    token: &str,
+    credentials: Credentials,
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let start = Start::Opening(Box::new(open));
-    run(listener, start, metrics, token, tls, shutdown).await
+    run(listener, start, metrics, credentials, tls, shutdown).await
 }
 
 /// How the coordinator comes to the server.
@@ -82,7 +83,7 @@ async fn run(
     listener: TcpListener,
     start: Start,
     metrics: Metrics,
-    token: &str,
+    credentials: Credentials,
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
@@ -130,7 +131,7 @@ async fn run(
     };
     // Known to the shutdown hook before any call can reach it, so a shutdown drains it.
     let _ = opened.set(coordinator.clone());
-    let _ = slot.set(grpc_service(coordinator.clone(), token));
+    let _ = slot.set(grpc_service(coordinator.clone(), credentials));
     let expiry = spawn_housekeeping(coordinator.clone());
     health.serving().await;
     tracing::info!("database open; serving");

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use pentagrid_coordinator::{Coordinator, Metrics, Settings, serve_opening};
+use pentagrid_coordinator::{Coordinator, Credentials, Metrics, Settings, serve_opening};
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 use tokio::sync::watch;
@@ -46,7 +46,7 @@ async fn not_serving_until_the_database_is_open_and_again_once_shutdown_begins()
         listener,
         open,
         Metrics::new(),
-        TOKEN,
+        Credentials::all_roles(TOKEN).unwrap(),
         None,
         async move {
             let _ = stopped.wait_for(|s| *s).await;
@@ -116,7 +116,7 @@ async fn a_database_that_cannot_open_stops_the_server_with_its_error() {
         listener,
         move || Coordinator::open(&file, Settings::default()),
         Metrics::new(),
-        TOKEN,
+        Credentials::all_roles(TOKEN).unwrap(),
         None,
         std::future::pending(),
     )

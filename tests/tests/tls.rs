@@ -1,7 +1,7 @@
 //! TLS: a coordinator started with a certificate serves https; a client that trusts the
 //! certificate gets through, a plain-text client does not.
 
-use pentagrid_coordinator::{Coordinator, Settings, TlsFiles, serve};
+use pentagrid_coordinator::{Coordinator, Credentials, Settings, TlsFiles, serve};
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 
@@ -20,7 +20,8 @@ async fn coordinator_serves_tls_to_clients_that_trust_it() {
         key: key.into_bytes(),
     };
     let server = tokio::spawn(async move {
-        serve(listener, coordinator, TOKEN, Some(tls), async move {
+        let credentials = Credentials::all_roles(TOKEN).unwrap();
+        serve(listener, coordinator, credentials, Some(tls), async move {
             let _ = stopped.wait_for(|s| *s).await;
         })
         .await

@@ -101,7 +101,7 @@ impl Backoff {
 enum Reaction {
     /// The coordinator does not know this worker (it restarted): say hello again.
     HelloAgain,
-    /// Refused for good (wrong token, other protocol): stop.
+    /// Refused for good (wrong token, a token without the worker role, other protocol): stop.
     Stop,
     /// The coordinator is away or overloaded: back off and retry.
     Retry,
@@ -112,7 +112,9 @@ enum Reaction {
 fn reaction(status: &tonic::Status) -> Reaction {
     match reason_of(status) {
         ErrorReason::UnknownWorker => return Reaction::HelloAgain,
-        ErrorReason::ProtocolMismatch | ErrorReason::Unauthenticated => return Reaction::Stop,
+        ErrorReason::ProtocolMismatch | ErrorReason::Unauthenticated | ErrorReason::Forbidden => {
+            return Reaction::Stop;
+        }
         _ => {}
     }
     match status.code() {
@@ -421,6 +423,9 @@ mod tests {
                 message,
             );
             assert_eq!(reaction(&protocol), Reaction::Stop, "{message:?}");
+            // Even under a code that alone would mean "drop this call".
+            let forbidden = error_status(Code::FailedPrecondition, ErrorReason::Forbidden, message);
+            assert_eq!(reaction(&forbidden), Reaction::Stop, "{message:?}");
             let lost = error_status(Code::FailedPrecondition, ErrorReason::LeaseNotHeld, message);
             assert_eq!(reaction(&lost), Reaction::Drop, "{message:?}");
             // Without a reason, words in the message change nothing.

@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentagrid_client::{Client, read_token};
-use pentagrid_coordinator::{Coordinator, Metrics, Settings, TlsFiles, serve_opening};
+use pentagrid_coordinator::{
+    Coordinator, Credentials, Grant, Metrics, Role, Settings, TlsFiles, serve_opening,
+};
 use pentagrid_worker::{WorkerMetrics, WorkerOptions};
 
 /// Options to reach a coordinator, shared by the worker and the client commands.
@@ -20,7 +22,8 @@ pub struct Connection {
         default_value = "http://127.0.0.1:7878"
     )]
     pub coordinator: String,
-    /// File holding the cluster token (its first line); required to reach a coordinator.
+    /// File holding the token (its first line); required to reach a coordinator. A worker
+    /// needs a worker token; client commands an admin token (or a read token to only read).
     #[arg(long, env = "PENTAGRID_TOKEN_FILE")]
     pub token_file: Option<PathBuf>,
     /// PEM certificate of the authority that signed the coordinator's TLS certificate.
@@ -82,9 +85,19 @@ pub struct CoordinatorArgs {
     /// Database directory (created if missing).
     #[arg(long, default_value = "pentagrid-data")]
     db: PathBuf,
-    /// File holding the cluster token (its first line).
+    /// File holding a token for every role (its first line): the one token of a one-person
+    /// setup.
     #[arg(long, env = "PENTAGRID_TOKEN_FILE")]
-    token_file: PathBuf,
+    token_file: Option<PathBuf>,
+    /// File holding the token of workers: hello, lease, heartbeat, submit results.
+    #[arg(long)]
+    worker_token_file: Option<PathBuf>,
+    /// File holding the admin token: submit, cancel, import, build, mine, start matches; read.
+    #[arg(long)]
+    admin_token_file: Option<PathBuf>,
+    /// File holding the read token: status, book, puzzles, matches, builds, games.
+    #[arg(long)]
+    read_token_file: Option<PathBuf>,
     /// Seconds a lease lasts without a heartbeat.
     #[arg(long, default_value_t = 60)]
     lease_seconds: u64,
@@ -102,13 +115,37 @@ pub struct CoordinatorArgs {
     metrics_listen: Option<String>,
 }
 
+impl CoordinatorArgs {
+    /// The tokens from the token files given; every token must differ from the others.
+    fn credentials(&self) -> Result<Credentials> {
+        let files = [
+            (Grant::All, &self.token_file),
+            (Grant::Role(Role::Worker), &self.worker_token_file),
+            (Grant::Role(Role::Admin), &self.admin_token_file),
+            (Grant::Role(Role::Read), &self.read_token_file),
+        ];
+        let mut tokens = Vec::new();
+        for (grant, path) in files {
+            if let Some(path) = path {
+                tokens.push((grant, read_token(path)?));
+            }
+        }
+        ensure!(
+            !tokens.is_empty(),
+            "a coordinator needs a token: pass --token-file (one token for every role) or \
+             --worker-token-file, --admin-token-file and --read-token-file"
+        );
+        Ok(Credentials::new(tokens)?)
+    }
+}
+
 pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
     ensure!(
         (1..=86_400).contains(&args.lease_seconds),
         "--lease-seconds must be from 1 to 86400"
     );
     ensure!(args.max_attempts >= 1, "--max-attempts must be at least 1");
-    let token = read_token(&args.token_file)?;
+    let credentials = args.credentials()?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(TlsFiles {
             cert: std::fs::read(cert).context("reading --tls-cert")?,
@@ -146,7 +183,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             let _ = opened.set(coordinator.clone());
             Ok(coordinator)
         };
-        serve_opening(listener, open, metrics, &token, tls, shutdown_signal())
+        serve_opening(listener, open, metrics, credentials, tls, shutdown_signal())
             .await
             .with_context(|| format!("coordinator with the database in {}", args.db.display()))?;
         Ok(())

@@ -1,8 +1,18 @@
-//! Authentication and protocol check for every call: a bearer token and the protocol version
-//! in the metadata, checked by an interceptor before any handler runs.
+//! Authentication and authorisation of every call, before any handler runs: the protocol
+//! version, a bearer token naming what the caller may do ([`Credentials`]), and the role the
+//! called method requires ([`super::roles`]). Tokens are compared in constant time and never
+//! logged.
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use pentagrid_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
-use tonic::{Request, Status};
+use tonic::Status;
+use tonic::body::Body;
+use tonic::codegen::{BoxFuture, Service, http};
+use tonic::server::NamedService;
+
+use super::roles::{Grant, Role, required_role};
 
 /// Why a call was refused before reaching a handler.
 #[derive(Debug, thiserror::Error)]
@@ -23,54 +33,174 @@ pub enum AuthError {
     /// There is no token.
     #[error("missing token (authorization: Bearer <token>)")]
     NoToken,
+    /// The token is right but does not grant the role the method needs.
+    #[error("{method} needs the {needed} role; this token has {held}")]
+    WrongRole {
+        /// The method called.
+        method: String,
+        /// The role it needs.
+        needed: Role,
+        /// What the caller's token grants.
+        held: Grant,
+    },
+    /// The method is not open to any role (not in the role table).
+    #[error("{0} is not open to any role")]
+    Unlisted(String),
 }
 
-/// The interceptor: refuses calls without the right token or protocol version.
+/// Why a set of tokens cannot serve.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CredentialError {
+    /// No token at all: the coordinator would refuse everything.
+    #[error("no token given: a coordinator needs at least one token")]
+    None,
+    /// A token is empty.
+    #[error("the token for {0} is empty")]
+    Empty(Grant),
+    /// The same token was given twice: a caller holding it would have two meanings.
+    #[error(
+        "the same token is given for {0} and for {1}: each role needs its own token (one token for every role is --token-file)"
+    )]
+    Shared(Grant, Grant),
+}
+
+/// The tokens a coordinator accepts and what each grants.
 #[derive(Clone)]
-pub struct Auth {
-    expected: String,
+pub struct Credentials {
+    /// `Bearer <token>` as the caller sends it, with its grant.
+    bearers: Vec<(String, Grant)>,
 }
 
-impl Auth {
-    /// Accepts `authorization: Bearer <token>`.
-    #[must_use]
-    pub fn new(token: &str) -> Auth {
-        Auth {
-            expected: format!("Bearer {token}"),
-        }
-    }
-
-    /// Checks one call.
-    pub fn check(&self, request: Request<()>) -> Result<Request<()>, Status> {
-        self.verify(&request)?;
-        Ok(request)
-    }
-
-    fn verify(&self, request: &Request<()>) -> Result<(), AuthError> {
-        let metadata = request.metadata();
-        let protocol = metadata.get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok());
-        match protocol.map(str::parse::<u32>) {
-            Some(Ok(PROTOCOL_VERSION)) => {}
-            Some(_) => {
-                return Err(AuthError::Protocol(protocol.unwrap_or_default().to_owned()));
-            }
-            None => return Err(AuthError::NoProtocol),
-        }
-        let token = metadata.get("authorization").and_then(|v| v.to_str().ok());
-        match token {
-            Some(given) if constant_time_eq(given.as_bytes(), self.expected.as_bytes()) => Ok(()),
-            Some(_) => {
-                tracing::warn!("call with a wrong token refused");
-                Err(AuthError::WrongToken)
-            }
-            None => Err(AuthError::NoToken),
-        }
+/// Shows the grants only: a token must never reach a log.
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let grants: Vec<Grant> = self.bearers.iter().map(|(_, grant)| *grant).collect();
+        f.debug_struct("Credentials")
+            .field("grants", &grants)
+            .finish_non_exhaustive()
     }
 }
 
-impl tonic::service::Interceptor for Auth {
-    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
-        self.check(request)
+impl Credentials {
+    /// Accepts each `(grant, token)`; every token must be non-empty and distinct.
+    pub fn new(tokens: Vec<(Grant, String)>) -> Result<Credentials, CredentialError> {
+        if tokens.is_empty() {
+            return Err(CredentialError::None);
+        }
+        for (i, (grant, token)) in tokens.iter().enumerate() {
+            if token.is_empty() {
+                return Err(CredentialError::Empty(*grant));
+            }
+            if let Some((first, _)) = tokens[..i].iter().find(|(_, earlier)| earlier == token) {
+                return Err(CredentialError::Shared(*first, *grant));
+            }
+        }
+        let bearers = tokens
+            .into_iter()
+            .map(|(grant, token)| (format!("Bearer {token}"), grant))
+            .collect();
+        Ok(Credentials { bearers })
+    }
+
+    /// One token for every role (one-person setups, embedded clusters).
+    pub fn all_roles(token: &str) -> Result<Credentials, CredentialError> {
+        Credentials::new(vec![(Grant::All, token.to_owned())])
+    }
+
+    /// What the `authorization` value `given` grants. Every token is compared in full, so
+    /// timing reveals neither how much of a token matched nor which one did.
+    fn grant_of(&self, given: &str) -> Option<Grant> {
+        self.bearers.iter().fold(None, |found, (bearer, grant)| {
+            let matches = constant_time_eq(given.as_bytes(), bearer.as_bytes());
+            if matches { Some(*grant) } else { found }
+        })
+    }
+}
+
+/// Checks one call's metadata: protocol version first (so an old peer learns why), then the
+/// token, then the role `method` (the last segment of the path) needs.
+fn authorize(
+    credentials: &Credentials,
+    headers: &http::HeaderMap,
+    method: &str,
+) -> Result<(), AuthError> {
+    let protocol = headers.get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok());
+    match protocol.map(str::parse::<u32>) {
+        Some(Ok(PROTOCOL_VERSION)) => {}
+        Some(_) => return Err(AuthError::Protocol(protocol.unwrap_or_default().to_owned())),
+        None => return Err(AuthError::NoProtocol),
+    }
+    let given = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .ok_or(AuthError::NoToken)?;
+    let held = credentials.grant_of(given).ok_or_else(|| {
+        tracing::warn!(method, "call with a wrong token refused");
+        AuthError::WrongToken
+    })?;
+    let needed = required_role(method).ok_or_else(|| AuthError::Unlisted(method.to_owned()))?;
+    if held.allows(needed) {
+        Ok(())
+    } else {
+        tracing::warn!(method, %needed, %held, "call without the needed role refused");
+        Err(AuthError::WrongRole {
+            method: method.to_owned(),
+            needed,
+            held,
+        })
+    }
+}
+
+/// A gRPC service behind [`authorize`]: refused calls never reach it.
+#[derive(Clone)]
+pub struct Guarded<S> {
+    inner: S,
+    credentials: Arc<Credentials>,
+}
+
+impl<S> Guarded<S> {
+    /// `inner`, open to callers holding `credentials` with the role each method needs.
+    pub fn new(inner: S, credentials: Credentials) -> Guarded<S> {
+        Guarded {
+            inner,
+            credentials: Arc::new(credentials),
+        }
+    }
+}
+
+impl<S: NamedService> NamedService for Guarded<S> {
+    const NAME: &'static str = S::NAME;
+}
+
+impl<S, B> Service<http::Request<B>> for Guarded<S>
+where
+    S: Service<http::Request<B>, Response = http::Response<Body>> + NamedService,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Self::Response, Self::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        // Paths are `/<package.Service>/<Method>`; anything else names no listed method.
+        let path = request.uri().path();
+        let method = path
+            .strip_prefix('/')
+            .and_then(|rest| rest.strip_prefix(S::NAME))
+            .and_then(|rest| rest.strip_prefix('/'))
+            .unwrap_or(path);
+        match authorize(&self.credentials, request.headers(), method) {
+            Ok(()) => Box::pin(self.inner.call(request)),
+            Err(refusal) => {
+                let response = Status::from(refusal).into_http();
+                Box::pin(std::future::ready(Ok(response)))
+            }
+        }
     }
 }
 
@@ -82,38 +212,112 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pentagrid_proto::reason_of;
+    use pentagrid_proto::v2::ErrorReason;
+    use tonic::Code;
 
-    fn request(token: Option<&str>, protocol: Option<&str>) -> Request<()> {
-        let mut r = Request::new(());
+    fn headers(token: Option<&str>, protocol: Option<&str>) -> http::HeaderMap {
+        let mut h = http::HeaderMap::new();
         if let Some(t) = token {
-            r.metadata_mut().insert("authorization", t.parse().unwrap());
+            h.insert("authorization", t.parse().unwrap());
         }
         if let Some(p) = protocol {
-            r.metadata_mut().insert(PROTOCOL_HEADER, p.parse().unwrap());
+            h.insert(PROTOCOL_HEADER, p.parse().unwrap());
         }
-        r
+        h
+    }
+
+    fn refusal(
+        credentials: &Credentials,
+        h: &http::HeaderMap,
+        method: &str,
+    ) -> (Code, ErrorReason) {
+        let status = Status::from(authorize(credentials, h, method).unwrap_err());
+        (status.code(), reason_of(&status))
     }
 
     #[test]
     fn token_and_protocol_are_required() {
-        let auth = Auth::new("s3cret");
+        let all = Credentials::all_roles("s3cret").unwrap();
+        assert!(authorize(&all, &headers(Some("Bearer s3cret"), Some("2")), "Status").is_ok());
+        let unauthenticated = (Code::Unauthenticated, ErrorReason::Unauthenticated);
+        let mismatch = (Code::FailedPrecondition, ErrorReason::ProtocolMismatch);
+        for (h, expected) in [
+            (headers(None, Some("2")), unauthenticated),
+            (headers(Some("Bearer nope"), Some("2")), unauthenticated),
+            (headers(Some("s3cret"), Some("2")), unauthenticated),
+            (headers(Some("Bearer s3cret"), Some("1")), mismatch),
+            (headers(Some("Bearer s3cret"), None), mismatch),
+        ] {
+            assert_eq!(refusal(&all, &h, "Status"), expected, "{h:?}");
+        }
+    }
+
+    #[test]
+    fn each_token_reaches_exactly_its_roles_and_unlisted_methods_nobody() {
+        let credentials = Credentials::new(vec![
+            (Grant::Role(Role::Worker), "w".into()),
+            (Grant::Role(Role::Admin), "a".into()),
+            (Grant::Role(Role::Read), "r".into()),
+        ])
+        .unwrap();
+        let forbidden = (Code::PermissionDenied, ErrorReason::Forbidden);
+        for (token, method, allowed) in [
+            ("w", "Lease", true),
+            ("w", "SubmitJobs", false),
+            ("w", "Status", false),
+            ("a", "SubmitJobs", true),
+            ("a", "Status", true),
+            ("a", "Submit", false),
+            ("r", "GetGames", true),
+            ("r", "BookImport", false),
+            ("r", "Heartbeat", false),
+        ] {
+            let h = headers(Some(&format!("Bearer {token}")), Some("2"));
+            match allowed {
+                true => assert!(
+                    authorize(&credentials, &h, method).is_ok(),
+                    "{token} {method}"
+                ),
+                false => assert_eq!(refusal(&credentials, &h, method), forbidden),
+            }
+        }
+        let h = headers(Some("Bearer a"), Some("2"));
+        let message = authorize(&credentials, &h, "Submit")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "Submit needs the worker role; this token has the admin role"
+        );
+        assert_eq!(refusal(&credentials, &h, "Unlisted"), forbidden);
+    }
+
+    #[test]
+    fn credentials_need_a_token_and_distinct_tokens() {
+        let worker = Grant::Role(Role::Worker);
+        let read = Grant::Role(Role::Read);
+        assert_eq!(Credentials::new(vec![]).unwrap_err(), CredentialError::None);
+        assert_eq!(
+            Credentials::new(vec![(worker, String::new())]).unwrap_err(),
+            CredentialError::Empty(worker)
+        );
+        assert_eq!(
+            Credentials::new(vec![(worker, "t".into()), (read, "t".into())]).unwrap_err(),
+            CredentialError::Shared(worker, read)
+        );
+        assert_eq!(
+            Credentials::new(vec![(Grant::All, "t".into()), (read, "t".into())]).unwrap_err(),
+            CredentialError::Shared(Grant::All, read)
+        );
+        let both = Credentials::new(vec![(Grant::All, "t".into()), (worker, "u".into())]).unwrap();
+        assert_eq!(both.grant_of("Bearer u"), Some(worker));
+        assert_eq!(both.grant_of("Bearer t"), Some(Grant::All));
+        assert_eq!(both.grant_of("Bearer tt"), None);
+        let shown = format!("{both:?}");
         assert!(
-            auth.check(request(Some("Bearer s3cret"), Some("2")))
-                .is_ok()
-        );
-        let code = |r| auth.check(r).unwrap_err().code();
-        assert_eq!(code(request(None, Some("2"))), tonic::Code::Unauthenticated);
-        assert_eq!(
-            code(request(Some("Bearer nope"), Some("2"))),
-            tonic::Code::Unauthenticated
-        );
-        assert_eq!(
-            code(request(Some("Bearer s3cret"), Some("1"))),
-            tonic::Code::FailedPrecondition
-        );
-        assert_eq!(
-            code(request(Some("Bearer s3cret"), None)),
-            tonic::Code::FailedPrecondition
+            !shown.contains("\"t\"") && !shown.contains("Bearer"),
+            "{shown}"
         );
     }
 }

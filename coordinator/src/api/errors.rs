@@ -40,6 +40,9 @@ impl From<AuthError> for Status {
             AuthError::WrongToken | AuthError::NoToken => {
                 (Code::Unauthenticated, ErrorReason::Unauthenticated)
             }
+            AuthError::WrongRole { .. } | AuthError::Unlisted(_) => {
+                (Code::PermissionDenied, ErrorReason::Forbidden)
+            }
         };
         error_status(code, reason, error.to_string())
     }
@@ -157,6 +160,11 @@ mod tests {
                 AuthError::WrongToken.into(),
                 Code::Unauthenticated,
                 ErrorReason::Unauthenticated,
+            ),
+            (
+                AuthError::Unlisted("Unlisted".into()).into(),
+                Code::PermissionDenied,
+                ErrorReason::Forbidden,
             ),
             (
                 MatchError::NotFound(3).into(),

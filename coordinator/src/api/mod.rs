@@ -5,13 +5,13 @@
 pub mod auth;
 mod convert;
 mod errors;
+pub mod roles;
 
 use std::sync::Arc;
 
 use pentago::{OpeningSource, Player, Position, Sprt, UctConfig};
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
-use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
 
 use crate::builder::BuildSpec;
@@ -19,18 +19,19 @@ use crate::coordinator::Coordinator;
 use crate::ingest::{Submission, Submitted};
 use crate::matches::{MAX_LISTED_MATCHES, MatchSpec};
 use crate::puzzles::{MineRequest, PuzzleFilter};
-use auth::Auth;
+use auth::{Credentials, Guarded};
 use errors::invalid;
 
-/// The gRPC service for `coordinator`, behind authentication (`token`) and message limits.
+/// The gRPC service for `coordinator`, behind authentication and roles (`credentials`) and
+/// message limits.
 pub(crate) fn grpc_service(
     coordinator: Arc<Coordinator>,
-    token: &str,
-) -> InterceptedService<CoordinatorServer<Service>, Auth> {
+    credentials: Credentials,
+) -> Guarded<CoordinatorServer<Service>> {
     let server = CoordinatorServer::new(Service::new(coordinator))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    InterceptedService::new(server, Auth::new(token))
+    Guarded::new(server, credentials)
 }
 
 /// The tonic service over the coordinator's services.

@@ -1,0 +1,501 @@
+//! Roles over a real server: each token reaches exactly the methods of its role, every other
+//! call is refused with PermissionDenied and `ERROR_REASON_FORBIDDEN` before it changes
+//! anything, and a single all-roles token still does everything.
+
+use pentago::{Position, SearchControl};
+use pentagrid_coordinator::{
+    Coordinator, Credentials, Grant, REQUIRED_ROLES, Role, Settings, serve,
+};
+use pentagrid_proto::v2::ErrorReason;
+use pentagrid_proto::{Client, Outcome, Task, reason_of, v2};
+use tokio::sync::watch;
+use tonic::{Code, Status};
+
+const WORKER: &str = "worker-token";
+const ADMIN: &str = "admin-token";
+const READ: &str = "read-token";
+
+/// A coordinator on a temporary database served on a loopback port.
+struct Server {
+    url: String,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    async fn start(credentials: Credentials) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let coordinator = Coordinator::open(dir.path(), Settings::default()).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, mut stopped) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            serve(listener, coordinator, credentials, None, async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            })
+            .await
+            .unwrap();
+        });
+        Server {
+            url,
+            stop,
+            task,
+            _dir: dir,
+        }
+    }
+
+    fn client(&self, token: &str) -> Client {
+        pentagrid_proto::connect(&self.url, token, None).unwrap()
+    }
+
+    async fn stop(self) {
+        self.stop.send(true).unwrap();
+        self.task.await.unwrap();
+    }
+}
+
+/// One client per role (the same token for all three on an all-roles server).
+struct Clients {
+    worker: Client,
+    admin: Client,
+    read: Client,
+}
+
+impl Clients {
+    fn with(&self, role: Role) -> Client {
+        match role {
+            Role::Worker => self.worker.clone(),
+            Role::Admin => self.admin.clone(),
+            Role::Read => self.read.clone(),
+        }
+    }
+}
+
+/// What valid calls of every method refer to: a worker holding a lease, a stored table, a
+/// match, a build.
+struct Context {
+    lease: v2::Job,
+    result: Outcome,
+    row: v2::BookExportRow,
+    match_id: u64,
+    build_id: u64,
+}
+
+const WORKER_ID: &str = "w1";
+
+fn analyse(position: Position) -> Task {
+    Task::Analyse {
+        position,
+        config: "uct".parse().unwrap(),
+        playouts: 200,
+    }
+}
+
+async fn submit_and_lease(clients: &Clients, task: &Task) -> (v2::Job, Outcome) {
+    clients
+        .with(Role::Admin)
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(task)],
+        })
+        .await
+        .unwrap();
+    let job = clients
+        .with(Role::Worker)
+        .lease(v2::LeaseRequest {
+            worker_id: WORKER_ID.into(),
+            max_jobs: 1,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .jobs
+        .pop()
+        .unwrap();
+    let outcome = pentagrid_worker::execute(task, job.seed, 1, &SearchControl::new()).unwrap();
+    (job, outcome)
+}
+
+/// Stores one analysis, leaves a second job leased and a match queued.
+async fn seed(clients: &Clients) -> Context {
+    clients
+        .with(Role::Worker)
+        .hello(v2::HelloRequest {
+            worker_id: WORKER_ID.into(),
+            name: WORKER_ID.into(),
+            threads: 1,
+        })
+        .await
+        .unwrap();
+    let stored: Position = "x...../....../....../....../....../.....o".parse().unwrap();
+    let (first, outcome) = submit_and_lease(clients, &analyse(stored)).await;
+    clients
+        .with(Role::Worker)
+        .submit(submit_request(&first, &outcome))
+        .await
+        .unwrap();
+    let (lease, result) = submit_and_lease(clients, &analyse(Position::START)).await;
+    let row = clients
+        .with(Role::Read)
+        .book_export(v2::BookExportRequest {
+            after_key: 0,
+            limit: 1,
+            min_games: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .rows
+        .pop()
+        .unwrap();
+    let match_id = clients
+        .with(Role::Admin)
+        .create_match(match_request())
+        .await
+        .unwrap()
+        .into_inner()
+        .match_id;
+    Context {
+        lease,
+        result,
+        row,
+        match_id,
+        build_id: 1,
+    }
+}
+
+fn submit_request(job: &v2::Job, outcome: &Outcome) -> v2::SubmitRequest {
+    v2::SubmitRequest {
+        worker_id: WORKER_ID.into(),
+        job_id: job.job_id,
+        lease_id: job.lease_id,
+        result_id: format!("result-{}", job.job_id),
+        result: Some(outcome.into()),
+    }
+}
+
+fn match_request() -> v2::CreateMatchRequest {
+    v2::CreateMatchRequest {
+        a: "random".into(),
+        b: "random".into(),
+        pairs: 1,
+        sprt: String::new(),
+        openings: String::new(),
+        seed: 3,
+    }
+}
+
+/// A valid call of `method` (valid for the caller with the right role, given `context`).
+async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Result<(), Status> {
+    let lease_ids = vec![context.lease.lease_id];
+    match method {
+        "Hello" => done(
+            client
+                .hello(v2::HelloRequest {
+                    worker_id: "w2".into(),
+                    name: "w2".into(),
+                    threads: 1,
+                })
+                .await,
+        ),
+        "Lease" => done(
+            client
+                .lease(v2::LeaseRequest {
+                    worker_id: "w2".into(),
+                    max_jobs: 1,
+                })
+                .await,
+        ),
+        "Heartbeat" => done(
+            client
+                .heartbeat(v2::HeartbeatRequest {
+                    worker_id: WORKER_ID.into(),
+                    lease_ids,
+                })
+                .await,
+        ),
+        "Submit" => done(
+            client
+                .submit(submit_request(&context.lease, &context.result))
+                .await,
+        ),
+        "ReturnLeases" => done(
+            client
+                .return_leases(v2::ReturnLeasesRequest {
+                    worker_id: WORKER_ID.into(),
+                    lease_ids,
+                })
+                .await,
+        ),
+        "SubmitJobs" => done(
+            client
+                .submit_jobs(v2::SubmitJobsRequest {
+                    jobs: vec![v2::JobSpec::from(&analyse(Position::START))],
+                })
+                .await,
+        ),
+        "CancelJobs" => done(
+            client
+                .cancel_jobs(v2::CancelJobsRequest {
+                    job_ids: vec![context.lease.job_id],
+                })
+                .await,
+        ),
+        "CreateMatch" => done(client.create_match(match_request()).await),
+        "GeneratePuzzles" => done(
+            client
+                .generate_puzzles(v2::GeneratePuzzlesRequest {
+                    candidates: 2,
+                    max_moves: 3,
+                    min_stones: 22,
+                    random_games: true,
+                    seed: 9,
+                })
+                .await,
+        ),
+        "StartBuild" => {
+            context.build_id = client
+                .start_build(v2::StartBuildRequest {
+                    roots: vec!["start".into()],
+                    depth: 1,
+                    max_positions: 5,
+                    budget: 10_000,
+                    playouts_per_position: 100,
+                    config: "uct".into(),
+                    solve_stones: 0,
+                })
+                .await?
+                .into_inner()
+                .build_id;
+            Ok(())
+        }
+        "BookImport" => done(
+            client
+                .book_import(v2::BookImportRequest {
+                    rows: vec![context.row.clone()],
+                })
+                .await,
+        ),
+        "Status" => done(client.status(v2::StatusRequest {}).await),
+        "BookShow" => done(
+            client
+                .book_show(v2::BookShowRequest {
+                    position: "start".into(),
+                })
+                .await,
+        ),
+        "MatchStatus" => done(
+            client
+                .match_status(v2::MatchStatusRequest {
+                    match_id: context.match_id,
+                    include_games: true,
+                })
+                .await,
+        ),
+        "ListMatches" => done(
+            client
+                .list_matches(v2::ListMatchesRequest {
+                    before_id: 0,
+                    limit: 10,
+                })
+                .await,
+        ),
+        "ListPuzzles" => done(
+            client
+                .list_puzzles(v2::ListPuzzlesRequest {
+                    limit: 10,
+                    ..v2::ListPuzzlesRequest::default()
+                })
+                .await,
+        ),
+        "BuildStatus" => done(
+            client
+                .build_status(v2::BuildStatusRequest {
+                    build_id: context.build_id,
+                })
+                .await,
+        ),
+        "BookExport" => done(
+            client
+                .book_export(v2::BookExportRequest {
+                    after_key: 0,
+                    limit: 10,
+                    min_games: 0,
+                })
+                .await,
+        ),
+        "GetGames" => done(
+            client
+                .get_games(v2::GetGamesRequest {
+                    job_ids: vec![context.lease.job_id],
+                })
+                .await,
+        ),
+        other => panic!("no test call for {other}: add one"),
+    }
+}
+
+/// A call's answer reduced to whether it succeeded.
+fn done<T>(answer: Result<tonic::Response<T>, Status>) -> Result<(), Status> {
+    answer.map(|_| ())
+}
+
+/// Everything stored, as a reader sees it (time since a worker was seen left out).
+async fn snapshot(clients: &Clients, context: &Context) -> String {
+    let mut read = clients.with(Role::Read);
+    let mut status = read
+        .status(v2::StatusRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    for worker in &mut status.workers {
+        worker.seconds_since_seen = 0.0;
+    }
+    let book = read
+        .book_show(v2::BookShowRequest {
+            position: "start".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let export = read
+        .book_export(v2::BookExportRequest {
+            after_key: 0,
+            limit: 1000,
+            min_games: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let puzzles = read
+        .list_puzzles(v2::ListPuzzlesRequest {
+            limit: 1000,
+            ..v2::ListPuzzlesRequest::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let matches = read
+        .match_status(v2::MatchStatusRequest {
+            match_id: context.match_id,
+            include_games: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let listed = read
+        .list_matches(v2::ListMatchesRequest {
+            before_id: 0,
+            limit: 100,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    format!("{status:?}\n{book:?}\n{export:?}\n{puzzles:?}\n{matches:?}\n{listed:?}")
+}
+
+/// Calls every method with the token of its role, in the table's order; each succeeds.
+async fn every_method_succeeds_with_its_role(clients: &Clients, context: &mut Context) {
+    for &(method, role) in REQUIRED_ROLES {
+        let result = invoke(&mut clients.with(role), method, context).await;
+        assert!(result.is_ok(), "{method} with the {role} token: {result:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_token_is_refused_outside_its_role_and_nothing_changes() {
+    let credentials = Credentials::new(vec![
+        (Grant::Role(Role::Worker), WORKER.into()),
+        (Grant::Role(Role::Admin), ADMIN.into()),
+        (Grant::Role(Role::Read), READ.into()),
+    ])
+    .unwrap();
+    let server = Server::start(credentials).await;
+    let clients = Clients {
+        worker: server.client(WORKER),
+        admin: server.client(ADMIN),
+        read: server.client(READ),
+    };
+    let mut context = seed(&clients).await;
+    let before = snapshot(&clients, &context).await;
+    let mut refused = Vec::new();
+    for &(method, needed) in REQUIRED_ROLES {
+        for held in [Role::Worker, Role::Admin, Role::Read] {
+            if Grant::Role(held).allows(needed) {
+                continue;
+            }
+            let status = invoke(&mut clients.with(held), method, &mut context)
+                .await
+                .unwrap_err();
+            assert_eq!(
+                (status.code(), reason_of(&status)),
+                (Code::PermissionDenied, ErrorReason::Forbidden),
+                "{method} with the {held} token: {status:?}"
+            );
+            assert!(
+                status
+                    .message()
+                    .contains(&format!("{method} needs the {needed} role")),
+                "{}",
+                status.message()
+            );
+            assert_eq!(
+                snapshot(&clients, &context).await,
+                before,
+                "{method} refused to the {held} token changed nothing"
+            );
+            refused.push((method, held));
+        }
+    }
+    // The worker token reaches no admin or read method; the read token no write.
+    for &(method, needed) in REQUIRED_ROLES {
+        assert_eq!(
+            refused.contains(&(method, Role::Worker)),
+            needed != Role::Worker,
+            "{method}"
+        );
+        assert_eq!(
+            refused.contains(&(method, Role::Read)),
+            needed != Role::Read,
+            "{method}"
+        );
+    }
+    // A worker given a read token stops at once with the reason instead of retrying.
+    let options = pentagrid_worker::WorkerOptions {
+        coordinator: server.url.clone(),
+        token: READ.into(),
+        tls_ca: None,
+        name: "misconfigured".into(),
+        threads: 1,
+        ack_log: None,
+        max_results: None,
+    };
+    let (_stop, stopped) = watch::channel(false);
+    let error = pentagrid_worker::run(options, stopped).await.unwrap_err();
+    assert!(
+        error.to_string().contains("needs the worker role"),
+        "{error}"
+    );
+    assert_eq!(snapshot(&clients, &context).await, before);
+
+    every_method_succeeds_with_its_role(&clients, &mut context).await;
+    assert_ne!(snapshot(&clients, &context).await, before);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_token_does_everything() {
+    let server = Server::start(Credentials::all_roles("one-token").unwrap()).await;
+    let client = server.client("one-token");
+    let clients = Clients {
+        worker: client.clone(),
+        admin: client.clone(),
+        read: client,
+    };
+    let mut context = seed(&clients).await;
+    every_method_succeeds_with_its_role(&clients, &mut context).await;
+    // Another server's role token is just a wrong token here.
+    let status = server.client(ADMIN).status(v2::StatusRequest {}).await;
+    assert_eq!(status.unwrap_err().code(), Code::Unauthenticated);
+    server.stop().await;
+}
