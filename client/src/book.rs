@@ -127,11 +127,11 @@ pub async fn export(
     if format == RowFormat::Csv {
         writeln!(sink, "{CSV_HEADER}").map_err(ClientError::io("writing the rows"))?;
     }
-    let mut after_key = 0;
+    let mut from_key = 0;
     let mut count = 0;
     loop {
         let request = v2::BookExportRequest {
-            after_key,
+            from_key,
             limit: PAGE_ROWS,
             min_games,
         };
@@ -143,7 +143,7 @@ pub async fn export(
         if page.next_key == 0 {
             return Ok(count);
         }
-        after_key = page.next_key;
+        from_key = page.next_key;
     }
 }
 

@@ -243,17 +243,19 @@ impl Book {
         })
     }
 
-    /// A page of book rows in canonical-key order, after `after_key` (0: from the start).
+    /// A page of book rows in canonical-key order from `from_key` on (inclusive; 0: from the
+    /// start). The page's `next_key` is where the next page starts, 0 after the last page.
     pub fn export(
         &self,
-        after_key: u64,
+        from_key: u64,
         limit: usize,
         min_games: u64,
     ) -> Result<ExportPage, BookError> {
         let limit = limit.clamp(1, MAX_BOOK_ROWS);
-        let entries = self.store.book_entries(after_key, limit)?;
+        let entries = self.store.book_entries(from_key, limit)?;
+        // Keys are below 3^36, so the successor of the last one never overflows.
         let next_key = if entries.len() == limit {
-            entries.last().map_or(0, |(key, _)| *key)
+            entries.last().map_or(0, |(key, _)| key + 1)
         } else {
             0
         };

@@ -55,11 +55,11 @@ async fn wait_build(
 
 async fn export_all(client: &mut Client) -> Vec<v2::BookExportRow> {
     let mut rows = Vec::new();
-    let mut after_key = 0;
+    let mut from_key = 0;
     loop {
         let page = client
             .book_export(v2::BookExportRequest {
-                after_key,
+                from_key,
                 limit: 7,
                 min_games: 0,
             })
@@ -70,7 +70,7 @@ async fn export_all(client: &mut Client) -> Vec<v2::BookExportRow> {
         if page.next_key == 0 {
             return rows;
         }
-        after_key = page.next_key;
+        from_key = page.next_key;
     }
 }
 
@@ -216,4 +216,31 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
         );
     }
     cluster.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_empty_board_whose_key_is_zero_is_exported_first() {
+    let cluster = TestCluster::start(settings()).await;
+    let request = v2::StartBuildRequest {
+        roots: vec![Position::START.to_string()],
+        depth: 0,
+        max_positions: 1,
+        budget: 1_000_000,
+        playouts_per_position: PLAYOUTS,
+        config: "uct".into(),
+        solve_stones: 0,
+    };
+    let build_id = start_build(&cluster, request).await;
+    let (stop, worker) = cluster.worker("w", 1);
+    wait_build(&cluster, build_id, |s| s.state() == v2::BuildState::Done).await;
+    let _ = stop.send(true);
+    worker.await.unwrap();
+    assert_eq!(Position::START.key().bits(), 0);
+    let rows = export_all(&mut cluster.client()).await;
+    assert!(!rows.is_empty(), "the start position's table is exported");
+    assert!(
+        rows.iter()
+            .all(|row| row.position == Position::START.to_string()),
+        "{rows:?}"
+    );
 }

@@ -138,7 +138,7 @@ async fn seed(clients: &Clients) -> Context {
     let row = clients
         .with(Role::Read)
         .book_export(v2::BookExportRequest {
-            after_key: 0,
+            from_key: 0,
             limit: 1,
             min_games: 0,
         })
@@ -318,7 +318,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
         "BookExport" => done(
             client
                 .book_export(v2::BookExportRequest {
-                    after_key: 0,
+                    from_key: 0,
                     limit: 10,
                     min_games: 0,
                 })
@@ -360,7 +360,7 @@ async fn snapshot(clients: &Clients, context: &Context) -> String {
         .into_inner();
     let export = read
         .book_export(v2::BookExportRequest {
-            after_key: 0,
+            from_key: 0,
             limit: 1000,
             min_games: 0,
         })

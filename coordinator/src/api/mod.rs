@@ -323,7 +323,7 @@ impl CoordinatorApi for Service {
         let page = self
             .coordinator
             .book
-            .export(r.after_key, r.limit as usize, r.min_games)?;
+            .export(r.from_key, r.limit as usize, r.min_games)?;
         Ok(Response::new(v2::BookExportResponse {
             rows: page.rows.iter().map(convert::export_row).collect(),
             next_key: page.next_key,

@@ -111,16 +111,13 @@ impl Store {
         self.put_build(build, record)
     }
 
-    /// Up to `limit` positions with any stored table, in key order after `after`.
+    /// Up to `limit` positions with any stored table, in key order from `from` on (inclusive).
     pub fn book_entries(
         &self,
-        after: u64,
+        from: u64,
         limit: usize,
     ) -> Result<Vec<(u64, BookEntry)>, StoreError> {
-        let start = after.checked_add(1).map(u64::to_be_bytes);
-        let Some(start) = start else {
-            return Ok(Vec::new());
-        };
+        let start = from.to_be_bytes();
         let mut keys = Vec::new();
         for tree in [&self.playouts, &self.game_tables, &self.proven] {
             for entry in tree.range(start..).keys().take(limit) {
