@@ -13,7 +13,7 @@ use crate::jobs::{JobQueue, QueueStatus, Settings};
 use crate::matches::Matches;
 use crate::metrics::Metrics;
 use crate::puzzles::PuzzleMiner;
-use crate::store::{Store, StoreError, Totals};
+use crate::store::{Store, StoreError, StoreSizes, Totals};
 
 /// Job counts, workers and stored totals.
 #[derive(Clone, Debug, Default)]
@@ -90,6 +90,11 @@ impl Coordinator {
             totals: self.store.totals()?,
             jobs: self.jobs.status(),
         })
+    }
+
+    /// The database's size on disk and its numbers of puzzles and matches.
+    pub fn store_sizes(&self) -> Result<StoreSizes, StoreError> {
+        self.store.sizes()
     }
 
     /// The periodic work: requeue expired leases, advance book builds.

@@ -108,6 +108,9 @@ struct Inner {
     playouts: Gauge,
     games: Gauge,
     positions: Family<Label, Gauge>,
+    database_bytes: Gauge,
+    puzzles: Gauge,
+    matches: Gauge,
 }
 
 impl Default for Metrics {
@@ -134,6 +137,9 @@ impl Metrics {
             playouts: Gauge::default(),
             games: Gauge::default(),
             positions: Family::default(),
+            database_bytes: Gauge::default(),
+            puzzles: Gauge::default(),
+            matches: Gauge::default(),
         };
         {
             let mut registry = inner.registry.lock().expect("a fresh lock");
@@ -197,6 +203,22 @@ impl Metrics {
                 "stored_positions",
                 "Positions with a stored move table, by source (playouts, games)",
                 inner.positions.clone(),
+            );
+            registry.register_with_unit(
+                "database",
+                "Size of the database on disk",
+                Unit::Bytes,
+                inner.database_bytes.clone(),
+            );
+            registry.register(
+                "stored_puzzles",
+                "Published puzzles in the database",
+                inner.puzzles.clone(),
+            );
+            registry.register(
+                "stored_matches",
+                "Engine matches in the database",
+                inner.matches.clone(),
             );
         }
         Metrics(Arc::new(inner))
@@ -283,6 +305,11 @@ impl Metrics {
                     .positions
                     .get_or_create(&[("source", source)])
                     .set(gauge(n));
+            }
+            if let Ok(sizes) = coordinator.store_sizes() {
+                self.0.database_bytes.set(gauge(sizes.bytes_on_disk));
+                self.0.puzzles.set(gauge(sizes.puzzles));
+                self.0.matches.set(gauge(sizes.matches));
             }
         }
         let mut text = String::new();

@@ -69,6 +69,10 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
         status.playout_positions as f64
     );
     assert!(at("pentagrid_rows_ingested_total") >= JOBS as f64);
+    assert!(at("pentagrid_database_bytes") > 0.0);
+    // Analyses alone store no puzzle and no match.
+    assert_eq!(at("pentagrid_stored_puzzles"), 0.0);
+    assert_eq!(at("pentagrid_stored_matches"), 0.0);
     assert_eq!(
         at(r#"pentagrid_rpc_seconds_count{method="Submit"}"#),
         JOBS as f64
@@ -76,6 +80,28 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
     assert_eq!(
         at(r#"pentagrid_rpc_seconds_bucket{le="+Inf",method="Submit"}"#),
         JOBS as f64
+    );
+    // A stored match shows at the next scrape (its pairs are not matches).
+    cluster
+        .client()
+        .create_match(v2::CreateMatchRequest {
+            a: "random".into(),
+            b: "random".into(),
+            pairs: 3,
+            sprt: String::new(),
+            openings: String::new(),
+            seed: 1,
+        })
+        .await
+        .unwrap();
+    let text = cluster
+        .coordinator
+        .metrics()
+        .render(Some(&cluster.coordinator));
+    assert_eq!(
+        parse_metrics(&text)["pentagrid_stored_matches"],
+        1.0,
+        "{text}"
     );
     cluster.stop().await;
 }
