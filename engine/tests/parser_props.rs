@@ -1,15 +1,17 @@
 //! Property tests of every text parser that reads untrusted input (the same entry points as the
 //! cargo-fuzz targets in `fuzz/`): arbitrary text never panics, and what parses round-trips.
 
+mod support;
+
 use std::fmt::{Debug, Display};
 use std::str::FromStr;
 
 use pentago::{
     Move, MoveNotation, Opening, OpeningSource, Player, Policy, Position, Sprt, Square, Status,
-    UctConfig, seeded_rng,
+    UctConfig,
 };
 use proptest::prelude::*;
-use rand::RngExt;
+use support::random_position;
 
 /// When `text` parses, its printed form parses back to the same value.
 fn round_trips<T>(text: &str) -> Result<(), TestCaseError>
@@ -29,17 +31,8 @@ where
 /// Text near the position grammar: the text of a position reached by random play, with one
 /// character possibly replaced, so that most cases parse and the rest fail in every way.
 fn position_like() -> impl Strategy<Value = String> {
-    (any::<u64>(), 0usize..36, any::<Option<(usize, char)>>()).prop_map(|(seed, length, edit)| {
-        let mut rng = seeded_rng(seed, 0);
-        let mut position = Position::START;
-        for _ in 0..length {
-            let legal = position.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            position = position.play_unchecked(legal[rng.random_range(0..legal.len())]);
-        }
-        let mut text: Vec<char> = position.to_string().chars().collect();
+    (any::<u64>(), 0u32..36, any::<Option<(usize, char)>>()).prop_map(|(seed, length, edit)| {
+        let mut text: Vec<char> = random_position(seed, length).to_string().chars().collect();
         if let Some((at, c)) = edit {
             let at = at % text.len();
             text[at] = c;

@@ -1,22 +1,10 @@
 //! Property tests: symmetry commutes with play, canonical form is invariant, notation round-trips.
 
-use pentago::{Move, Position, Square, Symmetry, seeded_rng};
-use proptest::prelude::*;
-use rand::RngExt;
+mod support;
 
-/// A position reached by `length` random moves (fewer if the game ends first).
-fn random_position(seed: u64, length: u32) -> Position {
-    let mut rng = seeded_rng(seed, 0);
-    let mut position = Position::START;
-    for _ in 0..length {
-        let legal = position.legal_moves();
-        if legal.is_empty() {
-            break;
-        }
-        position = position.play_unchecked(legal[rng.random_range(0..legal.len())]);
-    }
-    position
-}
+use pentago::{Move, Position, Square, Symmetry};
+use proptest::prelude::*;
+use support::random_position;
 
 fn positions() -> impl Strategy<Value = Position> {
     (any::<u64>(), 0u32..36).prop_map(|(seed, length)| random_position(seed, length))

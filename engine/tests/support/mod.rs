@@ -6,8 +6,24 @@ mod naive;
 
 pub use naive::NaiveBoard;
 
-use pentago::{Color, Move, Position, Status};
+use pentago::{Color, Move, Position, Status, seeded_rng};
+use rand::RngExt;
 use serde_json::Value as Json;
+
+/// A position reached by `length` uniformly random moves from the start with `seed` (fewer if
+/// the game ends first, so finished positions occur too).
+pub fn random_position(seed: u64, length: u32) -> Position {
+    let mut rng = seeded_rng(seed, 0);
+    let mut position = Position::START;
+    for _ in 0..length {
+        let legal = position.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        position = position.play_unchecked(legal[rng.random_range(0..legal.len())]);
+    }
+    position
+}
 
 /// `(position, value)` pairs from `../shared/data/solved-positions.txt` (1 win, 0 draw, -1 loss
 /// for the side to move).
