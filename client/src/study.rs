@@ -299,16 +299,24 @@ async fn best_move(
 
 /// Marks the defences whose interval lies wholly below the best one's.
 fn mark_separable(defences: &mut [Defence]) {
-    let Some(best_low) = defences
-        .iter()
-        .max_by(|a, b| a.win_rate.total_cmp(&b.win_rate))
-        .map(|best| best.interval.0)
-    else {
-        return;
-    };
-    for defence in defences {
-        defence.separable = defence.interval.1 < best_low;
+    let rates: Vec<_> = defences.iter().map(|d| (d.win_rate, d.interval)).collect();
+    for (defence, separable) in defences.iter_mut().zip(separable_from_best(&rates)) {
+        defence.separable = separable;
     }
+}
+
+/// For each `(win rate, 95% interval)`, whether its interval lies wholly below the lower end of
+/// the best rate's interval: `false` for the best and for every rate the samples cannot tell
+/// apart from it. The one rule of study reports, text and HTML alike.
+pub(crate) fn separable_from_best(rates: &[(f64, (f64, f64))]) -> Vec<bool> {
+    let best_low = rates
+        .iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(0.0, |(_, (low, _))| *low);
+    rates
+        .iter()
+        .map(|(_, (_, high))| *high < best_low)
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use pentago::Position;
 use pentagrid_proto::v2;
 
 use crate::book::{proven, win_rate, win_rate_interval};
-use crate::study::StudyReport;
+use crate::study::{StudyReport, separable_from_best};
 use crate::svg::{RateBar, board, escape, rate_bars};
 
 /// Most moves charted per key position.
@@ -61,28 +61,23 @@ fn key_position(out: &mut String, number: usize, table: &v2::BookShowResponse) {
         .parse::<Position>()
         .map(|p| board(&p, None))
         .unwrap_or_default();
-    let rows = &table.playouts;
-    // The best move by win rate; moves whose interval reaches its lower end are too close.
-    let best = rows
+    let rows: Vec<&v2::BookRow> = table.playouts.iter().filter(|r| r.games > 0).collect();
+    let rates: Vec<(f64, (f64, f64))> = rows
         .iter()
-        .filter(|r| r.games > 0)
-        .max_by(|a, b| win_rate(a).total_cmp(&win_rate(b)))
-        .and_then(win_rate_interval)
-        .map_or(0.0, |(low, _)| low);
+        .map(|row| (win_rate(row), win_rate_interval(row).unwrap_or((0.0, 1.0))))
+        .collect();
     let bars: Vec<RateBar> = rows
         .iter()
-        .filter(|r| r.games > 0)
+        .zip(&rates)
+        .zip(separable_from_best(&rates))
         .take(CHARTED_MOVES)
-        .map(|row| {
-            let interval = win_rate_interval(row).unwrap_or((0.0, 1.0));
-            RateBar {
-                label: row.r#move.clone(),
-                rate: win_rate(row),
-                interval,
-                samples: row.games,
-                exact: proven(row.proven),
-                separable: interval.1 < best,
-            }
+        .map(|((row, &(rate, interval)), separable)| RateBar {
+            label: row.r#move.clone(),
+            rate,
+            interval,
+            samples: row.games,
+            exact: proven(row.proven),
+            separable,
         })
         .collect();
     let chart = if bars.is_empty() {
