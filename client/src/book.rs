@@ -49,14 +49,10 @@ pub async fn show(client: &Client, position: &Position) -> Result<v2::BookShowRe
     Ok(client.clone().book_show(request).await?.into_inner())
 }
 
-/// Win rate of a row for the player making the move.
+/// Win rate of a row for the player making the move (0 without games; see [`pentago::win_rate`]).
 #[must_use]
 pub fn win_rate(row: &v2::BookRow) -> f64 {
-    if row.games == 0 {
-        0.0
-    } else {
-        (row.wins as f64 + 0.5 * row.draws as f64) / row.games as f64
-    }
+    pentago::win_rate(row.games, row.wins, row.draws).map_or(0.0, |rate| rate.rate)
 }
 
 /// The 95% interval of a row's win rate (Wilson, see [`pentago::win_rate`]); `None` without
