@@ -6,21 +6,22 @@ mod naive;
 
 pub use naive::NaiveBoard;
 
-use pentago::{Color, Move, Position, Status, seeded_rng};
-use rand::RngExt;
+use pentago::{Color, Move, Position, Status, splitmix64};
 use serde_json::Value as Json;
 
 /// A position reached by `length` uniformly random moves from the start with `seed` (fewer if
 /// the game ends first, so finished positions occur too).
+/// (Drawn with `splitmix64`, so that every test crate including this module can use it.)
 pub fn random_position(seed: u64, length: u32) -> Position {
-    let mut rng = seeded_rng(seed, 0);
+    let mut state = seed;
     let mut position = Position::START;
     for _ in 0..length {
         let legal = position.legal_moves();
         if legal.is_empty() {
             break;
         }
-        position = position.play_unchecked(legal[rng.random_range(0..legal.len())]);
+        state = splitmix64(state);
+        position = position.play_unchecked(legal[(state % legal.len() as u64) as usize]);
     }
     position
 }
