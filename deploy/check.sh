@@ -15,9 +15,8 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== docker-compose config"
 if ! command -v docker-compose >/dev/null; then apt-get install -y -q docker-compose >/dev/null; fi
-install -m 0644 /dev/null "$work/token"
-echo "check-token" > "$work/token"
-PENTAGRID_TOKEN_FILE_ON_HOST="$work/token" docker-compose -f deploy/compose.yaml config -q
+for role in worker admin read; do echo "check-$role-token" > "$work/$role.token"; done
+PENTAGRID_SECRETS_DIR="$work" docker-compose -f deploy/compose.yaml config -q
 
 echo "== kubectl kustomize deploy/k8s + kubernetes-validate $VALIDATE_VERSION (Kubernetes $K8S_VERSION)"
 if ! command -v kubectl >/dev/null; then apt-get install -y -q kubectl >/dev/null; fi
@@ -25,13 +24,15 @@ if ! command -v kubernetes-validate >/dev/null ||
     [ "$(kubernetes-validate --version)" != "$VALIDATE_VERSION" ]; then
     python3 -m pip install -q "kubernetes-validate==$VALIDATE_VERSION"
 fi
-# The token is a kustomize secret input (not in git); render with a throwaway one when absent.
-made_token=""
-if [ ! -e deploy/k8s/token ]; then
-    echo "render-check-token" > deploy/k8s/token
-    made_token=deploy/k8s/token
-fi
-trap 'rm -rf "$work" $made_token' EXIT
+# The tokens are kustomize secret inputs (not in git); render with throwaway ones when absent.
+made_tokens=()
+for role in worker admin read; do
+    if [ ! -e "deploy/k8s/$role.token" ]; then
+        echo "render-check-$role-token" > "deploy/k8s/$role.token"
+        made_tokens+=("deploy/k8s/$role.token")
+    fi
+done
+trap 'rm -rf "$work" "${made_tokens[@]}"' EXIT
 kubectl kustomize deploy/k8s > "$work/rendered.yaml"
 kinds="$(grep -c '^kind:' "$work/rendered.yaml")"
 kubernetes-validate --quiet --strict -k "$K8S_VERSION" "$work/rendered.yaml" deploy/k8s/optional/hpa.yaml

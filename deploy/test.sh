@@ -62,16 +62,28 @@ say "image $image built"
 
 mkdir -p "$work/acks"
 chmod 0777 "$work/acks"
-head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/token"
-chmod 0644 "$work/token"
+mkdir -m 0755 "$work/secrets"
+for role in worker admin read; do
+    head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/secrets/$role.token"
+    chmod 0644 "$work/secrets/$role.token"
+done
 docker network create "$network" >/dev/null
 docker volume create "$volume" >/dev/null
-token_mount=(-v "$work/token:/run/secrets/pentagrid-token:ro")
-client_env=(-e PENTAGRID_COORDINATOR=http://coordinator:7878 -e PENTAGRID_TOKEN_FILE=/run/secrets/pentagrid-token)
+secrets_mount=(-v "$work/secrets:/run/secrets/pentagrid:ro")
+coordinator_url=(-e PENTAGRID_COORDINATOR=http://coordinator:7878)
+# The client environment of a role: its token file.
+as_role() { echo "-e PENTAGRID_TOKEN_FILE=/run/secrets/pentagrid/$1.token"; }
 
-# A one-shot client container on the private network.
-pg() { docker run --rm -i --network "$network" "${token_mount[@]}" "${client_env[@]}" "$image" "$@"; }
-status() { pg status --json 2>/dev/null; }
+# A one-shot client container on the private network, with the admin token (pg) or another
+# role's (pg_as ROLE).
+pg_as() {
+    local role="$1"
+    shift
+    docker run --rm -i --network "$network" "${secrets_mount[@]}" "${coordinator_url[@]}" \
+        $(as_role "$role") "$image" "$@"
+}
+pg() { pg_as admin "$@"; }
+status() { pg_as read status --json 2>/dev/null; }
 field() { python3 -c "import json,sys; s=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
 wait_for() { # wait_for WHAT PYTHON-CONDITION-ON-s
     while :; do
@@ -84,19 +96,30 @@ wait_for() { # wait_for WHAT PYTHON-CONDITION-ON-s
 
 start_coordinator() {
     docker start "$run-coordinator" >/dev/null
-    while ! pg health >/dev/null 2>&1; do check_time; sleep 0.5; done
+    while ! pg_as read health >/dev/null 2>&1; do check_time; sleep 0.5; done
 }
 docker create --name "$run-coordinator" --network "$network" --network-alias coordinator \
-    -v "$volume:/data" "${token_mount[@]}" --read-only --cap-drop ALL \
+    -v "$volume:/data" "${secrets_mount[@]}" --read-only --cap-drop ALL \
     "$image" coordinator --listen 0.0.0.0:7878 --db /data/db \
-    --token-file /run/secrets/pentagrid-token --lease-seconds "$LEASE" \
+    --worker-token-file /run/secrets/pentagrid/worker.token \
+    --admin-token-file /run/secrets/pentagrid/admin.token \
+    --read-token-file /run/secrets/pentagrid/read.token --lease-seconds "$LEASE" \
     --metrics-listen 0.0.0.0:9100 >/dev/null
 start_coordinator
 say "coordinator serving"
 
+# Roles: writes with a worker or a read token are refused with the role they need.
+for role in worker read; do
+    if refusal="$(pg_as "$role" submit selfplay --games 1 2>&1)"; then
+        fail "a $role token was allowed to submit jobs"
+    fi
+    echo "$refusal" | grep -q "admin" || fail "the refusal of a $role token does not name the admin role: $refusal"
+done
+say "worker and read tokens refused on submit (the refusal names the admin role)"
+
 start_worker() {
-    docker run -d --name "$run-$1" --network "$network" "${token_mount[@]}" "${client_env[@]}" \
-        -v "$work/acks:/acks" --read-only --cap-drop ALL \
+    docker run -d --name "$run-$1" --network "$network" "${secrets_mount[@]}" \
+        "${coordinator_url[@]}" $(as_role worker) -v "$work/acks:/acks" --read-only --cap-drop ALL \
         "$image" worker --threads 1 --name "$1" --ack-log "/acks/$1" >/dev/null
 }
 for w in w1 w2 w3; do start_worker "$w"; done
@@ -105,7 +128,8 @@ for w in w1 w2 w3; do start_worker "$w"; done
 printf "start\n%.0s" $(seq "$ANALYSES") | pg submit analyse - --playouts "$PLAYOUTS" \
     --config uct:policy=uniform > "$work/analyses"
 pg submit selfplay --games "$GAMES" --config "$SELFPLAY_PLAYER" > "$work/selfplay"
-docker run -d --name "$run-match" --network "$network" "${token_mount[@]}" "${client_env[@]}" \
+docker run -d --name "$run-match" --network "$network" "${secrets_mount[@]}" \
+    "${coordinator_url[@]}" $(as_role admin) \
     "$image" match --a uct:playouts=20000 --b uct:playouts=2000 --pairs "$PAIRS" --json >/dev/null
 TOTAL=$((ANALYSES + GAMES + PAIRS))
 say "campaign queued: $ANALYSES analyses x $PLAYOUTS playouts, $GAMES self-play games, $PAIRS match pairs"
@@ -152,7 +176,7 @@ final="$(status)"
 say "all $TOTAL jobs finished"
 for w in w2 w3; do docker stop -t 30 "$run-$w" >/dev/null; done
 match_id="$(docker logs "$run-match" 2>/dev/null | head -n 1 | field "s['match_id']")"
-match="$(pg match show "$match_id" --games --json)"
+match="$(pg_as read match show "$match_id" --games --json)"
 # The image's HEALTHCHECK (every 10 s) reports the restarted coordinator healthy.
 health=""
 while [ "$health" != healthy ]; do
