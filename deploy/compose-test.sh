@@ -74,7 +74,7 @@ wait_for() { # wait_for PYTHON-CONDITION-ON-s
 
 wait_for "len(s['workers']) == $WORKERS"
 say "$WORKERS workers joined"
-client submit selfplay --games "$GAMES" --config uct:playouts=2000 >/dev/null
+client submit selfplay --games "$GAMES" --config uct:playouts=2000 >/dev/null 2>&1
 wait_for "s['done'] == $GAMES and s['games'] == $GAMES"
 say "$GAMES self-play games played"
 
