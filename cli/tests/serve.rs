@@ -1,5 +1,6 @@
-//! `pentagrid serve` as a real process beside a real coordinator process: it refuses to start
-//! when the coordinator is unreachable or refuses the token, and otherwise serves the explorer.
+//! `pentagrid serve` as a real process beside a real coordinator process with one token per
+//! role: it refuses to start when the coordinator is unreachable or refuses the token (a wrong
+//! one, or a worker's), and with the read token it serves every route of the explorer.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -33,17 +34,30 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Starts a coordinator with `token_file` on a free port; returns it and its URL.
-fn coordinator(dir: &Path, token_file: &Path) -> (Process, String) {
+/// Writes one token file per role into `dir`.
+fn role_tokens(dir: &Path) {
+    for role in ["worker", "admin", "read"] {
+        std::fs::write(dir.join(format!("{role}.token")), format!("serve-test-{role}\n")).unwrap();
+    }
+}
+
+/// Starts a coordinator with the per-role token files of `dir` on a free port; returns it and
+/// its URL.
+fn coordinator(dir: &Path) -> (Process, String) {
     let port = free_port();
+    let token = |role: &str| dir.join(format!("{role}.token")).to_str().unwrap().to_owned();
     let child = pentagrid(&[
         "coordinator",
         "--listen",
         &format!("127.0.0.1:{port}"),
         "--db",
         dir.join("db").to_str().unwrap(),
-        "--token-file",
-        token_file.to_str().unwrap(),
+        "--worker-token-file",
+        &token("worker"),
+        "--admin-token-file",
+        &token("admin"),
+        "--read-token-file",
+        &token("read"),
     ])
     .stdout(Stdio::piped())
     .spawn()
@@ -91,11 +105,11 @@ fn http_get(address: &str, path: &str) -> (String, String) {
 }
 
 #[test]
-fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves() {
+fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves_with_the_read_token() {
     let dir = tempfile::tempdir().unwrap();
-    let token = dir.path().join("token");
+    role_tokens(dir.path());
+    let token = dir.path().join("read.token");
     let wrong = dir.path().join("wrong-token");
-    std::fs::write(&token, "serve-test-token\n").unwrap();
     std::fs::write(&wrong, "not-the-token\n").unwrap();
 
     let nobody = format!("http://127.0.0.1:{}", free_port());
@@ -105,10 +119,16 @@ fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves() {
         "{message}"
     );
 
-    let (_coordinator, url) = coordinator(dir.path(), &token);
+    let (_coordinator, url) = coordinator(dir.path());
     let message = serve_fails(&url, &wrong);
     assert!(
         message.contains("cannot start") && message.contains("refused"),
+        "{message}"
+    );
+    // A worker's token may not read: the explorer says which role it needs.
+    let message = serve_fails(&url, &dir.path().join("worker.token"));
+    assert!(
+        message.contains("cannot start") && message.contains("read"),
         "{message}"
     );
 
@@ -141,6 +161,19 @@ fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves() {
     assert!(status.contains("200"), "{status}");
     let cluster: serde_json::Value = serde_json::from_str(&body).expect("JSON");
     assert_eq!(cluster["jobs"]["done"], 0);
+    // Every read route answers with the read token alone.
+    for path in [
+        "/api/v1/book?position=start",
+        "/api/v1/book/line?position=start&moves=b5-1R",
+        "/api/v1/puzzles",
+        "/api/v1/matches",
+        "/api/v1/openapi.json",
+    ] {
+        let (status, body) = http_get(&address, path);
+        assert!(status.contains("200"), "{path}: {status} {body}");
+        serde_json::from_str::<serde_json::Value>(&body)
+            .unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}"));
+    }
     let (status, body) = http_get(&address, "/api/v1/book?position=nonsense");
     assert!(status.contains("400"), "{status}");
     assert!(body.contains("bad position"), "{body}");
