@@ -99,8 +99,36 @@ fn generated_puzzles_are_sound_unique_and_published() {
             _ => {}
         }
     }
-    assert_eq!(boards, puzzles.len());
-    assert_eq!(circles, 36 * puzzles.len());
+    // A board per puzzle and a diagram per solution, which rings the first move's stone.
+    assert_eq!(boards, 2 * puzzles.len());
+    assert_eq!(circles, 2 * 36 * puzzles.len() + puzzles.len());
+    assert!(html.contains("@media print") && html.contains("break-before: page"));
+    let chapters: Vec<usize> = (1..=5)
+        .filter_map(|n| html.find(&format!("id=\"mate-in-{n}\"")))
+        .collect();
+    assert!(!chapters.is_empty() && chapters.is_sorted(), "{chapters:?}");
+    assert!(chapters.last() < html.find("class=\"solutions\"").as_ref());
+
+    // Filters: only the mates in 2 or more, at most two of them.
+    let longer = ok(&[
+        "puzzles",
+        "export",
+        "--local",
+        "--db",
+        db,
+        "--format",
+        "jsonl",
+        "--min-moves",
+        "2",
+        "--count",
+        "2",
+    ]);
+    let expected = puzzles
+        .iter()
+        .filter(|p| p["mate_in"].as_u64() >= Some(2))
+        .count()
+        .min(2);
+    assert_eq!(longer.lines().count(), expected, "{longer}");
 
     for bad in [
         &[
@@ -117,6 +145,29 @@ fn generated_puzzles_are_sound_unique_and_published() {
         &["puzzles", "generate", "--local", "--db", db, "--count", "0"],
         &[
             "puzzles", "export", "--local", "--db", db, "--format", "pdf",
+        ],
+        &[
+            "puzzles",
+            "export",
+            "--local",
+            "--db",
+            db,
+            "--difficulty",
+            "impossible",
+        ],
+        &[
+            "puzzles", "export", "--local", "--db", db, "--theme", "nope",
+        ],
+        &[
+            "puzzles",
+            "export",
+            "--local",
+            "--db",
+            db,
+            "--min-moves",
+            "3",
+            "--max-moves",
+            "2",
         ],
     ] {
         let out = pentagrid(bad);

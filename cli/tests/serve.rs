@@ -37,7 +37,11 @@ fn free_port() -> u16 {
 /// Writes one token file per role into `dir`.
 fn role_tokens(dir: &Path) {
     for role in ["worker", "admin", "read"] {
-        std::fs::write(dir.join(format!("{role}.token")), format!("serve-test-{role}\n")).unwrap();
+        std::fs::write(
+            dir.join(format!("{role}.token")),
+            format!("serve-test-{role}\n"),
+        )
+        .unwrap();
     }
 }
 
@@ -45,7 +49,12 @@ fn role_tokens(dir: &Path) {
 /// its URL.
 fn coordinator(dir: &Path) -> (Process, String) {
     let port = free_port();
-    let token = |role: &str| dir.join(format!("{role}.token")).to_str().unwrap().to_owned();
+    let token = |role: &str| {
+        dir.join(format!("{role}.token"))
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
     let child = pentagrid(&[
         "coordinator",
         "--listen",

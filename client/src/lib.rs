@@ -9,6 +9,8 @@
 
 pub mod book;
 pub mod campaign;
+pub mod collection;
+mod collection_html;
 mod connect;
 mod embedded;
 mod error;
@@ -20,6 +22,7 @@ pub mod study;
 mod study_html;
 pub mod svg;
 
+pub use collection_html::collection_html;
 pub use connect::{connect, read_token};
 pub use embedded::{EmbeddedCluster, WorkerTask};
 pub use error::{ClientError, Result};

@@ -13,7 +13,6 @@ mod perft;
 mod play;
 mod playouts;
 mod progress;
-mod publish;
 mod puzzles;
 mod run;
 mod selfplay;

@@ -4,12 +4,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use pentagrid_client::Client;
+use pentago::Theme;
+use pentagrid_client::collection::{self, Collection, Selection};
 use pentagrid_client::puzzles::{self, PuzzleRound};
-use pentagrid_proto::v2;
+use pentagrid_client::{Client, collection_html};
 
 use super::progress::Bars;
-use super::publish;
+use super::show::board;
 use super::target::Target;
 
 /// Checkmate puzzles: positions where the side to move forces a win by continuous checks and
@@ -25,7 +26,9 @@ enum PuzzlesCommand {
     /// Mine candidates from stored self-play games (and random games with --random) and
     /// verify them on the workers until COUNT new puzzles are stored.
     Generate(GenerateArgs),
-    /// Publish the stored puzzles as a text problem book, JSON lines or a printable HTML page.
+    /// Publish the stored puzzles as a collection — chapters by mate length, easiest first,
+    /// with a summary and the solutions at the back — as a text problem book, JSON lines or a
+    /// printable HTML page.
     Export(ExportArgs),
 }
 
@@ -87,9 +90,15 @@ struct ExportArgs {
     /// Only puzzles at most this difficult.
     #[arg(long, default_value_t = 0.0)]
     max_difficulty: f64,
-    /// At most this many puzzles (0: all).
-    #[arg(long, default_value_t = 0)]
-    limit: u32,
+    /// Only puzzles of this difficulty (easy, medium, hard, expert; repeat for several).
+    #[arg(long = "difficulty")]
+    labels: Vec<String>,
+    /// Only puzzles with this theme (repeat: all of them), e.g. quiet-first-move.
+    #[arg(long = "theme")]
+    themes: Vec<Theme>,
+    /// At most this many puzzles, spread evenly over the selection's difficulties (0: all).
+    #[arg(long, visible_alias = "limit", default_value_t = 0)]
+    count: usize,
     #[command(flatten)]
     target: Target,
 }
@@ -114,31 +123,43 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
             Ok(())
         }
         PuzzlesCommand::Export(export) => {
-            let request = v2::ListPuzzlesRequest {
+            let selection = Selection {
                 min_moves: export.min_moves,
                 max_moves: export.max_moves,
                 min_difficulty: export.min_difficulty,
                 max_difficulty: export.max_difficulty,
-                limit: export.limit,
+                labels: export.labels.clone(),
+                themes: export.themes.clone(),
+                count: export.count,
             };
+            selection.validate()?;
             let puzzles = export
                 .target
-                .read(async |client| Ok(puzzles::list(client, request).await?))?;
-            let document = match export.format {
-                Format::Text => publish::text(&puzzles),
-                Format::Jsonl => publish::jsonl(&puzzles),
-                Format::Html => publish::html(&puzzles),
-            };
+                .read(async |client| Ok(puzzles::list(client, selection.request()).await?))?;
+            let collection = Collection::new(puzzles, &selection);
+            let document = render(&collection, export.format);
             match &export.out {
                 Some(path) => {
                     std::fs::write(path, document)
                         .with_context(|| format!("writing {}", path.display()))?;
-                    eprintln!("wrote {} puzzles to {}", puzzles.len(), path.display());
+                    eprintln!(
+                        "wrote {} puzzles to {}",
+                        collection.summary.total,
+                        path.display()
+                    );
                 }
                 None => print!("{document}"),
             }
             Ok(())
         }
+    }
+}
+
+fn render(collection: &Collection, format: Format) -> String {
+    match format {
+        Format::Text => collection::text(collection, &board),
+        Format::Jsonl => collection::jsonl(collection),
+        Format::Html => collection_html(collection),
     }
 }
 
@@ -153,14 +174,17 @@ pub async fn generate_with_bar(client: &Client, goal: &puzzles::Goal) -> Result<
 /// Writes the whole stored collection as `puzzles.txt`, `puzzles.jsonl` and `puzzles.html`
 /// in `dir`; returns how many puzzles it holds.
 pub async fn write_collection(client: &Client, dir: &std::path::Path) -> Result<usize> {
-    let puzzles = puzzles::list(client, v2::ListPuzzlesRequest::default()).await?;
-    for (name, document) in [
-        ("puzzles.txt", publish::text(&puzzles)),
-        ("puzzles.jsonl", publish::jsonl(&puzzles)),
-        ("puzzles.html", publish::html(&puzzles)),
+    let selection = Selection::default();
+    let puzzles = puzzles::list(client, selection.request()).await?;
+    let collection = Collection::new(puzzles, &selection);
+    for (name, format) in [
+        ("puzzles.txt", Format::Text),
+        ("puzzles.jsonl", Format::Jsonl),
+        ("puzzles.html", Format::Html),
     ] {
         let path = dir.join(name);
-        std::fs::write(&path, document).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, render(&collection, format))
+            .with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(puzzles.len())
+    Ok(collection.summary.total)
 }
