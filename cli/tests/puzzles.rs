@@ -32,10 +32,33 @@ fn generated_puzzles_are_sound_unique_and_published() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let db = db.to_str().unwrap();
+    // A fresh database has no stored games: the candidates come from random games.
     let summary = ok(&[
-        "puzzles", "generate", "--local", "--db", db, "--random", "--count", "4", "--seed", "3",
+        "puzzles", "generate", "--local", "--db", db, "--count", "4", "--seed", "3",
     ]);
-    assert!(summary.contains("new puzzles"), "{summary}");
+    let found: u64 = summary
+        .split(" new puzzles")
+        .next()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(found >= 4, "{summary}");
+    // Stored games only, and there are none: it says so and fails.
+    let out = pentagrid(&[
+        "puzzles",
+        "generate",
+        "--local",
+        "--db",
+        db,
+        "--count",
+        "2",
+        "--stored-only",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("only 0 of the 2 puzzles") && stderr.contains("no fresh candidates"),
+        "{stderr}"
+    );
 
     let lines = ok(&[
         "puzzles", "export", "--local", "--db", db, "--format", "jsonl",

@@ -132,7 +132,7 @@ pub async fn campaign(
             count: plan.puzzles,
             max_moves: 5,
             min_stones: 20,
-            random: true,
+            stored_only: false,
             seed: 1,
             rounds: 10,
         };

@@ -50,6 +50,19 @@ pub enum ClientError {
     /// The embedded coordinator failed.
     #[error(transparent)]
     Serve(#[from] pentagrid_coordinator::ServeError),
+    /// A puzzle round ended with fewer new puzzles than asked for.
+    #[error(
+        "only {found} of the {wanted} puzzles asked for were found: {why}; raise --rounds or \
+         --max-moves, or lower --min-stones"
+    )]
+    PuzzlesShort {
+        /// New puzzles stored.
+        found: u64,
+        /// New puzzles asked for.
+        wanted: u64,
+        /// What stopped the round.
+        why: String,
+    },
     /// A thread pool or runtime could not start.
     #[error("{0}")]
     Runtime(String),

@@ -16,8 +16,8 @@ pub struct Goal {
     pub max_moves: u32,
     /// Candidates need at least this many stones (at most 35).
     pub min_stones: u32,
-    /// Also mine games of random play when stored games run out.
-    pub random: bool,
+    /// Mine stored games only; otherwise games of random play are mined when they run out.
+    pub stored_only: bool,
     /// Seed of the random games.
     pub seed: u64,
     /// Give up after this many rounds of candidates.
@@ -74,6 +74,32 @@ pub struct PuzzleRound {
     pub undecided: u64,
     /// Whether it stopped because no fresh candidates were left.
     pub ran_dry: bool,
+}
+
+impl PuzzleRound {
+    /// This round if it found the `goal`'s count, else why not ([`ClientError::PuzzlesShort`]).
+    pub fn delivered(self, goal: &Goal) -> Result<PuzzleRound> {
+        if self.found >= goal.count {
+            return Ok(self);
+        }
+        let why = if self.ran_dry {
+            format!(
+                "no fresh candidates were left{}",
+                if goal.stored_only {
+                    " in the stored games (drop --stored-only to mine random games too)"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            format!("{} rounds ended; {self}", goal.rounds)
+        };
+        Err(ClientError::PuzzlesShort {
+            found: self.found,
+            wanted: goal.count,
+            why,
+        })
+    }
 }
 
 impl std::fmt::Display for PuzzleRound {
@@ -136,7 +162,7 @@ pub async fn generate(
                 candidates: wanted,
                 max_moves: goal.max_moves,
                 min_stones: goal.min_stones,
-                random_games: goal.random,
+                random_games: !goal.stored_only,
                 seed: goal.seed.wrapping_add(u64::from(round)),
             })
             .await?

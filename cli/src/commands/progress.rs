@@ -71,9 +71,7 @@ impl Bars {
     pub fn puzzles_done(&mut self, ran_dry: bool) {
         let bar = self.get("puzzles", "", 0);
         if ran_dry {
-            bar.abandon_with_message(
-                "no fresh candidates left (play more games, or pass --random)",
-            );
+            bar.abandon_with_message("no fresh candidates left");
         } else {
             bar.finish();
         }

@@ -23,8 +23,9 @@ pub struct PuzzlesArgs {
 
 #[derive(Subcommand)]
 enum PuzzlesCommand {
-    /// Mine candidates from stored self-play games (and random games with --random) and
-    /// verify them on the workers until COUNT new puzzles are stored.
+    /// Mine candidates from stored self-play games, then from games of random play, and
+    /// verify them on the workers until COUNT new puzzles are stored; fails, saying why, when
+    /// fewer are found.
     Generate(GenerateArgs),
     /// Publish the stored puzzles as a collection — chapters by mate length, easiest first,
     /// with a summary and the solutions at the back — as a text problem book, JSON lines or a
@@ -52,8 +53,11 @@ struct Goal {
     /// Candidates need at least this many stones.
     #[arg(long, default_value_t = 20)]
     min_stones: u32,
-    /// Also mine games of random play when stored games run out.
+    /// Mine stored games only (by default games of random play are mined when they run out).
     #[arg(long)]
+    stored_only: bool,
+    /// Mining random games after stored ones is the default; kept for older scripts.
+    #[arg(long, hide = true)]
     random: bool,
     /// Seed of the random games.
     #[arg(long, default_value_t = 1)]
@@ -111,7 +115,7 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
                 count: g.count,
                 max_moves: g.max_moves,
                 min_stones: g.min_stones,
-                random: g.random,
+                stored_only: g.stored_only,
                 seed: g.seed,
                 rounds: g.rounds,
             };
@@ -120,6 +124,7 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
                 .target
                 .run(async |client| generate_with_bar(client, &goal).await)?;
             println!("{report}");
+            report.delivered(&goal)?;
             Ok(())
         }
         PuzzlesCommand::Export(export) => {
