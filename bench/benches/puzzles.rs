@@ -1,5 +1,5 @@
 //! Puzzle verification throughput: candidates from random games (20+ stones, as `puzzles
-//! generate --random` mines them) checked on one thread, as a one-thread worker does.
+//! generate` mines them) checked on one thread, as a one-thread worker does.
 //! Reports candidates and puzzles per second and the share of candidates that become puzzles.
 //! Run with `cargo bench -p pentagrid-bench --bench puzzles` (about a minute).
 

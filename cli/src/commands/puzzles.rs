@@ -56,9 +56,6 @@ struct Goal {
     /// Mine stored games only (by default games of random play are mined when they run out).
     #[arg(long)]
     stored_only: bool,
-    /// Mining random games after stored ones is the default; kept for older scripts.
-    #[arg(long, hide = true)]
-    random: bool,
     /// Seed of the random games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
