@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target for a bounded time and prints one line per target:
 #   fuzz/run.sh [SECONDS_PER_TARGET]   (default 60)
-# Needs cargo-fuzz (`cargo install cargo-fuzz`) and a nightly toolchain, as cargo-fuzz does.
+# Needs a nightly toolchain, as cargo-fuzz does; installs cargo-fuzz from crates.io when missing.
 # A crash leaves its input under fuzz/artifacts/TARGET/; turn it into a regression test.
 set -uo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-60}
 toolchain=${FUZZ_TOOLCHAIN:-nightly}
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install --locked cargo-fuzz
+fi
 status=0
 for target in $(cargo +"$toolchain" fuzz list); do
   log=$(mktemp)

@@ -31,6 +31,7 @@ mod validate;
 
 pub use api::auth::{CredentialError, Credentials};
 pub use api::roles::{Grant, REQUIRED_ROLES, Role};
+pub use api::untrusted::{check_book_import, check_result};
 pub use book::MAX_BOOK_ROWS;
 pub use builder::BUILD_WINDOW;
 pub use clock::{Clock, ManualClock, SystemClock};

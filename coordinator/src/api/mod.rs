@@ -6,6 +6,7 @@ pub mod auth;
 mod convert;
 mod errors;
 pub mod roles;
+pub mod untrusted;
 
 use std::sync::Arc;
 
