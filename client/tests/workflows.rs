@@ -79,7 +79,7 @@ async fn a_puzzle_round_stores_new_verified_puzzles() {
         count: 1,
         max_moves: 3,
         min_stones: 20,
-        random: true,
+        stored_only: false,
         seed: 3,
         rounds: 5,
     };
