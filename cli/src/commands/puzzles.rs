@@ -120,6 +120,7 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
                 min_difficulty: export.min_difficulty,
                 max_difficulty: export.max_difficulty,
                 limit: export.limit,
+                ..v2::ListPuzzlesRequest::default()
             };
             let puzzles = export
                 .target
