@@ -20,7 +20,7 @@ use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
 use crate::ingest::{Submission, Submitted};
 use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec};
-use crate::puzzles::{MineRequest, PuzzleFilter};
+use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleFilter};
 use auth::{Credentials, Guarded};
 use errors::invalid;
 
@@ -285,8 +285,12 @@ impl CoordinatorApi for Service {
             theme,
             level,
             page: u64::from(r.page),
-            // The older `limit` still sizes the page when `page_size` is not given.
-            page_size: u64::from(if r.page_size == 0 { r.limit } else { r.page_size }),
+            // The older `limit` still sizes the page when `page_size` is not given; it was a
+            // bound, not a page, so it is clamped rather than refused.
+            page_size: match r.page_size {
+                0 => u64::from(r.limit).min(MAX_PUZZLES_PAGE),
+                size => u64::from(size),
+            },
         })?;
         Ok(Response::new(convert::puzzle_listing(listing)))
     }
