@@ -147,7 +147,9 @@ mod tests {
         let cut = batches(specs.clone().into_iter());
         assert!(cut.len() > 1, "large jobs are split by bytes");
         for batch in &cut {
-            let request = v2::SubmitJobsRequest { jobs: batch.clone() };
+            let request = v2::SubmitJobsRequest {
+                jobs: batch.clone(),
+            };
             assert!(request.encoded_len() < MAX_MESSAGE_BYTES, "{}", batch.len());
         }
         assert_eq!(cut.concat(), specs);

@@ -246,7 +246,12 @@ impl Matches {
         let Some(asked) = games else {
             return Ok(report);
         };
-        let limit = page_size("games_page_pairs", asked.pairs, MATCH_PAGE_PAIRS, MATCH_PAGE_PAIRS)?;
+        let limit = page_size(
+            "games_page_pairs",
+            asked.pairs,
+            MATCH_PAGE_PAIRS,
+            MATCH_PAGE_PAIRS,
+        )?;
         check_start("games_from_pair", asked.from_pair, report.record.pairs)?;
         let pairs = self
             .store

@@ -60,10 +60,7 @@ mod tests {
         assert_eq!(page_size("page_size", 0, 20, 100), Ok(20));
         assert_eq!(page_size("page_size", 100, 20, 100), Ok(100));
         let error = page_size("page_size", 101, 20, 100).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "page_size must be at most 100, not 101"
-        );
+        assert_eq!(error.to_string(), "page_size must be at most 100, not 101");
     }
 
     #[test]

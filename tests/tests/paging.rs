@@ -89,7 +89,10 @@ async fn games_come_in_pages_that_together_give_every_game() {
 
     // The library reads every page, here with ids that hold no game mixed in: 25,000 ids span
     // three calls' worth of ids and many pages, and only the real games come back.
-    assert_eq!(study::games_in_pages(&client, &ids, 4).await.unwrap(), paged);
+    assert_eq!(
+        study::games_in_pages(&client, &ids, 4).await.unwrap(),
+        paged
+    );
     let mut many: Vec<u64> = (1_000_000..1_024_977).collect();
     many.extend(&ids);
     assert_eq!(study::games(&client, &many).await.unwrap(), paged);
@@ -112,7 +115,10 @@ async fn games_come_in_pages_that_together_give_every_game() {
         &ask(ids.clone(), 0, 501).await,
         "page_size must be at most 500, not 501",
     );
-    assert_invalid(&ask(ids.clone(), 24, 0).await, "offset 24 is past the end (23)");
+    assert_invalid(
+        &ask(ids.clone(), 24, 0).await,
+        "offset 24 is past the end (23)",
+    );
     assert_invalid(
         &ask(vec![1; 10_001], 0, 0).await,
         "at most 10000 game ids per call, not 10001",
@@ -183,7 +189,10 @@ async fn a_matchs_games_come_in_pages_of_pairs() {
     check_all_games(&cluster, match_id, 11, 0).await;
 
     for (request, needle) in [
-        (page(0, 251), "games_page_pairs must be at most 250, not 251"),
+        (
+            page(0, 251),
+            "games_page_pairs must be at most 250, not 251",
+        ),
         (page(12, 0), "games_from_pair 12 is past the end (11)"),
     ] {
         assert_invalid(&client.match_status(request).await.unwrap_err(), needle);
@@ -208,7 +217,10 @@ async fn submissions_over_the_cap_are_refused_and_the_client_batches() {
         .await
         .unwrap();
     assert_eq!(ids.len(), count);
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids in order, distinct");
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "ids in order, distinct"
+    );
     assert_eq!(cluster.status().await.queued, count as u64);
     cluster.stop().await;
 }
@@ -226,7 +238,9 @@ async fn puzzles_come_in_pages_and_one_by_its_key() {
         seed: 3,
         rounds: 10,
     };
-    puzzles::generate(&client, &goal, &mut |_| {}).await.unwrap();
+    puzzles::generate(&client, &goal, &mut |_| {})
+        .await
+        .unwrap();
     let all = puzzles::list(&client, v2::ListPuzzlesRequest::default())
         .await
         .unwrap();
@@ -270,7 +284,10 @@ async fn puzzles_come_in_pages_and_one_by_its_key() {
     let past = all.len() as u32 + 1;
     for (request, needle) in [
         (page(past, 1), format!("page {past} is past the end")),
-        (page(1, 101), "page_size must be at most 100, not 101".into()),
+        (
+            page(1, 101),
+            "page_size must be at most 100, not 101".into(),
+        ),
         (
             v2::ListPuzzlesRequest {
                 theme: "nonsense".into(),

@@ -380,7 +380,9 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<(u64, StoredPair)>, StoreError> {
         let mut pairs = Vec::new();
-        let range = self.matches.range(pair_key(id, from)..=pair_key(id, u64::MAX));
+        let range = self
+            .matches
+            .range(pair_key(id, from)..=pair_key(id, u64::MAX));
         for entry in range.take(limit) {
             let (key, value) = entry?;
             let index = id_of(&key[8..], "pair")?;

@@ -13,6 +13,8 @@ use crate::source::{PuzzleQuery, SourceError};
 /// Puzzles per page unless asked otherwise, and at most.
 const PER_PAGE: u64 = 20;
 const MAX_PER_PAGE: u64 = 100;
+/// The difficulty levels, as [`difficulty_label`] names them.
+const LEVELS: [&str; 4] = ["easy", "medium", "hard", "expert"];
 
 /// A puzzle without its solution.
 #[derive(Serialize)]
@@ -75,13 +77,12 @@ pub async fn list(
     };
     let level = match params.text("difficulty") {
         None | Some("") => None,
-        Some(level @ ("easy" | "medium" | "hard" | "expert")) => Some(level),
-        Some(other) => {
-            return Err(ApiError::bad(
+        Some(name) => Some(LEVELS.into_iter().find(|l| *l == name).ok_or_else(|| {
+            ApiError::bad(
                 "difficulty",
-                format!("unknown difficulty {other:?}: expected easy, medium, hard or expert"),
-            ));
-        }
+                format!("unknown difficulty {name:?}: expected easy, medium, hard or expert"),
+            )
+        })?),
     };
     let page = params.number("page", 1..=1_000_000, Some(1))?.unwrap_or(1);
     let per_page = params
