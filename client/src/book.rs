@@ -8,7 +8,7 @@
 use std::io::{BufRead, Write};
 
 use pentago::{Position, Value};
-use pentagrid_coordinator::MAX_BOOK_ROWS;
+use pentagrid_coordinator::MAX_IMPORT_ROWS;
 use pentagrid_proto::{Client, v2, value_of_wire, value_to_wire};
 use serde_json::json;
 
@@ -236,9 +236,9 @@ pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<v2::Boo
     Ok(rows)
 }
 
-/// Adds rows to the book, in calls of at most [`MAX_BOOK_ROWS`]; returns how many.
+/// Adds rows to the book, in calls of at most [`MAX_IMPORT_ROWS`]; returns how many.
 pub async fn import(client: &Client, rows: &[v2::BookExportRow]) -> Result<usize> {
-    for chunk in rows.chunks(MAX_BOOK_ROWS) {
+    for chunk in rows.chunks(MAX_IMPORT_ROWS) {
         let request = v2::BookImportRequest {
             rows: chunk.to_vec(),
         };

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use pentagrid_proto::{Client, Task, v2};
+use pentagrid_coordinator::MAX_JOBS_PER_SUBMISSION;
+use pentagrid_proto::{Client, MAX_MESSAGE_BYTES, Task, v2};
+use prost::Message;
 
 use crate::error::Result;
 
@@ -39,17 +41,41 @@ pub async fn status(client: &Client) -> Result<v2::StatusResponse> {
         .into_inner())
 }
 
-/// Queues `tasks`; returns their job ids.
+/// Bytes of job specs per submission call: a quarter of the message cap, so a batch of large
+/// jobs (verify jobs carry up to 256 positions) stays well below it.
+const SUBMIT_BATCH_BYTES: usize = MAX_MESSAGE_BYTES / 4;
+
+/// Queues `tasks` in batches of at most [`MAX_JOBS_PER_SUBMISSION`] jobs (the coordinator's
+/// cap per call) and [`SUBMIT_BATCH_BYTES`]; returns their job ids in order. A refused batch
+/// stops the submission: the batches before it stay queued.
 pub async fn submit(client: &Client, tasks: &[Task]) -> Result<Vec<u64>> {
-    let request = v2::SubmitJobsRequest {
-        jobs: tasks.iter().map(v2::JobSpec::from).collect(),
-    };
-    Ok(client
-        .clone()
-        .submit_jobs(request)
-        .await?
-        .into_inner()
-        .job_ids)
+    let mut job_ids = Vec::with_capacity(tasks.len());
+    for batch in batches(tasks.iter().map(v2::JobSpec::from)) {
+        let request = v2::SubmitJobsRequest { jobs: batch };
+        let reply = client.clone().submit_jobs(request).await?.into_inner();
+        job_ids.extend(reply.job_ids);
+    }
+    Ok(job_ids)
+}
+
+/// Specs cut into batches under both submission limits (a spec over the byte limit alone
+/// still goes, in a batch of its own).
+fn batches(specs: impl Iterator<Item = v2::JobSpec>) -> Vec<Vec<v2::JobSpec>> {
+    let mut batches: Vec<Vec<v2::JobSpec>> = Vec::new();
+    let mut bytes = 0;
+    for spec in specs {
+        let size = spec.encoded_len() + 8;
+        let full = batches.last().is_none_or(|batch| {
+            batch.len() >= MAX_JOBS_PER_SUBMISSION || bytes + size > SUBMIT_BATCH_BYTES
+        });
+        if full {
+            batches.push(Vec::new());
+            bytes = 0;
+        }
+        bytes += size;
+        batches.last_mut().expect("pushed above").push(spec);
+    }
+    batches
 }
 
 /// Cancels jobs; returns how many were still unfinished.
@@ -89,4 +115,44 @@ pub async fn run_jobs(
     })
     .await?;
     Ok(job_ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pentago::Position;
+
+    fn analyse() -> Task {
+        Task::Analyse {
+            position: Position::START,
+            config: "uct".parse().unwrap(),
+            playouts: 100,
+        }
+    }
+
+    #[test]
+    fn batches_keep_order_and_stay_under_both_limits() {
+        let tasks = vec![analyse(); 2 * MAX_JOBS_PER_SUBMISSION + 5];
+        let specs: Vec<v2::JobSpec> = tasks.iter().map(v2::JobSpec::from).collect();
+        let cut = batches(specs.clone().into_iter());
+        let sizes: Vec<usize> = cut.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [MAX_JOBS_PER_SUBMISSION, MAX_JOBS_PER_SUBMISSION, 5]);
+        assert_eq!(cut.concat(), specs);
+
+        let big = Task::Verify {
+            candidates: vec![(Position::START, "x".repeat(2_000)); 200],
+            max_moves: 3,
+        };
+        let specs: Vec<v2::JobSpec> = vec![v2::JobSpec::from(&big); 3];
+        let cut = batches(specs.clone().into_iter());
+        assert!(cut.len() > 1, "large jobs are split by bytes");
+        for batch in &cut {
+            let request = v2::SubmitJobsRequest {
+                jobs: batch.clone(),
+            };
+            assert!(request.encoded_len() < MAX_MESSAGE_BYTES, "{}", batch.len());
+        }
+        assert_eq!(cut.concat(), specs);
+        assert!(batches(std::iter::empty()).is_empty());
+    }
 }

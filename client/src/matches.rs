@@ -67,17 +67,41 @@ pub fn report_score(report: &v2::MatchStatusResponse) -> MatchScore {
     MatchScore::from_counts(report.wins, report.draws, report.losses, &counts)
 }
 
-/// Where a stored match stands, with its games if asked.
+/// Where a stored match stands, with all its games if asked (read page by page; the counts
+/// are those of the first page's answer).
 pub async fn status(
     client: &Client,
     match_id: u64,
     include_games: bool,
 ) -> Result<v2::MatchStatusResponse> {
-    let request = v2::MatchStatusRequest {
+    status_in_pages(client, match_id, include_games, 0).await
+}
+
+/// [`status`] with pages of at most `page_pairs` pairs of games (0: the coordinator's
+/// default).
+pub async fn status_in_pages(
+    client: &Client,
+    match_id: u64,
+    include_games: bool,
+    page_pairs: u32,
+) -> Result<v2::MatchStatusResponse> {
+    let page = |games_from_pair| v2::MatchStatusRequest {
         match_id,
         include_games,
+        games_from_pair,
+        games_page_pairs: page_pairs,
     };
-    Ok(client.clone().match_status(request).await?.into_inner())
+    let mut report = client.clone().match_status(page(0)).await?.into_inner();
+    while report.next_games_from_pair != 0 {
+        let next = client
+            .clone()
+            .match_status(page(report.next_games_from_pair))
+            .await?
+            .into_inner();
+        report.games.extend(next.games);
+        report.next_games_from_pair = next.next_games_from_pair;
+    }
+    Ok(report)
 }
 
 /// Every stored match, newest first, without games (read page by page).

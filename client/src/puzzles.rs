@@ -117,17 +117,49 @@ impl std::fmt::Display for PuzzleRound {
     }
 }
 
-/// The stored puzzles matching `filter`, in order.
+/// Puzzles per page when reading the whole collection (the coordinator's most).
+const LIST_PAGE_SIZE: u32 = 100;
+
+/// The stored puzzles matching `filter`, in order: at most `filter.limit` (0: all), read page
+/// by page (the filter's own `page` and `page_size` are ignored).
 pub async fn list(client: &Client, filter: v2::ListPuzzlesRequest) -> Result<Vec<Puzzle>> {
-    let reply = client.clone().list_puzzles(filter).await?.into_inner();
-    reply
-        .puzzles_json
-        .iter()
-        .map(|json| {
-            serde_json::from_str(json)
-                .map_err(|e| ClientError::Unreadable(format!("an unreadable puzzle: {e}")))
-        })
-        .collect()
+    let limit = filter.limit as usize;
+    let mut puzzles = Vec::new();
+    for page in 1.. {
+        let request = v2::ListPuzzlesRequest {
+            page,
+            page_size: LIST_PAGE_SIZE,
+            limit: 0,
+            ..filter.clone()
+        };
+        let reply = client.clone().list_puzzles(request).await?.into_inner();
+        for json in &reply.puzzles_json {
+            puzzles.push(read_puzzle(json)?);
+        }
+        let last = u64::from(page) * u64::from(LIST_PAGE_SIZE) >= reply.total;
+        if last || (limit > 0 && puzzles.len() >= limit) {
+            break;
+        }
+    }
+    if limit > 0 {
+        puzzles.truncate(limit);
+    }
+    Ok(puzzles)
+}
+
+/// The stored puzzle whose position has `key` (the puzzle's own position, in its frame).
+pub async fn get(client: &Client, key: u64) -> Result<Puzzle> {
+    let reply = client
+        .clone()
+        .get_puzzle(v2::GetPuzzleRequest { key })
+        .await?
+        .into_inner();
+    read_puzzle(&reply.puzzle_json)
+}
+
+fn read_puzzle(json: &str) -> Result<Puzzle> {
+    serde_json::from_str(json)
+        .map_err(|e| ClientError::Unreadable(format!("an unreadable puzzle: {e}")))
 }
 
 async fn counts(client: &Client) -> Result<v2::ListPuzzlesResponse> {

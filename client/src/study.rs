@@ -3,11 +3,44 @@
 //! each, and how often the aimed five is completed.
 
 use pentago::{Color, MoveNotation, Opening, Player, Position, Status, UctConfig, Value};
+use pentagrid_coordinator::MAX_BOOK_ROWS;
 use pentagrid_proto::{Client, Task, v2};
 
 use crate::book::{proven, show, win_rate, win_rate_interval};
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsProgress, poll, run_jobs};
+
+/// The stored self-play games of `job_ids` (ids without a game skipped), read page by page:
+/// at most [`MAX_BOOK_ROWS`] ids per call, each answered in pages the coordinator sizes.
+pub async fn games(client: &Client, job_ids: &[u64]) -> Result<Vec<v2::GameRecord>> {
+    games_in_pages(client, job_ids, 0).await
+}
+
+/// [`games`] with pages of at most `page_size` ids (0: the coordinator's default).
+pub async fn games_in_pages(
+    client: &Client,
+    job_ids: &[u64],
+    page_size: u32,
+) -> Result<Vec<v2::GameRecord>> {
+    let mut games = Vec::with_capacity(job_ids.len());
+    for chunk in job_ids.chunks(MAX_BOOK_ROWS) {
+        let mut offset = 0;
+        loop {
+            let request = v2::GetGamesRequest {
+                job_ids: chunk.to_vec(),
+                offset,
+                page_size,
+            };
+            let page = client.clone().get_games(request).await?.into_inner();
+            games.extend(page.games);
+            if page.next_offset == 0 {
+                break;
+            }
+            offset = page.next_offset;
+        }
+    }
+    Ok(games)
+}
 
 /// How much work a study does.
 #[derive(Clone, Debug)]
@@ -160,12 +193,7 @@ pub async fn study(
         })
         .collect();
     let job_ids = run_jobs(client, &tasks, &mut |p| progress(StudyProgress::Games(p))).await?;
-    let games = client
-        .clone()
-        .get_games(v2::GetGamesRequest { job_ids })
-        .await?
-        .into_inner()
-        .games;
+    let games = games(client, &job_ids).await?;
 
     let mut report = StudyReport {
         opening,

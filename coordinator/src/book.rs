@@ -8,10 +8,19 @@ use pentago::{Move, Position, PositionKey, Symmetry, Value, move_groups};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::paging::{self, PageError, check_start};
 use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, StoredGame, Table};
 
-/// Most rows one export or import call carries.
+/// Most positions one export page reads, and most game ids one games call names.
 pub const MAX_BOOK_ROWS: usize = 10_000;
+/// An export page ends after the position that brings it to this many rows (a position has at
+/// most a few hundred), so a page stays far below the message cap.
+pub const EXPORT_PAGE_ROWS: usize = 3_000;
+/// Most rows one import call carries (a row is well under 100 bytes on the wire).
+pub const MAX_IMPORT_ROWS: usize = 4_000;
+/// Games answered per page unless asked for fewer, and at most (a game is at most about
+/// 600 bytes on the wire).
+pub const GAMES_PAGE_SIZE: u64 = 500;
 
 /// Which table a row belongs to (DESIGN §4: the two sources are kept apart).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -72,12 +81,24 @@ pub struct ExportPage {
     pub next_key: u64,
 }
 
+/// A page of stored games.
+#[derive(Clone, Debug, Default)]
+pub struct GamesPage {
+    /// The stored games of the page's ids, with their job ids, in the ids' order.
+    pub games: Vec<(u64, StoredGame)>,
+    /// Where the next page starts in the ids; 0 after the last page.
+    pub next_offset: u64,
+}
+
 /// Why a book call was refused.
 #[derive(Debug, Error)]
 pub enum BookError {
     /// Too many rows or games asked for in one call.
-    #[error("at most {MAX_BOOK_ROWS} {0} per call")]
-    TooMany(&'static str),
+    #[error("at most {1} {0} per call, not {2}")]
+    TooMany(&'static str, usize, usize),
+    /// A bad page size or start.
+    #[error(transparent)]
+    Page(#[from] PageError),
     /// An imported row is wrong (1-based row number).
     #[error("row {row}: {why}")]
     BadRow {
@@ -253,25 +274,26 @@ impl Book {
     ) -> Result<ExportPage, BookError> {
         let limit = limit.clamp(1, MAX_BOOK_ROWS);
         let entries = self.store.book_entries(from_key, limit)?;
-        // Keys are below 3^36, so the successor of the last one never overflows.
-        let next_key = if entries.len() == limit {
-            entries.last().map_or(0, |(key, _)| key + 1)
-        } else {
-            0
-        };
-        Ok(ExportPage {
-            rows: entries
-                .iter()
-                .flat_map(|(key, entry)| export_rows(*key, entry, min_games))
-                .collect(),
-            next_key,
-        })
+        let mut page = ExportPage::default();
+        for (index, (key, entry)) in entries.iter().enumerate() {
+            page.rows.extend(export_rows(*key, entry, min_games));
+            let last_read = index + 1 == entries.len();
+            if page.rows.len() >= EXPORT_PAGE_ROWS || last_read {
+                // More may be stored after a full read; keys are below 3^36, so the successor
+                // of one never overflows (and is never 0, which means "done").
+                if !last_read || entries.len() == limit {
+                    page.next_key = key + 1;
+                }
+                break;
+            }
+        }
+        Ok(page)
     }
 
     /// Adds imported rows to the book; answers once durable. All rows or none.
     pub async fn import(&self, rows: &[ExportRow]) -> Result<usize, BookError> {
-        if rows.len() > MAX_BOOK_ROWS {
-            return Err(BookError::TooMany("rows"));
+        if rows.len() > MAX_IMPORT_ROWS {
+            return Err(BookError::TooMany("rows", MAX_IMPORT_ROWS, rows.len()));
         }
         let entries = import_entries(rows)?;
         self.store.import(&entries)?;
@@ -279,17 +301,31 @@ impl Book {
         Ok(rows.len())
     }
 
-    /// Stored self-play games by job id (ids without a game are skipped).
-    pub fn games(&self, job_ids: &[u64]) -> Result<Vec<(u64, StoredGame)>, BookError> {
+    /// A page of stored self-play games: those of `job_ids[offset..]`, at most `page_size`
+    /// ids (0: [`GAMES_PAGE_SIZE`]); ids without a game are skipped. Bad pages are refused
+    /// before anything is read.
+    pub fn games(
+        &self,
+        job_ids: &[u64],
+        offset: u64,
+        page_size: u64,
+    ) -> Result<GamesPage, BookError> {
         if job_ids.len() > MAX_BOOK_ROWS {
-            return Err(BookError::TooMany("games"));
+            return Err(BookError::TooMany("game ids", MAX_BOOK_ROWS, job_ids.len()));
         }
-        let mut games = Vec::new();
-        for &job_id in job_ids {
+        let size = paging::page_size("page_size", page_size, GAMES_PAGE_SIZE, GAMES_PAGE_SIZE)?;
+        let count = job_ids.len() as u64;
+        check_start("offset", offset, count)?;
+        let end = (offset + size).min(count);
+        let mut page = GamesPage {
+            games: Vec::new(),
+            next_offset: if end < count { end } else { 0 },
+        };
+        for &job_id in &job_ids[offset as usize..end as usize] {
             if let Some(game) = self.store.game(job_id)? {
-                games.push((job_id, game));
+                page.games.push((job_id, game));
             }
         }
-        Ok(games)
+        Ok(page)
     }
 }

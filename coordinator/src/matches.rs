@@ -12,6 +12,7 @@ use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError, StoredGame, StoredMatch};
 
 /// Most pairs one match may ask for.
@@ -19,6 +20,19 @@ pub const MAX_MATCH_PAIRS: u64 = 100_000;
 
 /// Most matches one listing returns.
 pub const MAX_LISTED_MATCHES: u32 = 100;
+
+/// Pairs of games per status page unless asked for fewer, and at most: two games of at most
+/// 36 moves each are at most about 1.2 KB on the wire, so a page stays far below the cap.
+pub const MATCH_PAGE_PAIRS: u64 = 250;
+
+/// Which page of a match's games a status call wants.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GamesPageRequest {
+    /// The first pair index of the page (0: the first pair).
+    pub from_pair: u64,
+    /// Most pairs (0: [`MATCH_PAGE_PAIRS`]).
+    pub pairs: u64,
+}
 
 /// A match to play.
 #[derive(Clone, Debug)]
@@ -61,8 +75,10 @@ pub struct MatchReport {
     pub record: StoredMatch,
     /// Its state.
     pub state: MatchState,
-    /// Its games, by pair index, A black first.
+    /// Its games (one page of pairs, when asked), by pair index, A black first.
     pub games: Vec<(u64, StoredGame)>,
+    /// The first pair index of the next page of games; 0 after the last page.
+    pub next_from_pair: u64,
 }
 
 /// Why a match call was refused.
@@ -74,6 +90,9 @@ pub enum MatchError {
     /// No such match.
     #[error("no match {0}")]
     NotFound(u64),
+    /// A bad page of games.
+    #[error(transparent)]
+    Page(#[from] PageError),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -214,18 +233,39 @@ impl Matches {
     }
 
     /// Where a match stands, with its games if asked.
-    pub fn status(&self, match_id: u64, include_games: bool) -> Result<MatchReport, MatchError> {
+    pub fn status(
+        &self,
+        match_id: u64,
+        games: Option<GamesPageRequest>,
+    ) -> Result<MatchReport, MatchError> {
         let record = self
             .store
             .match_record(match_id)?
             .ok_or(MatchError::NotFound(match_id))?;
-        let mut games = Vec::new();
-        if include_games {
-            for (pair, stored) in self.store.match_pairs(match_id)? {
-                games.extend(stored.games.into_iter().map(|game| (pair, game)));
-            }
+        let mut report = self.report(match_id, record, Vec::new());
+        let Some(asked) = games else {
+            return Ok(report);
+        };
+        let limit = page_size(
+            "games_page_pairs",
+            asked.pairs,
+            MATCH_PAGE_PAIRS,
+            MATCH_PAGE_PAIRS,
+        )?;
+        check_start("games_from_pair", asked.from_pair, report.record.pairs)?;
+        let pairs = self
+            .store
+            .match_pairs(match_id, asked.from_pair, limit as usize + 1)?;
+        // One pair more than the page tells whether another page follows.
+        if let Some((next, _)) = pairs.get(limit as usize) {
+            report.next_from_pair = *next;
         }
-        Ok(self.report(match_id, record, games))
+        for (pair, stored) in pairs.into_iter().take(limit as usize) {
+            report
+                .games
+                .extend(stored.games.into_iter().map(|game| (pair, game)));
+        }
+        Ok(report)
     }
 
     /// Matches with ids below `before` (all when 0), newest first, at most `limit`, without
@@ -259,6 +299,7 @@ impl Matches {
             record,
             state,
             games,
+            next_from_pair: 0,
         }
     }
 

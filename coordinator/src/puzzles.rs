@@ -5,17 +5,26 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use pentago::{MAX_PUZZLE_MOVES, Player, Position, Puzzle, play_game, splitmix64};
+use pentago::{
+    MAX_PUZZLE_MOVES, Player, Position, PositionKey, Puzzle, Theme, difficulty_label, play_game,
+    splitmix64,
+};
 use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::paging::{PageError, check_start, page_size};
 use crate::store::{CandidateState, Store, StoreError};
 
 /// Candidates per verify job: small enough that a job finishes in seconds.
 const CANDIDATES_PER_JOB: usize = 8;
 /// Most candidates one request may queue.
 pub const MAX_PUZZLE_CANDIDATES: u64 = 100_000;
+/// Puzzles per listed page unless asked otherwise.
+pub const PUZZLES_PAGE_SIZE: u64 = 20;
+/// Most puzzles per listed page: proofs make a puzzle a few KB, so a page stays far below the
+/// message cap.
+pub const MAX_PUZZLES_PAGE: u64 = 100;
 /// Random games tried per wanted candidate before giving up.
 const RANDOM_GAMES_PER_CANDIDATE: u64 = 4;
 
@@ -54,15 +63,23 @@ pub struct PuzzleFilter {
     pub min_difficulty: f64,
     /// Most difficulty.
     pub max_difficulty: f64,
-    /// Most puzzles (0: all).
-    pub limit: u32,
+    /// Only puzzles with this theme.
+    pub theme: Option<Theme>,
+    /// Only puzzles of this difficulty level (as [`difficulty_label`] names it).
+    pub level: Option<String>,
+    /// The page, from 1 (0: the first).
+    pub page: u64,
+    /// Puzzles per page (0: [`PUZZLES_PAGE_SIZE`], at most [`MAX_PUZZLES_PAGE`]).
+    pub page_size: u64,
 }
 
 /// Stored puzzles and candidate counts by verdict.
 #[derive(Clone, Debug, Default)]
 pub struct PuzzleListing {
-    /// Puzzles in their stable JSON form, by mate length, then difficulty.
+    /// One page of the puzzles in their stable JSON form, by mate length, then difficulty.
     pub puzzles_json: Vec<String>,
+    /// Puzzles matching the filters, on all pages.
+    pub total: u64,
     /// Candidates checked so far.
     pub candidates: u64,
     /// Of those, puzzles.
@@ -83,6 +100,9 @@ pub enum PuzzleError {
     /// A parameter is out of range.
     #[error("{0}")]
     Invalid(String),
+    /// A bad page.
+    #[error(transparent)]
+    Page(#[from] PageError),
     /// The store failed (or holds a puzzle that does not read back).
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -216,32 +236,39 @@ impl PuzzleMiner {
         })
     }
 
-    /// Stored puzzles matching the filters, by length then difficulty, with candidate counts.
+    /// One page of the stored puzzles matching the filters, by length then difficulty, with
+    /// their total and candidate counts. A bad page is refused.
     pub fn list(&self, request: &PuzzleFilter) -> Result<PuzzleListing, PuzzleError> {
+        let size = page_size(
+            "page_size",
+            request.page_size,
+            PUZZLES_PAGE_SIZE,
+            MAX_PUZZLES_PAGE,
+        )?;
+        let page = request.page.max(1);
         let mut puzzles = Vec::new();
         for entry in self.store.puzzles() {
             let json = entry?;
-            let puzzle: Puzzle = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
-                what: "puzzle",
-                why: e.to_string(),
-            })?;
-            let moves_ok = (request.min_moves == 0 || puzzle.mate_in >= request.min_moves)
-                && (request.max_moves == 0 || puzzle.mate_in <= request.max_moves);
-            let difficulty_ok = (request.min_difficulty <= 0.0
-                || puzzle.difficulty >= request.min_difficulty)
-                && (request.max_difficulty <= 0.0 || puzzle.difficulty <= request.max_difficulty);
-            if moves_ok && difficulty_ok {
+            let puzzle = read_puzzle(&json)?;
+            if request.admits(&puzzle) {
                 puzzles.push((puzzle.mate_in, puzzle.difficulty, json));
             }
         }
+        let total = puzzles.len() as u64;
+        check_start("page", page, total.div_ceil(size).max(1))?;
         puzzles.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
-        if request.limit > 0 {
-            puzzles.truncate(request.limit as usize);
-        }
+        let skip = ((page - 1) * size) as usize;
+        let puzzles: Vec<String> = puzzles
+            .into_iter()
+            .skip(skip)
+            .take(size as usize)
+            .map(|(_, _, json)| json)
+            .collect();
         let counts = self.store.candidate_counts()?;
         let count = |state: CandidateState| counts[state as usize];
         Ok(PuzzleListing {
-            puzzles_json: puzzles.into_iter().map(|(_, _, json)| json).collect(),
+            puzzles_json: puzzles,
+            total,
             candidates: counts.iter().sum::<u64>() - count(CandidateState::Pending),
             found: count(CandidateState::Puzzle),
             no_mate: count(CandidateState::NoMate),
@@ -250,4 +277,44 @@ impl PuzzleMiner {
             pending: count(CandidateState::Pending),
         })
     }
+}
+
+impl PuzzleMiner {
+    /// The stored puzzle whose position has `key` (in any frame); `None` when there is none.
+    pub fn get(&self, key: u64) -> Result<Option<String>, PuzzleError> {
+        let position = Position::from_key(PositionKey(key))
+            .map_err(|e| PuzzleError::Invalid(format!("bad puzzle key {key:#x}: {e}")))?;
+        let Some(json) = self.store.puzzle(position.canonical_key().bits())? else {
+            return Ok(None);
+        };
+        // A symmetric image of a stored puzzle is not that puzzle.
+        Ok((read_puzzle(&json)?.position == position).then_some(json))
+    }
+}
+
+impl PuzzleFilter {
+    /// Whether `puzzle` passes the filters.
+    fn admits(&self, puzzle: &Puzzle) -> bool {
+        let moves_ok = (self.min_moves == 0 || puzzle.mate_in >= self.min_moves)
+            && (self.max_moves == 0 || puzzle.mate_in <= self.max_moves);
+        let difficulty_ok = (self.min_difficulty <= 0.0
+            || puzzle.difficulty >= self.min_difficulty)
+            && (self.max_difficulty <= 0.0 || puzzle.difficulty <= self.max_difficulty);
+        // Themes are worked out from the proof, so puzzles stored before themes have them too.
+        let theme_ok = self
+            .theme
+            .is_none_or(|theme| Theme::of(&puzzle.proof).contains(&theme));
+        let level_ok = self
+            .level
+            .as_deref()
+            .is_none_or(|level| difficulty_label(puzzle.difficulty) == level);
+        moves_ok && difficulty_ok && theme_ok && level_ok
+    }
+}
+
+fn read_puzzle(json: &str) -> Result<Puzzle, StoreError> {
+    serde_json::from_str(json).map_err(|e| StoreError::Corrupt {
+        what: "puzzle",
+        why: e.to_string(),
+    })
 }

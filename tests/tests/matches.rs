@@ -36,6 +36,7 @@ async fn report(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusResponse
         .match_status(v2::MatchStatusRequest {
             match_id,
             include_games: true,
+            ..v2::MatchStatusRequest::default()
         })
         .await
         .unwrap()
@@ -196,6 +197,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         .match_status(v2::MatchStatusRequest {
             match_id: 12345,
             include_games: false,
+            ..v2::MatchStatusRequest::default()
         })
         .await
         .unwrap_err();

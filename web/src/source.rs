@@ -2,7 +2,9 @@
 //! turned into engine types and the explorer's own records, so the rest of the crate never sees
 //! a wire message.
 
-use pentago::{Color, MatchScore, Move, MoveNotation, Position, Puzzle, Sprt, Value, game_points};
+use pentago::{
+    Color, MatchScore, Move, MoveNotation, Position, Puzzle, Sprt, Theme, Value, game_points,
+};
 use pentagrid_client::{Client, ClientError, book, jobs, matches, puzzles};
 use pentagrid_proto::v2::{self, ErrorReason};
 use tonic::Code;
@@ -181,13 +183,30 @@ pub struct MatchRecord {
     pub pair_points: Vec<(u64, [f64; 2])>,
 }
 
-/// Filters the coordinator applies to the puzzle collection.
+/// Filters the coordinator applies to the puzzle collection, and the page asked for.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct PuzzleQuery {
     /// Shortest mate (0: no bound).
     pub min_moves: u32,
     /// Longest mate (0: no bound).
     pub max_moves: u32,
+    /// Only puzzles with this theme.
+    pub theme: Option<Theme>,
+    /// Only puzzles of this difficulty level (`easy`, `medium`, `hard`, `expert`).
+    pub level: Option<&'static str>,
+    /// The page, from 1.
+    pub page: u32,
+    /// Puzzles per page (at most the coordinator's 100).
+    pub per_page: u32,
+}
+
+/// One page of the puzzle collection, as the coordinator pages it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PuzzlePage {
+    /// The page's puzzles, by mate length, then difficulty.
+    pub puzzles: Vec<Puzzle>,
+    /// Puzzles matching the filters, on all pages.
+    pub total: u64,
 }
 
 /// A reader of the coordinator's read API.
@@ -250,14 +269,39 @@ impl Source {
         })
     }
 
-    /// The stored puzzles within `query`, by mate length, then difficulty.
-    pub async fn puzzles(&self, query: PuzzleQuery) -> Result<Vec<Puzzle>, SourceError> {
-        let filter = v2::ListPuzzlesRequest {
+    /// One page of the stored puzzles within `query`, by mate length, then difficulty (paged
+    /// by the coordinator: a page past the last is refused as [`SourceError::Rejected`]).
+    pub async fn puzzles(&self, query: PuzzleQuery) -> Result<PuzzlePage, SourceError> {
+        let request = v2::ListPuzzlesRequest {
             min_moves: query.min_moves,
             max_moves: query.max_moves,
+            theme: query.theme.map(|t| t.name().to_owned()).unwrap_or_default(),
+            level: query.level.unwrap_or_default().to_owned(),
+            page: query.page,
+            page_size: query.per_page,
             ..v2::ListPuzzlesRequest::default()
         };
-        Ok(puzzles::list(&self.client, filter).await?)
+        let reply = self
+            .client
+            .clone()
+            .list_puzzles(request)
+            .await
+            .map_err(|status| SourceError::from(ClientError::Rpc(status)))?
+            .into_inner();
+        let puzzles = reply
+            .puzzles_json
+            .iter()
+            .map(|json| serde_json::from_str(json).map_err(|e| malformed("puzzle", json, e)))
+            .collect::<Result<_, _>>()?;
+        Ok(PuzzlePage {
+            puzzles,
+            total: reply.total,
+        })
+    }
+
+    /// The stored puzzle whose position has `key`.
+    pub async fn puzzle(&self, key: u64) -> Result<Puzzle, SourceError> {
+        Ok(puzzles::get(&self.client, key).await?)
     }
 
     /// Match `id` with its per-pair points.

@@ -133,6 +133,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         record,
         state,
         games,
+        next_from_pair,
     } = report;
     let decision = record.decision();
     let score = record.score();
@@ -169,6 +170,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
             })
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,
+        next_games_from_pair: next_from_pair,
     }
 }
 
@@ -205,5 +207,6 @@ pub(crate) fn puzzle_listing(listing: PuzzleListing) -> v2::ListPuzzlesResponse 
         not_unique: listing.not_unique,
         undecided: listing.undecided,
         pending: listing.pending,
+        total: listing.total,
     }
 }

@@ -57,7 +57,7 @@ impl From<JobError> for Status {
                 ErrorReason::UnknownWorker,
                 error.to_string(),
             ),
-            JobError::BadWorkerId | JobError::TooManyJobs | JobError::PairsBelongToMatches => {
+            JobError::BadWorkerId | JobError::TooManyJobs(_) | JobError::PairsBelongToMatches => {
                 invalid(error.to_string())
             }
         }
@@ -85,7 +85,7 @@ impl From<MatchError> for Status {
     fn from(error: MatchError) -> Status {
         match error {
             MatchError::Store(error) => error.into(),
-            MatchError::PairsOutOfRange(_) => invalid(error.to_string()),
+            MatchError::PairsOutOfRange(_) | MatchError::Page(_) => invalid(error.to_string()),
             MatchError::NotFound(_) => not_found(&error),
         }
     }
@@ -95,7 +95,9 @@ impl From<BookError> for Status {
     fn from(error: BookError) -> Status {
         match error {
             BookError::Store(error) => error.into(),
-            BookError::TooMany(_) | BookError::BadRow { .. } => invalid(error.to_string()),
+            BookError::TooMany(..) | BookError::BadRow { .. } | BookError::Page(_) => {
+                invalid(error.to_string())
+            }
         }
     }
 }
@@ -114,13 +116,18 @@ impl From<PuzzleError> for Status {
     fn from(error: PuzzleError) -> Status {
         match error {
             PuzzleError::Store(error) => error.into(),
-            PuzzleError::Invalid(_) => invalid(error.to_string()),
+            PuzzleError::Invalid(_) | PuzzleError::Page(_) => invalid(error.to_string()),
         }
     }
 }
 
 fn not_found(error: &dyn std::error::Error) -> Status {
-    error_status(Code::NotFound, ErrorReason::NotFound, error.to_string())
+    not_found_message(error.to_string())
+}
+
+/// Nothing stored answers the request (found while answering it).
+pub(crate) fn not_found_message(message: impl Into<String>) -> Status {
+    error_status(Code::NotFound, ErrorReason::NotFound, message)
 }
 
 #[cfg(test)]

@@ -5,12 +5,14 @@
 pub mod auth;
 mod convert;
 mod errors;
+#[cfg(test)]
+mod limits;
 pub mod roles;
 pub mod untrusted;
 
 use std::sync::Arc;
 
-use pentago::{OpeningSource, Player, Position, Sprt, UctConfig};
+use pentago::{OpeningSource, Player, Position, Sprt, Theme, UctConfig};
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
 use tonic::{Request, Response, Status};
@@ -18,8 +20,8 @@ use tonic::{Request, Response, Status};
 use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
 use crate::ingest::{Submission, Submitted};
-use crate::matches::{MAX_LISTED_MATCHES, MatchSpec};
-use crate::puzzles::{MineRequest, PuzzleFilter};
+use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec};
+use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleFilter};
 use auth::{Credentials, Guarded};
 use errors::invalid;
 
@@ -146,7 +148,7 @@ impl CoordinatorApi for Service {
     ) -> Answer<v2::SubmitJobsResponse> {
         let specs = &request.get_ref().jobs;
         if specs.len() > crate::jobs::MAX_JOBS_PER_SUBMISSION {
-            return Err(crate::jobs::JobError::TooManyJobs.into());
+            return Err(crate::jobs::JobError::TooManyJobs(specs.len()).into());
         }
         let job_ids = self.coordinator.jobs.submit(tasks(specs)?).await?;
         Ok(Response::new(v2::SubmitJobsResponse { job_ids }))
@@ -207,10 +209,11 @@ impl CoordinatorApi for Service {
         request: Request<v2::MatchStatusRequest>,
     ) -> Answer<v2::MatchStatusResponse> {
         let r = request.get_ref();
-        let report = self
-            .coordinator
-            .matches
-            .status(r.match_id, r.include_games)?;
+        let games = r.include_games.then_some(GamesPageRequest {
+            from_pair: r.games_from_pair,
+            pairs: u64::from(r.games_page_pairs),
+        });
+        let report = self.coordinator.matches.status(r.match_id, games)?;
         Ok(Response::new(convert::match_report(report)))
     }
 
@@ -262,14 +265,48 @@ impl CoordinatorApi for Service {
         request: Request<v2::ListPuzzlesRequest>,
     ) -> Answer<v2::ListPuzzlesResponse> {
         let r = request.get_ref();
+        let theme = match r.theme.as_str() {
+            "" => None,
+            text => Some(parse::<Theme>("theme", text)?),
+        };
+        let level = match r.level.as_str() {
+            "" => None,
+            level @ ("easy" | "medium" | "hard" | "expert") => Some(level.to_owned()),
+            other => {
+                return Err(invalid(format!(
+                    "bad level {other:?}: expected easy, medium, hard or expert"
+                )));
+            }
+        };
         let listing = self.coordinator.puzzles.list(&PuzzleFilter {
             min_moves: r.min_moves,
             max_moves: r.max_moves,
             min_difficulty: r.min_difficulty,
             max_difficulty: r.max_difficulty,
-            limit: r.limit,
+            theme,
+            level,
+            page: u64::from(r.page),
+            // The older `limit` still sizes the page when `page_size` is not given; it was a
+            // bound, not a page, so it is clamped rather than refused.
+            page_size: match r.page_size {
+                0 => u64::from(r.limit).min(MAX_PUZZLES_PAGE),
+                size => u64::from(size),
+            },
         })?;
         Ok(Response::new(convert::puzzle_listing(listing)))
+    }
+
+    async fn get_puzzle(
+        &self,
+        request: Request<v2::GetPuzzleRequest>,
+    ) -> Answer<v2::GetPuzzleResponse> {
+        let key = request.get_ref().key;
+        let puzzle_json = self
+            .coordinator
+            .puzzles
+            .get(key)?
+            .ok_or_else(|| errors::not_found_message(format!("no puzzle {key:016x}")))?;
+        Ok(Response::new(v2::GetPuzzleResponse { puzzle_json }))
     }
 
     async fn start_build(
@@ -336,8 +373,9 @@ impl CoordinatorApi for Service {
         request: Request<v2::BookImportRequest>,
     ) -> Answer<v2::BookImportResponse> {
         let wire = &request.get_ref().rows;
-        if wire.len() > crate::book::MAX_BOOK_ROWS {
-            return Err(crate::book::BookError::TooMany("rows").into());
+        if wire.len() > crate::book::MAX_IMPORT_ROWS {
+            let (max, asked) = (crate::book::MAX_IMPORT_ROWS, wire.len());
+            return Err(crate::book::BookError::TooMany("rows", max, asked).into());
         }
         let rows = convert::import_rows(wire)?;
         let imported = self.coordinator.book.import(&rows).await?;
@@ -350,12 +388,18 @@ impl CoordinatorApi for Service {
         &self,
         request: Request<v2::GetGamesRequest>,
     ) -> Answer<v2::GetGamesResponse> {
-        let games = self.coordinator.book.games(&request.get_ref().job_ids)?;
+        let r = request.get_ref();
+        let page = self
+            .coordinator
+            .book
+            .games(&r.job_ids, r.offset, u64::from(r.page_size))?;
         Ok(Response::new(v2::GetGamesResponse {
-            games: games
+            games: page
+                .games
                 .into_iter()
                 .map(|(job_id, game)| convert::game(job_id, game))
                 .collect(),
+            next_offset: page.next_offset,
         }))
     }
 }

@@ -73,6 +73,7 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("MatchStatus", Role::Read),
     ("ListMatches", Role::Read),
     ("ListPuzzles", Role::Read),
+    ("GetPuzzle", Role::Read),
     ("BuildStatus", Role::Read),
     ("BookExport", Role::Read),
     ("GetGames", Role::Read),
@@ -110,7 +111,7 @@ mod tests {
     #[test]
     fn every_rpc_of_the_service_has_exactly_one_role() {
         let methods = proto_methods();
-        assert!(methods.len() >= 19, "{methods:?}");
+        assert!(methods.len() >= 20, "{methods:?}");
         let listed: Vec<&str> = REQUIRED_ROLES.iter().map(|(name, _)| *name).collect();
         let unique: BTreeSet<String> = listed.iter().map(|name| (*name).to_owned()).collect();
         assert_eq!(unique.len(), listed.len(), "a method is listed twice");
@@ -133,6 +134,8 @@ mod tests {
             ("BookExport", Role::Read),
             ("GetGames", Role::Read),
             ("ListMatches", Role::Read),
+            ("ListPuzzles", Role::Read),
+            ("GetPuzzle", Role::Read),
         ] {
             assert_eq!(required_role(method), Some(role), "{method}");
         }

@@ -51,8 +51,9 @@ pub fn job_seed(job_id: u64) -> u64 {
     splitmix64(job_id ^ 0x5EED)
 }
 
-/// Most jobs one submission may queue.
-pub const MAX_JOBS_PER_SUBMISSION: usize = 100_000;
+/// Most jobs one submission may queue: a full call stays far below the message cap (a job
+/// spec is a few hundred bytes at most); clients split larger submissions into batches.
+pub const MAX_JOBS_PER_SUBMISSION: usize = 1_000;
 
 /// Why a job-queue call was refused.
 #[derive(Debug, Error)]
@@ -64,8 +65,8 @@ pub enum JobError {
     #[error("unknown worker {0}: say hello first")]
     UnknownWorker(String),
     /// Too many jobs in one submission.
-    #[error("at most {MAX_JOBS_PER_SUBMISSION} jobs per call")]
-    TooManyJobs,
+    #[error("at most {MAX_JOBS_PER_SUBMISSION} jobs per call, not {0}: submit in batches")]
+    TooManyJobs(usize),
     /// Game pairs are queued by matches, not directly.
     #[error("game pairs belong to matches: create a match instead")]
     PairsBelongToMatches,
@@ -285,7 +286,7 @@ impl JobQueue {
     /// Queues a client's jobs (not game pairs); answers once they are durable.
     pub async fn submit(&self, tasks: Vec<Task>) -> Result<Vec<u64>, JobError> {
         if tasks.len() > MAX_JOBS_PER_SUBMISSION {
-            return Err(JobError::TooManyJobs);
+            return Err(JobError::TooManyJobs(tasks.len()));
         }
         if tasks.iter().any(|task| matches!(task, Task::Pair { .. })) {
             return Err(JobError::PairsBelongToMatches);

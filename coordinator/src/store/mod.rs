@@ -372,10 +372,18 @@ impl Store {
         Ok(found)
     }
 
-    /// The stored pairs of a match, by pair index.
-    pub fn match_pairs(&self, id: u64) -> Result<Vec<(u64, StoredPair)>, StoreError> {
+    /// The stored pairs of a match from pair index `from` on, by pair index, at most `limit`.
+    pub fn match_pairs(
+        &self,
+        id: u64,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, StoredPair)>, StoreError> {
         let mut pairs = Vec::new();
-        for entry in self.matches.range(pair_key(id, 0)..=pair_key(id, u64::MAX)) {
+        let range = self
+            .matches
+            .range(pair_key(id, from)..=pair_key(id, u64::MAX));
+        for entry in range.take(limit) {
             let (key, value) = entry?;
             let index = id_of(&key[8..], "pair")?;
             let pair = StoredPair::decode(value.as_ref()).map_err(|e| corrupt("pair", e))?;
@@ -415,6 +423,14 @@ impl Store {
                 .ok_or_else(|| corrupt("candidate", "unknown state"))? += 1;
         }
         Ok(counts)
+    }
+
+    /// The JSON form of the puzzle stored under a canonical position key.
+    pub fn puzzle(&self, key: u64) -> Result<Option<String>, StoreError> {
+        self.puzzles
+            .get(key.to_be_bytes())?
+            .map(|value| String::from_utf8(value.to_vec()).map_err(|e| corrupt("puzzle", e)))
+            .transpose()
     }
 
     /// Every stored puzzle's JSON form.

@@ -8,11 +8,13 @@ use serde::Serialize;
 
 use super::{ApiError, Params};
 use crate::AppState;
-use crate::source::PuzzleQuery;
+use crate::source::{PuzzleQuery, SourceError};
 
 /// Puzzles per page unless asked otherwise, and at most.
 const PER_PAGE: u64 = 20;
 const MAX_PER_PAGE: u64 = 100;
+/// The difficulty levels, as [`difficulty_label`] names them.
+const LEVELS: [&str; 4] = ["easy", "medium", "hard", "expert"];
 
 /// A puzzle without its solution.
 #[derive(Serialize)]
@@ -75,13 +77,12 @@ pub async fn list(
     };
     let level = match params.text("difficulty") {
         None | Some("") => None,
-        Some(level @ ("easy" | "medium" | "hard" | "expert")) => Some(level),
-        Some(other) => {
-            return Err(ApiError::bad(
+        Some(name) => Some(LEVELS.into_iter().find(|l| *l == name).ok_or_else(|| {
+            ApiError::bad(
                 "difficulty",
-                format!("unknown difficulty {other:?}: expected easy, medium, hard or expert"),
-            ));
-        }
+                format!("unknown difficulty {name:?}: expected easy, medium, hard or expert"),
+            )
+        })?),
     };
     let page = params.number("page", 1..=1_000_000, Some(1))?.unwrap_or(1);
     let per_page = params
@@ -91,35 +92,23 @@ pub async fn list(
     let query = PuzzleQuery {
         min_moves: bound,
         max_moves: bound,
+        theme,
+        level,
+        page: page as u32,
+        per_page: per_page as u32,
     };
-    let matching: Vec<Summary> = state
-        .source
-        .puzzles(query)
-        .await?
-        .iter()
-        .map(Summary::of)
-        .filter(|s| theme.is_none_or(|t| s.themes.contains(&t)))
-        .filter(|s| level.is_none_or(|l| s.level == l))
-        .collect();
-    let total = matching.len() as u64;
-    let pages = total.div_ceil(per_page);
-    if page > pages.max(1) {
-        return Err(ApiError::bad(
-            "page",
-            format!("page {page} is past the last page ({})", pages.max(1)),
-        ));
-    }
-    let puzzles = matching
-        .into_iter()
-        .skip(((page - 1) * per_page) as usize)
-        .take(per_page as usize)
-        .collect();
+    // The coordinator filters and pages; every other parameter was checked above, so a
+    // refusal can only be about the page (past the last one).
+    let found = match state.source.puzzles(query).await {
+        Err(SourceError::Rejected(why)) => return Err(ApiError::bad("page", why)),
+        other => other?,
+    };
     Ok(Json(PuzzlePage {
         page,
         per_page,
-        total,
-        pages,
-        puzzles,
+        total: found.total,
+        pages: found.total.div_ceil(per_page),
+        puzzles: found.puzzles.iter().map(Summary::of).collect(),
     }))
 }
 
@@ -204,19 +193,22 @@ pub async fn one(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<PuzzleDetail>, ApiError> {
-    if id.len() != 16 || u64::from_str_radix(&id, 16).is_err() {
-        return Err(ApiError::bad(
-            "id",
-            format!("bad puzzle id {id:?}: expected 16 hex digits"),
-        ));
-    }
-    let puzzle = state
-        .source
-        .puzzles(PuzzleQuery::default())
-        .await?
-        .into_iter()
-        .find(|puzzle| id_of(puzzle) == id)
-        .ok_or_else(|| ApiError::NotFound(format!("no puzzle {id}")))?;
+    let key = Some(&id)
+        .filter(|id| id.len() == 16)
+        .and_then(|id| u64::from_str_radix(id, 16).ok())
+        .ok_or_else(|| {
+            ApiError::bad(
+                "id",
+                format!("bad puzzle id {id:?}: expected 16 hex digits"),
+            )
+        })?;
+    // An id that is no position key at all is as absent as one without a puzzle.
+    let puzzle = match state.source.puzzle(key).await {
+        Err(SourceError::NotFound(_) | SourceError::Rejected(_)) => {
+            return Err(ApiError::NotFound(format!("no puzzle {id}")));
+        }
+        other => other?,
+    };
     Ok(Json(PuzzleDetail {
         summary: Summary::of(&puzzle),
         first_move: puzzle.first_move.to_string(),

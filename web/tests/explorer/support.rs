@@ -159,15 +159,11 @@ async fn build() -> (Fixture, Running) {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let puzzles: Vec<Puzzle> = client
-        .list_puzzles(v2::ListPuzzlesRequest::default())
-        .await
-        .expect("list")
-        .into_inner()
-        .puzzles_json
-        .iter()
-        .map(|json| serde_json::from_str(json).expect("puzzle JSON"))
-        .collect();
+    // Every page of the collection, through the client library.
+    let puzzles: Vec<Puzzle> =
+        pentagrid_client::puzzles::list(&client, v2::ListPuzzlesRequest::default())
+            .await
+            .expect("list");
     assert!(!puzzles.is_empty(), "the fixture found no puzzles");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

@@ -1,0 +1,108 @@
+//! Every paged or batched message at its fullest stays well below the message cap: the page
+//! and batch limits of the services, checked against worst-case wire sizes.
+
+use pentagrid_proto::{MAX_MESSAGE_BYTES, v2};
+use prost::Message;
+
+use crate::book::{EXPORT_PAGE_ROWS, GAMES_PAGE_SIZE, MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
+use crate::matches::MATCH_PAGE_PAIRS;
+
+/// "Well below": half the cap.
+const BUDGET: usize = MAX_MESSAGE_BYTES / 2;
+
+/// A long player text form (real ones are a few dozen bytes).
+fn player() -> String {
+    format!("uct:k=1.41421356,playouts=1000000000,{}", "x".repeat(80))
+}
+
+/// The longest game: 36 moves, each in its longest notation.
+fn moves() -> Vec<String> {
+    vec!["f6-4R".to_owned(); 36]
+}
+
+fn full_position() -> String {
+    "xoxoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxo.".to_owned()
+}
+
+#[test]
+fn a_full_page_of_games_is_well_below_the_cap() {
+    let game = v2::GameRecord {
+        job_id: u64::MAX,
+        start: full_position(),
+        moves: moves(),
+        result: "draw".into(),
+        black: player(),
+        white: player(),
+    };
+    let page = v2::GetGamesResponse {
+        games: vec![game; GAMES_PAGE_SIZE as usize],
+        next_offset: u64::MAX,
+    };
+    assert!(page.encoded_len() < BUDGET, "{}", page.encoded_len());
+    let ids = v2::GetGamesRequest {
+        job_ids: vec![u64::MAX; MAX_BOOK_ROWS],
+        offset: u64::MAX,
+        page_size: u32::MAX,
+    };
+    assert!(ids.encoded_len() < BUDGET, "{}", ids.encoded_len());
+}
+
+#[test]
+fn a_full_page_of_match_games_is_well_below_the_cap() {
+    let game = v2::MatchGame {
+        pair: u64::MAX,
+        opening: full_position(),
+        black: player(),
+        white: player(),
+        moves: moves(),
+        result: "black".into(),
+    };
+    let page = v2::MatchStatusResponse {
+        a: player(),
+        b: player(),
+        sprt: "elo0=0,elo1=5,alpha=0.05,beta=0.05".into(),
+        games: vec![game; 2 * MATCH_PAGE_PAIRS as usize],
+        next_games_from_pair: u64::MAX,
+        ..v2::MatchStatusResponse::default()
+    };
+    assert!(page.encoded_len() < BUDGET, "{}", page.encoded_len());
+}
+
+#[test]
+fn full_book_pages_are_well_below_the_cap() {
+    let row = v2::BookExportRow {
+        position: full_position(),
+        r#move: "f6-4R".into(),
+        source: v2::TableSource::Games as i32,
+        games: u64::MAX,
+        wins: u64::MAX,
+        draws: u64::MAX,
+        proven: v2::Value::Draw as i32,
+    };
+    // A page ends after the position that fills it: at most 8 × 36 moves in each of two
+    // tables, plus proven moves, past the row limit.
+    let export = v2::BookExportResponse {
+        rows: vec![row.clone(); EXPORT_PAGE_ROWS + 3 * 288],
+        next_key: u64::MAX,
+    };
+    assert!(export.encoded_len() < BUDGET, "{}", export.encoded_len());
+    let import = v2::BookImportRequest {
+        rows: vec![row; MAX_IMPORT_ROWS],
+    };
+    assert!(import.encoded_len() < BUDGET, "{}", import.encoded_len());
+}
+
+#[test]
+fn a_full_submission_of_small_jobs_is_well_below_the_cap() {
+    let spec = v2::JobSpec {
+        kind: Some(v2::job_spec::Kind::Selfplay(v2::SelfplaySpec {
+            start: full_position(),
+            black: player(),
+            white: player(),
+        })),
+    };
+    let request = v2::SubmitJobsRequest {
+        jobs: vec![spec; crate::jobs::MAX_JOBS_PER_SUBMISSION],
+    };
+    assert!(request.encoded_len() < BUDGET, "{}", request.encoded_len());
+}
