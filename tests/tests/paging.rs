@@ -234,7 +234,7 @@ async fn puzzles_come_in_pages_and_one_by_its_key() {
         count: 3,
         max_moves: 3,
         min_stones: 20,
-        random: true,
+        stored_only: false,
         seed: 3,
         rounds: 10,
     };
