@@ -76,6 +76,7 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("BuildStatus", Role::Read),
     ("BookExport", Role::Read),
     ("GetGames", Role::Read),
+    ("WatchJobs", Role::Read),
 ];
 
 /// The role `method` requires; `None` (refused to everyone) when it is not in the table.
@@ -133,6 +134,7 @@ mod tests {
             ("BookExport", Role::Read),
             ("GetGames", Role::Read),
             ("ListMatches", Role::Read),
+            ("WatchJobs", Role::Read),
         ] {
             assert_eq!(required_role(method), Some(role), "{method}");
         }

@@ -3,6 +3,7 @@
 //! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
 
 pub mod scheduler;
+pub mod watch;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -11,12 +12,14 @@ use std::time::Duration;
 use pentago::splitmix64;
 use pentagrid_proto::Task;
 use thiserror::Error;
+use tokio::sync::broadcast;
 
 use crate::clock::Clock;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
+pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS};
 
 /// Tunables of a coordinator.
 #[derive(Clone, Debug)]
@@ -29,6 +32,9 @@ pub struct Settings {
     pub max_attempts: u32,
     /// Most jobs one lease call may take.
     pub max_jobs_per_lease: u32,
+    /// Workers silent for longer than this many lease durations (and holding no lease) are
+    /// forgotten.
+    pub prune_after_leases: u32,
     /// Where the coordinator counts what it does.
     pub metrics: Metrics,
 }
@@ -40,6 +46,7 @@ impl Default for Settings {
             heartbeat_interval: Duration::from_secs(10),
             max_attempts: 5,
             max_jobs_per_lease: 64,
+            prune_after_leases: 10,
             metrics: Metrics::new(),
         }
     }
@@ -69,6 +76,12 @@ pub enum JobError {
     /// Game pairs are queued by matches, not directly.
     #[error("game pairs belong to matches: create a match instead")]
     PairsBelongToMatches,
+    /// Too many jobs to watch in one call.
+    #[error("at most {MAX_WATCHED_JOBS} jobs per watch")]
+    TooManyWatched,
+    /// A watched job does not exist.
+    #[error("no job {0}")]
+    UnknownJob(u64),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -134,12 +147,47 @@ pub struct QueueStatus {
     pub workers: Vec<WorkerSnapshot>,
 }
 
+/// Why a reported job failure was refused. Nothing changed.
+#[derive(Debug, Error)]
+pub enum FailureError {
+    /// The worker id is empty or too long.
+    #[error("worker_id must be 1 to 200 bytes")]
+    BadWorkerId,
+    /// The worker does not hold this lease on this job.
+    #[error("{0}")]
+    NotLeased(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary.
+fn truncated(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 fn checked_worker_id(id: &str) -> Result<&str, JobError> {
     if id.is_empty() || id.len() > 200 {
         return Err(JobError::BadWorkerId);
     }
     Ok(id)
 }
+
+/// A job's state changed (sent once the new state is written to the store).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct JobEvent {
+    /// The job.
+    pub job_id: u64,
+    /// Its new state.
+    pub state: JobState,
+}
+
+/// Job events a slow watcher may fall behind by before it has to read its jobs again.
+const EVENT_BACKLOG: usize = 16_384;
 
 /// The job queue with its leases and workers.
 pub struct JobQueue {
@@ -149,6 +197,7 @@ pub struct JobQueue {
     settings: Settings,
     clock: Arc<dyn Clock>,
     draining: AtomicBool,
+    events: broadcast::Sender<JobEvent>,
 }
 
 impl JobQueue {
@@ -171,6 +220,7 @@ impl JobQueue {
             settings,
             clock,
             draining: AtomicBool::new(false),
+            events: broadcast::Sender::new(EVENT_BACKLOG),
         })
     }
 
@@ -179,6 +229,46 @@ impl JobQueue {
         self.scheduler
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Tells watchers that jobs changed state (nobody listening is fine).
+    fn publish<'a>(&self, changed: impl IntoIterator<Item = (u64, &'a StoredJob)>) {
+        if self.events.receiver_count() == 0 {
+            return;
+        }
+        for (job_id, record) in changed {
+            let state = JobState::from_stored(record.state);
+            let _ = self.events.send(JobEvent { job_id, state });
+        }
+    }
+
+    /// Job state changes from now on, for watchers.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<JobEvent> {
+        self.events.subscribe()
+    }
+
+    /// Where a job stands: from the scheduler while queued or leased, else from the store.
+    /// A job taken for its result but not yet stored reads as leased. `None`: no such job.
+    pub(crate) fn job_record(&self, job_id: u64) -> Result<Option<StoredJob>, StoreError> {
+        if let Some(state) = self.scheduler().state(job_id) {
+            return Ok(Some(StoredJob {
+                state: state as u32,
+                ..StoredJob::default()
+            }));
+        }
+        let Some(mut record) = self.store.job(job_id)? else {
+            return Ok(None);
+        };
+        if JobState::from_stored(record.state) == JobState::Queued {
+            // Taken for submission (the scheduler let go of it) and not yet written as done.
+            record.state = JobState::Leased as u32;
+        }
+        Ok(Some(record))
+    }
+
+    /// Follows `job_ids` until they are all finished (see [`JobWatch`]).
+    pub fn watch(self: &Arc<Self>, job_ids: &[u64]) -> Result<JobWatch, JobError> {
+        JobWatch::start(self.clone(), job_ids)
     }
 
     /// Where the job queue and the services over it count what they do.
@@ -250,6 +340,7 @@ impl JobQueue {
         let mut jobs = Vec::with_capacity(granted.len());
         for (job_id, active) in granted {
             self.store.put_job(job_id, &active.record)?;
+            self.publish([(job_id, &active.record)]);
             jobs.push(LeasedJob {
                 job_id,
                 lease_id: active.record.lease_id,
@@ -279,6 +370,7 @@ impl JobQueue {
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record)?;
         }
+        self.publish(changed.iter().map(|(id, record)| (*id, record)));
         Ok(changed.len())
     }
 
@@ -332,19 +424,61 @@ impl JobQueue {
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record)?;
         }
+        self.publish(changed.iter().map(|(id, record)| (*id, record)));
         Ok(changed.len())
     }
 
-    /// Requeues the jobs of expired leases (or fails them after too many attempts); called
+    /// Requeues the jobs of expired leases (or fails them after too many attempts) and
+    /// forgets workers silent for longer than `prune_after_leases` lease durations; called
     /// periodically. Returns how many jobs changed.
     pub fn expire_leases(&self) -> Result<usize, StoreError> {
-        let changed = self.scheduler().expire(self.clock.now());
+        let now = self.clock.now();
+        let silence = self.settings.lease_duration * self.settings.prune_after_leases;
+        let (changed, pruned) = {
+            let mut scheduler = self.scheduler();
+            let changed = scheduler.expire(now);
+            let pruned = match now.checked_sub(silence) {
+                Some(cutoff) => scheduler.prune_workers(cutoff),
+                None => Vec::new(),
+            };
+            (changed, pruned)
+        };
+        for worker in pruned {
+            tracing::info!(worker, "silent worker forgotten");
+        }
         self.metrics().leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
             tracing::info!(job = job_id, state = ?JobState::from_stored(record.state), "lease expired");
             self.store.put_job(*job_id, record)?;
         }
+        self.publish(changed.iter().map(|(id, record)| (*id, record)));
         Ok(changed.len())
+    }
+
+    /// Records a failure a worker reports on a job it holds: the job is queued again, or
+    /// failed for good (keeping the message) once its attempts are used up. Answers once
+    /// durable, with the job's new state.
+    pub async fn report_failure(
+        &self,
+        worker_id: &str,
+        job_id: u64,
+        lease_id: u64,
+        error: &str,
+    ) -> Result<JobState, FailureError> {
+        let id = checked_worker_id(worker_id).map_err(|_| FailureError::BadWorkerId)?;
+        let error = truncated(error, watch::MAX_ERROR_BYTES);
+        let record = {
+            let mut scheduler = self.scheduler();
+            scheduler.seen(id, self.clock.now());
+            scheduler.fail_attempt(id, job_id, lease_id, error)
+        }
+        .map_err(|e| FailureError::NotLeased(e.0))?;
+        let state = JobState::from_stored(record.state);
+        tracing::warn!(worker = id, job = job_id, ?state, error, "job failed on its worker");
+        self.store.put_job(job_id, &record)?;
+        self.publish([(job_id, &record)]);
+        self.durable().await?;
+        Ok(state)
     }
 
     /// Job counts and workers.
@@ -412,12 +546,18 @@ impl JobQueue {
 
     /// Puts a job taken for completion back at the front of the queue.
     pub(crate) fn put_back(&self, job_id: u64, active: Active) {
-        self.scheduler().put_back(job_id, active);
+        let record = self.scheduler().put_back(job_id, active);
+        self.publish([(job_id, &record)]);
     }
 
-    /// Counts a finished job for its worker.
-    pub(crate) fn mark_done(&self, worker_id: &str) {
+    /// Counts a finished job for its worker (its done record is stored).
+    pub(crate) fn mark_done(&self, worker_id: &str, job_id: u64) {
         self.scheduler().mark_done(worker_id);
+        let done = StoredJob {
+            state: JobState::Done as u32,
+            ..StoredJob::default()
+        };
+        self.publish([(job_id, &done)]);
     }
 }
 
@@ -485,6 +625,32 @@ mod tests {
         assert_eq!(queue.expire_leases().unwrap(), 1);
         let status = queue.status();
         assert_eq!((status.queued, status.leased, status.failed), (0, 0, 1));
+    }
+
+    #[tokio::test]
+    async fn workers_silent_for_longer_than_the_pruning_horizon_are_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::default());
+        // Leases of 30 s, pruned after 10 of them: 300 s of silence.
+        let queue = queue_with_clock(dir.path(), clock.clone());
+        queue.hello("gone", "gone", 1).unwrap();
+        queue.hello("alive", "alive", 1).unwrap();
+        clock.advance(Duration::from_secs(200));
+        queue.heartbeat("alive", &[]).unwrap();
+        clock.advance(Duration::from_secs(100));
+        queue.expire_leases().unwrap();
+        assert_eq!(queue.status().workers.len(), 2, "300 s is not longer than 300 s");
+        clock.advance(Duration::from_secs(1));
+        queue.expire_leases().unwrap();
+        let names: Vec<String> = queue.status().workers.into_iter().map(|w| w.name).collect();
+        assert_eq!(names, ["alive"]);
+        // A forgotten worker is told to say hello again, and then it is back.
+        assert!(matches!(
+            queue.lease("gone", 1),
+            Err(JobError::UnknownWorker(_))
+        ));
+        queue.hello("gone", "gone", 1).unwrap();
+        assert_eq!(queue.status().workers.len(), 2);
     }
 
     #[tokio::test]
