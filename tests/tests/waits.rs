@@ -42,7 +42,9 @@ async fn standing(client: &Client, job_ids: &[u64]) -> v2::JobsUpdate {
 
 /// Runs a campaign, then checks at once that every one of its own jobs is finished.
 async fn campaign_then_check(client: Client, plan: CampaignPlan) -> CampaignReport {
-    let report = campaign(&client, &plan, &mut |_| {}).await.expect("campaign");
+    let report = campaign(&client, &plan, &mut |_| {})
+        .await
+        .expect("campaign");
     for outcome in [&report.selfplay, &report.analysis] {
         let now = standing(&client, &outcome.job_ids).await;
         assert_eq!(
@@ -59,16 +61,21 @@ async fn two_campaigns_at_once_each_wait_for_their_own_jobs_and_count_them() {
     let cluster = TestCluster::start(Settings::default()).await;
     let workers = [cluster.worker("w1", 1), cluster.worker("w2", 1)];
     let (one, two) = (cluster.client(), cluster.client());
-    let first = tokio::spawn(campaign_then_check(one, plan(7, 0)));
-    let second = tokio::spawn(campaign_then_check(two, plan(3, 1)));
-    let (first, second) = (first.await.unwrap(), second.await.unwrap());
+    // Both at once (interleaved on this task): each checks its own jobs the moment it returns.
+    let (first, second) = tokio::join!(
+        campaign_then_check(one, plan(7, 0)),
+        campaign_then_check(two, plan(3, 1))
+    );
 
     // Each counts its own games and its own analyses, not the cluster's.
     let games = |r: &CampaignReport| (r.selfplay.job_ids.len(), r.selfplay.done, r.selfplay.games);
     assert_eq!(games(&first), (7, 7, 7));
     assert_eq!(games(&second), (3, 3, 3));
     assert_eq!(first.analysis.job_ids.len(), 1, "depth 0: the start only");
-    assert!(second.analysis.job_ids.len() > 1, "depth 1: the start and its children");
+    assert!(
+        second.analysis.job_ids.len() > 1,
+        "depth 1: the start and its children"
+    );
     for (report, outcome) in [(&first, &first.analysis), (&second, &second.analysis)] {
         assert_eq!(outcome.done, outcome.job_ids.len() as u64, "{report:?}");
         assert!(outcome.failed.is_empty() && outcome.cancelled == 0);
@@ -111,7 +118,11 @@ async fn watching_unknown_or_too_many_jobs_is_refused() {
         (unknown.code(), reason_of(&unknown)),
         (Code::NotFound, ErrorReason::NotFound)
     );
-    assert!(unknown.message().contains("987654321"), "{}", unknown.message());
+    assert!(
+        unknown.message().contains("987654321"),
+        "{}",
+        unknown.message()
+    );
     let too_many = watch(vec![ids[0]; 100_001]).await.unwrap_err();
     assert_eq!(
         (too_many.code(), reason_of(&too_many)),
@@ -129,10 +140,7 @@ fn worker(
     name: &str,
     identity: WorkerIdentity,
     panic_message: Option<&str>,
-) -> (
-    watch::Sender<bool>,
-    tokio::task::JoinHandle<WorkerReport>,
-) {
+) -> (watch::Sender<bool>, tokio::task::JoinHandle<WorkerReport>) {
     let options = WorkerOptions {
         coordinator: cluster.url.clone(),
         token: TOKEN.into(),

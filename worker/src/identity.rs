@@ -11,7 +11,8 @@ pub enum WorkerIdentity {
     /// A fresh random id for this process (in-process and test workers).
     #[default]
     Fresh,
-    /// The id kept in `worker-<name>.id` in this directory, created on first start. When the
+    /// The id kept in `worker-<name>.id` in this directory, created on first start (names
+    /// with characters other than letters, digits, `-` and `_` get a hash in the file name). When the
     /// file can be neither read nor written (a read-only container), an id derived from the
     /// name alone, so it is still stable across restarts.
     Persisted(PathBuf),
@@ -42,12 +43,17 @@ fn random_id(name: &str, entropy: u64) -> String {
     format!("{name}-{:016x}", splitmix64(entropy))
 }
 
-/// The same id for the same name on every start (FNV-1a of the name, mixed).
-fn name_derived_id(name: &str) -> String {
+/// FNV-1a of the name, mixed: the same on every start.
+fn name_hash(name: &str) -> u64 {
     let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
-    format!("{name}-n{:015x}", splitmix64(hash) >> 4)
+    splitmix64(hash)
+}
+
+/// The same id for the same name on every start.
+fn name_derived_id(name: &str) -> String {
+    format!("{name}-n{:015x}", name_hash(name) >> 4)
 }
 
 /// The id in the state file, written first if there is none (or it is unreadable).
@@ -55,9 +61,21 @@ fn persisted_id(dir: &Path, name: &str, entropy: u64) -> std::io::Result<String>
     // The file name keeps only characters safe in paths; the id itself carries the name.
     let safe: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    let path = dir.join(format!("worker-{safe}.id"));
+    // Names that differ only in replaced characters get different files.
+    let file = if safe == name {
+        format!("worker-{safe}.id")
+    } else {
+        format!("worker-{safe}-{:08x}.id", name_hash(name) >> 32)
+    };
+    let path = dir.join(file);
     if let Ok(text) = std::fs::read_to_string(&path) {
         let id = text.trim();
         if !id.is_empty() && id.len() <= 200 {
@@ -82,7 +100,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let identity = WorkerIdentity::Persisted(dir.path().join("state"));
         let first = identity.worker_id("gpu-box", 1);
-        assert_eq!(identity.worker_id("gpu-box", 2), first, "same id after a restart");
+        assert_eq!(
+            identity.worker_id("gpu-box", 2),
+            first,
+            "same id after a restart"
+        );
         assert!(first.starts_with("gpu-box-"), "{first}");
         assert_ne!(identity.worker_id("other", 1), first);
         assert_ne!(identity.worker_id("a/b", 3), identity.worker_id("a_b", 4));

@@ -2,6 +2,7 @@
 //! clients and the other services queue and cancel jobs. Queued and leased jobs live in the
 //! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
 
+mod failure;
 pub mod scheduler;
 pub mod watch;
 
@@ -18,6 +19,7 @@ use crate::clock::Clock;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
+pub use failure::FailureError;
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
 pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS};
 
@@ -147,29 +149,6 @@ pub struct QueueStatus {
     pub workers: Vec<WorkerSnapshot>,
 }
 
-/// Why a reported job failure was refused. Nothing changed.
-#[derive(Debug, Error)]
-pub enum FailureError {
-    /// The worker id is empty or too long.
-    #[error("worker_id must be 1 to 200 bytes")]
-    BadWorkerId,
-    /// The worker does not hold this lease on this job.
-    #[error("{0}")]
-    NotLeased(String),
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// At most `max` bytes of `text`, cut at a character boundary.
-fn truncated(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 fn checked_worker_id(id: &str) -> Result<&str, JobError> {
     if id.is_empty() || id.len() > 200 {
         return Err(JobError::BadWorkerId);
@@ -242,35 +221,6 @@ impl JobQueue {
         }
     }
 
-    /// Job state changes from now on, for watchers.
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<JobEvent> {
-        self.events.subscribe()
-    }
-
-    /// Where a job stands: from the scheduler while queued or leased, else from the store.
-    /// A job taken for its result but not yet stored reads as leased. `None`: no such job.
-    pub(crate) fn job_record(&self, job_id: u64) -> Result<Option<StoredJob>, StoreError> {
-        if let Some(state) = self.scheduler().state(job_id) {
-            return Ok(Some(StoredJob {
-                state: state as u32,
-                ..StoredJob::default()
-            }));
-        }
-        let Some(mut record) = self.store.job(job_id)? else {
-            return Ok(None);
-        };
-        if JobState::from_stored(record.state) == JobState::Queued {
-            // Taken for submission (the scheduler let go of it) and not yet written as done.
-            record.state = JobState::Leased as u32;
-        }
-        Ok(Some(record))
-    }
-
-    /// Follows `job_ids` until they are all finished (see [`JobWatch`]).
-    pub fn watch(self: &Arc<Self>, job_ids: &[u64]) -> Result<JobWatch, JobError> {
-        JobWatch::start(self.clone(), job_ids)
-    }
-
     /// Where the job queue and the services over it count what they do.
     pub fn metrics(&self) -> &Metrics {
         &self.settings.metrics
@@ -294,15 +244,19 @@ impl JobQueue {
     /// A worker introduces itself (again, after a coordinator restart).
     pub fn hello(&self, worker_id: &str, name: &str, threads: u32) -> Result<LeaseTerms, JobError> {
         let id = checked_worker_id(worker_id)?;
-        self.scheduler().workers.insert(
+        let mut scheduler = self.scheduler();
+        // A restarted worker comes back with its id: it is the same worker, results and all.
+        let results = scheduler.workers.get(id).map_or(0, |info| info.results);
+        scheduler.workers.insert(
             id.to_owned(),
             WorkerInfo {
                 name: name.chars().take(100).collect(),
                 threads,
                 last_seen: self.clock.now(),
-                results: 0,
+                results,
             },
         );
+        drop(scheduler);
         tracing::info!(worker = id, name, threads, "worker joined");
         Ok(LeaseTerms {
             lease: self.settings.lease_duration,
@@ -453,32 +407,6 @@ impl JobQueue {
         }
         self.publish(changed.iter().map(|(id, record)| (*id, record)));
         Ok(changed.len())
-    }
-
-    /// Records a failure a worker reports on a job it holds: the job is queued again, or
-    /// failed for good (keeping the message) once its attempts are used up. Answers once
-    /// durable, with the job's new state.
-    pub async fn report_failure(
-        &self,
-        worker_id: &str,
-        job_id: u64,
-        lease_id: u64,
-        error: &str,
-    ) -> Result<JobState, FailureError> {
-        let id = checked_worker_id(worker_id).map_err(|_| FailureError::BadWorkerId)?;
-        let error = truncated(error, watch::MAX_ERROR_BYTES);
-        let record = {
-            let mut scheduler = self.scheduler();
-            scheduler.seen(id, self.clock.now());
-            scheduler.fail_attempt(id, job_id, lease_id, error)
-        }
-        .map_err(|e| FailureError::NotLeased(e.0))?;
-        let state = JobState::from_stored(record.state);
-        tracing::warn!(worker = id, job = job_id, ?state, error, "job failed on its worker");
-        self.store.put_job(job_id, &record)?;
-        self.publish([(job_id, &record)]);
-        self.durable().await?;
-        Ok(state)
     }
 
     /// Job counts and workers.
@@ -639,7 +567,11 @@ mod tests {
         queue.heartbeat("alive", &[]).unwrap();
         clock.advance(Duration::from_secs(100));
         queue.expire_leases().unwrap();
-        assert_eq!(queue.status().workers.len(), 2, "300 s is not longer than 300 s");
+        assert_eq!(
+            queue.status().workers.len(),
+            2,
+            "300 s is not longer than 300 s"
+        );
         clock.advance(Duration::from_secs(1));
         queue.expire_leases().unwrap();
         let names: Vec<String> = queue.status().workers.into_iter().map(|w| w.name).collect();

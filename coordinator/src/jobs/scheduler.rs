@@ -430,7 +430,10 @@ mod tests {
         let (record, task) = job();
         s.restore(1, record, Some(task), now);
         s.lease("w1", 1, now, || 7);
-        assert!(s.fail_attempt("w2", 1, 7, "boom").is_err(), "not the holder");
+        assert!(
+            s.fail_attempt("w2", 1, 7, "boom").is_err(),
+            "not the holder"
+        );
         let record = s.fail_attempt("w1", 1, 7, "boom").unwrap();
         assert_eq!(JobState::from_stored(record.state), JobState::Queued);
         assert_eq!(record.error, "boom");
@@ -461,7 +464,10 @@ mod tests {
         s.restore(1, record, Some(task), t0);
         s.lease("busy", 1, t0, || 7);
         s.seen("fresh", t0 + Duration::from_secs(50));
-        assert!(s.prune_workers(t0).is_empty(), "nobody is older than the cutoff");
+        assert!(
+            s.prune_workers(t0).is_empty(),
+            "nobody is older than the cutoff"
+        );
         let pruned = s.prune_workers(t0 + Duration::from_secs(20));
         assert_eq!(pruned, vec!["quiet".to_owned()]);
         let mut left: Vec<&String> = s.workers.keys().collect();

@@ -54,6 +54,37 @@ pub struct JobsUpdate {
     pub games: u64,
 }
 
+impl JobQueue {
+    /// Job state changes from now on, for watchers.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<JobEvent> {
+        self.events.subscribe()
+    }
+
+    /// Where a job stands: from the scheduler while queued or leased, else from the store.
+    /// A job taken for its result but not yet stored reads as leased. `None`: no such job.
+    pub(crate) fn job_record(&self, job_id: u64) -> Result<Option<StoredJob>, StoreError> {
+        if let Some(state) = self.scheduler().state(job_id) {
+            return Ok(Some(StoredJob {
+                state: state as u32,
+                ..StoredJob::default()
+            }));
+        }
+        let Some(mut record) = self.store.job(job_id)? else {
+            return Ok(None);
+        };
+        if JobState::from_stored(record.state) == JobState::Queued {
+            // Taken for submission (the scheduler let go of it) and not yet written as done.
+            record.state = JobState::Leased as u32;
+        }
+        Ok(Some(record))
+    }
+
+    /// Follows `job_ids` until they are all finished (see [`JobWatch`]).
+    pub fn watch(self: &Arc<Self>, job_ids: &[u64]) -> Result<JobWatch, JobError> {
+        JobWatch::start(self.clone(), job_ids)
+    }
+}
+
 /// A running watch over some jobs; [`JobWatch::next`] gives the updates.
 pub struct JobWatch {
     queue: Arc<JobQueue>,
@@ -89,7 +120,10 @@ impl JobWatch {
         ids.dedup();
         watch.counts.total = ids.len() as u64;
         for id in ids {
-            let record = watch.queue.job_record(id)?.ok_or(JobError::UnknownJob(id))?;
+            let record = watch
+                .queue
+                .job_record(id)?
+                .ok_or(JobError::UnknownJob(id))?;
             watch.note(id, &record);
         }
         Ok(watch)
@@ -305,10 +339,7 @@ mod tests {
             Err(JobError::UnknownJob(999_999))
         ));
         let many = vec![ids[0]; MAX_WATCHED_JOBS + 1];
-        assert!(matches!(
-            queue.watch(&many),
-            Err(JobError::TooManyWatched)
-        ));
+        assert!(matches!(queue.watch(&many), Err(JobError::TooManyWatched)));
     }
 
     #[tokio::test]
