@@ -206,7 +206,7 @@ async fn a_restarted_worker_keeps_its_id() {
     for _ in 0..2 {
         let identity = WorkerIdentity::Persisted(state.path().to_owned());
         let (stop, run) = worker(&cluster, "steady", identity, None);
-        let outcome = run_jobs(&cluster.client(), &[task.clone()], &mut |_| {})
+        let outcome = run_jobs(&cluster.client(), std::slice::from_ref(&task), &mut |_| {})
             .await
             .unwrap();
         assert_eq!(outcome.done, 1);

@@ -12,9 +12,10 @@ pub enum WorkerIdentity {
     #[default]
     Fresh,
     /// The id kept in `worker-<name>.id` in this directory, created on first start (names
-    /// with characters other than letters, digits, `-` and `_` get a hash in the file name). When the
-    /// file can be neither read nor written (a read-only container), an id derived from the
-    /// name alone, so it is still stable across restarts.
+    /// with characters other than letters, digits, `-` and `_` get a hash in the file name).
+    /// When the file can be neither read nor written (a read-only container), an id derived
+    /// from the name and the host name, so it is still stable across restarts of that
+    /// container, and replicas that share a name (`--scale`) still differ.
     Persisted(PathBuf),
 }
 
@@ -30,9 +31,9 @@ impl WorkerIdentity {
                     tracing::warn!(
                         dir = %dir.display(),
                         %error,
-                        "cannot keep the worker id in the state directory; deriving it from the name"
+                        "cannot keep the worker id in the state directory; deriving it from the name and host"
                     );
-                    name_derived_id(name)
+                    name_derived_id(name, &host_name())
                 }
             },
         }
@@ -51,9 +52,19 @@ fn name_hash(name: &str) -> u64 {
     splitmix64(hash)
 }
 
-/// The same id for the same name on every start.
-fn name_derived_id(name: &str) -> String {
-    format!("{name}-n{:015x}", name_hash(name) >> 4)
+/// The same id for the same name on the same host on every start.
+fn name_derived_id(name: &str, host: &str) -> String {
+    format!("{name}-n{:015x}", name_hash(&format!("{name}@{host}")) >> 4)
+}
+
+/// This machine's (or container's) host name; empty when unknown.
+fn host_name() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .filter(|h| !h.trim().is_empty())
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
 }
 
 /// The id in the state file, written first if there is none (or it is unreadable).
@@ -119,8 +130,11 @@ mod tests {
         let identity = WorkerIdentity::Persisted(blocked);
         let id = identity.worker_id("box", 1);
         assert_eq!(id, identity.worker_id("box", 2));
-        assert_eq!(id, name_derived_id("box"));
-        assert_ne!(id, name_derived_id("box2"));
+        assert_eq!(id, name_derived_id("box", &host_name()));
+        assert!(id.starts_with("box-n"), "{id}");
+        assert_ne!(id, identity.worker_id("box2", 1));
+        // Replicas sharing a name on different hosts differ.
+        assert_ne!(name_derived_id("box", "a1"), name_derived_id("box", "b2"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::{
     Coordinator, Credentials, Grant, Metrics, Role, Settings, TlsFiles, serve_opening,
 };
-use pentagrid_worker::{WorkerMetrics, WorkerOptions};
+use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
 /// Options to reach a coordinator, shared by the worker and the client commands.
 #[derive(Args, Clone)]

@@ -135,10 +135,11 @@ impl JobWatch {
         if self.ended {
             return None;
         }
-        if self.started && self.backlog.is_empty() {
-            if let Err(error) = self.wait_for_change().await {
-                return Some(Err(error));
-            }
+        if self.started
+            && self.backlog.is_empty()
+            && let Err(error) = self.wait_for_change().await
+        {
+            return Some(Err(error));
         }
         self.started = true;
         let take = self.backlog.len().min(MAX_FINISHED_PER_UPDATE);
