@@ -10,7 +10,7 @@ use super::auth::AuthError;
 use crate::book::BookError;
 use crate::builder::BuildError;
 use crate::ingest::SubmitError;
-use crate::jobs::{FailureError, JobError};
+use crate::jobs::{FailureError, JobError, WatchError};
 use crate::matches::MatchError;
 use crate::puzzles::PuzzleError;
 use crate::store::StoreError;
@@ -62,6 +62,19 @@ impl From<JobError> for Status {
             | JobError::PairsBelongToMatches
             | JobError::TooManyWatched => invalid(error.to_string()),
             JobError::UnknownJob(_) => not_found(&error),
+        }
+    }
+}
+
+impl From<WatchError> for Status {
+    fn from(error: WatchError) -> Status {
+        match error {
+            WatchError::Store(error) => error.into(),
+            WatchError::ShuttingDown => error_status(
+                Code::Unavailable,
+                ErrorReason::Unspecified,
+                error.to_string(),
+            ),
         }
     }
 }

@@ -83,9 +83,14 @@ impl CoordinatorApi for Service {
         let mut watch = self.coordinator.jobs.watch(&request.get_ref().job_ids)?;
         let (sender, receiver) = tokio::sync::mpsc::channel(WATCH_BUFFER);
         tokio::spawn(async move {
-            while let Some(update) = watch.next().await {
+            loop {
+                let update = tokio::select! {
+                    update = watch.next() => update,
+                    // The caller hung up: stop watching.
+                    () = sender.closed() => return,
+                };
+                let Some(update) = update else { return };
                 let message = update.map(convert::jobs_update).map_err(Status::from);
-                // The caller hung up: stop watching.
                 if sender.send(message).await.is_err() {
                     return;
                 }

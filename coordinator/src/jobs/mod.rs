@@ -21,7 +21,7 @@ use crate::metrics::{LeaseEvent, Metrics};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 pub use failure::FailureError;
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
-pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS};
+pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
 
 /// Tunables of a coordinator.
 #[derive(Clone, Debug)]
@@ -177,6 +177,8 @@ pub struct JobQueue {
     clock: Arc<dyn Clock>,
     draining: AtomicBool,
     events: broadcast::Sender<JobEvent>,
+    /// Turns true on shutdown: open watches end then, so they do not hold the server up.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl JobQueue {
@@ -200,6 +202,7 @@ impl JobQueue {
             clock,
             draining: AtomicBool::new(false),
             events: broadcast::Sender::new(EVENT_BACKLOG),
+            stopping: tokio::sync::watch::Sender::new(false),
         })
     }
 
@@ -234,6 +237,7 @@ impl JobQueue {
     /// Stops handing out jobs (graceful shutdown).
     pub fn drain(&self) {
         self.draining.store(true, Ordering::Relaxed);
+        self.stopping.send_replace(true);
     }
 
     /// Waits until everything written so far is durable (shared flushes).

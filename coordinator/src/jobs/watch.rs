@@ -5,6 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use thiserror::Error;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::{JobError, JobEvent, JobQueue};
@@ -19,6 +20,17 @@ pub const MAX_FINISHED_PER_UPDATE: usize = 1_000;
 
 /// Most bytes of a failure message kept (1,000 of them fit an update many times over).
 pub const MAX_ERROR_BYTES: usize = 500;
+
+/// Why a watch ended before its jobs finished.
+#[derive(Debug, Error)]
+pub enum WatchError {
+    /// The coordinator is shutting down (watch again once it is back).
+    #[error("the coordinator is shutting down; watch again when it is back")]
+    ShuttingDown,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 /// A watched job that finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,6 +101,7 @@ impl JobQueue {
 pub struct JobWatch {
     queue: Arc<JobQueue>,
     events: broadcast::Receiver<JobEvent>,
+    stopping: tokio::sync::watch::Receiver<bool>,
     /// The unfinished jobs and their last known state (queued or leased).
     unfinished: HashMap<u64, JobState>,
     counts: JobsUpdate,
@@ -106,9 +119,11 @@ impl JobWatch {
         }
         // Subscribe first: a change after the read below is then never missed.
         let events = queue.subscribe();
+        let stopping = queue.stopping.subscribe();
         let mut watch = JobWatch {
             queue,
             events,
+            stopping,
             unfinished: HashMap::with_capacity(job_ids.len()),
             counts: JobsUpdate::default(),
             backlog: VecDeque::new(),
@@ -131,7 +146,7 @@ impl JobWatch {
 
     /// The next update: the first at once, then one per batch of changes to the watched jobs.
     /// `None` after the update in which the last job finished was given.
-    pub async fn next(&mut self) -> Option<Result<JobsUpdate, StoreError>> {
+    pub async fn next(&mut self) -> Option<Result<JobsUpdate, WatchError>> {
         if self.ended {
             return None;
         }
@@ -150,10 +165,18 @@ impl JobWatch {
     }
 
     /// Waits until a watched job changes, then takes in every change already waiting.
-    async fn wait_for_change(&mut self) -> Result<(), StoreError> {
+    async fn wait_for_change(&mut self) -> Result<(), WatchError> {
         let mut changed = false;
         while !changed {
-            changed = match self.events.recv().await {
+            if *self.stopping.borrow() {
+                self.ended = true;
+                return Err(WatchError::ShuttingDown);
+            }
+            let event = tokio::select! {
+                event = self.events.recv() => event,
+                _ = self.stopping.changed() => continue,
+            };
+            changed = match event {
                 Ok(event) => self.apply(event)?,
                 Err(RecvError::Lagged(_)) => self.reread()?,
                 // The queue is gone (shutting down): nothing will change any more.
@@ -328,6 +351,23 @@ mod tests {
         let last = watch.next().await.unwrap().unwrap();
         assert_eq!((last.leased, last.cancelled), (0, 1));
         assert!(watch.next().await.is_none(), "the watch ends");
+    }
+
+    #[tokio::test]
+    async fn a_shutdown_ends_open_watches() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = queue(dir.path());
+        let ids = queue.submit(vec![solve()]).await.unwrap();
+        let mut watch = queue.watch(&ids).unwrap();
+        assert!(watch.next().await.unwrap().is_ok());
+        let waiting = tokio::spawn(async move { watch.next().await });
+        tokio::task::yield_now().await;
+        queue.drain();
+        let ended = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the watch ends on shutdown")
+            .unwrap();
+        assert!(matches!(ended, Some(Err(WatchError::ShuttingDown))));
     }
 
     #[tokio::test]
