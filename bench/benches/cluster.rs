@@ -243,6 +243,8 @@ async fn overhead() {
         threads,
         ack_log: None,
         max_results: Some(JOBS as u64),
+        identity: pentagrid_worker::WorkerIdentity::Fresh,
+        panic_message: None,
     };
     let (_stop, stopped) = watch::channel(false);
     pentagrid_worker::run(options, stopped)

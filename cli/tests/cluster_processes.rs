@@ -99,6 +99,8 @@ impl Cluster {
     fn start_worker(&self, name: &str, ack_log: Option<&Path>) -> Process {
         let url = self.url();
         let token = self.path("token");
+        // Worker ids are kept here, not in the user's data directory.
+        let state = self.path("worker-state");
         let mut args = vec![
             "worker",
             "--coordinator",
@@ -109,6 +111,8 @@ impl Cluster {
             "1",
             "--name",
             name,
+            "--state-dir",
+            state.to_str().unwrap(),
         ];
         let log = ack_log.map(|p| p.to_str().unwrap().to_owned());
         if let Some(log) = &log {

@@ -9,7 +9,7 @@ use pentagrid_proto::{Client, Task};
 
 use crate::book::show;
 use crate::error::{ClientError, Result};
-use crate::jobs::{JobsProgress, run_jobs};
+use crate::jobs::{JobsOutcome, JobsProgress, run_jobs};
 use crate::puzzles::{Goal, PuzzleProgress, PuzzleRound, generate};
 use crate::study::{StudyPlan, StudyProgress, StudyReport, study};
 
@@ -71,6 +71,10 @@ pub enum CampaignProgress {
 /// What a campaign found.
 #[derive(Clone, Debug, Default)]
 pub struct CampaignReport {
+    /// How the campaign's own self-play jobs ended.
+    pub selfplay: JobsOutcome,
+    /// How its own analysis jobs ended.
+    pub analysis: JobsOutcome,
     /// The studies run.
     pub studies: Vec<StudyReport>,
     /// The puzzle round, if puzzles were asked for.
@@ -91,10 +95,13 @@ pub async fn campaign(
             white: plan.selfplay.clone(),
         })
         .collect();
-    run_jobs(client, &selfplay, &mut |p| {
-        progress(CampaignProgress::Selfplay(p))
-    })
-    .await?;
+    let mut report = CampaignReport {
+        selfplay: run_jobs(client, &selfplay, &mut |p| {
+            progress(CampaignProgress::Selfplay(p))
+        })
+        .await?,
+        ..CampaignReport::default()
+    };
     let analyses: Vec<Task> = reached_positions(client, plan.depth)
         .await?
         .into_iter()
@@ -104,11 +111,10 @@ pub async fn campaign(
             playouts: plan.playouts,
         })
         .collect();
-    run_jobs(client, &analyses, &mut |p| {
+    report.analysis = run_jobs(client, &analyses, &mut |p| {
         progress(CampaignProgress::Analysis(p))
     })
     .await?;
-    let mut report = CampaignReport::default();
     if plan.studies {
         let study_plan = StudyPlan {
             budget: 12 * 5_000,

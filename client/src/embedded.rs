@@ -173,6 +173,8 @@ impl EmbeddedCluster {
             threads,
             ack_log: None,
             max_results: None,
+            identity: pentagrid_worker::WorkerIdentity::Fresh,
+            panic_message: None,
         };
         tokio::spawn(pentagrid_worker::run(options, stopped))
     }

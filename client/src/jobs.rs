@@ -1,4 +1,5 @@
-//! Submitting jobs and waiting for them, and the one polling loop every workflow waits with.
+//! Submitting jobs and waiting for exactly them (a `WatchJobs` stream), and the polling loop
+//! for waits on one match or build.
 
 use std::time::Duration;
 
@@ -6,9 +7,9 @@ use pentagrid_coordinator::MAX_JOBS_PER_SUBMISSION;
 use pentagrid_proto::{Client, MAX_MESSAGE_BYTES, Task, v2};
 use prost::Message;
 
-use crate::error::Result;
+use crate::error::{ClientError, Result};
 
-/// How often waiting workflows ask the coordinator where things stand.
+/// How often a wait on one match or build asks the coordinator where it stands.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(200);
 
 /// Asks `check` every [`POLL_INTERVAL`] until it returns a value.
@@ -28,7 +29,7 @@ pub struct JobsProgress {
     pub finished: u64,
     /// Jobs in the batch.
     pub total: u64,
-    /// Playouts merged into tables since the batch was queued.
+    /// Playouts the batch's done jobs merged into tables.
     pub playouts: u64,
 }
 
@@ -91,30 +92,76 @@ pub async fn cancel(client: &Client, job_ids: &[u64]) -> Result<u32> {
         .cancelled)
 }
 
-/// Queues `tasks` and waits until as many jobs have finished, telling `progress` as they do;
-/// returns their job ids. (It counts the cluster's finished jobs, so it assumes nobody else
-/// queues jobs meanwhile; per-job waits are a later protocol addition.)
+/// How a batch of jobs ended, counted over exactly its own jobs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobsOutcome {
+    /// The jobs, in the order of their tasks.
+    pub job_ids: Vec<u64>,
+    /// Jobs done with a result.
+    pub done: u64,
+    /// Jobs given up (attempts used up), with the last failure reported for each, if any.
+    pub failed: Vec<(u64, String)>,
+    /// Jobs cancelled.
+    pub cancelled: u64,
+    /// Playouts the done jobs merged into tables.
+    pub playouts: u64,
+    /// Games the done jobs stored.
+    pub games: u64,
+}
+
+/// Follows `job_ids` (with `WatchJobs`) until every one is finished, telling `progress` on
+/// each change; returns how they ended. Other users' jobs play no part.
+pub async fn watch(
+    client: &Client,
+    job_ids: &[u64],
+    progress: &mut dyn FnMut(JobsProgress),
+) -> Result<JobsOutcome> {
+    let mut outcome = JobsOutcome {
+        job_ids: job_ids.to_vec(),
+        ..JobsOutcome::default()
+    };
+    if job_ids.is_empty() {
+        return Ok(outcome);
+    }
+    let request = v2::WatchJobsRequest {
+        job_ids: job_ids.to_vec(),
+    };
+    let mut updates = client.clone().watch_jobs(request).await?.into_inner();
+    let mut last = v2::JobsUpdate::default();
+    while let Some(update) = updates.message().await? {
+        for job in &update.finished {
+            if job.state() == v2::FinishedState::Failed {
+                outcome.failed.push((job.job_id, job.error.clone()));
+            }
+        }
+        progress(JobsProgress {
+            finished: update.done + update.failed + update.cancelled,
+            total: update.total,
+            playouts: update.playouts,
+        });
+        last = update;
+    }
+    if last.queued + last.leased > 0 || last.total == 0 {
+        return Err(ClientError::Unreadable(
+            "the end of a job watch before its jobs finished".into(),
+        ));
+    }
+    outcome.done = last.done;
+    outcome.cancelled = last.cancelled;
+    outcome.playouts = last.playouts;
+    outcome.games = last.games;
+    Ok(outcome)
+}
+
+/// Queues `tasks` and waits until exactly those jobs have finished, telling `progress` as
+/// they do; returns how they ended.
 pub async fn run_jobs(
     client: &Client,
     tasks: &[Task],
     progress: &mut dyn FnMut(JobsProgress),
-) -> Result<Vec<u64>> {
-    let before = status(client).await?;
-    let finished = |s: &v2::StatusResponse| s.done + s.failed + s.cancelled;
+) -> Result<JobsOutcome> {
     let job_ids = submit(client, tasks).await?;
-    let total = tasks.len() as u64;
-    poll(async || {
-        let now = status(client).await?;
-        let done = finished(&now) - finished(&before);
-        progress(JobsProgress {
-            finished: done.min(total),
-            total,
-            playouts: now.playouts - before.playouts,
-        });
-        Ok((done >= total).then_some(()))
-    })
-    .await?;
-    Ok(job_ids)
+    watch(client, &job_ids, progress).await
 }
 
 #[cfg(test)]

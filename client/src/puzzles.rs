@@ -5,7 +5,7 @@ use pentago::{MAX_PUZZLE_MOVES, Puzzle};
 use pentagrid_proto::{Client, v2};
 
 use crate::error::{ClientError, Result};
-use crate::jobs::poll;
+use crate::jobs::watch;
 
 /// What a round of puzzle generation aims for.
 #[derive(Clone, Debug)]
@@ -203,16 +203,15 @@ pub async fn generate(
             ran_dry = true;
             break;
         }
-        now = poll(async || {
-            let now = counts(client).await?;
-            progress(PuzzleProgress {
-                found: now.found - before.found,
-                checked: now.candidates - before.candidates,
-                pending: now.pending,
-            });
-            Ok((now.pending == 0).then_some(now))
-        })
-        .await?;
+        // Wait for exactly this round's verify jobs; the puzzle counts are read once they are
+        // done, for the progress.
+        watch(client, &reply.job_ids, &mut |_| {}).await?;
+        now = counts(client).await?;
+        progress(PuzzleProgress {
+            found: now.found - before.found,
+            checked: now.candidates - before.candidates,
+            pending: now.pending,
+        });
     }
     Ok(PuzzleRound {
         found: now.found - before.found,

@@ -192,7 +192,9 @@ pub async fn study(
             white: plan.player.clone(),
         })
         .collect();
-    let job_ids = run_jobs(client, &tasks, &mut |p| progress(StudyProgress::Games(p))).await?;
+    let job_ids = run_jobs(client, &tasks, &mut |p| progress(StudyProgress::Games(p)))
+        .await?
+        .job_ids;
     let games = games(client, &job_ids).await?;
 
     let mut report = StudyReport {

@@ -132,6 +132,8 @@ impl ResultIngest {
         let mut done = active.record.clone();
         done.state = JobState::Done as u32;
         done.result_id = result_id.clone();
+        done.playouts = effect.playout_count;
+        done.games = u64::from(effect.game.is_some()) + 2 * u64::from(effect.pair.is_some());
         let applied = match self.store.apply(job_id, &done, result_id, &effect) {
             Ok(applied) => applied,
             Err(error) => {
@@ -140,7 +142,7 @@ impl ResultIngest {
             }
         };
         if applied == Applied::Applied {
-            self.jobs.mark_done(worker);
+            self.jobs.mark_done(worker, job_id);
             let rows = effect.playouts.values().chain(effect.games.values());
             self.jobs
                 .metrics()

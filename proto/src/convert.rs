@@ -409,6 +409,10 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     .map(verdict_of_wire)
                     .collect::<Result<_, _>>()?,
             },
+            // Read by the coordinator's edge before conversion: a failure carries no result.
+            v2::submit_request::Result::Failure(_) => {
+                return Err(ConversionError("a job failure is not a result".into()));
+            }
         })
     }
 }

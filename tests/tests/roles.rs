@@ -338,6 +338,14 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
             Err(status) if status.code() == Code::NotFound => Ok(()),
             answer => done(answer),
         },
+        // Only the opening of the stream: its first update comes at once.
+        "WatchJobs" => done(
+            client
+                .watch_jobs(v2::WatchJobsRequest {
+                    job_ids: vec![context.lease.job_id],
+                })
+                .await,
+        ),
         other => panic!("no test call for {other}: add one"),
     }
 }
@@ -477,6 +485,8 @@ async fn each_token_is_refused_outside_its_role_and_nothing_changes() {
         threads: 1,
         ack_log: None,
         max_results: None,
+        identity: pentagrid_worker::WorkerIdentity::Fresh,
+        panic_message: None,
     };
     let (_stop, stopped) = watch::channel(false);
     let error = pentagrid_worker::run(options, stopped).await.unwrap_err();

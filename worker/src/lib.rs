@@ -4,6 +4,7 @@
 //! coordinator is away, and on shutdown finishes its job and leaves.
 
 mod execute;
+mod identity;
 mod metrics;
 
 use std::io::Write;
@@ -18,6 +19,7 @@ use tokio::sync::watch;
 use tonic::Code;
 
 pub use execute::execute;
+pub use identity::WorkerIdentity;
 pub use metrics::{JobEnd, WorkerMetrics};
 
 /// How a worker runs.
@@ -38,6 +40,12 @@ pub struct WorkerOptions {
     pub ack_log: Option<PathBuf>,
     /// Stop after this many results (for tests and benchmarks); `None` runs until shutdown.
     pub max_results: Option<u64>,
+    /// How the worker picks its id: fresh per process, or kept across restarts.
+    pub identity: WorkerIdentity,
+    /// Test-only fault injection, not reachable from the command line: when set, every job
+    /// panics with this message instead of running (how the tests check that a panicking job
+    /// is reported failed and retried).
+    pub panic_message: Option<String>,
 }
 
 /// What a worker did.
@@ -49,6 +57,8 @@ pub struct WorkerReport {
     pub refused: u64,
     /// Jobs abandoned because the lease was lost while running.
     pub abandoned: u64,
+    /// Jobs that panicked, reported to the coordinator as failed.
+    pub panicked: u64,
 }
 
 /// A failure that stops the worker.
@@ -162,11 +172,9 @@ pub async fn run_with_metrics(
             .build()
             .map_err(|e| WorkerError::Pool(e.to_string()))?,
     );
-    let worker_id = format!(
-        "{}-{:016x}",
-        options.name,
-        splitmix64(std::process::id() as u64 ^ now_nanos())
-    );
+    let worker_id = options
+        .identity
+        .worker_id(&options.name, std::process::id() as u64 ^ now_nanos());
     let mut ack_log = match &options.ack_log {
         Some(path) => Some(
             std::fs::OpenOptions::new()
@@ -266,6 +274,7 @@ pub async fn run_with_metrics(
                 ack_log.as_mut(),
                 &shutdown,
                 &metrics,
+                options.panic_message.as_deref(),
             )
             .await?;
         }
@@ -284,6 +293,7 @@ async fn run_job(
     ack_log: Option<&mut std::fs::File>,
     shutdown: &watch::Receiver<bool>,
     metrics: &WorkerMetrics,
+    panic_message: Option<&str>,
 ) -> Result<(), WorkerError> {
     let Some(task) = job.spec.as_ref().and_then(|spec| Task::try_from(spec).ok()) else {
         tracing::error!(
@@ -324,28 +334,44 @@ async fn run_job(
     };
     let kind = task.kind();
     let started = std::time::Instant::now();
-    let outcome = {
+    let ran = {
         let (pool, control, seed) = (pool.clone(), control.clone(), job.seed);
+        let panic_message = panic_message.map(str::to_owned);
         tokio::task::spawn_blocking(move || {
-            pool.install(|| execute(&task, seed, threads, &control))
+            // A panic in the job (or in the engine under it) is a failure to report, not a
+            // reason to lose the job silently or to bring the worker down.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if let Some(message) = panic_message {
+                    panic!("{message}");
+                }
+                pool.install(|| execute(&task, seed, threads, &control))
+            }))
+            .map_err(|payload| panic_text(payload.as_ref()))
         })
         .await
-        .ok()
-        .flatten()
+        .unwrap_or(Ok(None))
     };
     heartbeat.abort();
-    metrics.computed(kind, started.elapsed().as_secs_f64(), outcome.as_ref());
-    let Some(outcome) = outcome else {
-        report.abandoned += 1;
-        metrics.ended(kind, JobEnd::Abandoned);
-        return Ok(());
+    let outcome = ran.as_ref().ok().and_then(Option::as_ref);
+    metrics.computed(kind, started.elapsed().as_secs_f64(), outcome);
+    let result = match ran {
+        Ok(Some(outcome)) => v2::submit_request::Result::from(&outcome),
+        Ok(None) => {
+            report.abandoned += 1;
+            metrics.ended(kind, JobEnd::Abandoned);
+            return Ok(());
+        }
+        Err(message) => {
+            tracing::error!(job = job.job_id, %message, "job panicked; reporting it failed");
+            v2::submit_request::Result::Failure(v2::JobFailure { message })
+        }
     };
     let request = v2::SubmitRequest {
         worker_id: worker_id.to_owned(),
         job_id: job.job_id,
         lease_id: job.lease_id,
         result_id: format!("{worker_id}-{}-{}", job.job_id, job.lease_id),
-        result: Some((&outcome).into()),
+        result: Some(result),
     };
     let mut backoff = Backoff::new(job.lease_id);
     // Keep retrying while the coordinator is away; give up only when told the result is
@@ -355,13 +381,17 @@ async fn run_job(
     loop {
         match api.clone().submit(request.clone()).await {
             Ok(reply) => {
+                let how = match reply.into_inner().outcome() {
+                    v2::SubmitOutcome::Applied => "applied",
+                    v2::SubmitOutcome::FailureRecorded => {
+                        report.panicked += 1;
+                        metrics.ended(kind, JobEnd::Panicked);
+                        return Ok(());
+                    }
+                    _ => "duplicate",
+                };
                 report.acknowledged += 1;
                 metrics.ended(kind, JobEnd::Acknowledged);
-                let how = if reply.into_inner().outcome == v2::SubmitOutcome::Applied as i32 {
-                    "applied"
-                } else {
-                    "duplicate"
-                };
                 if let Some(log) = ack_log {
                     writeln!(log, "{} {} {how}", request.result_id, request.job_id)
                         .and_then(|()| log.flush())
@@ -394,6 +424,17 @@ async fn run_job(
                 return Ok(());
             }
         }
+    }
+}
+
+/// The message of a panic payload (`panic!` gives a `&str` or a `String`).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "the job panicked (no message)".to_owned()
     }
 }
 

@@ -23,6 +23,8 @@ pub enum JobEnd {
     Refused,
     /// It was stopped before it finished (lease lost, shutdown).
     Abandoned,
+    /// It panicked; the failure was reported to the coordinator.
+    Panicked,
 }
 
 /// The worker's metrics; cheap to clone (one shared registry).
@@ -92,6 +94,7 @@ impl WorkerMetrics {
             JobEnd::Acknowledged => "acknowledged",
             JobEnd::Refused => "refused",
             JobEnd::Abandoned => "abandoned",
+            JobEnd::Panicked => "panicked",
         };
         self.0
             .jobs

@@ -10,7 +10,7 @@ use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::{
     Coordinator, Credentials, Grant, Metrics, Role, Settings, TlsFiles, serve_opening,
 };
-use pentagrid_worker::{WorkerMetrics, WorkerOptions};
+use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
 /// Options to reach a coordinator, shared by the worker and the client commands.
 #[derive(Args, Clone)]
@@ -104,6 +104,9 @@ pub struct CoordinatorArgs {
     /// Leases a job may use up before it is marked failed.
     #[arg(long, default_value_t = 5)]
     max_attempts: u32,
+    /// Forget workers silent for longer than this many lease durations.
+    #[arg(long, default_value_t = 10)]
+    prune_after_leases: u32,
     /// TLS certificate chain (PEM); with --tls-key, serve https.
     #[arg(long, requires = "tls_key")]
     tls_cert: Option<PathBuf>,
@@ -145,6 +148,10 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         "--lease-seconds must be from 1 to 86400"
     );
     ensure!(args.max_attempts >= 1, "--max-attempts must be at least 1");
+    ensure!(
+        (1..=10_000).contains(&args.prune_after_leases),
+        "--prune-after-leases must be from 1 to 10000"
+    );
     let credentials = args.credentials()?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(TlsFiles {
@@ -158,6 +165,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         lease_duration: Duration::from_secs(args.lease_seconds),
         heartbeat_interval: Duration::from_secs((args.lease_seconds / 4).max(1)),
         max_attempts: args.max_attempts,
+        prune_after_leases: args.prune_after_leases,
         metrics: metrics.clone(),
         ..Settings::default()
     };
@@ -198,9 +206,15 @@ pub struct WorkerArgs {
     /// Threads (all cores by default).
     #[arg(long)]
     threads: Option<usize>,
-    /// Name shown in the coordinator's status.
+    /// Name shown in the coordinator's status; with the state directory, it also keys the
+    /// worker's persisted id (give each worker on one machine its own name).
     #[arg(long, default_value = "worker")]
     name: String,
+    /// Where the worker keeps its id across restarts (default: the user's data directory,
+    /// `$XDG_DATA_HOME/pentagrid` or `~/.local/share/pentagrid`). When it cannot be written
+    /// (a read-only container), the id is derived from --name instead.
+    #[arg(long, env = "PENTAGRID_WORKER_STATE", value_name = "DIR")]
+    state_dir: Option<PathBuf>,
     /// Append `result_id job_id applied|duplicate` to this file for every acknowledged result.
     #[arg(long)]
     ack_log: Option<PathBuf>,
@@ -223,6 +237,10 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
         threads,
         ack_log: args.ack_log.clone(),
         max_results: None,
+        identity: WorkerIdentity::Persisted(
+            args.state_dir.clone().unwrap_or_else(default_state_dir),
+        ),
+        panic_message: None,
     };
     runtime()?.block_on(async {
         let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -242,6 +260,19 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
         tracing::info!(?report, "worker stopped");
         Ok(())
     })
+}
+
+/// The user's data directory for pentagrid (`$XDG_DATA_HOME/pentagrid`, else
+/// `~/.local/share/pentagrid`, else `./.pentagrid` when no home is known).
+fn default_state_dir() -> PathBuf {
+    let from_env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(data) = from_env("XDG_DATA_HOME") {
+        return PathBuf::from(data).join("pentagrid");
+    }
+    match from_env("HOME") {
+        Some(home) => PathBuf::from(home).join(".local/share/pentagrid"),
+        None => PathBuf::from(".pentagrid"),
+    }
 }
 
 /// A multi-threaded tokio runtime for the cluster commands.

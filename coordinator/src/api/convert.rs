@@ -10,10 +10,10 @@ use super::errors::invalid;
 use crate::book::{BookRow, BookView, ExportRow, TableSource};
 use crate::builder::BuildReport;
 use crate::coordinator::ClusterStatus;
-use crate::jobs::LeasedJob;
+use crate::jobs::{JobsUpdate, LeasedJob};
 use crate::matches::{MatchReport, MatchState};
 use crate::puzzles::PuzzleListing;
-use crate::store::{Counts, StoredGame};
+use crate::store::{Counts, JobState, StoredGame};
 
 pub(crate) fn job(job: LeasedJob) -> v2::Job {
     v2::Job {
@@ -50,6 +50,34 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
         games: totals.games,
         playouts: totals.playouts,
         quarantined: jobs.quarantined,
+    }
+}
+
+pub(crate) fn jobs_update(update: JobsUpdate) -> v2::JobsUpdate {
+    let finished_state = |state: JobState| match state {
+        JobState::Done => v2::FinishedState::Done,
+        JobState::Failed => v2::FinishedState::Failed,
+        JobState::Cancelled => v2::FinishedState::Cancelled,
+        JobState::Queued | JobState::Leased => v2::FinishedState::Unspecified,
+    };
+    v2::JobsUpdate {
+        total: update.total,
+        queued: update.queued,
+        leased: update.leased,
+        done: update.done,
+        failed: update.failed,
+        cancelled: update.cancelled,
+        finished: update
+            .finished
+            .into_iter()
+            .map(|job| v2::FinishedJob {
+                job_id: job.job_id,
+                state: finished_state(job.state) as i32,
+                error: job.error,
+            })
+            .collect(),
+        playouts: update.playouts,
+        games: update.games,
     }
 }
 

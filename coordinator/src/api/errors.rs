@@ -10,7 +10,7 @@ use super::auth::AuthError;
 use crate::book::BookError;
 use crate::builder::BuildError;
 use crate::ingest::SubmitError;
-use crate::jobs::JobError;
+use crate::jobs::{FailureError, JobError, WatchError};
 use crate::matches::MatchError;
 use crate::puzzles::PuzzleError;
 use crate::store::StoreError;
@@ -57,9 +57,38 @@ impl From<JobError> for Status {
                 ErrorReason::UnknownWorker,
                 error.to_string(),
             ),
-            JobError::BadWorkerId | JobError::TooManyJobs(_) | JobError::PairsBelongToMatches => {
-                invalid(error.to_string())
-            }
+            JobError::BadWorkerId
+            | JobError::TooManyJobs(_)
+            | JobError::PairsBelongToMatches
+            | JobError::TooManyWatched => invalid(error.to_string()),
+            JobError::UnknownJob(_) => not_found(&error),
+        }
+    }
+}
+
+impl From<WatchError> for Status {
+    fn from(error: WatchError) -> Status {
+        match error {
+            WatchError::Store(error) => error.into(),
+            WatchError::ShuttingDown => error_status(
+                Code::Unavailable,
+                ErrorReason::Unspecified,
+                error.to_string(),
+            ),
+        }
+    }
+}
+
+impl From<FailureError> for Status {
+    fn from(error: FailureError) -> Status {
+        match error {
+            FailureError::Store(error) => error.into(),
+            FailureError::BadWorkerId => invalid(error.to_string()),
+            FailureError::NotLeased(_) => error_status(
+                Code::FailedPrecondition,
+                ErrorReason::LeaseNotHeld,
+                error.to_string(),
+            ),
         }
     }
 }
@@ -177,6 +206,21 @@ mod tests {
                 MatchError::NotFound(3).into(),
                 Code::NotFound,
                 ErrorReason::NotFound,
+            ),
+            (
+                JobError::UnknownJob(3).into(),
+                Code::NotFound,
+                ErrorReason::NotFound,
+            ),
+            (
+                JobError::TooManyWatched.into(),
+                Code::InvalidArgument,
+                ErrorReason::InvalidArgument,
+            ),
+            (
+                FailureError::NotLeased("gone".into()).into(),
+                Code::FailedPrecondition,
+                ErrorReason::LeaseNotHeld,
             ),
             (
                 StoreError::Durability("disk".into()).into(),

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use pentago::{OpeningSource, Player, Position, Sprt, Theme, UctConfig};
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::builder::BuildSpec;
@@ -71,8 +72,36 @@ fn tasks(specs: &[v2::JobSpec]) -> Result<Vec<Task>, Status> {
 
 type Answer<T> = Result<Response<T>, Status>;
 
+/// Updates a watch may run ahead of a slow reader before it waits for it.
+const WATCH_BUFFER: usize = 4;
+
 #[tonic::async_trait]
 impl CoordinatorApi for Service {
+    type WatchJobsStream = ReceiverStream<Result<v2::JobsUpdate, Status>>;
+
+    async fn watch_jobs(
+        &self,
+        request: Request<v2::WatchJobsRequest>,
+    ) -> Answer<Self::WatchJobsStream> {
+        let mut watch = self.coordinator.jobs.watch(&request.get_ref().job_ids)?;
+        let (sender, receiver) = tokio::sync::mpsc::channel(WATCH_BUFFER);
+        tokio::spawn(async move {
+            loop {
+                let update = tokio::select! {
+                    update = watch.next() => update,
+                    // The caller hung up: stop watching.
+                    () = sender.closed() => return,
+                };
+                let Some(update) = update else { return };
+                let message = update.map(convert::jobs_update).map_err(Status::from);
+                if sender.send(message).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(receiver)))
+    }
+
     async fn hello(&self, request: Request<v2::HelloRequest>) -> Answer<v2::HelloResponse> {
         let r = request.get_ref();
         let terms = self
@@ -111,6 +140,15 @@ impl CoordinatorApi for Service {
             .result
             .as_ref()
             .ok_or_else(|| invalid("the submission has no result"))?;
+        if let v2::submit_request::Result::Failure(failure) = wire {
+            self.coordinator
+                .jobs
+                .report_failure(&r.worker_id, r.job_id, r.lease_id, &failure.message)
+                .await?;
+            return Ok(Response::new(v2::SubmitResponse {
+                outcome: v2::SubmitOutcome::FailureRecorded as i32,
+            }));
+        }
         let outcome = Outcome::try_from(wire).map_err(|e| invalid(e.0))?;
         let submission = Submission {
             worker_id: r.worker_id,

@@ -77,6 +77,7 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("BuildStatus", Role::Read),
     ("BookExport", Role::Read),
     ("GetGames", Role::Read),
+    ("WatchJobs", Role::Read),
 ];
 
 /// The role `method` requires; `None` (refused to everyone) when it is not in the table.
@@ -136,6 +137,7 @@ mod tests {
             ("ListMatches", Role::Read),
             ("ListPuzzles", Role::Read),
             ("GetPuzzle", Role::Read),
+            ("WatchJobs", Role::Read),
         ] {
             assert_eq!(required_role(method), Some(role), "{method}");
         }

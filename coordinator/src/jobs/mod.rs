@@ -2,7 +2,9 @@
 //! clients and the other services queue and cancel jobs. Queued and leased jobs live in the
 //! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
 
+mod failure;
 pub mod scheduler;
+pub mod watch;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -11,12 +13,15 @@ use std::time::Duration;
 use pentago::splitmix64;
 use pentagrid_proto::Task;
 use thiserror::Error;
+use tokio::sync::broadcast;
 
 use crate::clock::Clock;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
+pub use failure::FailureError;
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
+pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
 
 /// Tunables of a coordinator.
 #[derive(Clone, Debug)]
@@ -29,6 +34,9 @@ pub struct Settings {
     pub max_attempts: u32,
     /// Most jobs one lease call may take.
     pub max_jobs_per_lease: u32,
+    /// Workers silent for longer than this many lease durations (and holding no lease) are
+    /// forgotten.
+    pub prune_after_leases: u32,
     /// Where the coordinator counts what it does.
     pub metrics: Metrics,
 }
@@ -40,6 +48,7 @@ impl Default for Settings {
             heartbeat_interval: Duration::from_secs(10),
             max_attempts: 5,
             max_jobs_per_lease: 64,
+            prune_after_leases: 10,
             metrics: Metrics::new(),
         }
     }
@@ -70,6 +79,12 @@ pub enum JobError {
     /// Game pairs are queued by matches, not directly.
     #[error("game pairs belong to matches: create a match instead")]
     PairsBelongToMatches,
+    /// Too many jobs to watch in one call.
+    #[error("at most {MAX_WATCHED_JOBS} jobs per watch")]
+    TooManyWatched,
+    /// A watched job does not exist.
+    #[error("no job {0}")]
+    UnknownJob(u64),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -142,6 +157,18 @@ fn checked_worker_id(id: &str) -> Result<&str, JobError> {
     Ok(id)
 }
 
+/// A job's state changed (sent once the new state is written to the store).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct JobEvent {
+    /// The job.
+    pub job_id: u64,
+    /// Its new state.
+    pub state: JobState,
+}
+
+/// Job events a slow watcher may fall behind by before it has to read its jobs again.
+const EVENT_BACKLOG: usize = 16_384;
+
 /// The job queue with its leases and workers.
 pub struct JobQueue {
     store: Arc<Store>,
@@ -150,6 +177,9 @@ pub struct JobQueue {
     settings: Settings,
     clock: Arc<dyn Clock>,
     draining: AtomicBool,
+    events: broadcast::Sender<JobEvent>,
+    /// Turns true on shutdown: open watches end then, so they do not hold the server up.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl JobQueue {
@@ -172,6 +202,8 @@ impl JobQueue {
             settings,
             clock,
             draining: AtomicBool::new(false),
+            events: broadcast::Sender::new(EVENT_BACKLOG),
+            stopping: tokio::sync::watch::Sender::new(false),
         })
     }
 
@@ -180,6 +212,17 @@ impl JobQueue {
         self.scheduler
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Tells watchers that jobs changed state (nobody listening is fine).
+    fn publish<'a>(&self, changed: impl IntoIterator<Item = (u64, &'a StoredJob)>) {
+        if self.events.receiver_count() == 0 {
+            return;
+        }
+        for (job_id, record) in changed {
+            let state = JobState::from_stored(record.state);
+            let _ = self.events.send(JobEvent { job_id, state });
+        }
     }
 
     /// Where the job queue and the services over it count what they do.
@@ -195,6 +238,7 @@ impl JobQueue {
     /// Stops handing out jobs (graceful shutdown).
     pub fn drain(&self) {
         self.draining.store(true, Ordering::Relaxed);
+        self.stopping.send_replace(true);
     }
 
     /// Waits until everything written so far is durable (shared flushes).
@@ -205,15 +249,19 @@ impl JobQueue {
     /// A worker introduces itself (again, after a coordinator restart).
     pub fn hello(&self, worker_id: &str, name: &str, threads: u32) -> Result<LeaseTerms, JobError> {
         let id = checked_worker_id(worker_id)?;
-        self.scheduler().workers.insert(
+        let mut scheduler = self.scheduler();
+        // A restarted worker comes back with its id: it is the same worker, results and all.
+        let results = scheduler.workers.get(id).map_or(0, |info| info.results);
+        scheduler.workers.insert(
             id.to_owned(),
             WorkerInfo {
                 name: name.chars().take(100).collect(),
                 threads,
                 last_seen: self.clock.now(),
-                results: 0,
+                results,
             },
         );
+        drop(scheduler);
         tracing::info!(worker = id, name, threads, "worker joined");
         Ok(LeaseTerms {
             lease: self.settings.lease_duration,
@@ -251,6 +299,7 @@ impl JobQueue {
         let mut jobs = Vec::with_capacity(granted.len());
         for (job_id, active) in granted {
             self.store.put_job(job_id, &active.record)?;
+            self.publish([(job_id, &active.record)]);
             jobs.push(LeasedJob {
                 job_id,
                 lease_id: active.record.lease_id,
@@ -280,6 +329,7 @@ impl JobQueue {
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record)?;
         }
+        self.publish(changed.iter().map(|(id, record)| (*id, record)));
         Ok(changed.len())
     }
 
@@ -333,18 +383,34 @@ impl JobQueue {
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record)?;
         }
+        self.publish(changed.iter().map(|(id, record)| (*id, record)));
         Ok(changed.len())
     }
 
-    /// Requeues the jobs of expired leases (or fails them after too many attempts); called
+    /// Requeues the jobs of expired leases (or fails them after too many attempts) and
+    /// forgets workers silent for longer than `prune_after_leases` lease durations; called
     /// periodically. Returns how many jobs changed.
     pub fn expire_leases(&self) -> Result<usize, StoreError> {
-        let changed = self.scheduler().expire(self.clock.now());
+        let now = self.clock.now();
+        let silence = self.settings.lease_duration * self.settings.prune_after_leases;
+        let (changed, pruned) = {
+            let mut scheduler = self.scheduler();
+            let changed = scheduler.expire(now);
+            let pruned = match now.checked_sub(silence) {
+                Some(cutoff) => scheduler.prune_workers(cutoff),
+                None => Vec::new(),
+            };
+            (changed, pruned)
+        };
+        for worker in pruned {
+            tracing::info!(worker, "silent worker forgotten");
+        }
         self.metrics().leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
             tracing::info!(job = job_id, state = ?JobState::from_stored(record.state), "lease expired");
             self.store.put_job(*job_id, record)?;
         }
+        self.publish(changed.iter().map(|(id, record)| (*id, record)));
         Ok(changed.len())
     }
 
@@ -413,12 +479,18 @@ impl JobQueue {
 
     /// Puts a job taken for completion back at the front of the queue.
     pub(crate) fn put_back(&self, job_id: u64, active: Active) {
-        self.scheduler().put_back(job_id, active);
+        let record = self.scheduler().put_back(job_id, active);
+        self.publish([(job_id, &record)]);
     }
 
-    /// Counts a finished job for its worker.
-    pub(crate) fn mark_done(&self, worker_id: &str) {
+    /// Counts a finished job for its worker (its done record is stored).
+    pub(crate) fn mark_done(&self, worker_id: &str, job_id: u64) {
         self.scheduler().mark_done(worker_id);
+        let done = StoredJob {
+            state: JobState::Done as u32,
+            ..StoredJob::default()
+        };
+        self.publish([(job_id, &done)]);
     }
 }
 
@@ -486,6 +558,36 @@ mod tests {
         assert_eq!(queue.expire_leases().unwrap(), 1);
         let status = queue.status();
         assert_eq!((status.queued, status.leased, status.failed), (0, 0, 1));
+    }
+
+    #[tokio::test]
+    async fn workers_silent_for_longer_than_the_pruning_horizon_are_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::default());
+        // Leases of 30 s, pruned after 10 of them: 300 s of silence.
+        let queue = queue_with_clock(dir.path(), clock.clone());
+        queue.hello("gone", "gone", 1).unwrap();
+        queue.hello("alive", "alive", 1).unwrap();
+        clock.advance(Duration::from_secs(200));
+        queue.heartbeat("alive", &[]).unwrap();
+        clock.advance(Duration::from_secs(100));
+        queue.expire_leases().unwrap();
+        assert_eq!(
+            queue.status().workers.len(),
+            2,
+            "300 s is not longer than 300 s"
+        );
+        clock.advance(Duration::from_secs(1));
+        queue.expire_leases().unwrap();
+        let names: Vec<String> = queue.status().workers.into_iter().map(|w| w.name).collect();
+        assert_eq!(names, ["alive"]);
+        // A forgotten worker is told to say hello again, and then it is back.
+        assert!(matches!(
+            queue.lease("gone", 1),
+            Err(JobError::UnknownWorker(_))
+        ));
+        queue.hello("gone", "gone", 1).unwrap();
+        assert_eq!(queue.status().workers.len(), 2);
     }
 
     #[tokio::test]

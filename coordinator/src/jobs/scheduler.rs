@@ -207,6 +207,48 @@ impl Scheduler {
         record
     }
 
+    /// Takes a failure a worker reports on a job it holds (keeping `error` on the record): the
+    /// job goes back to the queue, or fails for good once its attempts are used up. Returns
+    /// the changed record.
+    pub fn fail_attempt(
+        &mut self,
+        worker_id: &str,
+        job_id: u64,
+        lease_id: u64,
+        error: &str,
+    ) -> Result<StoredJob, NotLeased> {
+        self.check_lease(worker_id, job_id, lease_id)?;
+        self.leases.remove(&lease_id);
+        if let Some(active) = self.active.get_mut(&job_id) {
+            active.record.error = error.to_owned();
+        }
+        self.requeue(job_id, true)
+            .map(|(_, record)| record)
+            .ok_or_else(|| NotLeased(format!("job {job_id} is not active")))
+    }
+
+    /// The state of a queued or leased job (`None` once it left the scheduler).
+    #[must_use]
+    pub fn state(&self, job_id: u64) -> Option<JobState> {
+        self.active
+            .get(&job_id)
+            .map(|active| JobState::from_stored(active.record.state))
+    }
+
+    /// Forgets workers silent since before `cutoff` that hold no lease; returns their ids.
+    pub fn prune_workers(&mut self, cutoff: Instant) -> Vec<String> {
+        let silent: Vec<String> = self
+            .workers
+            .iter()
+            .filter(|(id, info)| info.last_seen < cutoff && self.leases_of(id) == 0)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &silent {
+            self.workers.remove(id);
+        }
+        silent
+    }
+
     /// Counts a finished job.
     pub fn mark_done(&mut self, worker_id: &str) {
         self.finished[0] += 1;
@@ -379,6 +421,58 @@ mod tests {
         assert!(s.take_for_submit("w1", 1, lease_id).is_err(), "taken once");
         s.put_back(1, active);
         assert_eq!(s.pending(), (1, 0));
+    }
+
+    #[test]
+    fn a_reported_failure_requeues_until_the_attempts_run_out() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let now = Instant::now();
+        let (record, task) = job();
+        s.restore(1, record, Some(task), now);
+        s.lease("w1", 1, now, || 7);
+        assert!(
+            s.fail_attempt("w2", 1, 7, "boom").is_err(),
+            "not the holder"
+        );
+        let record = s.fail_attempt("w1", 1, 7, "boom").unwrap();
+        assert_eq!(JobState::from_stored(record.state), JobState::Queued);
+        assert_eq!(record.error, "boom");
+        assert_eq!(s.state(1), Some(JobState::Queued));
+        s.lease("w1", 1, now, || 8);
+        let record = s.fail_attempt("w1", 1, 8, "boom again").unwrap();
+        assert_eq!(
+            (JobState::from_stored(record.state), record.error.as_str()),
+            (JobState::Failed, "boom again")
+        );
+        assert_eq!((s.state(1), s.finished[1]), (None, 1));
+    }
+
+    #[test]
+    fn silent_workers_without_leases_are_pruned() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let t0 = Instant::now();
+        for id in ["quiet", "busy", "fresh"] {
+            let info = WorkerInfo {
+                name: id.into(),
+                threads: 1,
+                last_seen: t0,
+                results: 0,
+            };
+            s.workers.insert(id.into(), info);
+        }
+        let (record, task) = job();
+        s.restore(1, record, Some(task), t0);
+        s.lease("busy", 1, t0, || 7);
+        s.seen("fresh", t0 + Duration::from_secs(50));
+        assert!(
+            s.prune_workers(t0).is_empty(),
+            "nobody is older than the cutoff"
+        );
+        let pruned = s.prune_workers(t0 + Duration::from_secs(20));
+        assert_eq!(pruned, vec!["quiet".to_owned()]);
+        let mut left: Vec<&String> = s.workers.keys().collect();
+        left.sort();
+        assert_eq!(left, ["busy", "fresh"]);
     }
 
     #[test]

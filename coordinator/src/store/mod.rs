@@ -174,6 +174,11 @@ impl Store {
         put_record(&self.jobs, id, job)
     }
 
+    /// The stored record of a job, if there is one (quarantined jobs have none).
+    pub fn job(&self, id: u64) -> Result<Option<StoredJob>, StoreError> {
+        get_record(&self.jobs, id, "job")
+    }
+
     /// Every stored job, by id, for start-up. A record that does not decode, or an unfinished
     /// job whose task does not read back, is moved to the `quarantine` tree and logged: it is
     /// reported in the status and never runs blindly.

@@ -31,6 +31,15 @@ pub struct StoredJob {
     /// The result applied, once done.
     #[prost(string, tag = "7")]
     pub result_id: String,
+    /// The last failure a worker reported for it (kept when it fails for good).
+    #[prost(string, tag = "8")]
+    pub error: String,
+    /// Playouts its result merged into tables, once done.
+    #[prost(uint64, tag = "9")]
+    pub playouts: u64,
+    /// Games its result stored, once done.
+    #[prost(uint64, tag = "10")]
+    pub games: u64,
 }
 
 /// A job's task as stored: positions, moves and players in their text notation.

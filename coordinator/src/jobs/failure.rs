@@ -1,0 +1,76 @@
+//! Jobs that fail on their worker (a panic): the failure is kept on the job, which goes back
+//! to the queue until its attempts are used up and then fails for good with that message.
+
+use thiserror::Error;
+
+use super::{JobQueue, checked_worker_id, watch};
+use crate::store::{JobState, StoreError};
+
+/// Why a reported job failure was refused. Nothing changed.
+#[derive(Debug, Error)]
+pub enum FailureError {
+    /// The worker id is empty or too long.
+    #[error("worker_id must be 1 to 200 bytes")]
+    BadWorkerId,
+    /// The worker does not hold this lease on this job.
+    #[error("{0}")]
+    NotLeased(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary.
+fn truncated(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+impl JobQueue {
+    /// Records a failure a worker reports on a job it holds: the job is queued again, or
+    /// failed for good (keeping the message) once its attempts are used up. Answers once
+    /// durable, with the job's new state.
+    pub async fn report_failure(
+        &self,
+        worker_id: &str,
+        job_id: u64,
+        lease_id: u64,
+        error: &str,
+    ) -> Result<JobState, FailureError> {
+        let id = checked_worker_id(worker_id).map_err(|_| FailureError::BadWorkerId)?;
+        let error = truncated(error, watch::MAX_ERROR_BYTES);
+        let record = {
+            let mut scheduler = self.scheduler();
+            scheduler.seen(id, self.clock.now());
+            scheduler.fail_attempt(id, job_id, lease_id, error)
+        }
+        .map_err(|e| FailureError::NotLeased(e.0))?;
+        let state = JobState::from_stored(record.state);
+        tracing::warn!(
+            worker = id,
+            job = job_id,
+            ?state,
+            error,
+            "job failed on its worker"
+        );
+        self.store.put_job(job_id, &record)?;
+        self.publish([(job_id, &record)]);
+        self.durable().await?;
+        Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_at_a_character_boundary() {
+        assert_eq!(truncated("héllo", 2), "h");
+        assert_eq!(truncated("héllo", 3), "hé");
+        assert_eq!(truncated("short", 100), "short");
+    }
+}
