@@ -8,6 +8,7 @@ use pentago::{Move, Position, PositionKey, Symmetry, Value, move_groups};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::offload::blocking;
 use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, StoredGame, Table};
 
 /// Most rows one export or import call carries.
@@ -245,38 +246,50 @@ impl Book {
 
     /// A page of book rows in canonical-key order from `from_key` on (inclusive; 0: from the
     /// start). The page's `next_key` is where the next page starts, 0 after the last page.
-    pub fn export(
+    /// Read on the blocking pool: a page is up to [`MAX_BOOK_ROWS`] positions.
+    pub async fn export(
         &self,
         from_key: u64,
         limit: usize,
         min_games: u64,
     ) -> Result<ExportPage, BookError> {
         let limit = limit.clamp(1, MAX_BOOK_ROWS);
-        let entries = self.store.book_entries(from_key, limit)?;
-        // Keys are below 3^36, so the successor of the last one never overflows.
-        let next_key = if entries.len() == limit {
-            entries.last().map_or(0, |(key, _)| key + 1)
-        } else {
-            0
-        };
-        Ok(ExportPage {
-            rows: entries
-                .iter()
-                .flat_map(|(key, entry)| export_rows(*key, entry, min_games))
-                .collect(),
-            next_key,
+        let store = self.store.clone();
+        blocking(move || {
+            let entries = store.book_entries(from_key, limit)?;
+            // Keys are below 3^36, so the successor of the last one never overflows.
+            let next_key = if entries.len() == limit {
+                entries.last().map_or(0, |(key, _)| key + 1)
+            } else {
+                0
+            };
+            Ok(ExportPage {
+                rows: entries
+                    .iter()
+                    .flat_map(|(key, entry)| export_rows(*key, entry, min_games))
+                    .collect(),
+                next_key,
+            })
         })
+        .await
     }
 
-    /// Adds imported rows to the book; answers once durable. All rows or none.
-    pub async fn import(&self, rows: &[ExportRow]) -> Result<usize, BookError> {
+    /// Adds imported rows to the book; answers once durable. All rows or none. Checked and
+    /// written on the blocking pool.
+    pub async fn import(&self, rows: Vec<ExportRow>) -> Result<usize, BookError> {
         if rows.len() > MAX_BOOK_ROWS {
             return Err(BookError::TooMany("rows"));
         }
-        let entries = import_entries(rows)?;
-        self.store.import(&entries)?;
+        let store = self.store.clone();
+        let count = rows.len();
+        blocking(move || {
+            let entries = import_entries(&rows)?;
+            store.import(&entries)?;
+            Ok::<_, BookError>(())
+        })
+        .await?;
         self.jobs.durable().await?;
-        Ok(rows.len())
+        Ok(count)
     }
 
     /// Stored self-play games by job id (ids without a game are skipped).

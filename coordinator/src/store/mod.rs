@@ -174,6 +174,11 @@ impl Store {
         put_record(&self.jobs, id, job)
     }
 
+    /// A stored job record.
+    pub fn job(&self, id: u64) -> Result<Option<StoredJob>, StoreError> {
+        get_record(&self.jobs, id, "job")
+    }
+
     /// Every stored job, by id, for start-up. A record that does not decode, or an unfinished
     /// job whose task does not read back, is moved to the `quarantine` tree and logged: it is
     /// reported in the status and never runs blindly.
@@ -387,6 +392,24 @@ impl Store {
     /// Every stored self-play game with its job id.
     pub fn games(&self) -> impl Iterator<Item = Result<(u64, StoredGame), StoreError>> + '_ {
         all_records(&self.games, "game")
+    }
+
+    /// Up to `limit` stored games with their job ids, in job-id order from `from` on
+    /// (inclusive): a page of [`Store::games`].
+    pub fn games_from(
+        &self,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, StoredGame)>, StoreError> {
+        self.games
+            .range(from.to_be_bytes()..)
+            .take(limit)
+            .map(|entry| {
+                let (key, bytes) = entry?;
+                let game = StoredGame::decode(bytes.as_ref()).map_err(|e| corrupt("game", e))?;
+                Ok((id_of(&key, "game")?, game))
+            })
+            .collect()
     }
 
     /// Whether a puzzle candidate (canonical key) was queued or checked before.
