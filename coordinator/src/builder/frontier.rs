@@ -294,10 +294,15 @@ impl Frontier {
         self.heap.push(Node { place, position });
     }
 
-    /// Keeps the best `keep` entries: the build can pick at most its remaining positions, so
-    /// entries far below that rank would never be reached.
+    /// Keeps the best `keep` entries that are not stale: the build can pick at most its
+    /// remaining positions, so entries far below that rank would never be reached.
     fn prune(&mut self, keep: usize) {
         let mut nodes = std::mem::take(&mut self.heap).into_vec();
+        // Stale entries go first: they would only be skipped when popped.
+        nodes.retain(|node| {
+            let key = node.position.key().bits();
+            self.best.get(&key) == Some(&node.place.priority)
+        });
         if keep < nodes.len() {
             nodes.select_nth_unstable_by(keep, |a, b| b.cmp(a));
             for dropped in nodes.drain(keep..) {
