@@ -11,11 +11,11 @@ use pentagrid_coordinator::Settings;
 use pentagrid_coordinator::book::{ExportRow, MAX_BOOK_ROWS, TableSource};
 use pentagrid_coordinator::store::Counts;
 use pentagrid_proto::v2;
-use pentagrid_tests::{TestCluster, hello};
+use pentagrid_tests::{TOKEN, TestCluster, hello};
 
 /// Heartbeats slower than this at the 99th percentile mean something blocked the runtime
 /// (generous: the machine running the tests may be busy).
-const HEARTBEAT_P99_BOUND: Duration = Duration::from_millis(500);
+const HEARTBEAT_P99_BOUND: Duration = Duration::from_millis(250);
 
 /// Book rows for `positions` canonical positions reached from the start, breadth first,
 /// each with a playout table on its first three moves into positions without a win in one (so every position has children
@@ -61,28 +61,37 @@ fn book_rows(positions: usize) -> Vec<ExportRow> {
     rows
 }
 
-/// Latencies of heartbeats sent every 10 ms until `stop` is set.
+/// Latencies of heartbeats sent every 10 ms until `stop` is set, measured from a thread and
+/// runtime of their own: a stalled server runtime cannot also stall the measuring.
 async fn probe_heartbeats(
     cluster: &TestCluster,
     stop: tokio::sync::watch::Receiver<bool>,
-) -> tokio::task::JoinHandle<Vec<Duration>> {
-    let mut client = cluster.client();
-    hello(&mut client, "probe").await;
-    tokio::spawn(async move {
-        let mut latencies = Vec::new();
-        while !*stop.borrow() {
-            let sent = Instant::now();
-            client
-                .heartbeat(v2::HeartbeatRequest {
-                    worker_id: "probe".into(),
-                    lease_ids: Vec::new(),
-                })
-                .await
-                .expect("heartbeat");
-            latencies.push(sent.elapsed());
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        latencies
+) -> std::thread::JoinHandle<Vec<Duration>> {
+    hello(&mut cluster.client(), "probe").await;
+    let url = cluster.url.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the probe");
+        runtime.block_on(async move {
+            let mut client =
+                pentagrid_proto::connect(&url, TOKEN, None).expect("a client for the probe");
+            let mut latencies = Vec::new();
+            while !*stop.borrow() {
+                let sent = Instant::now();
+                client
+                    .heartbeat(v2::HeartbeatRequest {
+                        worker_id: "probe".into(),
+                        lease_ids: Vec::new(),
+                    })
+                    .await
+                    .expect("heartbeat");
+                latencies.push(sent.elapsed());
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            latencies
+        })
     })
 }
 
@@ -155,7 +164,7 @@ async fn heartbeats_stay_answered(positions: usize, candidates: u64) {
     }
     mining.await.expect("mining task");
     stop.send(true).expect("stop the probe");
-    let mut latencies = probe.await.expect("probe task");
+    let mut latencies = probe.join().expect("probe thread");
     stop_worker.send(true).expect("stop the worker");
     worker.await.expect("worker");
     latencies.sort_unstable();
@@ -175,14 +184,10 @@ async fn heartbeats_stay_answered(positions: usize, candidates: u64) {
     cluster.stop().await;
 }
 
+/// The scale: a book of 10^5 positions the build walks through, and a mining round of
+/// 20,000 candidates (80,000 random games). Before selection and mining left the runtime,
+/// heartbeats here waited up to two seconds (p99 1.75 s in a debug build).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn heartbeats_stay_answered_while_a_build_walks_a_book_and_puzzles_are_mined() {
-    heartbeats_stay_answered(10_000, 5_000).await;
-}
-
-/// The scale: a book of 10^5 positions and 20,000 candidates (slow in debug builds).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "about a minute or more in debug builds; run with --ignored"]
-async fn heartbeats_stay_answered_at_a_hundred_thousand_positions() {
+async fn heartbeats_stay_answered_while_a_build_walks_a_big_book_and_puzzles_are_mined() {
     heartbeats_stay_answered(100_000, 20_000).await;
 }
