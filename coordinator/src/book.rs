@@ -8,6 +8,7 @@ use pentago::{Move, Position, PositionKey, Symmetry, Value, move_groups};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::offload::blocking;
 use crate::paging::{self, PageError, check_start};
 use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, StoredGame, Table};
 
@@ -266,39 +267,51 @@ impl Book {
 
     /// A page of book rows in canonical-key order from `from_key` on (inclusive; 0: from the
     /// start). The page's `next_key` is where the next page starts, 0 after the last page.
-    pub fn export(
+    /// Read on the blocking pool: a page is up to [`MAX_BOOK_ROWS`] positions.
+    pub async fn export(
         &self,
         from_key: u64,
         limit: usize,
         min_games: u64,
     ) -> Result<ExportPage, BookError> {
         let limit = limit.clamp(1, MAX_BOOK_ROWS);
-        let entries = self.store.book_entries(from_key, limit)?;
-        let mut page = ExportPage::default();
-        for (index, (key, entry)) in entries.iter().enumerate() {
-            page.rows.extend(export_rows(*key, entry, min_games));
-            let last_read = index + 1 == entries.len();
-            if page.rows.len() >= EXPORT_PAGE_ROWS || last_read {
-                // More may be stored after a full read; keys are below 3^36, so the successor
-                // of one never overflows (and is never 0, which means "done").
-                if !last_read || entries.len() == limit {
-                    page.next_key = key + 1;
+        let store = self.store.clone();
+        blocking(move || {
+            let entries = store.book_entries(from_key, limit)?;
+            let mut page = ExportPage::default();
+            for (index, (key, entry)) in entries.iter().enumerate() {
+                page.rows.extend(export_rows(*key, entry, min_games));
+                let last_read = index + 1 == entries.len();
+                if page.rows.len() >= EXPORT_PAGE_ROWS || last_read {
+                    // More may be stored after a full read; keys are below 3^36, so the
+                    // successor of one never overflows (and is never 0, which means "done").
+                    if !last_read || entries.len() == limit {
+                        page.next_key = key + 1;
+                    }
+                    break;
                 }
-                break;
             }
-        }
-        Ok(page)
+            Ok(page)
+        })
+        .await
     }
 
-    /// Adds imported rows to the book; answers once durable. All rows or none.
-    pub async fn import(&self, rows: &[ExportRow]) -> Result<usize, BookError> {
+    /// Adds imported rows to the book; answers once durable. All rows or none. Checked and
+    /// written on the blocking pool.
+    pub async fn import(&self, rows: Vec<ExportRow>) -> Result<usize, BookError> {
         if rows.len() > MAX_IMPORT_ROWS {
             return Err(BookError::TooMany("rows", MAX_IMPORT_ROWS, rows.len()));
         }
-        let entries = import_entries(rows)?;
-        self.store.import(&entries)?;
+        let store = self.store.clone();
+        let count = rows.len();
+        blocking(move || {
+            let entries = import_entries(&rows)?;
+            store.import(&entries)?;
+            Ok::<_, BookError>(())
+        })
+        .await?;
         self.jobs.durable().await?;
-        Ok(rows.len())
+        Ok(count)
     }
 
     /// A page of stored self-play games: those of `job_ids[offset..]`, at most `page_size`

@@ -8,7 +8,8 @@
 //! - [`puzzles`]: mining candidates and listing puzzles;
 //! - [`store`]: the only module that touches sled;
 //! - `api`: the only module that names wire types or builds gRPC statuses;
-//! - `health` and `metrics`: what operators and probes see.
+//! - `health` and `metrics`: what operators and probes see;
+//! - `offload`: running store walks and engine play on the blocking pool, off the runtime.
 //!
 //! Services call each other with domain types and return their own error enums.
 
@@ -23,6 +24,7 @@ pub mod ingest;
 pub mod jobs;
 pub mod matches;
 mod metrics;
+mod offload;
 pub mod paging;
 pub mod puzzles;
 mod server;

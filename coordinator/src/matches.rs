@@ -12,6 +12,7 @@ use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError, StoredGame, StoredMatch};
 
@@ -149,21 +150,28 @@ impl Matches {
             return Err(MatchError::PairsOutOfRange(spec.pairs));
         }
         let match_id = self.store.generate_id()?;
-        let mut tasks = Vec::with_capacity(spec.pairs as usize);
-        for pair in 0..spec.pairs {
-            let seed = opening_seed(spec.seed, pair);
-            let opening = match spec.openings {
-                OpeningSource::Random { plies } => random_opening(seed, plies),
-                OpeningSource::Book { plies } => self.book_opening(seed, plies)?,
-            };
-            tasks.push(Task::Pair {
-                match_id,
-                pair,
-                opening,
-                a: spec.a.clone(),
-                b: spec.b.clone(),
-            });
-        }
+        // Up to 10^5 openings, each a few table reads: drawn on the blocking pool.
+        let (store, drawn) = (self.store.clone(), spec.clone());
+        let tasks = blocking(move || {
+            let spec = drawn;
+            let mut tasks = Vec::with_capacity(spec.pairs as usize);
+            for pair in 0..spec.pairs {
+                let seed = opening_seed(spec.seed, pair);
+                let opening = match spec.openings {
+                    OpeningSource::Random { plies } => random_opening(seed, plies),
+                    OpeningSource::Book { plies } => Matches::book_opening(&store, seed, plies)?,
+                };
+                tasks.push(Task::Pair {
+                    match_id,
+                    pair,
+                    opening,
+                    a: spec.a.clone(),
+                    b: spec.b.clone(),
+                });
+            }
+            Ok::<_, StoreError>(tasks)
+        })
+        .await?;
         let record = StoredMatch {
             a: spec.a.to_string(),
             b: spec.b.to_string(),
@@ -183,14 +191,14 @@ impl Matches {
     /// An opening drawn from the stored tables: from the start, each move drawn in proportion
     /// to its games (playout tables first, then game tables), random where the book ends.
     /// Moves into finished games or into an immediate win for the opponent are skipped.
-    fn book_opening(&self, seed: u64, plies: u32) -> Result<Position, StoreError> {
+    fn book_opening(store: &Store, seed: u64, plies: u32) -> Result<Position, StoreError> {
         let mut position = Position::START;
         for ply in 0..plies {
             let canonical = position.canonical();
             let key = canonical.position.key().bits();
-            let mut table = self.store.playout_table(key)?;
+            let mut table = store.playout_table(key)?;
             if table.is_empty() {
-                table = self.store.game_table(key)?;
+                table = store.game_table(key)?;
             }
             let back = canonical.symmetry.inverse();
             let fair = |child: &Position| !child.is_over() && !child.has_immediate_win();

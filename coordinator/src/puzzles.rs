@@ -13,6 +13,7 @@ use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{CandidateState, Store, StoreError};
 
@@ -25,6 +26,8 @@ pub const PUZZLES_PAGE_SIZE: u64 = 20;
 /// Most puzzles per listed page: proofs make a puzzle a few KB, so a page stays far below the
 /// message cap.
 pub const MAX_PUZZLES_PAGE: u64 = 100;
+/// Games (stored or random) one blocking step of mining looks at.
+const GAMES_PER_STEP: usize = 1_000;
 /// Random games tried per wanted candidate before giving up.
 const RANDOM_GAMES_PER_CANDIDATE: u64 = 4;
 
@@ -115,15 +118,15 @@ pub struct PuzzleMiner {
 }
 
 /// Collects fresh candidates: ongoing, with enough stones, never queued before, once each.
-struct Miner<'a> {
-    store: &'a Store,
+/// Moves between blocking steps, each bounded to [`GAMES_PER_STEP`] games.
+struct Miner {
     min_stones: u32,
     wanted: usize,
     seen: HashSet<u64>,
     found: Vec<(Position, String)>,
 }
 
-impl Miner<'_> {
+impl Miner {
     fn full(&self) -> bool {
         self.found.len() >= self.wanted
     }
@@ -131,6 +134,7 @@ impl Miner<'_> {
     /// Offers the positions before each move of a game.
     fn offer_game(
         &mut self,
+        store: &Store,
         start: Position,
         moves: &[pentago::Move],
         source: &str,
@@ -142,7 +146,7 @@ impl Miner<'_> {
             }
             if position.stone_count() >= self.min_stones && !position.is_over() {
                 let key = position.canonical_key().bits();
-                if self.seen.insert(key) && !self.store.candidate_known(key)? {
+                if self.seen.insert(key) && !store.candidate_known(key)? {
                     self.found.push((position, format!("{source} ply {ply}")));
                 }
             }
@@ -153,6 +157,64 @@ impl Miner<'_> {
         }
         Ok(())
     }
+
+    /// Offers up to [`GAMES_PER_STEP`] stored games from job id `from` on; returns where the
+    /// next step starts, `None` when the games ran out.
+    fn stored_games(&mut self, store: &Store, from: u64) -> Result<Option<u64>, StoreError> {
+        let games = store.games_from(from, GAMES_PER_STEP)?;
+        let next = (games.len() == GAMES_PER_STEP)
+            .then(|| games.last().map(|(job_id, _)| job_id + 1))
+            .flatten();
+        for (job_id, game) in games {
+            if self.full() {
+                return Ok(None);
+            }
+            let (Ok(start), Ok(moves)) = (
+                game.start.parse::<Position>(),
+                game.moves
+                    .iter()
+                    .map(|m| m.parse())
+                    .collect::<Result<Vec<_>, _>>(),
+            ) else {
+                continue;
+            };
+            self.offer_game(store, start, &moves, &format!("game {job_id}"))?;
+        }
+        Ok(next)
+    }
+
+    /// Plays and offers the seeded random games `indices`.
+    fn random_games(
+        &mut self,
+        store: &Store,
+        seed: u64,
+        indices: std::ops::Range<u64>,
+    ) -> Result<(), StoreError> {
+        for index in indices {
+            if self.full() {
+                break;
+            }
+            let seed = splitmix64(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+            let game = play_game(&Position::START, &Player::Random, &Player::Random, seed, 1);
+            self.offer_game(store, game.start, &game.moves, &format!("random {seed}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs one bounded mining step on the blocking pool, handing the miner there and back.
+async fn mine_step<T: Send + 'static>(
+    store: &Arc<Store>,
+    miner: Miner,
+    step: impl FnOnce(&mut Miner, &Store) -> Result<T, StoreError> + Send + 'static,
+) -> Result<(Miner, T), StoreError> {
+    let store = store.clone();
+    blocking(move || {
+        let mut miner = miner;
+        let answer = step(&mut miner, &store)?;
+        Ok((miner, answer))
+    })
+    .await
 }
 
 impl PuzzleMiner {
@@ -176,47 +238,41 @@ impl PuzzleMiner {
             return Err(PuzzleError::Invalid("min_stones must be at most 35".into()));
         }
         let mut miner = Miner {
-            store: &self.store,
             min_stones: request.min_stones,
             wanted: request.candidates as usize,
             seen: HashSet::new(),
             found: Vec::new(),
         };
-        for entry in self.store.games() {
-            if miner.full() {
-                break;
-            }
-            let (job_id, game) = entry?;
-            let (Ok(start), Ok(moves)) = (
-                game.start.parse::<Position>(),
-                game.moves
-                    .iter()
-                    .map(|m| m.parse())
-                    .collect::<Result<Vec<_>, _>>(),
-            ) else {
-                continue;
-            };
-            miner.offer_game(start, &moves, &format!("game {job_id}"))?;
+        // Stored games, then random ones, a bounded step at a time on the blocking pool: the
+        // scan and the play grow with the database and the request, the runtime must not.
+        let mut from = Some(0);
+        while let Some(start) = from.filter(|_| !miner.full()) {
+            (miner, from) =
+                mine_step(&self.store, miner, move |m, s| m.stored_games(s, start)).await?;
         }
         if request.random_games {
             let tries = request
                 .candidates
                 .saturating_mul(RANDOM_GAMES_PER_CANDIDATE);
-            for index in 0..tries {
-                if miner.full() {
-                    break;
-                }
-                let seed = splitmix64(request.seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
-                let game = play_game(&Position::START, &Player::Random, &Player::Random, seed, 1);
-                miner.offer_game(game.start, &game.moves, &format!("random {seed}"))?;
+            let mut next = 0;
+            while next < tries && !miner.full() {
+                let end = tries.min(next + GAMES_PER_STEP as u64);
+                let seed = request.seed;
+                (miner, ()) = mine_step(&self.store, miner, move |m, s| {
+                    m.random_games(s, seed, next..end)
+                })
+                .await?;
+                next = end;
             }
         }
         let found = miner.found;
-        let keys: Vec<u64> = found
-            .iter()
-            .map(|(p, _)| p.canonical_key().bits())
-            .collect();
-        self.store.mark_candidates_pending(&keys)?;
+        let positions: Vec<Position> = found.iter().map(|(p, _)| *p).collect();
+        let store = self.store.clone();
+        blocking(move || {
+            let keys: Vec<u64> = positions.iter().map(|p| p.canonical_key().bits()).collect();
+            store.mark_candidates_pending(&keys)
+        })
+        .await?;
         let tasks: Vec<Task> = found
             .chunks(CANDIDATES_PER_JOB)
             .map(|chunk| Task::Verify {

@@ -399,7 +399,8 @@ impl CoordinatorApi for Service {
         let page = self
             .coordinator
             .book
-            .export(r.from_key, r.limit as usize, r.min_games)?;
+            .export(r.from_key, r.limit as usize, r.min_games)
+            .await?;
         Ok(Response::new(v2::BookExportResponse {
             rows: page.rows.iter().map(convert::export_row).collect(),
             next_key: page.next_key,
@@ -416,7 +417,7 @@ impl CoordinatorApi for Service {
             return Err(crate::book::BookError::TooMany("rows", max, asked).into());
         }
         let rows = convert::import_rows(wire)?;
-        let imported = self.coordinator.book.import(&rows).await?;
+        let imported = self.coordinator.book.import(rows).await?;
         Ok(Response::new(v2::BookImportResponse {
             rows: imported as u64,
         }))

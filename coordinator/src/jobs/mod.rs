@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use pentago::splitmix64;
+use pentago::{Position, splitmix64};
 use pentagrid_proto::Task;
 use thiserror::Error;
 use tokio::sync::broadcast;
@@ -18,6 +18,7 @@ use tokio::sync::broadcast;
 use crate::clock::Clock;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
+use crate::offload::blocking;
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 pub use failure::FailureError;
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
@@ -346,21 +347,26 @@ impl JobQueue {
 
     /// Stores `tasks` as queued jobs and queues them once durable; returns their ids.
     pub(crate) async fn queue(&self, tasks: Vec<Task>) -> Result<Vec<u64>, StoreError> {
-        let mut ids = Vec::with_capacity(tasks.len());
-        let mut records = Vec::with_capacity(tasks.len());
-        for task in tasks {
-            self.metrics().job_queued(task.kind());
-            let id = self.store.generate_id()?;
-            let record = StoredJob {
-                task: Some(StoredTask::from(&task)),
-                state: JobState::Queued as u32,
-                seed: job_seed(id),
-                ..StoredJob::default()
-            };
-            self.store.put_job(id, &record)?;
-            ids.push(id);
-            records.push((id, record, task));
-        }
+        // A submission may hold 10^5 jobs: their records are written on the blocking pool.
+        let (store, metrics) = (self.store.clone(), self.metrics().clone());
+        let records = blocking(move || {
+            let mut records = Vec::with_capacity(tasks.len());
+            for task in tasks {
+                metrics.job_queued(task.kind());
+                let id = store.generate_id()?;
+                let record = StoredJob {
+                    task: Some(StoredTask::from(&task)),
+                    state: JobState::Queued as u32,
+                    seed: job_seed(id),
+                    ..StoredJob::default()
+                };
+                store.put_job(id, &record)?;
+                records.push((id, record, task));
+            }
+            Ok::<_, StoreError>(records)
+        })
+        .await?;
+        let ids = records.iter().map(|(id, _, _)| *id).collect();
         self.durable().await?;
         let now = self.clock.now();
         let mut scheduler = self.scheduler();
@@ -454,6 +460,25 @@ impl JobQueue {
             .collect()
     }
 
+    /// Whether a job is queued or leased.
+    pub(crate) fn is_active(&self, job_id: u64) -> bool {
+        self.scheduler().task(job_id).is_some()
+    }
+
+    /// The positions of queued or leased analyse and solve jobs, with their job ids, by id.
+    /// Copies positions only, so the queue's lock is held briefly.
+    pub(crate) fn active_book_positions(&self) -> Vec<(u64, Position)> {
+        let scheduler = self.scheduler();
+        scheduler
+            .active_where(|task| matches!(task, Task::Analyse { .. } | Task::Solve { .. }))
+            .into_iter()
+            .filter_map(|id| match scheduler.task(id)? {
+                Task::Analyse { position, .. } | Task::Solve { position } => Some((id, *position)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The task of a lease the worker holds on the job (notes the call from the worker).
     pub(crate) fn leased_task(
         &self,
@@ -498,7 +523,6 @@ impl JobQueue {
 mod tests {
     use super::*;
     use crate::clock::ManualClock;
-    use pentago::Position;
 
     fn queue_with_clock(dir: &std::path::Path, clock: Arc<ManualClock>) -> JobQueue {
         let store = Arc::new(Store::open(dir).unwrap());

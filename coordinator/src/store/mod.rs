@@ -402,6 +402,24 @@ impl Store {
         all_records(&self.games, "game")
     }
 
+    /// Up to `limit` stored games with their job ids, in job-id order from `from` on
+    /// (inclusive): a page of [`Store::games`].
+    pub fn games_from(
+        &self,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, StoredGame)>, StoreError> {
+        self.games
+            .range(from.to_be_bytes()..)
+            .take(limit)
+            .map(|entry| {
+                let (key, bytes) = entry?;
+                let game = StoredGame::decode(bytes.as_ref()).map_err(|e| corrupt("game", e))?;
+                Ok((id_of(&key, "game")?, game))
+            })
+            .collect()
+    }
+
     /// Whether a puzzle candidate (canonical key) was queued or checked before.
     pub fn candidate_known(&self, key: u64) -> Result<bool, StoreError> {
         Ok(self.candidates.contains_key(key.to_be_bytes())?)

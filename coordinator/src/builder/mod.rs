@@ -9,23 +9,40 @@
 //! move's win rate `w` over `n` playouts. So the builder follows the principal lines (high
 //! visit share), leans towards moves whose value is unsure, and analyses a position (the
 //! "unexplored" case) as soon as its priority is among the highest of positions without a
-//! table. Proven positions are leaves.
+//! table. Proven positions are leaves. A position reached along several lines takes the best
+//! priority known when it is handled (picked or expanded); a better line found later does not
+//! move it again.
+//!
+//! The frontier ([`frontier`]) lives in memory between rounds: each round first takes in the
+//! jobs of the build that finished since the last one (their children enter the heap), then
+//! pops the best positions, so a round costs O(log n) per queued job plus one look-up per job
+//! in flight, independent of the size of the book, and never walks from the roots (except
+//! once after a restart, a bounded number of pops per round). Rounds run on the blocking pool.
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashSet};
-use std::sync::Arc;
+mod frontier;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use pentago::{Position, UctConfig};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
+use crate::offload::blocking;
 use crate::store::{Store, StoreError, StoredBuild};
+use frontier::{Flight, Frontier, Limits, Pick, Selection};
 
 /// Jobs a build keeps in flight.
 pub const BUILD_WINDOW: usize = 16;
-/// Positions one selection round may look at.
-const MAX_VISITED: usize = 200_000;
+/// Heap entries one round may pop: bounds a round's work (while a restarted build walks the
+/// explored part of its book again, or positions are all leaves).
+const MAX_POPS_PER_ROUND: usize = 20_000;
+/// Heap entries kept per position the build may still analyse (and at least
+/// [`MIN_FRONTIER`]): the heap is cut back to that many best entries when it doubles.
+const FRONTIER_PER_POSITION: u64 = 8;
+/// Fewest heap entries kept when the heap is cut back.
+const MIN_FRONTIER: u64 = 1 << 16;
 /// Most roots of one build.
 pub const MAX_BUILD_ROOTS: usize = 10_000;
 
@@ -73,37 +90,16 @@ pub enum BuildError {
     Store(#[from] StoreError),
 }
 
-/// A position waiting in the best-first queue.
-struct Node {
-    priority: f64,
-    ply: u32,
-    position: Position,
-}
-
-impl PartialEq for Node {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Node {}
-
-impl PartialOrd for Node {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Node {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.priority
-            .total_cmp(&other.priority)
-            .then_with(|| other.position.key().bits().cmp(&self.position.key().bits()))
-    }
-}
-
 fn invalid(what: &str) -> BuildError {
     BuildError::Invalid(what.to_owned())
+}
+
+/// What a round found to do.
+struct Round {
+    /// The build's jobs in flight before this round queues any.
+    in_flight: usize,
+    /// What the frontier gave.
+    selection: Selection,
 }
 
 /// The book builder service.
@@ -113,6 +109,9 @@ pub struct BookBuilder {
     /// Held while a round picks and queues positions: two rounds at once would pick the same
     /// positions before either is queued.
     round: tokio::sync::Mutex<()>,
+    /// The frontiers of unfinished builds, by build id; one is out of the map while a round of
+    /// its build runs (and after an error, so that the next round rebuilds it).
+    frontiers: Mutex<HashMap<u64, Frontier>>,
 }
 
 impl BookBuilder {
@@ -121,7 +120,15 @@ impl BookBuilder {
             store,
             jobs,
             round: tokio::sync::Mutex::new(()),
+            frontiers: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn frontiers(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Frontier>> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.frontiers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Starts a book build and queues its first jobs.
@@ -182,11 +189,18 @@ impl BookBuilder {
             .store
             .build(build_id)?
             .ok_or(BuildError::NotFound(build_id))?;
-        let pending = self.in_flight(build_id, &self.pending_book_keys())?;
+        let mut keys = HashSet::new();
+        let mut pending = 0;
+        for (_, position) in self.jobs.active_book_positions() {
+            let key = position.canonical_key().bits();
+            if keys.insert(key) && self.store.build_has(build_id, key)? {
+                pending += 1;
+            }
+        }
         Ok(BuildReport {
             id: build_id,
             record,
-            pending: pending as u64,
+            pending,
         })
     }
 
@@ -200,30 +214,6 @@ impl BookBuilder {
         Ok(())
     }
 
-    /// Canonical keys of the positions with an analyse or solve job queued or leased.
-    fn pending_book_keys(&self) -> HashSet<u64> {
-        self.jobs
-            .active_tasks(|task| matches!(task, Task::Analyse { .. } | Task::Solve { .. }))
-            .into_iter()
-            .filter_map(|(_, task)| match task {
-                Task::Analyse { position, .. } | Task::Solve { position } => {
-                    Some(position.canonical_key().bits())
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn in_flight(&self, build: u64, pending: &HashSet<u64>) -> Result<usize, StoreError> {
-        let mut count = 0;
-        for &key in pending {
-            if self.store.build_has(build, key)? {
-                count += 1;
-            }
-        }
-        Ok(count)
-    }
-
     /// Tops the build's window up with the best positions, or marks it done.
     async fn step(&self, id: u64) -> Result<(), BuildError> {
         let _round = self.round.lock().await;
@@ -232,35 +222,28 @@ impl BookBuilder {
             return Ok(());
         };
         if record.done {
+            self.frontiers().remove(&id);
             return Ok(());
         }
-        let pending = self.pending_book_keys();
-        let in_flight = self.in_flight(id, &pending)?;
-        if in_flight * 2 > BUILD_WINDOW {
-            return Ok(());
-        }
-        // Without exact solves, the budget caps how many more analyses can go out; checking it
-        // here spares a walk through the book on every tick once it is spent.
-        let affordable = if record.solve_stones == 0 {
-            (record.budget.saturating_sub(record.playouts) / record.playouts_per_position) as usize
-        } else {
-            usize::MAX
-        };
-        let room = (BUILD_WINDOW - in_flight)
-            .min(record.max_positions.saturating_sub(record.positions) as usize)
-            .min(affordable);
-        let frontier = if room == 0 {
-            Vec::new()
-        } else {
-            self.select(id, &record, &pending, room)?
-        };
         let config: UctConfig = record.config.parse().map_err(|e| StoreError::Corrupt {
             what: "build",
             why: format!("build {id} has a bad config: {e}"),
         })?;
+        let frontier = self.frontiers().remove(&id);
+        let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
+        let (mut frontier, round) = blocking(move || {
+            let mut frontier = match frontier {
+                Some(frontier) => frontier,
+                None => restore(&store, &jobs, id, &planned)?,
+            };
+            let round = plan(&mut frontier, &store, &jobs, id, &planned)?;
+            Ok::<_, StoreError>((frontier, round))
+        })
+        .await?;
         let mut tasks = Vec::new();
-        let mut keys = Vec::new();
-        for position in frontier {
+        let mut queued: Vec<Pick> = Vec::new();
+        for pick in round.selection.picks {
+            let position = pick.position;
             let solve = record.solve_stones > 0 && position.stone_count() >= record.solve_stones;
             if solve {
                 record.solved += 1;
@@ -277,87 +260,125 @@ impl BookBuilder {
                 });
             }
             record.positions += 1;
-            keys.push(position.key().bits());
+            queued.push(pick);
         }
         if tasks.is_empty() {
-            if in_flight == 0 {
+            if round.in_flight == 0 && !round.selection.unfinished {
                 record.done = true;
                 self.store.put_build(id, &record)?;
                 tracing::info!(build = id, positions = record.positions, "book build done");
+            } else {
+                self.frontiers().insert(id, frontier);
             }
             return Ok(());
         }
         // Jobs first: a stop in between leaves a job the next round sees as pending, never a
-        // position marked queued without its job.
-        self.jobs.queue(tasks).await?;
+        // position marked queued without its job. An error on the way drops the frontier, so
+        // the next round rebuilds it from the store.
+        let job_ids = self.jobs.queue(tasks).await?;
+        let keys: Vec<u64> = queued.iter().map(|p| p.position.key().bits()).collect();
         self.store.add_build_nodes(id, &keys, &record)?;
+        for (job_id, pick) in job_ids.into_iter().zip(&queued) {
+            frontier.fly(job_id, pick);
+        }
+        self.frontiers().insert(id, frontier);
         self.jobs.durable().await?;
         Ok(())
     }
+}
 
-    /// Up to `room` canonical positions without a table, best priority first.
-    fn select(
-        &self,
-        id: u64,
-        record: &StoredBuild,
-        pending: &HashSet<u64>,
-        room: usize,
-    ) -> Result<Vec<Position>, StoreError> {
-        let mut heap = BinaryHeap::new();
-        let share = 1.0 / record.roots.len() as f64;
-        for root in &record.roots {
-            if let Ok(position) = root.parse::<Position>() {
-                heap.push(Node {
-                    priority: share,
-                    ply: 0,
-                    position,
-                });
-            }
+/// The canonical keys of the positions queued or leased for analysis or solving, with their
+/// job ids.
+fn pending_positions(jobs: &JobQueue) -> Vec<(u64, Position)> {
+    jobs.active_book_positions()
+        .into_iter()
+        .map(|(job_id, position)| (job_id, position.canonical().position))
+        .collect()
+}
+
+/// The frontier of a build as after a restart: its roots, and its jobs still in flight.
+fn restore(
+    store: &Store,
+    jobs: &JobQueue,
+    id: u64,
+    record: &StoredBuild,
+) -> Result<Frontier, StoreError> {
+    let roots: Vec<Position> = record.roots.iter().filter_map(|r| r.parse().ok()).collect();
+    let mut flights = Vec::new();
+    for (job_id, position) in pending_positions(jobs) {
+        if store.build_has(id, position.key().bits())? {
+            flights.push(Flight {
+                job_id,
+                position,
+                place: None,
+                own: true,
+            });
         }
-        let mut visited = HashSet::new();
-        let mut out = Vec::new();
-        while let Some(node) = heap.pop() {
-            if out.len() >= room || visited.len() >= MAX_VISITED {
-                break;
-            }
-            let key = node.position.key().bits();
-            if !visited.insert(key) || pending.contains(&key) {
-                continue;
-            }
-            if !self.store.proven_table(key)?.is_empty() {
-                continue;
-            }
-            let table = self.store.playout_table(key)?;
-            if table.is_empty() {
-                // Queued before without a table: its job failed; leave it.
-                if !self.store.build_has(id, key)? {
-                    out.push(node.position);
-                }
-                continue;
-            }
-            if node.ply >= record.depth {
-                continue;
-            }
-            let total: u64 = table.values().map(|c| c.games).sum();
-            for (mv, counts) in &table {
-                let Ok(child) = node.position.play(*mv) else {
-                    continue;
-                };
-                if child.is_over() || counts.games == 0 {
-                    continue;
-                }
-                let n = counts.games as f64;
-                let rate = (counts.wins as f64 + 0.5 * counts.draws as f64) / n;
-                let sigma = (rate * (1.0 - rate) / (n + 1.0)).sqrt();
-                heap.push(Node {
-                    priority: node.priority * (n / total as f64) * (1.0 + 2.0 * sigma),
-                    ply: node.ply + 1,
-                    position: child.canonical().position,
-                });
-            }
-        }
-        Ok(out)
     }
+    tracing::info!(
+        build = id,
+        in_flight = flights.len(),
+        "book build frontier restored"
+    );
+    Ok(Frontier::new(&roots, flights))
+}
+
+/// One round's selection (on a blocking thread): takes in finished jobs, then, if the window
+/// has room, pops the best positions.
+fn plan(
+    frontier: &mut Frontier,
+    store: &Store,
+    jobs: &JobQueue,
+    id: u64,
+    record: &StoredBuild,
+) -> Result<Round, StoreError> {
+    frontier.settle(store, jobs, record.depth)?;
+    let in_flight = frontier.in_flight();
+    if in_flight * 2 > BUILD_WINDOW {
+        let selection = Selection {
+            picks: Vec::new(),
+            unfinished: true,
+        };
+        return Ok(Round {
+            in_flight,
+            selection,
+        });
+    }
+    // Without exact solves, the budget caps how many more analyses can go out; checking it
+    // here spares popping the frontier once it is spent.
+    let affordable = if record.solve_stones == 0 {
+        (record.budget.saturating_sub(record.playouts) / record.playouts_per_position) as usize
+    } else {
+        usize::MAX
+    };
+    let remaining = record.max_positions.saturating_sub(record.positions);
+    let room = (BUILD_WINDOW - in_flight)
+        .min(remaining as usize)
+        .min(affordable);
+    if room == 0 {
+        return Ok(Round {
+            in_flight,
+            selection: Selection::default(),
+        });
+    }
+    let pending: HashMap<u64, u64> = pending_positions(jobs)
+        .into_iter()
+        .map(|(job_id, position)| (position.key().bits(), job_id))
+        .collect();
+    let cap = remaining
+        .saturating_mul(FRONTIER_PER_POSITION)
+        .max(MIN_FRONTIER);
+    let limits = Limits {
+        depth: record.depth,
+        room,
+        max_pops: MAX_POPS_PER_ROUND,
+        cap: usize::try_from(cap).unwrap_or(usize::MAX),
+    };
+    let selection = frontier.select(store, id, limits, &pending)?;
+    Ok(Round {
+        in_flight,
+        selection,
+    })
 }
 
 #[cfg(test)]

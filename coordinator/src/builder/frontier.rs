@@ -1,0 +1,419 @@
+//! A build's frontier, kept in memory between rounds so that choosing the next positions costs
+//! O(log n) heap operations per position, whatever the size of the book: a max-heap of
+//! positions reached but not yet looked at, with lazy deletion (an entry is stale once its
+//! position was handled, or a better priority for it was pushed), plus the build's positions in
+//! flight. A position is expanded (its children pushed with their priorities) once: when it is
+//! popped and already has a table, or when the job that analyses it finishes.
+//!
+//! After a restart the frontier starts again from the roots: positions that already have a
+//! table are expanded as they are popped, so the first rounds walk the explored part of the
+//! book again, a bounded number of pops per round, on a blocking thread.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use pentago::Position;
+
+use crate::jobs::JobQueue;
+use crate::store::{JobState, Store, StoreError, Table};
+
+/// Where a position sits in the best-first order: its priority and its ply below a root.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(super) struct Place {
+    /// See the priority formula at the top of the builder.
+    pub priority: f64,
+    /// Plies below its root.
+    pub ply: u32,
+}
+
+/// A position waiting in the best-first queue.
+struct Node {
+    place: Place,
+    position: Position,
+}
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Node {}
+
+impl PartialOrd for Node {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Node {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.place
+            .priority
+            .total_cmp(&other.place.priority)
+            .then_with(|| other.position.key().bits().cmp(&self.position.key().bits()))
+    }
+}
+
+/// A position whose analysis (or solve) is queued or running.
+#[derive(Clone, Debug)]
+pub(super) struct Flight {
+    /// The job analysing it.
+    pub job_id: u64,
+    /// The canonical position.
+    pub position: Position,
+    /// Its place, once known (a flight restored after a restart learns it when the walk
+    /// reaches it).
+    pub place: Option<Place>,
+    /// Whether the build queued the job (else another build or a client did, and the build
+    /// only waits for its table).
+    pub own: bool,
+}
+
+/// A position chosen for analysis.
+#[derive(Clone, Debug)]
+pub(super) struct Pick {
+    /// The canonical position.
+    pub position: Position,
+    /// Its place.
+    pub place: Place,
+}
+
+/// What one selection found.
+#[derive(Debug, Default)]
+pub(super) struct Selection {
+    /// The positions chosen, best first.
+    pub picks: Vec<Pick>,
+    /// Whether the frontier may still hold work (it ran out of pops this round).
+    pub unfinished: bool,
+}
+
+/// How far one selection may go.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Limits {
+    /// Deepest ply that gets expanded.
+    pub depth: u32,
+    /// Most positions to choose.
+    pub room: usize,
+    /// Most entries to pop.
+    pub max_pops: usize,
+    /// Entries the heap keeps when it is cut back.
+    pub cap: usize,
+}
+
+/// The frontier of one build.
+#[derive(Default)]
+pub(super) struct Frontier {
+    heap: BinaryHeap<Node>,
+    /// Best priority pushed for each position not handled yet.
+    best: HashMap<u64, f64>,
+    /// Positions handled: picked, expanded or left as leaves.
+    seen: HashSet<u64>,
+    flights: Vec<Flight>,
+}
+
+impl Frontier {
+    /// A frontier holding the roots (priority `1 / roots` each) and the flights found queued.
+    pub fn new(roots: &[Position], flights: Vec<Flight>) -> Frontier {
+        let mut frontier = Frontier {
+            flights,
+            ..Frontier::default()
+        };
+        let share = 1.0 / roots.len().max(1) as f64;
+        for root in roots {
+            frontier.push(
+                *root,
+                Place {
+                    priority: share,
+                    ply: 0,
+                },
+            );
+        }
+        frontier
+    }
+
+    /// Jobs the build itself has in flight.
+    pub fn in_flight(&self) -> usize {
+        self.flights.iter().filter(|f| f.own).count()
+    }
+
+    /// Entries in the heap (stale ones included).
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Notes that `job_id` analyses `pick` for the build.
+    pub fn fly(&mut self, job_id: u64, pick: &Pick) {
+        self.flights.push(Flight {
+            job_id,
+            position: pick.position,
+            place: Some(pick.place),
+            own: true,
+        });
+    }
+
+    /// Takes in the flights whose jobs finished: their children enter the heap. Costs one
+    /// look-up per flight.
+    pub fn settle(&mut self, store: &Store, jobs: &JobQueue, depth: u32) -> Result<(), StoreError> {
+        let mut index = 0;
+        while index < self.flights.len() {
+            let job_id = self.flights[index].job_id;
+            if jobs.is_active(job_id) || !finished(store, job_id)? {
+                index += 1;
+                continue;
+            }
+            let flight = self.flights.swap_remove(index);
+            // Without a place, the walk has not reached the position yet and expands it then.
+            if let Some(place) = flight.place {
+                self.expand_if_analysed(store, flight.position, place, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pops positions best first until `limits.room` are chosen or `limits.max_pops` were
+    /// popped. A position with a table is expanded (below `limits.depth`); one with an exact
+    /// value is a leaf; one without a table is chosen unless the build queued it before (its
+    /// job failed) or a job in `pending` (canonical key → job id) analyses it already. The heap
+    /// is cut back to the best `limits.cap` entries whenever it grows past twice that.
+    pub fn select(
+        &mut self,
+        store: &Store,
+        build: u64,
+        limits: Limits,
+        pending: &HashMap<u64, u64>,
+    ) -> Result<Selection, StoreError> {
+        let Limits {
+            depth,
+            room,
+            max_pops,
+            cap,
+        } = limits;
+        let mut picks = Vec::new();
+        let mut pops = 0;
+        while picks.len() < room {
+            if pops == max_pops {
+                return Ok(Selection {
+                    picks,
+                    unfinished: !self.heap.is_empty(),
+                });
+            }
+            let Some(Node { place, position }) = self.heap.pop() else {
+                break;
+            };
+            pops += 1;
+            let key = position.key().bits();
+            if self.seen.contains(&key) || self.best.get(&key).is_some_and(|&b| place.priority < b)
+            {
+                continue;
+            }
+            self.best.remove(&key);
+            self.seen.insert(key);
+            if let Some(flight) = self.flights.iter_mut().find(|f| f.position == position) {
+                flight.place.get_or_insert(place);
+                continue;
+            }
+            if let Some(&job_id) = pending.get(&key) {
+                self.flights.push(Flight {
+                    job_id,
+                    position,
+                    place: Some(place),
+                    own: false,
+                });
+                continue;
+            }
+            if !store.proven_table(key)?.is_empty() {
+                continue;
+            }
+            let table = store.playout_table(key)?;
+            if table.is_empty() {
+                if !store.build_has(build, key)? {
+                    picks.push(Pick { position, place });
+                }
+                continue;
+            }
+            if place.ply < depth {
+                self.expand(position, place, &table);
+                if self.heap.len() > cap.saturating_mul(2) {
+                    self.prune(cap);
+                }
+            }
+        }
+        Ok(Selection {
+            picks,
+            unfinished: false,
+        })
+    }
+
+    /// Expands a position whose job finished, if it got a table and no exact value.
+    fn expand_if_analysed(
+        &mut self,
+        store: &Store,
+        position: Position,
+        place: Place,
+        depth: u32,
+    ) -> Result<(), StoreError> {
+        let key = position.key().bits();
+        if place.ply >= depth || !store.proven_table(key)?.is_empty() {
+            return Ok(());
+        }
+        let table = store.playout_table(key)?;
+        self.expand(position, place, &table);
+        Ok(())
+    }
+
+    /// Pushes the children of a position with their priorities (see the builder's formula).
+    fn expand(&mut self, position: Position, place: Place, table: &Table) {
+        let total: u64 = table.values().map(|c| c.games).sum();
+        for (mv, counts) in table {
+            let Ok(child) = position.play(*mv) else {
+                continue;
+            };
+            if child.is_over() || counts.games == 0 {
+                continue;
+            }
+            let n = counts.games as f64;
+            let rate = (counts.wins as f64 + 0.5 * counts.draws as f64) / n;
+            let sigma = (rate * (1.0 - rate) / (n + 1.0)).sqrt();
+            let child_place = Place {
+                priority: place.priority * (n / total as f64) * (1.0 + 2.0 * sigma),
+                ply: place.ply + 1,
+            };
+            self.push(child.canonical().position, child_place);
+        }
+    }
+
+    /// Pushes a canonical position unless it was handled or is waiting with a better priority.
+    fn push(&mut self, position: Position, place: Place) {
+        let key = position.key().bits();
+        if self.seen.contains(&key) || self.best.get(&key).is_some_and(|&b| b >= place.priority) {
+            return;
+        }
+        self.best.insert(key, place.priority);
+        self.heap.push(Node { place, position });
+    }
+
+    /// Keeps the best `keep` entries that are not stale: the build can pick at most its
+    /// remaining positions, so entries far below that rank would never be reached.
+    fn prune(&mut self, keep: usize) {
+        let mut nodes = std::mem::take(&mut self.heap).into_vec();
+        // Stale entries go first: they would only be skipped when popped.
+        nodes.retain(|node| {
+            let key = node.position.key().bits();
+            self.best.get(&key) == Some(&node.place.priority)
+        });
+        if keep < nodes.len() {
+            nodes.select_nth_unstable_by(keep, |a, b| b.cmp(a));
+            for dropped in nodes.drain(keep..) {
+                let key = dropped.position.key().bits();
+                if self.best.get(&key) == Some(&dropped.place.priority) {
+                    self.best.remove(&key);
+                }
+            }
+        }
+        self.heap = BinaryHeap::from(nodes);
+    }
+}
+
+/// Whether a job no longer in the queue has its final state stored: a job that is being
+/// completed leaves the queue a moment before its result (and its table) is written.
+fn finished(store: &Store, job_id: u64) -> Result<bool, StoreError> {
+    Ok(store.job(job_id)?.is_none_or(|record| {
+        !matches!(
+            JobState::from_stored(record.state),
+            JobState::Queued | JobState::Leased
+        )
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Counts;
+
+    fn place(priority: f64) -> Place {
+        Place { priority, ply: 1 }
+    }
+
+    fn limits(room: usize, max_pops: usize) -> Limits {
+        Limits {
+            depth: 36,
+            room,
+            max_pops,
+            cap: 100,
+        }
+    }
+
+    /// Two different canonical children of the start.
+    fn two_children() -> (Position, Position) {
+        let start = Position::START;
+        let moves = start.legal_moves();
+        let mut children = moves
+            .iter()
+            .map(|&mv| start.play(mv).unwrap().canonical().position);
+        let a = children.next().unwrap();
+        let b = children.find(|b| *b != a).unwrap();
+        (a, b)
+    }
+
+    #[test]
+    fn lazy_deletion_keeps_the_best_priority_and_pops_each_position_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut frontier = Frontier::default();
+        let (a, b) = two_children();
+        frontier.push(a, place(0.1));
+        frontier.push(b, place(0.5));
+        frontier.push(a, place(0.9));
+        frontier.push(a, place(0.2));
+        let selection = frontier
+            .select(&store, 1, limits(10, 100), &HashMap::new())
+            .unwrap();
+        let picked: Vec<(Position, f64)> = selection
+            .picks
+            .iter()
+            .map(|p| (p.position, p.place.priority))
+            .collect();
+        assert_eq!(picked, vec![(a, 0.9), (b, 0.5)]);
+        assert!(!selection.unfinished);
+        // Handled positions never come back.
+        frontier.push(a, place(5.0));
+        assert_eq!(frontier.len(), 0);
+    }
+
+    #[test]
+    fn selection_stops_after_its_pops_and_pruning_keeps_the_best() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut frontier = Frontier::default();
+        let table: Table = Position::START
+            .legal_moves()
+            .iter()
+            .take(20)
+            .enumerate()
+            .map(|(i, &mv)| {
+                let counts = Counts {
+                    games: 10 + i as u64,
+                    wins: 5,
+                    draws: 0,
+                };
+                (mv, counts)
+            })
+            .collect();
+        frontier.expand(Position::START, place(1.0), &table);
+        let pushed = frontier.len();
+        assert!(pushed > 3, "{pushed}");
+        let first = frontier
+            .select(&store, 1, limits(10, 1), &HashMap::new())
+            .unwrap();
+        assert_eq!((first.picks.len(), first.unfinished), (1, true));
+        frontier.prune(1);
+        assert_eq!(frontier.len(), 1);
+        let rest = frontier
+            .select(&store, 1, limits(10, 100), &HashMap::new())
+            .unwrap();
+        assert!(rest.picks[0].place.priority <= first.picks[0].place.priority);
+        assert_eq!((rest.picks.len(), rest.unfinished), (1, false));
+    }
+}
