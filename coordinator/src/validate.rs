@@ -92,7 +92,18 @@ fn analyse_effect(
     simulations: u64,
 ) -> Result<ResultEffect, String> {
     if rows.is_empty() {
-        return Err("an analysis result needs at least one move row".into());
+        // A side to move that wins at once gets a proven root and no playouts at all: the
+        // analysis is that win, which the coordinator checks itself and stores as exact.
+        return match position.winning_move() {
+            Some(mv) => {
+                let frame = CanonicalFrame::of(position);
+                Ok(ResultEffect {
+                    proven: Some((frame.key, ProvenTable::from([(frame.map(mv), Value::Win)]))),
+                    ..ResultEffect::default()
+                })
+            }
+            None => Err("an analysis result needs at least one move row".into()),
+        };
     }
     if simulations > playouts {
         return Err(format!(
@@ -382,6 +393,22 @@ mod tests {
         assert_eq!(table.len(), 1);
         assert_eq!(table.values().next().unwrap().games, 30);
         assert_eq!(effect.playout_count, 30);
+    }
+
+    #[test]
+    fn an_analysis_of_a_win_at_once_needs_no_rows_and_is_stored_exact() {
+        // Black wins at once by placing e1: UCT proves the root without a playout.
+        let position: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
+        let task = Task::Analyse {
+            position,
+            config: "uct".parse().unwrap(),
+            playouts: 8,
+        };
+        let effect = result_effect(&task, 1, &rows(&[])).unwrap();
+        let (key, table) = effect.proven.expect("the win is stored as exact");
+        assert_eq!(key, position.canonical().position.key().bits());
+        assert_eq!(table.values().copied().collect::<Vec<_>>(), [Value::Win]);
+        assert_eq!(effect.playout_count, 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pentago::{Position, move_groups};
 use pentagrid_coordinator::Settings;
-use pentagrid_coordinator::book::{ExportRow, MAX_BOOK_ROWS, TableSource};
+use pentagrid_coordinator::book::{ExportRow, MAX_IMPORT_ROWS, TableSource};
 use pentagrid_coordinator::store::Counts;
 use pentagrid_proto::v2;
 use pentagrid_tests::{TOKEN, TestCluster, hello};
@@ -100,7 +100,7 @@ async fn probe_heartbeats(
 async fn heartbeats_stay_answered(positions: usize, candidates: u64) {
     let cluster = TestCluster::start(Settings::default()).await;
     let rows = book_rows(positions);
-    for chunk in rows.chunks(MAX_BOOK_ROWS) {
+    for chunk in rows.chunks(MAX_IMPORT_ROWS) {
         cluster
             .coordinator
             .book

@@ -388,7 +388,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let queue = queue(dir.path());
         let count = MAX_FINISHED_PER_UPDATE + 10;
-        let ids = queue.submit(vec![solve(); count]).await.unwrap();
+        let ids = queue.queue(vec![solve(); count]).await.unwrap();
         queue.cancel(&ids).await.unwrap();
         let mut watch = queue.watch(&ids).unwrap();
         let first = watch.next().await.unwrap().unwrap();

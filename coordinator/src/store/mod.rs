@@ -310,7 +310,14 @@ impl Store {
                 }
             }
             if let Some((key, table)) = &effect.proven {
-                proven.insert(&key.to_be_bytes(), book::encode_proven(table))?;
+                // Exact values never change, so new ones join those already stored (an
+                // analysis may prove one move of a position a solve filled in).
+                let mut merged = proven
+                    .get(key.to_be_bytes())?
+                    .and_then(|bytes| book::decode_proven(&bytes))
+                    .unwrap_or_default();
+                merged.extend(table.iter().map(|(mv, value)| (*mv, *value)));
+                proven.insert(&key.to_be_bytes(), book::encode_proven(&merged))?;
             }
             totals.playouts += effect.playout_count;
             totals.results += 1;
