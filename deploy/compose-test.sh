@@ -37,7 +37,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "deploy/compose-test.sh: interrupted" >&2; exit 130' INT TERM
 
-say() { printf '[%4ds] %s\n' $((SECONDS - started)) "$*"; }
+# shellcheck source=deploy/lib.sh
+source deploy/lib.sh
 fail() {
     say "FAILED: $*"
     compose logs --tail 15 2>&1 || true
@@ -45,16 +46,12 @@ fail() {
     exit 1
 }
 trap 'fail "line $LINENO: a command failed"' ERR
-check_time() { [ $((SECONDS - started)) -lt $TIME_LIMIT ] || fail "over the time limit of ${TIME_LIMIT}s"; }
 
 deploy/build-image.sh "${binary_args[@]}" --tag "$image" >/dev/null
 started=$SECONDS
 say "image $image built"
 
-for role in worker admin read; do
-    head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$secrets/$role.token"
-    chmod 0644 "$secrets/$role.token"
-done
+role_tokens "$secrets"
 chmod 0755 "$secrets"
 
 compose up -d --scale worker="$WORKERS" >/dev/null 2>&1 || fail "docker-compose up failed"
@@ -62,15 +59,6 @@ say "up: coordinator, $WORKERS workers, explorer"
 
 client() { compose run --rm -T client "$@"; }
 status() { client status --json 2>/dev/null; }
-field() { python3 -c "import json,sys; s=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
-wait_for() { # wait_for PYTHON-CONDITION-ON-s
-    while :; do
-        check_time
-        local s
-        if s="$(status)" && [ "$(echo "$s" | field "$1")" = "True" ]; then return 0; fi
-        sleep 2
-    done
-}
 
 wait_for "len(s['workers']) == $WORKERS"
 say "$WORKERS workers joined"

@@ -43,7 +43,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "deploy/test.sh: interrupted" >&2; exit 130' INT TERM
 
-say() { printf '[%4ds] %s\n' $((SECONDS - started)) "$*"; }
+# shellcheck source=deploy/lib.sh
+source deploy/lib.sh
 fail() {
     say "FAILED: $*"
     for c in coordinator w1 w2 w3 match; do
@@ -54,7 +55,6 @@ fail() {
     exit 1
 }
 trap 'fail "line $LINENO: a command failed"' ERR
-check_time() { [ $((SECONDS - started)) -lt $TIME_LIMIT ] || fail "over the time limit of ${TIME_LIMIT}s"; }
 
 deploy/build-image.sh "${binary_args[@]}" --tag "$image" >/dev/null
 started=$SECONDS
@@ -63,10 +63,7 @@ say "image $image built"
 mkdir -p "$work/acks"
 chmod 0777 "$work/acks"
 mkdir -m 0755 "$work/secrets"
-for role in worker admin read; do
-    head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/secrets/$role.token"
-    chmod 0644 "$work/secrets/$role.token"
-done
+role_tokens "$work/secrets"
 docker network create "$network" >/dev/null
 docker volume create "$volume" >/dev/null
 secrets_mount=(-v "$work/secrets:/run/secrets/pentagrid:ro")
@@ -84,15 +81,6 @@ pg_as() {
 }
 pg() { pg_as admin "$@"; }
 status() { pg_as read status --json 2>/dev/null; }
-field() { python3 -c "import json,sys; s=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
-wait_for() { # wait_for WHAT PYTHON-CONDITION-ON-s
-    while :; do
-        check_time
-        local s
-        if s="$(status)" && [ "$(echo "$s" | field "$2")" = "True" ]; then return 0; fi
-        sleep 1
-    done
-}
 
 start_coordinator() {
     docker start "$run-coordinator" >/dev/null
