@@ -12,6 +12,8 @@
 //! records are the store's own protobuf messages (see [`records`]), never wire messages.
 
 pub mod book;
+mod games;
+mod puzzles;
 pub mod records;
 pub mod table;
 
@@ -346,129 +348,6 @@ impl Store {
     /// A stored game.
     pub fn game(&self, job_id: u64) -> Result<Option<StoredGame>, StoreError> {
         get_record(&self.games, job_id, "game")
-    }
-
-    /// Stores a new match record (durable at the next flush).
-    pub fn put_match(&self, id: u64, record: &StoredMatch) -> Result<(), StoreError> {
-        put_record(&self.matches, id, record)
-    }
-
-    /// A match record.
-    pub fn match_record(&self, id: u64) -> Result<Option<StoredMatch>, StoreError> {
-        get_record(&self.matches, id, "match")
-    }
-
-    /// Stored matches with ids below `before` (every id when 0), newest first, at most `limit`.
-    /// A match's record key (its id) sorts just before its pairs' keys (id ‖ pair), so each
-    /// step back skips a whole match in one seek.
-    pub fn matches_before(
-        &self,
-        before: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, StoredMatch)>, StoreError> {
-        let mut found = Vec::new();
-        let mut bound = if before == 0 { None } else { Some(before) };
-        while found.len() < limit {
-            let last = match bound {
-                Some(id) => self.matches.range(..id.to_be_bytes()).next_back(),
-                None => self.matches.iter().next_back(),
-            };
-            let Some(entry) = last else { break };
-            let (key, _) = entry?;
-            let id = id_of(&key[..8], "match")?;
-            if let Some(record) = self.match_record(id)? {
-                found.push((id, record));
-            }
-            bound = Some(id);
-        }
-        Ok(found)
-    }
-
-    /// The stored pairs of a match from pair index `from` on, by pair index, at most `limit`.
-    pub fn match_pairs(
-        &self,
-        id: u64,
-        from: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, StoredPair)>, StoreError> {
-        let mut pairs = Vec::new();
-        let range = self
-            .matches
-            .range(pair_key(id, from)..=pair_key(id, u64::MAX));
-        for entry in range.take(limit) {
-            let (key, value) = entry?;
-            let index = id_of(&key[8..], "pair")?;
-            let pair = StoredPair::decode(value.as_ref()).map_err(|e| corrupt("pair", e))?;
-            pairs.push((index, pair));
-        }
-        Ok(pairs)
-    }
-
-    /// Every stored self-play game with its job id.
-    pub fn games(&self) -> impl Iterator<Item = Result<(u64, StoredGame), StoreError>> + '_ {
-        all_records(&self.games, "game")
-    }
-
-    /// Up to `limit` stored games with their job ids, in job-id order from `from` on
-    /// (inclusive): a page of [`Store::games`].
-    pub fn games_from(
-        &self,
-        from: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, StoredGame)>, StoreError> {
-        self.games
-            .range(from.to_be_bytes()..)
-            .take(limit)
-            .map(|entry| {
-                let (key, bytes) = entry?;
-                let game = StoredGame::decode(bytes.as_ref()).map_err(|e| corrupt("game", e))?;
-                Ok((id_of(&key, "game")?, game))
-            })
-            .collect()
-    }
-
-    /// Whether a puzzle candidate (canonical key) was queued or checked before.
-    pub fn candidate_known(&self, key: u64) -> Result<bool, StoreError> {
-        Ok(self.candidates.contains_key(key.to_be_bytes())?)
-    }
-
-    /// Marks candidates as queued (durable at the next flush).
-    pub fn mark_candidates_pending(&self, keys: &[u64]) -> Result<(), StoreError> {
-        let mut batch = sled::Batch::default();
-        for key in keys {
-            batch.insert(&key.to_be_bytes(), &[CandidateState::Pending as u8]);
-        }
-        self.candidates.apply_batch(batch)?;
-        Ok(())
-    }
-
-    /// Candidates by state, indexed as [`CandidateState::ALL`].
-    pub fn candidate_counts(&self) -> Result<[u64; 6], StoreError> {
-        let mut counts = [0; 6];
-        for entry in self.candidates.iter() {
-            let (_, value) = entry?;
-            let state = *value.first().ok_or_else(|| corrupt("candidate", "empty"))?;
-            *counts
-                .get_mut(state as usize)
-                .ok_or_else(|| corrupt("candidate", "unknown state"))? += 1;
-        }
-        Ok(counts)
-    }
-
-    /// The JSON form of the puzzle stored under a canonical position key.
-    pub fn puzzle(&self, key: u64) -> Result<Option<String>, StoreError> {
-        self.puzzles
-            .get(key.to_be_bytes())?
-            .map(|value| String::from_utf8(value.to_vec()).map_err(|e| corrupt("puzzle", e)))
-            .transpose()
-    }
-
-    /// Every stored puzzle's JSON form.
-    pub fn puzzles(&self) -> impl Iterator<Item = Result<String, StoreError>> + '_ {
-        self.puzzles.iter().map(|entry| {
-            let (_, value) = entry?;
-            String::from_utf8(value.to_vec()).map_err(|e| corrupt("puzzle", e))
-        })
     }
 
     /// Sizes for operators: bytes on disk and the numbers of stored puzzles and matches. Counts

@@ -1,0 +1,89 @@
+//! Stored matches, their pairs and stored self-play games: records, pages and scans.
+
+use prost::Message;
+
+use super::{
+    Store, StoreError, StoredGame, StoredMatch, StoredPair, all_records, corrupt, get_record,
+    id_of, pair_key, put_record,
+};
+
+impl Store {
+    /// Stores a new match record (durable at the next flush).
+    pub fn put_match(&self, id: u64, record: &StoredMatch) -> Result<(), StoreError> {
+        put_record(&self.matches, id, record)
+    }
+
+    /// A match record.
+    pub fn match_record(&self, id: u64) -> Result<Option<StoredMatch>, StoreError> {
+        get_record(&self.matches, id, "match")
+    }
+
+    /// Stored matches with ids below `before` (every id when 0), newest first, at most `limit`.
+    /// A match's record key (its id) sorts just before its pairs' keys (id ‖ pair), so each
+    /// step back skips a whole match in one seek.
+    pub fn matches_before(
+        &self,
+        before: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, StoredMatch)>, StoreError> {
+        let mut found = Vec::new();
+        let mut bound = if before == 0 { None } else { Some(before) };
+        while found.len() < limit {
+            let last = match bound {
+                Some(id) => self.matches.range(..id.to_be_bytes()).next_back(),
+                None => self.matches.iter().next_back(),
+            };
+            let Some(entry) = last else { break };
+            let (key, _) = entry?;
+            let id = id_of(&key[..8], "match")?;
+            if let Some(record) = self.match_record(id)? {
+                found.push((id, record));
+            }
+            bound = Some(id);
+        }
+        Ok(found)
+    }
+
+    /// The stored pairs of a match from pair index `from` on, by pair index, at most `limit`.
+    pub fn match_pairs(
+        &self,
+        id: u64,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, StoredPair)>, StoreError> {
+        let mut pairs = Vec::new();
+        let range = self
+            .matches
+            .range(pair_key(id, from)..=pair_key(id, u64::MAX));
+        for entry in range.take(limit) {
+            let (key, value) = entry?;
+            let index = id_of(&key[8..], "pair")?;
+            let pair = StoredPair::decode(value.as_ref()).map_err(|e| corrupt("pair", e))?;
+            pairs.push((index, pair));
+        }
+        Ok(pairs)
+    }
+
+    /// Every stored self-play game with its job id.
+    pub fn games(&self) -> impl Iterator<Item = Result<(u64, StoredGame), StoreError>> + '_ {
+        all_records(&self.games, "game")
+    }
+
+    /// Up to `limit` stored games with their job ids, in job-id order from `from` on
+    /// (inclusive): a page of [`Store::games`].
+    pub fn games_from(
+        &self,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, StoredGame)>, StoreError> {
+        self.games
+            .range(from.to_be_bytes()..)
+            .take(limit)
+            .map(|entry| {
+                let (key, bytes) = entry?;
+                let game = StoredGame::decode(bytes.as_ref()).map_err(|e| corrupt("game", e))?;
+                Ok((id_of(&key, "game")?, game))
+            })
+            .collect()
+    }
+}
