@@ -45,9 +45,9 @@ impl AppState {
         match self.source.status().await {
             Ok(status) => self.throughput().record(Sample {
                 at: Instant::now(),
-                finished: status.done + status.failed + status.cancelled,
-                playouts: status.playouts,
-                games: status.games,
+                finished: status.jobs.done + status.jobs.failed + status.jobs.cancelled,
+                playouts: status.stored.playouts,
+                games: status.stored.games,
             }),
             Err(error) => tracing::debug!(%error, "throughput sample skipped"),
         }

@@ -86,9 +86,20 @@ pub struct BookTables {
     pub games: Vec<BookRow>,
 }
 
-/// Jobs by state, workers and stored totals.
-#[derive(Clone, Debug, PartialEq)]
+/// Jobs by state, workers and stored totals (serialized as the API's `/cluster` shows them).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ClusterStatus {
+    /// Jobs by state.
+    pub jobs: JobCounts,
+    /// The workers the coordinator knows.
+    pub workers: Vec<WorkerInfo>,
+    /// What the database holds.
+    pub stored: StoredTotals,
+}
+
+/// Jobs by state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct JobCounts {
     /// Jobs waiting for a worker.
     pub queued: u64,
     /// Jobs a worker holds.
@@ -99,8 +110,11 @@ pub struct ClusterStatus {
     pub failed: u64,
     /// Cancelled jobs.
     pub cancelled: u64,
-    /// The workers the coordinator knows.
-    pub workers: Vec<WorkerInfo>,
+}
+
+/// What the database holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StoredTotals {
     /// Positions with playout tables.
     pub playout_positions: u64,
     /// Positions with game tables.
@@ -112,7 +126,7 @@ pub struct ClusterStatus {
 }
 
 /// One worker as the coordinator sees it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct WorkerInfo {
     /// Its id (unique per worker process).
     pub id: String,
@@ -245,11 +259,13 @@ impl Source {
     pub async fn status(&self) -> Result<ClusterStatus, SourceError> {
         let s = jobs::status(&self.client).await?;
         Ok(ClusterStatus {
-            queued: s.queued,
-            leased: s.leased,
-            done: s.done,
-            failed: s.failed,
-            cancelled: s.cancelled,
+            jobs: JobCounts {
+                queued: s.queued,
+                leased: s.leased,
+                done: s.done,
+                failed: s.failed,
+                cancelled: s.cancelled,
+            },
             workers: s
                 .workers
                 .into_iter()
@@ -262,10 +278,12 @@ impl Source {
                     seconds_since_seen: w.seconds_since_seen,
                 })
                 .collect(),
-            playout_positions: s.playout_positions,
-            game_positions: s.game_positions,
-            games: s.games,
-            playouts: s.playouts,
+            stored: StoredTotals {
+                playout_positions: s.playout_positions,
+                game_positions: s.game_positions,
+                games: s.games,
+                playouts: s.playouts,
+            },
         })
     }
 
