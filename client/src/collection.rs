@@ -6,13 +6,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use pentago::{Color, Puzzle, Theme, difficulty_label};
+use pentago::{Color, DIFFICULTY_LABELS, Puzzle, Theme, difficulty_label};
 use pentagrid_proto::v2;
 
 use crate::error::{ClientError, Result};
-
-/// The difficulty labels, easiest first (see [`pentago::difficulty_label`]).
-pub const DIFFICULTY_LABELS: [&str; 4] = ["easy", "medium", "hard", "expert"];
 
 /// Which stored puzzles go into a collection.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -131,7 +128,7 @@ pub struct Summary {
     pub total: usize,
     /// Puzzles per mate length, shortest first.
     pub by_length: Vec<(u32, usize)>,
-    /// Puzzles per difficulty label, in [`DIFFICULTY_LABELS`] order (labels with none left out).
+    /// Puzzles per difficulty label, in [`pentago::DIFFICULTY_LABELS`] order (labels with none left out).
     pub by_label: Vec<(&'static str, usize)>,
     /// Puzzles per theme, in [`Theme::ALL`] order (themes with none left out).
     pub by_theme: Vec<(Theme, usize)>,

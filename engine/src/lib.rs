@@ -32,7 +32,8 @@ pub use play::matches::{
 pub use play::openings::{Opening, ParseOpeningError, Pattern};
 pub use play::player::{ParsePlayerError, Player, perfect_move};
 pub use play::puzzle::{
-    MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty, difficulty_label,
+    DIFFICULTY_LABELS, MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty,
+    difficulty_label,
 };
 pub use play::rating::{
     EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial, WinRate,

@@ -12,7 +12,7 @@ pub mod untrusted;
 
 use std::sync::Arc;
 
-use pentago::{OpeningSource, Player, Position, Sprt, Theme, UctConfig};
+use pentago::{DIFFICULTY_LABELS, OpeningSource, Player, Position, Sprt, Theme, UctConfig};
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
 use tokio_stream::wrappers::ReceiverStream;
@@ -309,7 +309,7 @@ impl CoordinatorApi for Service {
         };
         let level = match r.level.as_str() {
             "" => None,
-            level @ ("easy" | "medium" | "hard" | "expert") => Some(level.to_owned()),
+            level if DIFFICULTY_LABELS.contains(&level) => Some(level.to_owned()),
             other => {
                 return Err(invalid(format!(
                     "bad level {other:?}: expected easy, medium, hard or expert"

@@ -92,6 +92,9 @@ impl fmt::Display for Rejection {
     }
 }
 
+/// The difficulty labels, easiest first; [`difficulty_label`] gives one of them.
+pub const DIFFICULTY_LABELS: [&str; 4] = ["easy", "medium", "hard", "expert"];
+
 /// Difficulty label of a rating.
 #[must_use]
 pub fn difficulty_label(difficulty: f64) -> &'static str {

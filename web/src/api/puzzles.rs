@@ -3,7 +3,9 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use pentago::{AttackNode, Color, Move, Position, Puzzle, Theme, difficulty_label};
+use pentago::{
+    AttackNode, Color, DIFFICULTY_LABELS, Move, Position, Puzzle, Theme, difficulty_label,
+};
 use serde::Serialize;
 
 use super::{ApiError, Params};
@@ -13,8 +15,6 @@ use crate::source::{PuzzleQuery, SourceError};
 /// Puzzles per page unless asked otherwise, and at most.
 const PER_PAGE: u64 = 20;
 const MAX_PER_PAGE: u64 = 100;
-/// The difficulty levels, as [`difficulty_label`] names them.
-const LEVELS: [&str; 4] = ["easy", "medium", "hard", "expert"];
 
 /// A puzzle without its solution.
 #[derive(Serialize)]
@@ -77,12 +77,19 @@ pub async fn list(
     };
     let level = match params.text("difficulty") {
         None | Some("") => None,
-        Some(name) => Some(LEVELS.into_iter().find(|l| *l == name).ok_or_else(|| {
-            ApiError::bad(
-                "difficulty",
-                format!("unknown difficulty {name:?}: expected easy, medium, hard or expert"),
-            )
-        })?),
+        Some(name) => Some(
+            DIFFICULTY_LABELS
+                .into_iter()
+                .find(|l| *l == name)
+                .ok_or_else(|| {
+                    ApiError::bad(
+                        "difficulty",
+                        format!(
+                            "unknown difficulty {name:?}: expected easy, medium, hard or expert"
+                        ),
+                    )
+                })?,
+        ),
     };
     let page = params.number("page", 1..=1_000_000, Some(1))?.unwrap_or(1);
     let per_page = params
