@@ -95,6 +95,21 @@ pub async fn hello(client: &mut Client, worker_id: &str) {
         .expect("hello");
 }
 
+/// Leases one job for `worker_id` (which said hello); panics when none is queued.
+pub async fn lease_one(client: &mut Client, worker_id: &str) -> v2::Job {
+    client
+        .lease(v2::LeaseRequest {
+            worker_id: worker_id.into(),
+            max_jobs: 1,
+        })
+        .await
+        .expect("lease")
+        .into_inner()
+        .jobs
+        .pop()
+        .expect("a queued job")
+}
+
 /// Parses Prometheus text (the OpenMetrics flavour `prometheus_client` writes) strictly: every
 /// line is a `# HELP`, `# TYPE` or `# UNIT` comment, a sample of a declared family, or the final
 /// `# EOF`. Returns each sample's value by its name and labels as written

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use pentago::Position;
 use pentagrid_coordinator::Settings;
 use pentagrid_proto::{Outcome, v2};
-use pentagrid_tests::{TestCluster, hello};
+use pentagrid_tests::{TestCluster, hello, lease_one};
 
 fn request(a: &str, b: &str, pairs: u64) -> v2::CreateMatchRequest {
     v2::CreateMatchRequest {
@@ -41,19 +41,6 @@ async fn report(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusResponse
         .await
         .unwrap()
         .into_inner()
-}
-
-async fn lease_one(client: &mut pentagrid_proto::Client) -> v2::Job {
-    client
-        .lease(v2::LeaseRequest {
-            worker_id: "w".into(),
-            max_jobs: 1,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .jobs
-        .remove(0)
 }
 
 async fn wait_finished(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusResponse {
@@ -121,7 +108,7 @@ async fn book_openings_follow_the_stored_tables() {
         })
         .await
         .unwrap();
-    let job = lease_one(&mut client).await;
+    let job = lease_one(&mut client, "w").await;
     let only = Outcome::Analyse {
         rows: vec![pentagrid_proto::Row {
             mv: "b5-1R".parse().unwrap(),
@@ -223,7 +210,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
     // A pair result whose second game does not start at the opening is refused.
     let id = create(&cluster, request("random", "random", 1)).await;
     hello(&mut client, "w").await;
-    let job = lease_one(&mut client).await;
+    let job = lease_one(&mut client, "w").await;
     let task = pentagrid_proto::Task::try_from(job.spec.as_ref().unwrap()).unwrap();
     let Some(Outcome::Pair { games }) =
         pentagrid_worker::execute(&task, job.seed, 1, &pentago::SearchControl::new())

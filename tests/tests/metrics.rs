@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use pentagrid_coordinator::Settings;
 use pentagrid_proto::{Outcome, Task, v2};
-use pentagrid_tests::{TestCluster, hello, parse_metrics};
+use pentagrid_tests::{TestCluster, hello, lease_one, parse_metrics};
 
 const JOBS: u64 = 6;
 const PLAYOUTS: u64 = 2_000;
@@ -131,17 +131,7 @@ async fn refused_results_are_counted_by_reason() {
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
     // A result that claims a budget the job did not have.
-    let job = client
-        .lease(v2::LeaseRequest {
-            worker_id: "liar".into(),
-            max_jobs: 1,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .jobs
-        .pop()
-        .expect("a job");
+    let job = lease_one(&mut client, "liar").await;
     let invalid = client
         .submit(submit(job.job_id, job.lease_id, "r2", &empty))
         .await

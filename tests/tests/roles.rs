@@ -8,6 +8,7 @@ use pentagrid_coordinator::{
 };
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, Task, reason_of, v2};
+use pentagrid_tests::lease_one;
 use tokio::sync::watch;
 use tonic::{Code, Status};
 
@@ -100,18 +101,7 @@ async fn submit_and_lease(clients: &Clients, task: &Task) -> (v2::Job, Outcome) 
         })
         .await
         .unwrap();
-    let job = clients
-        .with(Role::Worker)
-        .lease(v2::LeaseRequest {
-            worker_id: WORKER_ID.into(),
-            max_jobs: 1,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .jobs
-        .pop()
-        .unwrap();
+    let job = lease_one(&mut clients.with(Role::Worker), WORKER_ID).await;
     let outcome = pentagrid_worker::execute(task, job.seed, 1, &SearchControl::new()).unwrap();
     (job, outcome)
 }

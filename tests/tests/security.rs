@@ -4,7 +4,7 @@ use pentago::SearchControl;
 use pentagrid_coordinator::Settings;
 use pentagrid_proto::v2::coordinator_client::CoordinatorClient;
 use pentagrid_proto::{Outcome, PROTOCOL_HEADER, Row, Task, v2};
-use pentagrid_tests::{TOKEN, TestCluster, hello};
+use pentagrid_tests::{TOKEN, TestCluster, hello, lease_one};
 use tonic::Code;
 use tonic::metadata::MetadataValue;
 
@@ -122,17 +122,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
     for id in ["holder", "other"] {
         hello(&mut client, id).await;
     }
-    let job = client
-        .lease(v2::LeaseRequest {
-            worker_id: "holder".into(),
-            max_jobs: 1,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .jobs
-        .pop()
-        .unwrap();
+    let job = lease_one(&mut client, "holder").await;
     let good = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).unwrap();
     let Outcome::Analyse {
         rows,
