@@ -157,7 +157,7 @@ impl Collection {
         chosen.sort_by(|a, b| {
             a.difficulty
                 .total_cmp(&b.difficulty)
-                .then_with(|| a.position.to_string().cmp(&b.position.to_string()))
+                .then_with(|| a.position.key().bits().cmp(&b.position.key().bits()))
         });
         if selection.count > 0 && chosen.len() > selection.count {
             let len = chosen.len();
