@@ -48,8 +48,8 @@ pub use search::playout::{
 };
 pub use search::solver::{
     AttackNode, FIRST_ATTEMPT_NODES, MAX_MATE_MOVES, MID_MIN_STONES, MateSearch, MidSolution,
-    MidSolveError, ProofCheckError, ProofDag, ProofNode, ProofTree, ProveError, Reply, Solution,
-    SolveLimits, SolveMethod, Solver, midsolve, prove,
+    MidSolveError, MoveOrdering, ProofCheckError, ProofDag, ProofNode, ProofTree, ProveError,
+    Reply, Solution, SolveLimits, SolveMethod, Solver, midsolve, prove,
 };
 pub use search::uct::{
     BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,

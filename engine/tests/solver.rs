@@ -3,7 +3,7 @@
 
 mod support;
 
-use pentago::{MateSearch, Position, SolveLimits, Solver, Value};
+use pentago::{MateSearch, MoveOrdering, Position, SolveLimits, Solver, Value};
 use rayon::prelude::*;
 use support::{check_proof, solved_positions};
 
@@ -33,6 +33,31 @@ fn every_solved_position_gets_its_value() {
         .flatten()
         .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn both_move_orderings_solve_the_late_reference_positions() {
+    // Alpha-beta alone (no midsolver) from 25 stones on, where it is fast with either ordering.
+    let late: Vec<_> = solved_positions()
+        .into_iter()
+        .filter(|(p, _)| p.stone_count() >= 25)
+        .collect();
+    assert!(late.len() >= 200);
+    for ordering in [MoveOrdering::Threats, MoveOrdering::Evaluation] {
+        let wrong: Vec<String> = late
+            .par_iter()
+            .map_init(
+                || Solver::new(18).with_ordering(ordering),
+                |solver, (position, expected)| {
+                    let got = solver.alpha_beta(position, SolveLimits::default()).value;
+                    (got.map(Value::as_i8) != Some(*expected))
+                        .then(|| format!("{ordering:?} {position}: {got:?}, expected {expected}"))
+                },
+            )
+            .flatten()
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The exact solver: alpha-beta negamax over the values -1, 0, 1 with a transposition table on
-//! canonical positions, immediate-win detection, and threat-first move ordering.
+//! canonical positions, immediate-win detection, and threat-first move ordering ranked by the
+//! line-occupancy evaluation.
 //!
 //! Every cut is a proof (a value bound), never a guess, so a finished search is exact; a search
 //! that hits its node or time limit reports "unknown" and keeps only bounds it proved.
@@ -8,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::hybrid::FIRST_ATTEMPT_NODES;
 use super::mate::MateSearch;
 use super::mid::MID_MIN_STONES;
 use super::table::Table;
@@ -16,6 +18,7 @@ use crate::board::children::Children;
 use crate::board::movegen::has_winning_move;
 use crate::board::moves::Move;
 use crate::board::position::Position;
+use crate::search::eval::{Evaluation, LineOccupancy};
 use crate::search::value::Value;
 
 /// Limits of one solve.
@@ -78,6 +81,18 @@ impl SolveMethod {
     }
 }
 
+/// How the solver orders the moves of a node within each class (drawn endings, threats, the
+/// rest).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MoveOrdering {
+    /// Move generation's order within each class.
+    Threats,
+    /// Within each class, the child with the best line-occupancy evaluation for the mover
+    /// first (issue 16; BENCHMARKS.md compares the two).
+    #[default]
+    Evaluation,
+}
+
 /// Checkmate length probed at nodes where a win matters.
 const MATE_PROBE: u32 = 2;
 /// Positions the checkmate probe remembers before starting afresh.
@@ -91,8 +106,12 @@ struct Aborted;
 struct Candidate {
     mv: Move,
     child: Position,
+    /// Searched in decreasing order: the class in the high bits, the evaluation below.
     order: i32,
 }
+
+/// Evaluation steps per unit of `g` in a candidate's order key.
+const EVAL_SCALE: f32 = 1024.0;
 
 /// The exact solver. Keep one to reuse its transposition table across positions.
 pub struct Solver {
@@ -104,6 +123,9 @@ pub struct Solver {
     deadline: Option<Instant>,
     /// Positions with at least this many stones go to the midsolver after a short alpha-beta.
     pub(super) mid_min_stones: u32,
+    /// Nodes the hybrid's first alpha-beta attempt may spend before the midsolver takes over.
+    pub(super) first_attempt_nodes: u64,
+    ordering: MoveOrdering,
 }
 
 impl Solver {
@@ -118,7 +140,16 @@ impl Solver {
             limits: SolveLimits::default(),
             deadline: None,
             mid_min_stones: MID_MIN_STONES,
+            first_attempt_nodes: FIRST_ATTEMPT_NODES,
+            ordering: MoveOrdering::default(),
         }
+    }
+
+    /// The solver with another move ordering (the default is [`MoveOrdering::Evaluation`]).
+    #[must_use]
+    pub fn with_ordering(mut self, ordering: MoveOrdering) -> Solver {
+        self.ordering = ordering;
+        self
     }
 
     /// Forgets all stored results.
@@ -300,7 +331,8 @@ impl Solver {
 
     /// The moves worth searching, ordered: moves that lose at once (the opponent then has an
     /// immediate win) are left out, since they are worth -1 whatever else holds; then drawn
-    /// game ends, threats (moves after which we would win at once if we moved again), the rest.
+    /// game ends, threats (moves after which we would win at once if we moved again), the rest;
+    /// within each class as [`MoveOrdering`] says.
     fn candidates(&mut self, position: &Position) -> Result<Vec<Candidate>, Aborted> {
         let mover = position.side_to_move();
         let mut children = Vec::with_capacity(Move::COUNT);
@@ -318,7 +350,8 @@ impl Solver {
             } else {
                 Some(2)
             };
-            if let Some(order) = order {
+            if let Some(class) = order {
+                let order = (class << 24) + self.evaluation_key(&child, mover);
                 out.push(Candidate { mv, child, order });
             }
         }
@@ -333,6 +366,21 @@ impl Solver {
         }
         out.sort_by_key(|c| std::cmp::Reverse(c.order));
         Ok(out)
+    }
+}
+
+impl Solver {
+    /// The part of a candidate's order key that ranks it within its class: the child's
+    /// evaluation for `mover`, scaled to an integer well inside 24 bits (|g| stays below 32).
+    fn evaluation_key(&self, child: &Position, mover: crate::Color) -> i32 {
+        match self.ordering {
+            MoveOrdering::Threats => 0,
+            MoveOrdering::Evaluation => {
+                let g = Evaluation::FITTED.score(&LineOccupancy::of(child).counts());
+                let for_mover = if mover == crate::Color::Black { g } else { -g };
+                (for_mover * EVAL_SCALE) as i32
+            }
+        }
     }
 }
 

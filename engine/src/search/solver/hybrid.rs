@@ -20,6 +20,14 @@ impl Solver {
         self
     }
 
+    /// The hybrid's first alpha-beta attempt spends at most `nodes` nodes (default
+    /// [`FIRST_ATTEMPT_NODES`]) before the midsolver takes over.
+    #[must_use]
+    pub fn with_first_attempt_nodes(mut self, nodes: u64) -> Solver {
+        self.first_attempt_nodes = nodes;
+        self
+    }
+
     /// Solves `position`: its value for the side to move and a move that achieves it, and
     /// which method decided. From the midsolver's threshold on, the value is always found
     /// (the limits bound only the first alpha-beta attempt).
@@ -28,7 +36,7 @@ impl Solver {
             return self.alpha_beta(position, limits);
         }
         let first = SolveLimits {
-            max_nodes: limits.max_nodes.min(FIRST_ATTEMPT_NODES),
+            max_nodes: limits.max_nodes.min(self.first_attempt_nodes),
             ..limits
         };
         let attempt = self.alpha_beta(position, first);
