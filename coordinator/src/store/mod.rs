@@ -27,8 +27,8 @@ use thiserror::Error;
 
 pub use book::{BookEntry, ProvenTable};
 pub use records::{
-    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredMatch, StoredPair,
-    StoredTask, Totals,
+    CandidateState, JobState, StoredAccuracy, StoredBuild, StoredGame, StoredJob, StoredMatch,
+    StoredPair, StoredTask, Totals,
 };
 pub use table::{Counts, Table};
 
@@ -298,7 +298,7 @@ impl Store {
                     ConflictableTransactionError::Abort(corrupt("match", "pair of no match"))
                 })?;
                 let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
-                record.add_pair(pair.game_points);
+                record.add_pair(pair.game_points, pair.record.accuracy().as_ref());
                 matches.insert(&match_key, record.encode_to_vec())?;
                 matches.insert(&key, pair.record.encode_to_vec())?;
             }

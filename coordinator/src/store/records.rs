@@ -4,7 +4,9 @@
 //! migrating a database. (The job task layout happens to equal the one `pentagrid.v1` job specs
 //! had, so databases written before the split read unchanged.)
 
-use pentago::{MatchScore, Player, Position, Sprt, SprtDecision, UctConfig};
+use pentago::{
+    Accuracy, MatchAccuracy, MatchScore, Player, Position, Sprt, SprtDecision, UctConfig,
+};
 use pentagrid_proto::Task;
 
 /// A job as stored under its id in the `jobs` tree.
@@ -116,6 +118,9 @@ pub struct StoredPairTask {
     /// Player B.
     #[prost(string, tag = "5")]
     pub b: String,
+    /// Judge moves from positions with at least this many stones against perfect play; 0: not.
+    #[prost(uint32, tag = "6")]
+    pub accuracy_stones: u32,
 }
 
 /// Puzzle candidates (position, source) and the longest mate looked for.
@@ -175,12 +180,14 @@ impl From<&Task> for StoredTask {
                 opening,
                 a,
                 b,
+                accuracy_stones,
             } => StoredTaskKind::Pair(StoredPairTask {
                 match_id: *match_id,
                 pair: *pair,
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
+                accuracy_stones: accuracy_stones.unwrap_or(0),
             }),
             Task::Verify {
                 candidates,
@@ -232,6 +239,7 @@ impl TryFrom<&StoredTask> for Task {
                 opening: parse("opening", &p.opening)?,
                 a: parse::<Player>("player", &p.a)?,
                 b: parse::<Player>("player", &p.b)?,
+                accuracy_stones: (p.accuracy_stones != 0).then_some(p.accuracy_stones),
             },
             StoredTaskKind::Verify(v) => Task::Verify {
                 candidates: v
@@ -389,6 +397,59 @@ pub struct StoredMatch {
     /// 1 when the SPRT accepted H1, 0 otherwise (meaningful once decided).
     #[prost(bool, tag = "13")]
     pub accepted_h1: bool,
+    /// Moves from positions with at least this many stones are judged against perfect play;
+    /// 0: accuracy is not measured (and matches stored before it existed read so).
+    #[prost(uint32, tag = "14")]
+    pub accuracy_stones: u32,
+    /// A's accuracy over the stored pairs (while `accuracy_stones` is set).
+    #[prost(message, optional, tag = "15")]
+    pub a_accuracy: Option<StoredAccuracy>,
+    /// B's accuracy over the stored pairs.
+    #[prost(message, optional, tag = "16")]
+    pub b_accuracy: Option<StoredAccuracy>,
+}
+
+/// One player's moves judged against perfect play and, of those, the moves that dropped the
+/// exact value.
+#[derive(Clone, Copy, PartialEq, prost::Message)]
+pub struct StoredAccuracy {
+    /// Moves judged.
+    #[prost(uint32, tag = "1")]
+    pub moves: u32,
+    /// Of those, drops.
+    #[prost(uint32, tag = "2")]
+    pub drops: u32,
+}
+
+impl From<Accuracy> for StoredAccuracy {
+    fn from(accuracy: Accuracy) -> StoredAccuracy {
+        StoredAccuracy {
+            moves: accuracy.moves,
+            drops: accuracy.drops,
+        }
+    }
+}
+
+impl From<StoredAccuracy> for Accuracy {
+    fn from(stored: StoredAccuracy) -> Accuracy {
+        Accuracy {
+            moves: stored.moves,
+            drops: stored.drops,
+        }
+    }
+}
+
+/// A's and B's accuracy as stored in a match or pair record (absent sides read as nothing
+/// judged); `None` when the match does not measure it.
+fn accuracy_of(
+    min_stones: u32,
+    a: Option<StoredAccuracy>,
+    b: Option<StoredAccuracy>,
+) -> Option<MatchAccuracy> {
+    (min_stones != 0).then(|| MatchAccuracy {
+        min_stones,
+        sides: [a, b].map(|side| side.map(Accuracy::from).unwrap_or_default()),
+    })
 }
 
 impl StoredMatch {
@@ -414,9 +475,24 @@ impl StoredMatch {
         }
     }
 
-    /// Counts one pair with A's points in each game, and records the SPRT's decision the
-    /// first time it decides (see [`crate::sprt_stop`]).
-    pub fn add_pair(&mut self, game_points: [f64; 2]) {
+    /// A's and B's accuracy over the stored pairs, when the match measures it.
+    #[must_use]
+    pub fn accuracy(&self) -> Option<MatchAccuracy> {
+        accuracy_of(self.accuracy_stones, self.a_accuracy, self.b_accuracy)
+    }
+
+    /// Counts one pair with A's points in each game (and A's and B's accuracy in it, when
+    /// measured), and records the SPRT's decision the first time it decides (see
+    /// [`crate::sprt_stop`]).
+    pub fn add_pair(&mut self, game_points: [f64; 2], accuracy: Option<&MatchAccuracy>) {
+        if let (Some(mut total), Some(pair)) = (self.accuracy(), accuracy) {
+            for (side, add) in total.sides.iter_mut().zip(pair.sides) {
+                side.moves = side.moves.saturating_add(add.moves);
+                side.drops = side.drops.saturating_add(add.drops);
+            }
+            self.a_accuracy = Some(total.sides[0].into());
+            self.b_accuracy = Some(total.sides[1].into());
+        }
         let mut score = self.score();
         score.add_pair(game_points);
         self.wins = score.games.wins;
@@ -446,6 +522,34 @@ pub struct StoredPair {
     /// A black, then B black.
     #[prost(message, repeated, tag = "3")]
     pub games: Vec<StoredGame>,
+    /// The stone threshold of the accuracy below; 0: not measured.
+    #[prost(uint32, tag = "4")]
+    pub accuracy_stones: u32,
+    /// A's accuracy in the pair's games.
+    #[prost(message, optional, tag = "5")]
+    pub a_accuracy: Option<StoredAccuracy>,
+    /// B's accuracy in the pair's games.
+    #[prost(message, optional, tag = "6")]
+    pub b_accuracy: Option<StoredAccuracy>,
+}
+
+impl StoredPair {
+    /// A's and B's accuracy in this pair, when measured.
+    #[must_use]
+    pub fn accuracy(&self) -> Option<MatchAccuracy> {
+        accuracy_of(self.accuracy_stones, self.a_accuracy, self.b_accuracy)
+    }
+
+    /// The record with A's and B's accuracy set.
+    #[must_use]
+    pub fn with_accuracy(self, accuracy: Option<&MatchAccuracy>) -> StoredPair {
+        StoredPair {
+            accuracy_stones: accuracy.map_or(0, |a| a.min_stones),
+            a_accuracy: accuracy.map(|a| a.sides[0].into()),
+            b_accuracy: accuracy.map(|a| a.sides[1].into()),
+            ..self
+        }
+    }
 }
 
 /// A book build, stored under its id in the `builds` tree.
@@ -519,5 +623,39 @@ mod tests {
         }
         let empty = StoredTask { kind: None };
         assert!(Task::try_from(&empty).is_err());
+    }
+
+    #[test]
+    fn a_match_adds_up_accuracy_and_one_stored_without_it_reads_as_unmeasured() {
+        // A match record as stored before accuracy existed: tags 1 to 13 only.
+        let old = StoredMatch {
+            a: "random".into(),
+            pairs: 4,
+            pentanomial: vec![0; 5],
+            ..StoredMatch::default()
+        };
+        let mut read = StoredMatch::decode(old.encode_to_vec().as_slice()).unwrap();
+        assert_eq!(read.accuracy(), None);
+        read.add_pair([1.0, 0.0], None);
+        assert_eq!((read.pairs_done, read.accuracy()), (1, None));
+
+        let pair = |a: (u32, u32), b: (u32, u32)| MatchAccuracy {
+            min_stones: 22,
+            sides: [a, b].map(|(moves, drops)| Accuracy { moves, drops }),
+        };
+        let mut measured = StoredMatch {
+            accuracy_stones: 22,
+            ..old
+        };
+        assert_eq!(measured.accuracy(), Some(pair((0, 0), (0, 0))));
+        measured.add_pair([0.5, 0.5], Some(&pair((5, 1), (4, 0))));
+        measured.add_pair([1.0, 1.0], Some(&pair((3, 0), (6, 2))));
+        let read = StoredMatch::decode(measured.encode_to_vec().as_slice()).unwrap();
+        assert_eq!(read.accuracy(), Some(pair((8, 1), (10, 2))));
+
+        let stored = StoredPair::default().with_accuracy(Some(&pair((5, 1), (4, 0))));
+        let read = StoredPair::decode(stored.encode_to_vec().as_slice()).unwrap();
+        assert_eq!(read.accuracy(), Some(pair((5, 1), (4, 0))));
+        assert_eq!(StoredPair::default().accuracy(), None);
     }
 }
