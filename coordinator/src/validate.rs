@@ -249,7 +249,8 @@ fn check_accuracy(
     for ((name, side), judged) in ["A", "B"].iter().zip(accuracy.sides).zip(judged) {
         if side.moves != judged {
             return Err(format!(
-                "accuracy of {name}: {} moves judged, but the games have {judged} from {min_stones} stones on",
+                "accuracy of {name}: {} moves judged, but the games have {judged} \
+                 from {min_stones} stones on",
                 side.moves
             ));
         }

@@ -13,6 +13,7 @@
 
 pub mod book;
 mod games;
+pub mod match_records;
 mod puzzles;
 pub mod records;
 pub mod table;
@@ -26,9 +27,9 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 use thiserror::Error;
 
 pub use book::{BookEntry, ProvenTable};
+pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use records::{
-    CandidateState, JobState, StoredAccuracy, StoredBuild, StoredGame, StoredJob, StoredMatch,
-    StoredPair, StoredTask, Totals,
+    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
 };
 pub use table::{Counts, Table};
 

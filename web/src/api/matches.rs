@@ -1,5 +1,6 @@
-//! `/matches` (every match, newest first) and `/matches/{id}`: a match's counts, its Elo with the 95% interval, the Elo and LLR
-//! after every stored pair, and each player's accuracy against perfect play when measured.
+//! `/matches` (every match, newest first) and `/matches/{id}`: a match's counts, its Elo with
+//! the 95% interval, the Elo and LLR after every stored pair, and each player's accuracy
+//! against perfect play when measured.
 
 use axum::Json;
 use axum::extract::{Path, State};

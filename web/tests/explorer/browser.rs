@@ -393,7 +393,10 @@ async fn matches(browser: &Client, base: &str) {
     // Each player's accuracy against perfect play, as the API gives it.
     let shown = text_of(
         browser,
-        "[...document.querySelectorAll('#accuracy [data-side] span')].map(s => s.textContent).join('; ')",
+        concat!(
+            "[...document.querySelectorAll('#accuracy [data-side] span')]",
+            ".map(s => s.textContent).join('; ')"
+        ),
     )
     .await;
     let side = |name: &str, key: &str| {
