@@ -187,4 +187,26 @@ mod tests {
             assert_eq!(accuracy.drops, 0);
         }
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 24,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// The cheap count of judged moves (what a coordinator checks reports against) is
+        /// exactly what the judge counts, whatever the game and the threshold.
+        #[test]
+        fn judged_moves_are_the_moves_the_judge_counts(seed in 0u64..1_000_000, min_stones in 24u32..=35) {
+            let start = crate::random_opening(seed, 20);
+            let game = play_game(&start, &Player::Random, &Player::Random, seed, 1);
+            let [black, white] = game_accuracy(&game, min_stones);
+            proptest::prop_assert_eq!(
+                judged_moves(&game.start, &game.moves, min_stones),
+                [black.moves, white.moves]
+            );
+            proptest::prop_assert!(black.drops <= black.moves && white.drops <= white.moves);
+        }
+    }
 }
