@@ -3,12 +3,12 @@
 //! [`pentagrid_coordinator::sprt_stop`].
 
 use pentago::{
-    Accuracy, MatchScore, OpeningSource, PairResult, Player, Sprt, SprtDecision, opening_seed,
-    pair_accuracy, play_pair, random_opening,
+    Accuracy, MatchAccuracy, MatchScore, OpeningSource, PairResult, Player, Sprt, SprtDecision,
+    opening_seed, pair_accuracy, play_pair, random_opening,
 };
 
 use pentagrid_coordinator::{MAX_MATCH_PAIRS, sprt_stop};
-use pentagrid_proto::{Client, pentanomial_counts, sprt_decision_of_wire, v2};
+use pentagrid_proto::{Client, accuracy_of_wire, pentanomial_counts, sprt_decision_of_wire, v2};
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
@@ -29,7 +29,7 @@ pub struct MatchPlan {
     /// Seed of the openings (and, in process, of the engines).
     pub seed: u64,
     /// Judge every move from positions with at least this many stones against perfect play
-    /// (in process only for now: a cluster match refuses it).
+    /// (on the cluster, the workers judge each pair and the match keeps the totals).
     pub accuracy: Option<u32>,
 }
 
@@ -57,7 +57,7 @@ pub struct MatchOutcome {
     /// cancelled pairs; cluster matches only).
     pub stopped: bool,
     /// A's and B's accuracy against perfect play, when the plan asked for it.
-    pub accuracy: Option<[Accuracy; 2]>,
+    pub accuracy: Option<MatchAccuracy>,
 }
 
 /// A's score in a match status.
@@ -65,6 +65,12 @@ pub struct MatchOutcome {
 pub fn report_score(report: &v2::MatchStatusResponse) -> MatchScore {
     let counts = pentanomial_counts(report.pentanomial.as_ref());
     MatchScore::from_counts(report.wins, report.draws, report.losses, &counts)
+}
+
+/// A's and B's accuracy in a match status, when the match measures it.
+#[must_use]
+pub fn report_accuracy(report: &v2::MatchStatusResponse) -> Option<MatchAccuracy> {
+    report.accuracy.as_ref().map(accuracy_of_wire)
 }
 
 /// Where a stored match stands, with all its games if asked (read page by page; the counts
@@ -125,11 +131,6 @@ pub async fn list(client: &Client) -> Result<Vec<v2::MatchStatusResponse>> {
 /// Queues a match on the cluster; returns its id.
 pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
     plan.validate()?;
-    if plan.accuracy.is_some() {
-        return Err(ClientError::Invalid(
-            "accuracy against perfect play is measured in process only: add --in-process".into(),
-        ));
-    }
     let request = v2::CreateMatchRequest {
         a: plan.a.to_string(),
         b: plan.b.to_string(),
@@ -137,6 +138,7 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         sprt: plan.sprt.map(|s| s.to_string()).unwrap_or_default(),
         openings: plan.openings.to_string(),
         seed: plan.seed,
+        accuracy_stones: plan.accuracy.unwrap_or(0),
     };
     Ok(client
         .clone()
@@ -166,7 +168,7 @@ pub async fn follow(
         score: report_score(&report),
         decision: sprt_decision_of_wire(report.decision()),
         stopped: report.state() == v2::MatchState::Stopped,
-        accuracy: None,
+        accuracy: report_accuracy(&report),
     })
 }
 
@@ -187,16 +189,19 @@ pub fn play_in_process(
     let threads = pool.current_num_threads();
     let mut score = MatchScore::default();
     let mut decision = SprtDecision::Continue;
-    let mut accuracy = plan.accuracy.map(|_| [Accuracy::default(); 2]);
+    let mut accuracy = plan.accuracy.map(|min_stones| MatchAccuracy {
+        min_stones,
+        sides: [Accuracy::default(); 2],
+    });
     for pair in 0..plan.pairs {
         let seed = opening_seed(plan.seed, pair);
         let opening = random_opening(seed, plies);
         let result = pool.install(|| play_pair(&opening, &plan.a, &plan.b, seed, threads));
         score.record(&result);
-        if let (Some(total), Some(stones)) = (accuracy.as_mut(), plan.accuracy) {
-            let sides = pool.install(|| pair_accuracy(&result, stones));
-            total[0] += sides[0];
-            total[1] += sides[1];
+        if let Some(total) = accuracy.as_mut() {
+            let sides = pool.install(|| pair_accuracy(&result, total.min_stones));
+            total.sides[0] += sides[0];
+            total.sides[1] += sides[1];
         }
         decision = sprt_stop::decision(&score, plan.sprt.as_ref());
         progress(&result, &score);

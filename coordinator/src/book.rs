@@ -1,7 +1,7 @@
 //! The opening book as a service: a position's tables in the asker's frame (with exact values
 //! where the solver settled them), export and import of rows, and stored games.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pentago::{Move, Position, PositionKey, Symmetry, Value, move_groups};
@@ -151,6 +151,10 @@ fn book_rows(
     rows
 }
 
+/// A position's export rows: each row of both tables with at least `min_games` games, with
+/// the move's exact value beside its counts wherever the solver settled it (in both sources:
+/// the value is the move's, whatever counted it), then — when `min_games` is 0 — a row with no
+/// games for each proven move that has no row yet.
 fn export_rows(key: u64, entry: &BookEntry, min_games: u64) -> Vec<ExportRow> {
     let Ok(position) = Position::from_key(PositionKey(key)) else {
         return Vec::new();
@@ -166,17 +170,13 @@ fn export_rows(key: u64, entry: &BookEntry, min_games: u64) -> Vec<ExportRow> {
                 mv: *mv,
                 source,
                 counts: *counts,
-                proven: entry
-                    .proven
-                    .get(mv)
-                    .filter(|_| source == TableSource::Playouts)
-                    .copied(),
+                proven: entry.proven.get(mv).copied(),
             });
         }
     }
-    // Proven moves without playouts still travel, as rows with no games.
+    let with_rows: BTreeSet<Move> = rows.iter().map(|row| row.mv).collect();
     for (mv, value) in &entry.proven {
-        if min_games == 0 && !entry.playouts.contains_key(mv) {
+        if min_games == 0 && !with_rows.contains(mv) {
             rows.push(ExportRow {
                 position,
                 mv: *mv,
@@ -257,11 +257,18 @@ impl Book {
         let proven = self.store.proven_table(key)?;
         let playouts = self.store.playout_table(key)?;
         let games = self.store.game_table(key)?;
+        // Game rows show the exact values of their own moves; proven moves without games are
+        // listed once, among the playout rows.
+        let proven_games: ProvenTable = proven
+            .iter()
+            .filter(|(mv, _)| games.contains_key(mv))
+            .map(|(mv, value)| (*mv, *value))
+            .collect();
         Ok(BookView {
             position: *position,
             canonical: canonical.position,
             playouts: book_rows(position, &playouts, &proven, back),
-            games: book_rows(position, &games, &ProvenTable::new(), back),
+            games: book_rows(position, &games, &proven_games, back),
         })
     }
 
@@ -340,5 +347,80 @@ impl Book {
             }
         }
         Ok(page)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(games: u64) -> Counts {
+        Counts {
+            games,
+            wins: games / 2,
+            draws: 0,
+        }
+    }
+
+    /// A late position with playouts for one move, games for two, and exact values for three.
+    fn solved_entry() -> (u64, BookEntry, [Move; 3]) {
+        let position: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
+        let canonical = position.canonical().position;
+        let moves: Vec<Move> = move_groups(&canonical, true)
+            .into_iter()
+            .map(|g| g[0])
+            .take(3)
+            .collect();
+        let [both, games_only, proven_only] = moves.try_into().unwrap();
+        let entry = BookEntry {
+            playouts: Table::from([(both, counts(40))]),
+            games: Table::from([(both, counts(6)), (games_only, counts(3))]),
+            proven: ProvenTable::from([
+                (both, Value::Win),
+                (games_only, Value::Loss),
+                (proven_only, Value::Draw),
+            ]),
+        };
+        (
+            canonical.key().bits(),
+            entry,
+            [both, games_only, proven_only],
+        )
+    }
+
+    #[test]
+    fn exported_rows_carry_exact_values_beside_the_counts_of_both_sources() {
+        let (key, entry, [both, games_only, proven_only]) = solved_entry();
+        let rows = export_rows(key, &entry, 0);
+        let row = |source, mv| {
+            rows.iter()
+                .find(|r| r.source == source && r.mv == mv)
+                .unwrap_or_else(|| panic!("no {source:?} row for {mv}"))
+        };
+        assert_eq!(row(TableSource::Playouts, both).proven, Some(Value::Win));
+        assert_eq!(row(TableSource::Games, both).proven, Some(Value::Win));
+        assert_eq!(row(TableSource::Games, both).counts, counts(6));
+        assert_eq!(
+            row(TableSource::Games, games_only).proven,
+            Some(Value::Loss)
+        );
+        // A proven move without counts travels once, as a row with no games.
+        let bare = row(TableSource::Playouts, proven_only);
+        assert_eq!(
+            (bare.counts, bare.proven),
+            (Counts::default(), Some(Value::Draw))
+        );
+        assert_eq!(rows.len(), 4);
+        assert!(rows.iter().all(|r| r.proven.is_some()));
+        // Rows with too few games are left out, proven or not.
+        let busy = export_rows(key, &entry, 5);
+        assert_eq!(busy.len(), 2);
+        assert!(
+            busy.iter()
+                .all(|r| r.mv == both && r.proven == Some(Value::Win))
+        );
+        // And they read back into the same entry.
+        let imported = import_entries(&rows).unwrap();
+        assert_eq!(imported[&key], entry);
     }
 }

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use pentago::{
-    OpeningSource, Player, Position, Sprt, SprtDecision, opening_seed, random_opening, splitmix64,
+    ACCURACY_STONES, OpeningSource, Player, Position, Sprt, SprtDecision, opening_seed,
+    random_opening, splitmix64,
 };
 use pentagrid_proto::Task;
 use thiserror::Error;
@@ -50,6 +51,9 @@ pub struct MatchSpec {
     pub openings: OpeningSource,
     /// Seed of the openings.
     pub seed: u64,
+    /// Judge both players' moves from positions with at least this many stones (within
+    /// [`ACCURACY_STONES`]) against perfect play, and keep their accuracy with the match.
+    pub accuracy_stones: Option<u32>,
 }
 
 /// Where a match stands.
@@ -88,6 +92,13 @@ pub enum MatchError {
     /// The pair count is out of range.
     #[error("pairs must be from 1 to {MAX_MATCH_PAIRS}, not {0}")]
     PairsOutOfRange(u64),
+    /// The accuracy stone threshold is out of range.
+    #[error(
+        "accuracy stones must be from {min} to {max}, not {0}",
+        min = ACCURACY_STONES.start(),
+        max = ACCURACY_STONES.end()
+    )]
+    AccuracyStonesOutOfRange(u32),
     /// No such match.
     #[error("no match {0}")]
     NotFound(u64),
@@ -149,6 +160,12 @@ impl Matches {
         if !(1..=MAX_MATCH_PAIRS).contains(&spec.pairs) {
             return Err(MatchError::PairsOutOfRange(spec.pairs));
         }
+        if let Some(stones) = spec
+            .accuracy_stones
+            .filter(|s| !ACCURACY_STONES.contains(s))
+        {
+            return Err(MatchError::AccuracyStonesOutOfRange(stones));
+        }
         let match_id = self.store.generate_id()?;
         // Up to 10^5 openings, each a few table reads: drawn on the blocking pool.
         let (store, drawn) = (self.store.clone(), spec.clone());
@@ -167,6 +184,7 @@ impl Matches {
                     opening,
                     a: spec.a.clone(),
                     b: spec.b.clone(),
+                    accuracy_stones: spec.accuracy_stones,
                 });
             }
             Ok::<_, StoreError>(tasks)
@@ -180,6 +198,7 @@ impl Matches {
             openings: spec.openings.to_string(),
             seed: spec.seed,
             pentanomial: vec![0; 5],
+            accuracy_stones: spec.accuracy_stones.unwrap_or(0),
             ..StoredMatch::default()
         };
         self.store.put_match(match_id, &record)?;

@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pentago::{
-    Color, Move, Position, Puzzle, Status, Theme, Value, difficulty, game_points, move_groups,
+    Color, MatchAccuracy, Move, Position, Puzzle, Status, Theme, Value, difficulty, game_points,
+    judged_moves, move_groups,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
@@ -39,7 +40,9 @@ pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<Resu
             }
             Ok(effect)
         }
-        (Task::Pair { .. }, Outcome::Pair { games }) => pair_effect(task, job_id, games),
+        (Task::Pair { .. }, Outcome::Pair { games, accuracy }) => {
+            pair_effect(task, job_id, games, accuracy.as_ref())
+        }
         (
             Task::Verify {
                 candidates,
@@ -215,11 +218,59 @@ fn selfplay_effect(
     })
 }
 
-/// A pair result: both games legal and finished from the opening, A black first.
+/// Checks a pair's accuracy report against its games (A black first) and the job's stone
+/// threshold: present exactly when asked, at that threshold, each player's `moves` equal to
+/// its moves from positions with enough stones, and `drops` at most `moves`. (Which moves
+/// dropped the value is the worker's claim: checking it would take solving.)
+fn check_accuracy(
+    opening: &Position,
+    games: &[(Vec<Move>, Status); 2],
+    asked: Option<u32>,
+    accuracy: Option<&MatchAccuracy>,
+) -> Result<(), String> {
+    let (min_stones, accuracy) = match (asked, accuracy) {
+        (None, None) => return Ok(()),
+        (Some(stones), Some(accuracy)) if accuracy.min_stones == stones => (stones, accuracy),
+        (Some(stones), Some(accuracy)) => {
+            return Err(format!(
+                "accuracy judged from {} stones, not the job's {stones}",
+                accuracy.min_stones
+            ));
+        }
+        (Some(_), None) => return Err("the job asked for accuracy, the result has none".into()),
+        (None, Some(_)) => return Err("accuracy was not asked for".into()),
+    };
+    let mut judged = [0u32; 2];
+    for ((moves, _), a_side) in games.iter().zip([0, 1]) {
+        let [black, white] = judged_moves(opening, moves, min_stones);
+        judged[a_side] += black;
+        judged[1 - a_side] += white;
+    }
+    for ((name, side), judged) in ["A", "B"].iter().zip(accuracy.sides).zip(judged) {
+        if side.moves != judged {
+            return Err(format!(
+                "accuracy of {name}: {} moves judged, but the games have {judged} \
+                 from {min_stones} stones on",
+                side.moves
+            ));
+        }
+        if side.drops > side.moves {
+            return Err(format!(
+                "accuracy of {name}: {} drops exceed {} moves",
+                side.drops, side.moves
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A pair result: both games legal and finished from the opening, A black first, with an
+/// accuracy report exactly when the job asked for one.
 fn pair_effect(
     task: &Task,
     job_id: u64,
     games: &[(Vec<Move>, Status); 2],
+    accuracy: Option<&MatchAccuracy>,
 ) -> Result<ResultEffect, String> {
     let Task::Pair {
         match_id,
@@ -227,6 +278,7 @@ fn pair_effect(
         opening,
         a,
         b,
+        accuracy_stones,
     } = task
     else {
         return Err("the result is not of the job's kind".into());
@@ -252,6 +304,7 @@ fn pair_effect(
             ..stored_game(opening, moves, *result)
         });
     }
+    check_accuracy(opening, games, *accuracy_stones, accuracy)?;
     Ok(ResultEffect {
         pair: Some(PairEffect {
             match_id: *match_id,
@@ -259,7 +312,8 @@ fn pair_effect(
             record: StoredPair {
                 a_half_points: (2.0 * (a_points[0] + a_points[1])) as u32,
                 ..record
-            },
+            }
+            .with_accuracy(accuracy),
             game_points: a_points,
         }),
         ..ResultEffect::default()
@@ -476,5 +530,53 @@ mod tests {
                 .unwrap_err()
                 .contains("kind")
         );
+    }
+
+    #[test]
+    fn a_pair_accuracy_report_must_match_its_games() {
+        // A late opening: every move of both games is judged from 27 stones on.
+        let opening: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
+        let task = |accuracy_stones| Task::Pair {
+            match_id: 1,
+            pair: 0,
+            opening,
+            a: Player::Random,
+            b: Player::Random,
+            accuracy_stones,
+        };
+        let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
+        let truth = MatchAccuracy {
+            min_stones: 20,
+            sides: pentago::pair_accuracy(&played, 20),
+        };
+        let games = played.games.map(|game| (game.moves, game.result));
+        let outcome = |accuracy| Outcome::Pair {
+            games: games.clone(),
+            accuracy,
+        };
+        let effect = result_effect(&task(Some(20)), 3, &outcome(Some(truth))).unwrap();
+        assert_eq!(effect.pair.unwrap().record.accuracy(), Some(truth));
+        let effect = result_effect(&task(None), 3, &outcome(None)).unwrap();
+        assert_eq!(effect.pair.unwrap().record.accuracy(), None);
+
+        let lie = |change: fn(&mut MatchAccuracy)| {
+            let mut accuracy = truth;
+            change(&mut accuracy);
+            outcome(Some(accuracy))
+        };
+        for (asked, outcome, needle) in [
+            (
+                Some(20),
+                lie(|a| a.sides[1].drops = a.sides[1].moves + 1),
+                "drops exceed",
+            ),
+            (Some(20), lie(|a| a.sides[0].moves -= 1), "moves judged"),
+            (Some(20), lie(|a| a.min_stones = 21), "not the job's"),
+            (Some(20), outcome(None), "has none"),
+            (None, outcome(Some(truth)), "not asked"),
+        ] {
+            let error = result_effect(&task(asked), 3, &outcome).unwrap_err();
+            assert!(error.contains(needle), "{error} lacks {needle}");
+        }
     }
 }

@@ -24,7 +24,10 @@ pub use board::square::{ParseSquareError, Square};
 pub use board::status::{ParseStatusError, Status};
 pub use board::symmetry::{Canonical, Symmetry};
 pub use board::twist::{Direction, Quadrant, Twist};
-pub use play::accuracy::{ACCURACY_MIN_STONES, Accuracy, game_accuracy, pair_accuracy};
+pub use play::accuracy::{
+    ACCURACY_MIN_STONES, ACCURACY_STONES, Accuracy, MatchAccuracy, game_accuracy, judged_moves,
+    pair_accuracy,
+};
 pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
     opening_seed, play_pair, random_opening,

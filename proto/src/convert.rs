@@ -1,11 +1,12 @@
 //! Engine-level views of jobs and results, checked on the way in from the wire.
 
 use pentago::{
-    MAX_PUZZLE_MOVES, Move, Player, Position, Puzzle, Rejection, Status, UctConfig, Value,
+    ACCURACY_STONES, MAX_PUZZLE_MOVES, MatchAccuracy, Move, Player, Position, Puzzle, Rejection,
+    Status, UctConfig, Value,
 };
 
 use crate::errors::ConversionError;
-use crate::states::{value_of_wire, value_to_wire};
+use crate::states::{accuracy_of_wire, accuracy_to_wire, value_of_wire, value_to_wire};
 use crate::v2;
 
 fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, ConversionError>
@@ -52,6 +53,9 @@ pub enum Task {
         a: Player,
         /// Player B.
         b: Player,
+        /// Also judge both players' moves from positions with at least this many stones
+        /// (within [`ACCURACY_STONES`]) against perfect play.
+        accuracy_stones: Option<u32>,
     },
     /// Solve `position` exactly: the value of every first move.
     Solve {
@@ -114,6 +118,17 @@ impl TryFrom<&v2::JobSpec> for Task {
                 opening: parse("opening", &p.opening)?,
                 a: parse("player", &p.a)?,
                 b: parse("player", &p.b)?,
+                accuracy_stones: match p.accuracy_stones {
+                    0 => None,
+                    n if ACCURACY_STONES.contains(&n) => Some(n),
+                    n => {
+                        return Err(ConversionError(format!(
+                            "accuracy_stones {n} is outside {}..={}",
+                            ACCURACY_STONES.start(),
+                            ACCURACY_STONES.end()
+                        )));
+                    }
+                },
             },
             Some(v2::job_spec::Kind::Verify(v)) => {
                 if !(1..=MAX_PUZZLE_MOVES).contains(&v.max_moves) {
@@ -184,12 +199,14 @@ impl From<&Task> for v2::JobSpec {
                 opening,
                 a,
                 b,
+                accuracy_stones,
             } => v2::job_spec::Kind::Pair(v2::PairSpec {
                 match_id: *match_id,
                 pair: *pair,
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
+                accuracy_stones: accuracy_stones.unwrap_or(0),
             }),
             Task::Solve { position } => v2::job_spec::Kind::Solve(v2::SolveSpec {
                 position: position.to_string(),
@@ -248,6 +265,8 @@ pub enum Outcome {
     Pair {
         /// The games.
         games: [(Vec<Move>, Status); 2],
+        /// A's and B's accuracy in them, when the job asked for it.
+        accuracy: Option<MatchAccuracy>,
     },
     /// Exact values of first moves (for the player making them); unsettled moves left out.
     Solve {
@@ -383,6 +402,7 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
             v2::submit_request::Result::Pair(p) => match p.games.as_slice() {
                 [first, second] => Outcome::Pair {
                     games: [game_of_wire(first)?, game_of_wire(second)?],
+                    accuracy: p.accuracy.as_ref().map(accuracy_of_wire),
                 },
                 games => {
                     return Err(ConversionError(format!(
@@ -432,8 +452,9 @@ impl From<&Outcome> for v2::submit_request::Result {
             Outcome::Selfplay { moves, result } => {
                 v2::submit_request::Result::Selfplay(game_to_wire(moves, *result))
             }
-            Outcome::Pair { games } => v2::submit_request::Result::Pair(v2::PairResult {
+            Outcome::Pair { games, accuracy } => v2::submit_request::Result::Pair(v2::PairResult {
                 games: games.iter().map(|(m, r)| game_to_wire(m, *r)).collect(),
+                accuracy: accuracy.as_ref().map(accuracy_to_wire),
             }),
             Outcome::Solve { moves } => v2::submit_request::Result::Solve(v2::SolveResult {
                 moves: moves
@@ -488,11 +509,24 @@ mod tests {
                     .unwrap(),
                 a: "uct:k=0.3".parse().unwrap(),
                 b: Player::Random,
+                accuracy_stones: Some(22),
             },
         ];
         for task in tasks {
             let wire = v2::JobSpec::from(&task);
             assert_eq!(Task::try_from(&wire).unwrap(), task);
+        }
+    }
+
+    fn pair_asking_accuracy(stones: u32) -> v2::JobSpec {
+        v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::Pair(v2::PairSpec {
+                opening: "start".into(),
+                a: "random".into(),
+                b: "random".into(),
+                accuracy_stones: stones,
+                ..v2::PairSpec::default()
+            })),
         }
     }
 
@@ -515,6 +549,8 @@ mod tests {
                 "over",
             ),
             (v2::JobSpec { kind: None }, "no kind"),
+            (pair_asking_accuracy(17), "accuracy_stones"),
+            (pair_asking_accuracy(36), "accuracy_stones"),
         ] {
             let error = Task::try_from(&spec).unwrap_err();
             assert!(error.0.contains(needle), "{error} lacks {needle}");
@@ -539,11 +575,16 @@ mod tests {
                 (vec!["c4-1R".parse().unwrap()], Status::Draw),
                 (vec![], Status::Ongoing),
             ],
+            accuracy: Some(MatchAccuracy {
+                min_stones: 20,
+                sides: [pentago::Accuracy { moves: 1, drops: 1 }; 2],
+            }),
         };
         let wire = v2::submit_request::Result::from(&pair);
         assert_eq!(Outcome::try_from(&wire).unwrap(), pair);
         let one_game = v2::submit_request::Result::Pair(v2::PairResult {
             games: vec![v2::SelfplayResult::default()],
+            accuracy: None,
         });
         assert!(
             Outcome::try_from(&one_game)

@@ -18,8 +18,8 @@ pub use convert::{
 };
 pub use errors::{ConversionError, error_status, reason_of};
 pub use states::{
-    pentanomial_counts, pentanomial_of_counts, sprt_decision_of_wire, sprt_decision_to_wire,
-    value_of_wire, value_to_wire,
+    accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts,
+    sprt_decision_of_wire, sprt_decision_to_wire, value_of_wire, value_to_wire,
 };
 
 /// Version of the wire protocol. Both sides send it in the `x-pentagrid-protocol` header and

@@ -1,6 +1,7 @@
-//! Wire enums and messages for values, SPRT decisions and pentanomials, and their engine forms.
+//! Wire enums and messages for values, SPRT decisions, pentanomials and accuracy against
+//! perfect play, and their engine forms.
 
-use pentago::{SprtDecision, Value};
+use pentago::{Accuracy, MatchAccuracy, SprtDecision, Value};
 
 use crate::errors::ConversionError;
 use crate::v2;
@@ -64,4 +65,59 @@ pub fn pentanomial_of_counts(counts: [u64; 5]) -> v2::Pentanomial {
 #[must_use]
 pub fn pentanomial_counts(pentanomial: Option<&v2::Pentanomial>) -> [u64; 5] {
     pentanomial.map_or([0; 5], |p| [p.zero, p.half, p.one, p.one_and_half, p.two])
+}
+
+/// Both players' accuracy against perfect play as the wire message.
+#[must_use]
+pub fn accuracy_to_wire(accuracy: &MatchAccuracy) -> v2::MatchAccuracy {
+    let side = |side: &Accuracy| v2::Accuracy {
+        moves: side.moves,
+        drops: side.drops,
+    };
+    v2::MatchAccuracy {
+        min_stones: accuracy.min_stones,
+        a: Some(side(&accuracy.sides[0])),
+        b: Some(side(&accuracy.sides[1])),
+    }
+}
+
+/// Both players' accuracy from the wire message (a missing side reads as no move judged). The
+/// counts are not checked here: a result's are checked against its games by the coordinator.
+#[must_use]
+pub fn accuracy_of_wire(accuracy: &v2::MatchAccuracy) -> MatchAccuracy {
+    let side = |side: Option<&v2::Accuracy>| {
+        side.map_or_else(Accuracy::default, |s| Accuracy {
+            moves: s.moves,
+            drops: s.drops,
+        })
+    };
+    MatchAccuracy {
+        min_stones: accuracy.min_stones,
+        sides: [side(accuracy.a.as_ref()), side(accuracy.b.as_ref())],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accuracy_round_trips_and_missing_sides_read_as_nothing_judged() {
+        let accuracy = MatchAccuracy {
+            min_stones: 22,
+            sides: [
+                Accuracy { moves: 9, drops: 2 },
+                Accuracy { moves: 8, drops: 0 },
+            ],
+        };
+        assert_eq!(accuracy_of_wire(&accuracy_to_wire(&accuracy)), accuracy);
+        let bare = v2::MatchAccuracy {
+            min_stones: 20,
+            ..v2::MatchAccuracy::default()
+        };
+        assert_eq!(
+            accuracy_of_wire(&bare).sides,
+            [Accuracy::default(), Accuracy::default()]
+        );
+    }
 }

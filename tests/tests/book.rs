@@ -244,3 +244,65 @@ async fn the_empty_board_whose_key_is_zero_is_exported_first() {
         "{rows:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn exact_values_stand_beside_the_game_statistics_in_the_book_and_its_export() {
+    // A late position (white to move, white wins), solved by a solve job and played from by
+    // self-play games.
+    let position: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
+    let cluster = TestCluster::start(settings()).await;
+    let mut client = cluster.client();
+    let mut tasks = vec![pentagrid_proto::Task::Solve { position }];
+    tasks.extend((0..6).map(|_| pentagrid_proto::Task::Selfplay {
+        start: position,
+        black: pentago::Player::Random,
+        white: pentago::Player::Random,
+    }));
+    client
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: tasks.iter().map(v2::JobSpec::from).collect(),
+        })
+        .await
+        .unwrap();
+    let (stop, worker) = cluster.worker("w", 1);
+    cluster.wait_done(7, Duration::from_secs(120)).await;
+    let _ = stop.send(true);
+    worker.await.unwrap();
+
+    let book = pentagrid_client::book::show(&client, &position)
+        .await
+        .unwrap();
+    assert!(!book.games.is_empty(), "the games were counted");
+    for row in &book.games {
+        let proven = pentagrid_client::book::proven(row.proven);
+        let beside = book.playouts.iter().find(|r| r.r#move == row.r#move);
+        assert!(
+            proven.is_some(),
+            "game row {} has no exact value",
+            row.r#move
+        );
+        assert_eq!(
+            proven,
+            beside.and_then(|r| pentagrid_client::book::proven(r.proven))
+        );
+    }
+
+    let mut csv = Vec::new();
+    let format = pentagrid_client::book::RowFormat::Csv;
+    pentagrid_client::book::export(&client, 1, format, &mut csv)
+        .await
+        .unwrap();
+    let csv = String::from_utf8(csv).unwrap();
+    // The solved position's game rows (positions later in the games were not solved).
+    let solved = format!("{},", position.canonical().position);
+    let game_rows: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.starts_with(&solved) && l.contains(",games,"))
+        .collect();
+    assert_eq!(game_rows.len(), book.games.len(), "{csv}");
+    for line in game_rows {
+        let value = line.rsplit(',').next().unwrap();
+        assert!(["win", "draw", "loss"].contains(&value), "{line}");
+    }
+    cluster.stop().await;
+}

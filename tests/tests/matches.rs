@@ -17,6 +17,7 @@ fn request(a: &str, b: &str, pairs: u64) -> v2::CreateMatchRequest {
         sprt: String::new(),
         openings: String::new(),
         seed: 5,
+        accuracy_stones: 0,
     }
 }
 
@@ -198,6 +199,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         opening: Position::START,
         a: pentago::Player::Random,
         b: pentago::Player::Random,
+        accuracy_stones: None,
     };
     let refused = client
         .submit_jobs(v2::SubmitJobsRequest {
@@ -212,7 +214,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
     hello(&mut client, "w").await;
     let job = lease_one(&mut client, "w").await;
     let task = pentagrid_proto::Task::try_from(job.spec.as_ref().unwrap()).unwrap();
-    let Some(Outcome::Pair { games }) =
+    let Some(Outcome::Pair { games, .. }) =
         pentagrid_worker::execute(&task, job.seed, 1, &pentago::SearchControl::new())
     else {
         panic!("a pair job plays a pair");
@@ -227,13 +229,22 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         result: Some(result.into()),
     };
     let error = client
-        .submit(submit(&Outcome::Pair { games: broken }, "bad"))
+        .submit(submit(
+            &Outcome::Pair {
+                games: broken,
+                accuracy: None,
+            },
+            "bad",
+        ))
         .await
         .unwrap_err();
     assert!(error.message().contains("game 2"), "{}", error.message());
     assert_eq!(report(&cluster, id).await.pairs_done, 0);
     // The true result is then accepted, once.
-    let good = Outcome::Pair { games };
+    let good = Outcome::Pair {
+        games,
+        accuracy: None,
+    };
     client.submit(submit(&good, "good")).await.unwrap();
     let again = client
         .submit(submit(&good, "good"))

@@ -91,6 +91,7 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
             sprt: String::new(),
             openings: String::new(),
             seed: 1,
+            accuracy_stones: 0,
         })
         .await
         .unwrap();

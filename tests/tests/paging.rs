@@ -136,6 +136,7 @@ async fn finished_match(cluster: &TestCluster, pairs: u64) -> u64 {
             sprt: String::new(),
             openings: String::new(),
             seed: 5,
+            accuracy_stones: 0,
         })
         .await
         .unwrap()

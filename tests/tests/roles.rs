@@ -172,6 +172,7 @@ fn match_request() -> v2::CreateMatchRequest {
         sprt: String::new(),
         openings: String::new(),
         seed: 3,
+        accuracy_stones: 0,
     }
 }
 

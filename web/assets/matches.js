@@ -1,4 +1,5 @@
-// Matches: the list, and with `?id=N` one match with its counts and its Elo and LLR curves.
+// Matches: the list, and with `?id=N` one match with its counts, its Elo and LLR curves and,
+// when measured, each player's accuracy against perfect play.
 "use strict";
 
 const params = new URLSearchParams(location.search);
@@ -36,6 +37,17 @@ function stat(value, label) {
   return el("div", { class: "stat" }, el("b", {}, value), el("span", {}, label));
 }
 
+// Each player's share of judged moves that kept the exact value, with the counts behind it.
+function showAccuracy(accuracy) {
+  document.getElementById("accuracy-section").hidden = !accuracy;
+  if (!accuracy) return;
+  document.getElementById("accuracy-stones").textContent = accuracy.min_stones;
+  const side = (name, s) => el("div", { class: "stat", "data-side": name },
+    el("b", {}, `${(100 * s.share).toFixed(1)}%`),
+    el("span", {}, `${name}: ${s.moves - s.drops} of ${s.moves} moves kept the value (${s.drops} drops)`));
+  document.getElementById("accuracy").replaceChildren(side("A", accuracy.a), side("B", accuracy.b));
+}
+
 async function loadMatch(id) {
   document.getElementById("list").hidden = true;
   document.getElementById("detail").hidden = false;
@@ -56,6 +68,7 @@ async function loadMatch(id) {
     stat(`${m.games.wins} / ${m.games.draws} / ${m.games.losses}`, "A's wins / draws / losses"),
     stat(eloText(m.elo), "Elo of A, 95% interval"),
     stat(m.llr === null ? "—" : m.llr.toFixed(2), m.sprt ? `LLR (bounds ${m.sprt.lower.toFixed(2)}, ${m.sprt.upper.toFixed(2)})` : "no SPRT"));
+  showAccuracy(m.accuracy);
   const labels = ["0", "½", "1", "1½", "2"];
   document.getElementById("pentanomial").replaceChildren(
     el("thead", {}, el("tr", {}, labels.map((l) => el("th", { class: "num" }, l + " points")))),

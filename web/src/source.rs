@@ -3,7 +3,8 @@
 //! a wire message.
 
 use pentago::{
-    Color, MatchScore, Move, MoveNotation, Position, Puzzle, Sprt, Theme, Value, game_points,
+    Color, MatchAccuracy, MatchScore, Move, MoveNotation, Position, Puzzle, Sprt, Theme, Value,
+    game_points,
 };
 use pentagrid_client::{Client, ClientError, book, jobs, matches, puzzles};
 use pentagrid_proto::v2::{self, ErrorReason};
@@ -195,6 +196,8 @@ pub struct MatchRecord {
     /// A's points in each game of each stored pair (A black first), by pair index (empty in
     /// a listing).
     pub pair_points: Vec<(u64, [f64; 2])>,
+    /// A's and B's accuracy against perfect play, when the match measures it.
+    pub accuracy: Option<MatchAccuracy>,
 }
 
 /// Filters the coordinator applies to the puzzle collection, and the page asked for.
@@ -347,6 +350,7 @@ fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord, SourceEr
         id: report.match_id,
         pair_points: pair_points(&report.games)?,
         score: matches::report_score(&report),
+        accuracy: matches::report_accuracy(&report),
         state: MatchState::from_wire(report.state)?,
         a: report.a,
         b: report.b,

@@ -1,8 +1,8 @@
 //! Running one job with the engine (blocking, on the worker's rayon pool).
 
 use pentago::{
-    Budget, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, Solver, play_game,
-    play_pair, search,
+    Budget, MatchAccuracy, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, Solver,
+    pair_accuracy, play_game, play_pair, search,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
 
@@ -96,10 +96,24 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
             }
             Some(Outcome::Verify { verdicts })
         }
-        Task::Pair { opening, a, b, .. } => {
+        Task::Pair {
+            opening,
+            a,
+            b,
+            accuracy_stones,
+            ..
+        } => {
             let pair = play_pair(opening, a, b, seed, threads);
+            if control.is_stopped() {
+                return None;
+            }
+            let accuracy = accuracy_stones.map(|min_stones| MatchAccuracy {
+                min_stones,
+                sides: pair_accuracy(&pair, min_stones),
+            });
             Some(Outcome::Pair {
                 games: pair.games.map(|game| (game.moves, game.result)),
+                accuracy,
             })
         }
     }

@@ -4,8 +4,10 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pentago::{Accuracy, MatchScore, OpeningSource, Player, Sprt, SprtDecision};
-use pentagrid_client::matches::{self, MatchOutcome, MatchPlan, report_score};
+use pentago::{
+    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, OpeningSource, Player, Sprt, SprtDecision,
+};
+use pentagrid_client::matches::{self, MatchOutcome, MatchPlan, report_accuracy, report_score};
 use pentagrid_proto::{pentanomial_counts, sprt_decision_of_wire, v2};
 use serde_json::json;
 
@@ -47,15 +49,30 @@ pub struct MatchArgs {
     /// --local, which runs an embedded cluster that stores the match).
     #[arg(long, conflicts_with = "local")]
     in_process: bool,
-    /// With --in-process: judge every move from positions with at least N stones (18 or more)
-    /// against perfect play and report each engine's accuracy.
-    #[arg(long, value_name = "N", requires = "in_process", value_parser = clap::value_parser!(u32).range(18..=35))]
+    /// Judge every move from positions with at least N stones (18 to 35) against perfect play
+    /// and report each engine's accuracy (on a cluster the workers judge each pair, and the
+    /// match keeps the totals).
+    #[arg(long, value_name = "N", value_parser = accuracy_stones)]
     accuracy: Option<u32>,
     /// Print JSON: one object per update, then the final result.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     target: Target,
+}
+
+/// Parses `--accuracy N` within the range matches accept.
+fn accuracy_stones(text: &str) -> Result<u32, String> {
+    text.parse()
+        .ok()
+        .filter(|n| ACCURACY_STONES.contains(n))
+        .ok_or_else(|| {
+            format!(
+                "expected a stone count from {} to {}",
+                ACCURACY_STONES.start(),
+                ACCURACY_STONES.end()
+            )
+        })
 }
 
 #[derive(Subcommand)]
@@ -107,28 +124,34 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     if outcome.stopped {
         println!("stopped before all pairs were played (failed or cancelled pairs)");
     }
-    if let (Some(accuracy), Some(stones)) = (&outcome.accuracy, args.accuracy) {
-        print_accuracy(accuracy, stones, args.json);
+    if let Some(accuracy) = &outcome.accuracy {
+        if args.json {
+            println!("{}", json!({ "accuracy": accuracy_json(accuracy) }));
+        } else {
+            print_accuracy(accuracy);
+        }
     }
     Ok(())
 }
 
-/// Each engine's share of moves that kept the exact value (positions with `stones`+ stones).
-fn print_accuracy(accuracy: &[Accuracy; 2], stones: u32, json: bool) {
-    if json {
-        let side =
-            |a: &Accuracy| json!({"moves": a.moves, "drops": a.drops, "accuracy": a.share()});
+/// Each engine's moves judged, drops and share of moves that kept the exact value.
+fn accuracy_json(accuracy: &MatchAccuracy) -> serde_json::Value {
+    let side = |a: &Accuracy| json!({"moves": a.moves, "drops": a.drops, "accuracy": a.share()});
+    json!({
+        "min_stones": accuracy.min_stones,
+        "a": side(&accuracy.sides[0]),
+        "b": side(&accuracy.sides[1]),
+    })
+}
+
+/// Each engine's share of moves that kept the exact value (positions with enough stones).
+fn print_accuracy(accuracy: &MatchAccuracy) {
+    for (name, side) in ["A", "B"].iter().zip(accuracy.sides) {
         println!(
-            "{}",
-            json!({"accuracy": {"min_stones": stones, "a": side(&accuracy[0]), "b": side(&accuracy[1])}})
-        );
-        return;
-    }
-    for (name, side) in ["A", "B"].iter().zip(accuracy) {
-        println!(
-            "accuracy  {name} {:.1}% of {} moves from {stones}+ stones kept the exact value ({} drops)",
+            "accuracy  {name} {:.1}% of {} moves from {}+ stones kept the exact value ({} drops)",
             100.0 * side.share(),
             side.moves,
+            accuracy.min_stones,
             side.drops
         );
     }
@@ -255,6 +278,7 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
     let state = state_name(report.state());
     let decision = sprt_decision_of_wire(report.decision());
     let sprt: Option<Sprt> = report.sprt.parse().ok();
+    let accuracy = report_accuracy(&report);
     if as_json {
         let games: Vec<_> = report
             .games
@@ -272,6 +296,7 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
                 "pentanomial": pentanomial_counts(report.pentanomial.as_ref()), "state": state,
                 "decided_after": report.decided_after, "elo": elo,
                 "llr": sprt.map(|s| score.test(&s).0), "games": games,
+                "accuracy": accuracy.as_ref().map(accuracy_json),
             })
         );
         return Ok(());
@@ -292,6 +317,9 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
     }
     println!("{}", progress(&score, sprt.as_ref(), false));
     summary(&report.a, &report.b, &score, decision, sprt.is_some());
+    if let Some(accuracy) = &accuracy {
+        print_accuracy(accuracy);
+    }
     for (index, game) in report.games.iter().enumerate() {
         println!(
             "pair {} game {}: black {} white {} from {}: {} -> {}",

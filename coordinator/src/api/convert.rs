@@ -2,7 +2,8 @@
 
 use pentago::{Move, Position};
 use pentagrid_proto::{
-    pentanomial_of_counts, sprt_decision_to_wire, v2, value_of_wire, value_to_wire,
+    accuracy_to_wire, pentanomial_of_counts, sprt_decision_to_wire, v2, value_of_wire,
+    value_to_wire,
 };
 use tonic::Status;
 
@@ -165,6 +166,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
     } = report;
     let decision = record.decision();
     let score = record.score();
+    let accuracy = record.accuracy().as_ref().map(accuracy_to_wire);
     v2::MatchStatusResponse {
         match_id: id,
         a: record.a,
@@ -199,6 +201,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,
         next_games_from_pair: next_from_pair,
+        accuracy,
     }
 }
 

@@ -114,7 +114,9 @@ impl From<MatchError> for Status {
     fn from(error: MatchError) -> Status {
         match error {
             MatchError::Store(error) => error.into(),
-            MatchError::PairsOutOfRange(_) | MatchError::Page(_) => invalid(error.to_string()),
+            MatchError::PairsOutOfRange(_)
+            | MatchError::AccuracyStonesOutOfRange(_)
+            | MatchError::Page(_) => invalid(error.to_string()),
             MatchError::NotFound(_) => not_found(&error),
         }
     }

@@ -237,6 +237,7 @@ impl CoordinatorApi for Service {
                 text => parse("opening source", text)?,
             },
             seed: r.seed,
+            accuracy_stones: (r.accuracy_stones != 0).then_some(r.accuracy_stones),
         };
         let match_id = self.coordinator.matches.create(&spec).await?;
         Ok(Response::new(v2::CreateMatchResponse { match_id }))

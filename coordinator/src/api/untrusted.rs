@@ -165,6 +165,11 @@ mod tests {
                 }),
                 v2::submit_request::Result::Pair(v2::PairResult {
                     games: vec![game.clone(), game],
+                    accuracy: Some(v2::MatchAccuracy {
+                        min_stones: values.len() as u32 + 18,
+                        a: Some(v2::Accuracy { moves: counts[0] as u32, drops: counts[1] as u32 }),
+                        b: None,
+                    }),
                 }),
             ];
             for job in &jobs {

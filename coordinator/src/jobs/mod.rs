@@ -647,6 +647,7 @@ mod tests {
             opening: Position::START,
             a: pentago::Player::Random,
             b: pentago::Player::Random,
+            accuracy_stones: None,
         };
         assert!(matches!(
             queue.submit(vec![pair]).await,

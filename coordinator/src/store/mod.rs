@@ -13,6 +13,7 @@
 
 pub mod book;
 mod games;
+pub mod match_records;
 mod puzzles;
 pub mod records;
 pub mod table;
@@ -26,9 +27,9 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 use thiserror::Error;
 
 pub use book::{BookEntry, ProvenTable};
+pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use records::{
-    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredMatch, StoredPair,
-    StoredTask, Totals,
+    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
 };
 pub use table::{Counts, Table};
 
@@ -298,7 +299,7 @@ impl Store {
                     ConflictableTransactionError::Abort(corrupt("match", "pair of no match"))
                 })?;
                 let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
-                record.add_pair(pair.game_points);
+                record.add_pair(pair.game_points, pair.record.accuracy().as_ref());
                 matches.insert(&match_key, record.encode_to_vec())?;
                 matches.insert(&key, pair.record.encode_to_vec())?;
             }

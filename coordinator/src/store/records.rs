@@ -1,10 +1,11 @@
-//! Records kept in the database: the store's own types, encoded with protobuf (prost) field
-//! tags that never change meaning, so the format is stable and evolves only by adding fields.
-//! They are deliberately separate from the wire messages: the API can change version without
-//! migrating a database. (The job task layout happens to equal the one `pentagrid.v1` job specs
-//! had, so databases written before the split read unchanged.)
+//! Records kept in the database (matches and their pairs are in `match_records`): the store's
+//! own types, encoded with protobuf (prost) field tags that never change meaning, so the format
+//! is stable and evolves only by adding fields. They are deliberately separate from the wire
+//! messages: the API can change version without migrating a database. (The job task layout
+//! happens to equal the one `pentagrid.v1` job specs had, so databases written before the split
+//! read unchanged.)
 
-use pentago::{MatchScore, Player, Position, Sprt, SprtDecision, UctConfig};
+use pentago::{Player, Position, UctConfig};
 use pentagrid_proto::Task;
 
 /// A job as stored under its id in the `jobs` tree.
@@ -116,6 +117,9 @@ pub struct StoredPairTask {
     /// Player B.
     #[prost(string, tag = "5")]
     pub b: String,
+    /// Judge moves from positions with at least this many stones against perfect play; 0: not.
+    #[prost(uint32, tag = "6")]
+    pub accuracy_stones: u32,
 }
 
 /// Puzzle candidates (position, source) and the longest mate looked for.
@@ -175,12 +179,14 @@ impl From<&Task> for StoredTask {
                 opening,
                 a,
                 b,
+                accuracy_stones,
             } => StoredTaskKind::Pair(StoredPairTask {
                 match_id: *match_id,
                 pair: *pair,
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
+                accuracy_stones: accuracy_stones.unwrap_or(0),
             }),
             Task::Verify {
                 candidates,
@@ -232,6 +238,7 @@ impl TryFrom<&StoredTask> for Task {
                 opening: parse("opening", &p.opening)?,
                 a: parse::<Player>("player", &p.a)?,
                 b: parse::<Player>("player", &p.b)?,
+                accuracy_stones: (p.accuracy_stones != 0).then_some(p.accuracy_stones),
             },
             StoredTaskKind::Verify(v) => Task::Verify {
                 candidates: v
@@ -344,108 +351,6 @@ pub struct Totals {
     /// Results applied.
     #[prost(uint64, tag = "5")]
     pub results: u64,
-}
-
-/// An engine match, stored under its id (8 bytes) in the `matches` tree. Its counts change in
-/// the same transaction as each pair result, so they always equal the stored pairs.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct StoredMatch {
-    /// Player A (text form).
-    #[prost(string, tag = "1")]
-    pub a: String,
-    /// Player B.
-    #[prost(string, tag = "2")]
-    pub b: String,
-    /// Pairs asked for.
-    #[prost(uint64, tag = "3")]
-    pub pairs: u64,
-    /// The SPRT (text form), empty for none.
-    #[prost(string, tag = "4")]
-    pub sprt: String,
-    /// Where the openings came from (text form).
-    #[prost(string, tag = "5")]
-    pub openings: String,
-    /// Seed of the openings.
-    #[prost(uint64, tag = "6")]
-    pub seed: u64,
-    /// Pairs stored.
-    #[prost(uint64, tag = "7")]
-    pub pairs_done: u64,
-    /// A's games won, drawn and lost.
-    #[prost(uint64, tag = "8")]
-    pub wins: u64,
-    /// A's games won, drawn and lost.
-    #[prost(uint64, tag = "9")]
-    pub draws: u64,
-    /// A's games won, drawn and lost.
-    #[prost(uint64, tag = "10")]
-    pub losses: u64,
-    /// Pairs by A's points: 0, ½, 1, 1½, 2.
-    #[prost(uint64, repeated, tag = "11")]
-    pub pentanomial: Vec<u64>,
-    /// Pairs stored when the SPRT decided; 0 while undecided.
-    #[prost(uint64, tag = "12")]
-    pub decided_after: u64,
-    /// 1 when the SPRT accepted H1, 0 otherwise (meaningful once decided).
-    #[prost(bool, tag = "13")]
-    pub accepted_h1: bool,
-}
-
-impl StoredMatch {
-    /// A's results so far.
-    #[must_use]
-    pub fn score(&self) -> MatchScore {
-        MatchScore::from_counts(self.wins, self.draws, self.losses, &self.pentanomial)
-    }
-
-    /// The match's SPRT, if it has one (and it reads back).
-    #[must_use]
-    pub fn sprt(&self) -> Option<Sprt> {
-        self.sprt.parse().ok()
-    }
-
-    /// The SPRT's decision as recorded (`Continue` while undecided or without an SPRT).
-    #[must_use]
-    pub fn decision(&self) -> SprtDecision {
-        match (self.decided_after, self.accepted_h1) {
-            (0, _) => SprtDecision::Continue,
-            (_, true) => SprtDecision::AcceptH1,
-            (_, false) => SprtDecision::AcceptH0,
-        }
-    }
-
-    /// Counts one pair with A's points in each game, and records the SPRT's decision the
-    /// first time it decides (see [`crate::sprt_stop`]).
-    pub fn add_pair(&mut self, game_points: [f64; 2]) {
-        let mut score = self.score();
-        score.add_pair(game_points);
-        self.wins = score.games.wins;
-        self.draws = score.games.draws;
-        self.losses = score.games.losses;
-        self.pentanomial = score.pairs.counts.to_vec();
-        self.pairs_done += 1;
-        if self.decided_after == 0 {
-            let decision = crate::sprt_stop::decision(&score, self.sprt().as_ref());
-            if decision != SprtDecision::Continue {
-                self.decided_after = self.pairs_done;
-                self.accepted_h1 = decision == SprtDecision::AcceptH1;
-            }
-        }
-    }
-}
-
-/// One played pair, stored under match id ‖ pair index (16 bytes) in the `matches` tree.
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct StoredPair {
-    /// The job that played it.
-    #[prost(uint64, tag = "1")]
-    pub job_id: u64,
-    /// A's points (0 to 4 half points).
-    #[prost(uint32, tag = "2")]
-    pub a_half_points: u32,
-    /// A black, then B black.
-    #[prost(message, repeated, tag = "3")]
-    pub games: Vec<StoredGame>,
 }
 
 /// A book build, stored under its id in the `builds` tree.

@@ -2,17 +2,23 @@
 //! (a win thrown to a draw or loss, a draw thrown to a loss), over the positions of its games
 //! that the midsolver decides.
 
-use std::ops::AddAssign;
+use std::ops::{AddAssign, RangeInclusive};
 
 use serde::{Deserialize, Serialize};
 
 use crate::board::color::Color;
+use crate::board::moves::Move;
+use crate::board::position::Position;
 use crate::play::matches::PairResult;
 use crate::play::selfplay::GameRecord;
 use crate::search::solver::{MID_MIN_STONES, midsolve};
 
 /// The stone count from which moves are judged by default.
 pub const ACCURACY_MIN_STONES: u32 = 20;
+
+/// The stone thresholds a match may ask for: from the midsolver's [`MID_MIN_STONES`] to 35
+/// (a position with 36 stones has no move left to judge).
+pub const ACCURACY_STONES: RangeInclusive<u32> = MID_MIN_STONES..=35;
 
 /// Moves judged and moves that dropped the exact value, for one player.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,15 +48,46 @@ impl AddAssign for Accuracy {
     }
 }
 
+/// Players A's and B's accuracy (a pair's or a whole match's) over the moves made from
+/// positions with at least `min_stones` stones.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchAccuracy {
+    /// The stone threshold.
+    pub min_stones: u32,
+    /// A's, then B's.
+    pub sides: [Accuracy; 2],
+}
+
+/// Whether a move from `position` is judged with threshold `min_stones` (never fewer than the
+/// midsolver's [`MID_MIN_STONES`]): the position has enough stones and the game goes on.
+fn judged(position: &Position, min_stones: u32) -> bool {
+    position.stone_count() >= min_stones.max(MID_MIN_STONES) && !position.is_over()
+}
+
+/// How many of Black's and White's moves in the game from `start` a judge with threshold
+/// `min_stones` counts: exactly the `moves` that [`game_accuracy`] reports for a legal game.
+/// Cheap (no solving): the bound a report of someone else's judging is checked against.
+#[must_use]
+pub fn judged_moves(start: &Position, moves: &[Move], min_stones: u32) -> [u32; 2] {
+    let mut out = [0; 2];
+    let mut position = *start;
+    for &mv in moves {
+        if judged(&position, min_stones) {
+            out[usize::from(position.side_to_move() == Color::White)] += 1;
+        }
+        position = position.play_unchecked(mv);
+    }
+    out
+}
+
 /// Black's and White's accuracy in one game, over the positions with at least `min_stones`
 /// stones (never fewer than the midsolver's [`MID_MIN_STONES`]).
 #[must_use]
 pub fn game_accuracy(game: &GameRecord, min_stones: u32) -> [Accuracy; 2] {
-    let min_stones = min_stones.max(MID_MIN_STONES);
     let mut out = [Accuracy::default(); 2];
     let mut position = game.start;
     for &mv in &game.moves {
-        if position.stone_count() >= min_stones
+        if judged(&position, min_stones)
             && let Ok(solved) = midsolve(&position)
         {
             let played = solved.moves.iter().find(|m| m.0 == mv).map(|m| m.1);
@@ -128,6 +165,9 @@ mod tests {
         assert!((thrower.share() - (1.0 - 1.0 / f64::from(thrower.moves))).abs() < 1e-12);
         // Positions below the threshold are not judged.
         assert_eq!(game_accuracy(&game, 36), [Accuracy::default(); 2]);
+        // The cheap count of judged moves agrees with the judge.
+        assert_eq!(judged_moves(&start, &moves, 0), [black.moves, white.moves]);
+        assert_eq!(judged_moves(&start, &moves, 36), [0, 0]);
     }
 
     #[test]
@@ -145,6 +185,28 @@ mod tests {
             assert_eq!(game.result, crate::Status::Won(winner), "seed {seed}");
             let accuracy = game_accuracy(&game, 0)[usize::from(winner == Color::White)];
             assert_eq!(accuracy.drops, 0);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 24,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// The cheap count of judged moves (what a coordinator checks reports against) is
+        /// exactly what the judge counts, whatever the game and the threshold.
+        #[test]
+        fn judged_moves_are_the_moves_the_judge_counts(seed in 0u64..1_000_000, min_stones in 24u32..=35) {
+            let start = crate::random_opening(seed, 20);
+            let game = play_game(&start, &Player::Random, &Player::Random, seed, 1);
+            let [black, white] = game_accuracy(&game, min_stones);
+            proptest::prop_assert_eq!(
+                judged_moves(&game.start, &game.moves, min_stones),
+                [black.moves, white.moves]
+            );
+            proptest::prop_assert!(black.drops <= black.moves && white.drops <= white.moves);
         }
     }
 }

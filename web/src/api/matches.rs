@@ -1,9 +1,10 @@
-//! `/matches` (every match, newest first) and `/matches/{id}`: a match's counts, its Elo with the 95% interval, and the Elo and LLR
-//! after every stored pair.
+//! `/matches` (every match, newest first) and `/matches/{id}`: a match's counts, its Elo with
+//! the 95% interval, the Elo and LLR after every stored pair, and each player's accuracy
+//! against perfect play when measured.
 
 use axum::Json;
 use axum::extract::{Path, State};
-use pentago::{EloEstimate, MatchScore, Sprt};
+use pentago::{Accuracy, EloEstimate, MatchAccuracy, MatchScore, Sprt};
 use serde::Serialize;
 
 use super::ApiError;
@@ -36,6 +37,40 @@ pub struct MatchDetail {
     llr: Option<f64>,
     /// After each stored pair (in pair order): Elo, interval and LLR.
     history: Vec<HistoryPoint>,
+    /// A's and B's accuracy against perfect play over the stored pairs (null when the match
+    /// does not measure it).
+    accuracy: Option<AccuracyInfo>,
+}
+
+#[derive(Serialize)]
+struct AccuracyInfo {
+    /// Moves from positions with at least this many stones are judged.
+    min_stones: u32,
+    a: SideAccuracy,
+    b: SideAccuracy,
+}
+
+#[derive(Serialize)]
+struct SideAccuracy {
+    moves: u32,
+    drops: u32,
+    /// The share of judged moves that kept the exact value (1 when none was judged).
+    share: f64,
+}
+
+impl AccuracyInfo {
+    fn of(accuracy: &MatchAccuracy) -> AccuracyInfo {
+        let side = |side: Accuracy| SideAccuracy {
+            moves: side.moves,
+            drops: side.drops,
+            share: side.share(),
+        };
+        AccuracyInfo {
+            min_stones: accuracy.min_stones,
+            a: side(accuracy.sides[0]),
+            b: side(accuracy.sides[1]),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -122,6 +157,7 @@ impl MatchDetail {
             elo: elo(score),
             llr: llr(score, record.sprt.as_ref()),
             history: history(record),
+            accuracy: record.accuracy.as_ref().map(AccuracyInfo::of),
         }
     }
 }
@@ -211,6 +247,7 @@ mod tests {
             decided_after: 0,
             score,
             pair_points,
+            accuracy: None,
         }
     }
 

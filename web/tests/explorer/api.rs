@@ -4,7 +4,7 @@
 use pentago::Position;
 use serde_json::Value;
 
-use crate::support::{FIRST_MOVE, api, assert_bad, fixture, get};
+use crate::support::{FIRST_MOVE, MATCH_ACCURACY_STONES, api, assert_bad, fixture, get};
 
 fn rows(book: &Value, source: &str) -> Vec<Value> {
     book["sources"][source]["moves"]
@@ -278,6 +278,30 @@ async fn a_match_shows_counts_elo_and_llr_history() {
     assert_eq!(history.last().unwrap()["elo"], detail["elo"]);
     assert!(detail["sprt"]["lower"].as_f64().unwrap() < 0.0);
     assert!(detail["sprt"]["upper"].as_f64().unwrap() > 0.0);
+    let accuracy = &detail["accuracy"];
+    assert_eq!(accuracy["min_stones"], MATCH_ACCURACY_STONES, "{detail}");
+    let mut judged = 0;
+    for side in [&accuracy["a"], &accuracy["b"]] {
+        let (moves, drops) = (
+            side["moves"].as_u64().unwrap(),
+            side["drops"].as_u64().unwrap(),
+        );
+        assert!(drops <= moves, "{side}");
+        let share = if moves == 0 {
+            1.0
+        } else {
+            1.0 - drops as f64 / moves as f64
+        };
+        assert!(
+            (side["share"].as_f64().unwrap() - share).abs() < 1e-12,
+            "{side}"
+        );
+        judged += moves;
+    }
+    assert!(
+        judged > 0,
+        "random games reach {MATCH_ACCURACY_STONES} stones: {accuracy}"
+    );
     for bad in ["x", "0", "-3", "1.5"] {
         assert_bad(&api(&format!("matches/{bad}")).await, "id");
     }
@@ -315,6 +339,24 @@ async fn cluster_status_lists_jobs_workers_and_throughput() {
     assert_eq!(cluster["window_seconds"], 600);
 }
 
+/// The answer's top-level fields are exactly those its documented schema names, when the
+/// schema is a named object with its properties listed.
+fn assert_documented(spec: &Value, operation: &Value, answer: &Value, path: &str) {
+    let schema = &operation["responses"]["200"]["content"]["application/json"]["schema"];
+    let Some(name) = schema["$ref"].as_str() else {
+        return;
+    };
+    let schema = &spec["components"]["schemas"][name.trim_start_matches("#/components/schemas/")];
+    let Some(documented) = schema["properties"].as_object() else {
+        return;
+    };
+    let mut documented: Vec<&String> = documented.keys().collect();
+    let mut given: Vec<&String> = answer.as_object().expect("an object").keys().collect();
+    documented.sort();
+    given.sort();
+    assert_eq!(given, documented, "{path}: fields of {name}");
+}
+
 #[tokio::test]
 async fn every_documented_route_answers_and_nothing_writes() {
     let fixture = fixture();
@@ -325,7 +367,7 @@ async fn every_documented_route_answers_and_nothing_writes() {
         serde_json::from_str::<Value>(pentagrid_web::OPENAPI).unwrap()
     );
     let puzzle_id = format!("{:016x}", fixture.puzzles[0].position.key().bits());
-    for path in spec["paths"].as_object().unwrap().keys() {
+    for (path, route) in spec["paths"].as_object().unwrap() {
         let path = path.trim_start_matches('/').replace(
             "{id}",
             &if path.starts_with("/puzzles") {
@@ -340,6 +382,7 @@ async fn every_documented_route_answers_and_nothing_writes() {
             answer.content_type.starts_with("application/json"),
             "{path}"
         );
+        assert_documented(&spec, &route["get"], &answer.json(), &path);
     }
     let unknown = api("nothing/here").await;
     assert_eq!(unknown.status, 404);

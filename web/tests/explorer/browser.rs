@@ -390,6 +390,27 @@ async fn matches(browser: &Client, base: &str) {
         .map(ToString::to_string)
         .collect();
     assert_eq!(pentanomial, expected.join(","));
+    // Each player's accuracy against perfect play, as the API gives it.
+    let shown = text_of(
+        browser,
+        concat!(
+            "[...document.querySelectorAll('#accuracy [data-side] span')]",
+            ".map(s => s.textContent).join('; ')"
+        ),
+    )
+    .await;
+    let side = |name: &str, key: &str| {
+        let side = &detail["accuracy"][key];
+        let (moves, drops) = (
+            side["moves"].as_u64().unwrap(),
+            side["drops"].as_u64().unwrap(),
+        );
+        format!(
+            "{name}: {} of {moves} moves kept the value ({drops} drops)",
+            moves - drops
+        )
+    };
+    assert_eq!(shown, format!("{}; {}", side("A", "a"), side("B", "b")));
     screenshot(browser, "match").await;
 }
 

@@ -17,6 +17,10 @@ use pentagrid_web::Source;
 /// The move the browser test plays from the start (the book has its own table).
 pub const FIRST_MOVE: &str = "c4-1R";
 
+/// The match judges moves from positions with this many stones on against perfect play (late
+/// enough for the exact solver to be quick, early enough for random games to reach it).
+pub const MATCH_ACCURACY_STONES: u32 = 26;
+
 /// What the fixture holds, for the tests to look up.
 pub struct Fixture {
     /// `http://127.0.0.1:<port>` of the explorer.
@@ -126,6 +130,7 @@ async fn build() -> (Fixture, Running) {
             sprt: "elo0=0,elo1=100,alpha=0.05,beta=0.05".into(),
             openings: "random:plies=2".into(),
             seed: 3,
+            accuracy_stones: MATCH_ACCURACY_STONES,
         })
         .await
         .expect("match")

@@ -1,0 +1,113 @@
+//! `pentagrid match --accuracy N` on an embedded cluster through the real binary: the workers
+//! judge the pairs, the match keeps the counts, and `match show` reprints them from the
+//! database; a match without it shows none.
+
+use std::process::Command;
+
+fn pentagrid(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pentagrid"))
+        .args(args)
+        .output()
+        .expect("start pentagrid")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = pentagrid(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn last_json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out.lines().last().expect("output")).expect("JSON")
+}
+
+/// The id a `match --json` run printed first.
+fn match_id(out: &str) -> String {
+    out.lines()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?["match_id"].as_u64())
+        .expect("the match id")
+        .to_string()
+}
+
+#[test]
+fn a_local_match_keeps_accuracy_and_match_show_reprints_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    let local = ["--local", "--db", db];
+    let mut args = vec![
+        "match",
+        "--a",
+        "perfect:uct:playouts=50",
+        "--b",
+        "random",
+        "--pairs",
+        "2",
+        "--openings",
+        "random:plies=20",
+        "--accuracy",
+        "22",
+        "--json",
+    ];
+    args.extend(local);
+    let out = ok(&args);
+    let id = match_id(&out);
+    let played = last_json(&out)["accuracy"].clone();
+    assert_eq!(played["min_stones"], 22, "{out}");
+    assert_eq!(
+        played["a"]["drops"], 0,
+        "perfect play keeps the value: {out}"
+    );
+    let judged = played["a"]["moves"].as_u64().unwrap() + played["b"]["moves"].as_u64().unwrap();
+    assert!(judged > 0, "{out}");
+
+    let mut show = vec!["match", "show", &id, "--json"];
+    show.extend(local);
+    assert_eq!(last_json(&ok(&show))["accuracy"], played);
+    show.retain(|a| *a != "--json");
+    let text = ok(&show);
+    let a_line = format!(
+        "accuracy  A 100.0% of {} moves from 22+ stones kept the exact value (0 drops)",
+        played["a"]["moves"]
+    );
+    assert!(text.contains(&a_line), "{text}");
+    assert!(text.contains("accuracy  B "), "{text}");
+
+    // A match without it shows none.
+    let plain = ok(&[
+        "match", "--a", "random", "--b", "random", "--pairs", "1", "--json", "--local", "--db", db,
+    ]);
+    assert!(!plain.contains("accuracy"), "{plain}");
+    let id = match_id(&plain);
+    let mut show = vec!["match", "show", &id, "--json"];
+    show.extend(local);
+    let shown = last_json(&ok(&show));
+    assert_eq!(shown["a"], "random", "{shown}");
+    assert!(shown["accuracy"].is_null(), "{shown}");
+}
+
+#[test]
+fn accuracy_outside_the_solver_range_is_refused() {
+    for stones in ["17", "36", "x"] {
+        let out = pentagrid(&[
+            "match",
+            "--a",
+            "random",
+            "--b",
+            "random",
+            "--accuracy",
+            stones,
+            "--local",
+            "--db",
+            "/nonexistent/never",
+        ]);
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("18 to 35"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

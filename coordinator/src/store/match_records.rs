@@ -1,0 +1,246 @@
+//! Engine matches as stored: the match record with its running counts (and accuracy against
+//! perfect play, when measured) and one record per played pair. Encoded with protobuf (prost)
+//! field tags that never change meaning, so the format is stable and evolves only by adding
+//! fields; records written before a field existed read it as its default.
+
+use pentago::{Accuracy, MatchAccuracy, MatchScore, Sprt, SprtDecision};
+
+use super::StoredGame;
+
+/// An engine match, stored under its id (8 bytes) in the `matches` tree. Its counts change in
+/// the same transaction as each pair result, so they always equal the stored pairs.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredMatch {
+    /// Player A (text form).
+    #[prost(string, tag = "1")]
+    pub a: String,
+    /// Player B.
+    #[prost(string, tag = "2")]
+    pub b: String,
+    /// Pairs asked for.
+    #[prost(uint64, tag = "3")]
+    pub pairs: u64,
+    /// The SPRT (text form), empty for none.
+    #[prost(string, tag = "4")]
+    pub sprt: String,
+    /// Where the openings came from (text form).
+    #[prost(string, tag = "5")]
+    pub openings: String,
+    /// Seed of the openings.
+    #[prost(uint64, tag = "6")]
+    pub seed: u64,
+    /// Pairs stored.
+    #[prost(uint64, tag = "7")]
+    pub pairs_done: u64,
+    /// A's games won, drawn and lost.
+    #[prost(uint64, tag = "8")]
+    pub wins: u64,
+    /// A's games won, drawn and lost.
+    #[prost(uint64, tag = "9")]
+    pub draws: u64,
+    /// A's games won, drawn and lost.
+    #[prost(uint64, tag = "10")]
+    pub losses: u64,
+    /// Pairs by A's points: 0, ½, 1, 1½, 2.
+    #[prost(uint64, repeated, tag = "11")]
+    pub pentanomial: Vec<u64>,
+    /// Pairs stored when the SPRT decided; 0 while undecided.
+    #[prost(uint64, tag = "12")]
+    pub decided_after: u64,
+    /// 1 when the SPRT accepted H1, 0 otherwise (meaningful once decided).
+    #[prost(bool, tag = "13")]
+    pub accepted_h1: bool,
+    /// Moves from positions with at least this many stones are judged against perfect play;
+    /// 0: accuracy is not measured (and matches stored before it existed read so).
+    #[prost(uint32, tag = "14")]
+    pub accuracy_stones: u32,
+    /// A's accuracy over the stored pairs (while `accuracy_stones` is set).
+    #[prost(message, optional, tag = "15")]
+    pub a_accuracy: Option<StoredAccuracy>,
+    /// B's accuracy over the stored pairs.
+    #[prost(message, optional, tag = "16")]
+    pub b_accuracy: Option<StoredAccuracy>,
+}
+
+/// One player's moves judged against perfect play and, of those, the moves that dropped the
+/// exact value.
+#[derive(Clone, Copy, PartialEq, prost::Message)]
+pub struct StoredAccuracy {
+    /// Moves judged.
+    #[prost(uint32, tag = "1")]
+    pub moves: u32,
+    /// Of those, drops.
+    #[prost(uint32, tag = "2")]
+    pub drops: u32,
+}
+
+impl From<Accuracy> for StoredAccuracy {
+    fn from(accuracy: Accuracy) -> StoredAccuracy {
+        StoredAccuracy {
+            moves: accuracy.moves,
+            drops: accuracy.drops,
+        }
+    }
+}
+
+impl From<StoredAccuracy> for Accuracy {
+    fn from(stored: StoredAccuracy) -> Accuracy {
+        Accuracy {
+            moves: stored.moves,
+            drops: stored.drops,
+        }
+    }
+}
+
+/// A's and B's accuracy as stored in a match or pair record (absent sides read as nothing
+/// judged); `None` when the match does not measure it.
+fn accuracy_of(
+    min_stones: u32,
+    a: Option<StoredAccuracy>,
+    b: Option<StoredAccuracy>,
+) -> Option<MatchAccuracy> {
+    (min_stones != 0).then(|| MatchAccuracy {
+        min_stones,
+        sides: [a, b].map(|side| side.map(Accuracy::from).unwrap_or_default()),
+    })
+}
+
+impl StoredMatch {
+    /// A's results so far.
+    #[must_use]
+    pub fn score(&self) -> MatchScore {
+        MatchScore::from_counts(self.wins, self.draws, self.losses, &self.pentanomial)
+    }
+
+    /// The match's SPRT, if it has one (and it reads back).
+    #[must_use]
+    pub fn sprt(&self) -> Option<Sprt> {
+        self.sprt.parse().ok()
+    }
+
+    /// The SPRT's decision as recorded (`Continue` while undecided or without an SPRT).
+    #[must_use]
+    pub fn decision(&self) -> SprtDecision {
+        match (self.decided_after, self.accepted_h1) {
+            (0, _) => SprtDecision::Continue,
+            (_, true) => SprtDecision::AcceptH1,
+            (_, false) => SprtDecision::AcceptH0,
+        }
+    }
+
+    /// A's and B's accuracy over the stored pairs, when the match measures it.
+    #[must_use]
+    pub fn accuracy(&self) -> Option<MatchAccuracy> {
+        accuracy_of(self.accuracy_stones, self.a_accuracy, self.b_accuracy)
+    }
+
+    /// Counts one pair with A's points in each game (and A's and B's accuracy in it, when
+    /// measured), and records the SPRT's decision the first time it decides (see
+    /// [`crate::sprt_stop`]).
+    pub fn add_pair(&mut self, game_points: [f64; 2], accuracy: Option<&MatchAccuracy>) {
+        if let (Some(mut total), Some(pair)) = (self.accuracy(), accuracy) {
+            for (side, add) in total.sides.iter_mut().zip(pair.sides) {
+                side.moves = side.moves.saturating_add(add.moves);
+                side.drops = side.drops.saturating_add(add.drops);
+            }
+            self.a_accuracy = Some(total.sides[0].into());
+            self.b_accuracy = Some(total.sides[1].into());
+        }
+        let mut score = self.score();
+        score.add_pair(game_points);
+        self.wins = score.games.wins;
+        self.draws = score.games.draws;
+        self.losses = score.games.losses;
+        self.pentanomial = score.pairs.counts.to_vec();
+        self.pairs_done += 1;
+        if self.decided_after == 0 {
+            let decision = crate::sprt_stop::decision(&score, self.sprt().as_ref());
+            if decision != SprtDecision::Continue {
+                self.decided_after = self.pairs_done;
+                self.accepted_h1 = decision == SprtDecision::AcceptH1;
+            }
+        }
+    }
+}
+
+/// One played pair, stored under match id ‖ pair index (16 bytes) in the `matches` tree.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredPair {
+    /// The job that played it.
+    #[prost(uint64, tag = "1")]
+    pub job_id: u64,
+    /// A's points (0 to 4 half points).
+    #[prost(uint32, tag = "2")]
+    pub a_half_points: u32,
+    /// A black, then B black.
+    #[prost(message, repeated, tag = "3")]
+    pub games: Vec<StoredGame>,
+    /// The stone threshold of the accuracy below; 0: not measured.
+    #[prost(uint32, tag = "4")]
+    pub accuracy_stones: u32,
+    /// A's accuracy in the pair's games.
+    #[prost(message, optional, tag = "5")]
+    pub a_accuracy: Option<StoredAccuracy>,
+    /// B's accuracy in the pair's games.
+    #[prost(message, optional, tag = "6")]
+    pub b_accuracy: Option<StoredAccuracy>,
+}
+
+impl StoredPair {
+    /// A's and B's accuracy in this pair, when measured.
+    #[must_use]
+    pub fn accuracy(&self) -> Option<MatchAccuracy> {
+        accuracy_of(self.accuracy_stones, self.a_accuracy, self.b_accuracy)
+    }
+
+    /// The record with A's and B's accuracy set.
+    #[must_use]
+    pub fn with_accuracy(self, accuracy: Option<&MatchAccuracy>) -> StoredPair {
+        StoredPair {
+            accuracy_stones: accuracy.map_or(0, |a| a.min_stones),
+            a_accuracy: accuracy.map(|a| a.sides[0].into()),
+            b_accuracy: accuracy.map(|a| a.sides[1].into()),
+            ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn a_match_adds_up_accuracy_and_one_stored_without_it_reads_as_unmeasured() {
+        // A match record as stored before accuracy existed: tags 1 to 13 only.
+        let old = StoredMatch {
+            a: "random".into(),
+            pairs: 4,
+            pentanomial: vec![0; 5],
+            ..StoredMatch::default()
+        };
+        let mut read = StoredMatch::decode(old.encode_to_vec().as_slice()).unwrap();
+        assert_eq!(read.accuracy(), None);
+        read.add_pair([1.0, 0.0], None);
+        assert_eq!((read.pairs_done, read.accuracy()), (1, None));
+
+        let pair = |a: (u32, u32), b: (u32, u32)| MatchAccuracy {
+            min_stones: 22,
+            sides: [a, b].map(|(moves, drops)| Accuracy { moves, drops }),
+        };
+        let mut measured = StoredMatch {
+            accuracy_stones: 22,
+            ..old
+        };
+        assert_eq!(measured.accuracy(), Some(pair((0, 0), (0, 0))));
+        measured.add_pair([0.5, 0.5], Some(&pair((5, 1), (4, 0))));
+        measured.add_pair([1.0, 1.0], Some(&pair((3, 0), (6, 2))));
+        let read = StoredMatch::decode(measured.encode_to_vec().as_slice()).unwrap();
+        assert_eq!(read.accuracy(), Some(pair((8, 1), (10, 2))));
+
+        let stored = StoredPair::default().with_accuracy(Some(&pair((5, 1), (4, 0))));
+        let read = StoredPair::decode(stored.encode_to_vec().as_slice()).unwrap();
+        assert_eq!(read.accuracy(), Some(pair((5, 1), (4, 0))));
+        assert_eq!(StoredPair::default().accuracy(), None);
+    }
+}
