@@ -128,11 +128,13 @@ impl Answer {
         }
     }
 
-    /// What a puzzle candidate's state becomes when this is the deciding answer.
+    /// What a puzzle candidate's state becomes when this deciding answer refutes its claim
+    /// (or leaves it unsettled). Another unique winner than the claimed one means two winning
+    /// first moves: the claimed one holds a checked proof tree.
     #[must_use]
-    pub fn candidate_state(&self) -> CandidateState {
+    pub fn refuted_candidate_state(&self) -> CandidateState {
         match self {
-            Answer::Puzzle(PuzzleAnswer::Unique(_)) => CandidateState::Puzzle,
+            Answer::Puzzle(PuzzleAnswer::Unique(_)) => CandidateState::NotUnique,
             Answer::Puzzle(PuzzleAnswer::NoWin) => CandidateState::NoMate,
             Answer::Puzzle(PuzzleAnswer::NotUnique) => CandidateState::NotUnique,
             Answer::Puzzle(PuzzleAnswer::Undecided) | Answer::Values(_) => {
@@ -236,7 +238,10 @@ mod tests {
         assert!(unique("e2-4R").contradicts(&not_unique, &position));
         assert!(!unique("e2-4R").contradicts(&undecided, &position));
         assert!(!undecided.agrees(&undecided, &position));
-        assert_eq!(not_unique.candidate_state(), CandidateState::NotUnique);
+        assert_eq!(
+            unique("e3-4R").refuted_candidate_state(),
+            CandidateState::NotUnique
+        );
     }
 
     #[test]

@@ -310,7 +310,7 @@ impl Claim {
                         CandidateState::Puzzle,
                         Some(self.record.puzzle_json.clone()),
                     ),
-                    _ => (decided.candidate_state(), None),
+                    _ => (decided.refuted_candidate_state(), None),
                 };
                 out.verdicts.push((key, candidate, json));
             }

@@ -41,7 +41,8 @@ pub struct StoredClaim {
     /// For puzzles: where the candidate came from.
     #[prost(string, tag = "9")]
     pub source: String,
-    /// The second party: a worker id, or empty for the coordinator (or none yet).
+    /// The second party's worker id, once a worker answered (empty: none; where the
+    /// coordinator answered as second party it is the `judge`).
     #[prost(string, tag = "10")]
     pub checker: String,
     /// The second party's answer, once given.
