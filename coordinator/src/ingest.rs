@@ -99,6 +99,24 @@ impl ResultIngest {
         answer
     }
 
+    /// Refuses bad ids and quarantined workers.
+    fn check_submitter(&self, submission: &Submission) -> Result<(), SubmitError> {
+        let worker = &submission.worker_id;
+        if worker.is_empty() || worker.len() > 200 {
+            return Err(SubmitError::BadWorkerId);
+        }
+        let result_id = &submission.result_id;
+        if result_id.is_empty() || result_id.len() > 200 {
+            return Err(SubmitError::BadResultId);
+        }
+        if self.jobs.flags().quarantined(worker) {
+            let job = submission.job_id;
+            tracing::warn!(worker, job, "result of a quarantined worker refused");
+            return Err(SubmitError::Quarantined(worker.clone()));
+        }
+        Ok(())
+    }
+
     async fn apply(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
         let Submission {
             worker_id: worker,
@@ -108,20 +126,7 @@ impl ResultIngest {
             outcome,
         } = submission;
         let (job_id, lease_id) = (*job_id, *lease_id);
-        if worker.is_empty() || worker.len() > 200 {
-            return Err(SubmitError::BadWorkerId);
-        }
-        if result_id.is_empty() || result_id.len() > 200 {
-            return Err(SubmitError::BadResultId);
-        }
-        if self.jobs.flags().quarantined(worker) {
-            tracing::warn!(
-                worker,
-                job = job_id,
-                "result of a quarantined worker refused"
-            );
-            return Err(SubmitError::Quarantined(worker.clone()));
-        }
+        self.check_submitter(submission)?;
         if let Some(applied_to) = self.store.result_job(result_id)? {
             if applied_to != job_id {
                 return Err(SubmitError::ResultIdReused {
