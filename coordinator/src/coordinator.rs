@@ -8,6 +8,8 @@ use std::sync::Arc;
 use crate::book::Book;
 use crate::builder::BookBuilder;
 use crate::clock::{Clock, SystemClock};
+use crate::crosscheck::CrossCheck;
+use crate::crosscheck::flags::{FlaggedWorker, flagged_workers};
 use crate::ingest::ResultIngest;
 use crate::jobs::{JobQueue, QueueStatus, Settings};
 use crate::matches::Matches;
@@ -22,6 +24,8 @@ pub struct ClusterStatus {
     pub jobs: QueueStatus,
     /// The stored totals.
     pub totals: Totals,
+    /// Every worker a cross-check flagged, by id.
+    pub flagged: Vec<FlaggedWorker>,
 }
 
 /// The coordinator's services.
@@ -56,6 +60,7 @@ impl Coordinator {
         clock: Arc<dyn Clock>,
     ) -> Result<Arc<Coordinator>, StoreError> {
         let store = Arc::new(Store::open(path)?);
+        let checks = CrossCheck::new(store.clone(), settings.crosscheck.clone());
         let jobs = Arc::new(JobQueue::open(store.clone(), settings, clock)?);
         let matches = Arc::new(Matches::new(store.clone(), jobs.clone()));
         matches.cancel_decided_pairs()?;
@@ -74,7 +79,7 @@ impl Coordinator {
             );
         }
         Ok(Arc::new(Coordinator {
-            ingest: ResultIngest::new(store.clone(), jobs.clone(), matches.clone()),
+            ingest: ResultIngest::new(store.clone(), jobs.clone(), matches.clone(), checks),
             book: Book::new(store.clone(), jobs.clone()),
             builder: BookBuilder::new(store.clone(), jobs.clone()),
             puzzles: PuzzleMiner::new(store.clone(), jobs.clone()),
@@ -84,11 +89,12 @@ impl Coordinator {
         }))
     }
 
-    /// Job counts, workers and stored totals.
+    /// Job counts, workers, stored totals and flagged workers.
     pub fn status(&self) -> Result<ClusterStatus, StoreError> {
         Ok(ClusterStatus {
             totals: self.store.totals()?,
             jobs: self.jobs.status(),
+            flagged: flagged_workers(&self.store)?,
         })
     }
 

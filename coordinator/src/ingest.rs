@@ -1,12 +1,14 @@
-//! Result ingest: a worker's result is checked against its lease and its job, applied in one
+//! Result ingest: a worker's result is checked against its lease and its job, reviewed by the
+//! cross-checks (exact claims are held back until a second party confirms them), applied in one
 //! transaction at most once per result id, and acknowledged only once durable. A pair result
-//! then lets its match stop if the SPRT decided.
+//! then lets its match stop if the SPRT decided. A quarantined worker's results are refused.
 
 use std::sync::Arc;
 
 use pentagrid_proto::{Outcome, Task};
 use thiserror::Error;
 
+use crate::crosscheck::CrossCheck;
 use crate::jobs::JobQueue;
 use crate::matches::Matches;
 use crate::store::{Applied, JobState, Store, StoreError};
@@ -59,6 +61,9 @@ pub enum SubmitError {
     /// The result fails validation against its job.
     #[error("invalid result: {0}")]
     Invalid(String),
+    /// The worker is quarantined: its results are no longer applied.
+    #[error("worker {0} is quarantined: cross-checks caught it twice with a wrong exact claim")]
+    Quarantined(String),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -69,14 +74,21 @@ pub struct ResultIngest {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
     matches: Arc<Matches>,
+    checks: CrossCheck,
 }
 
 impl ResultIngest {
-    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>, matches: Arc<Matches>) -> Self {
+    pub(crate) fn new(
+        store: Arc<Store>,
+        jobs: Arc<JobQueue>,
+        matches: Arc<Matches>,
+        checks: CrossCheck,
+    ) -> Self {
         ResultIngest {
             store,
             jobs,
             matches,
+            checks,
         }
     }
 
@@ -85,6 +97,24 @@ impl ResultIngest {
         let answer = self.apply(submission).await;
         self.jobs.metrics().submitted(&answer);
         answer
+    }
+
+    /// Refuses bad ids and quarantined workers.
+    fn check_submitter(&self, submission: &Submission) -> Result<(), SubmitError> {
+        let worker = &submission.worker_id;
+        if worker.is_empty() || worker.len() > 200 {
+            return Err(SubmitError::BadWorkerId);
+        }
+        let result_id = &submission.result_id;
+        if result_id.is_empty() || result_id.len() > 200 {
+            return Err(SubmitError::BadResultId);
+        }
+        if self.jobs.flags().quarantined(worker) {
+            let job = submission.job_id;
+            tracing::warn!(worker, job, "result of a quarantined worker refused");
+            return Err(SubmitError::Quarantined(worker.clone()));
+        }
+        Ok(())
     }
 
     async fn apply(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
@@ -96,12 +126,7 @@ impl ResultIngest {
             outcome,
         } = submission;
         let (job_id, lease_id) = (*job_id, *lease_id);
-        if worker.is_empty() || worker.len() > 200 {
-            return Err(SubmitError::BadWorkerId);
-        }
-        if result_id.is_empty() || result_id.len() > 200 {
-            return Err(SubmitError::BadResultId);
-        }
+        self.check_submitter(submission)?;
         if let Some(applied_to) = self.store.result_job(result_id)? {
             if applied_to != job_id {
                 return Err(SubmitError::ResultIdReused {
@@ -116,15 +141,16 @@ impl ResultIngest {
             tracing::warn!(worker, job = job_id, reason = %e.0, "result refused");
             SubmitError::NotLeased(e.0)
         };
-        let task = self
+        let job = self
             .jobs
-            .leased_task(worker, job_id, lease_id)
+            .leased_job(worker, job_id, lease_id)
             .map_err(refused)?;
         // Validate outside the lock; an invalid result changes nothing, not even the lease.
-        let effect = result_effect(&task, job_id, outcome).map_err(|why| {
+        let effect = result_effect(&job.task, job_id, outcome).map_err(|why| {
             tracing::warn!(worker, job = job_id, %why, "invalid result refused");
             SubmitError::Invalid(why)
         })?;
+        let effect = self.checks.review(worker, job_id, &job, effect).await?;
         let active = self
             .jobs
             .take_for_submit(worker, job_id, lease_id)
@@ -142,6 +168,8 @@ impl ResultIngest {
             }
         };
         if applied == Applied::Applied {
+            self.jobs.adopt(&effect.new_jobs);
+            self.jobs.flags().add(&effect.flags);
             self.jobs.mark_done(worker, job_id);
             let rows = effect.playouts.values().chain(effect.games.values());
             self.jobs
@@ -149,7 +177,7 @@ impl ResultIngest {
                 .rows_ingested(rows.map(|table| table.len()).sum());
         }
         self.jobs.durable().await?;
-        if let Task::Pair { match_id, .. } = task {
+        if let Task::Pair { match_id, .. } = job.task {
             self.matches.stop_if_decided(match_id).await?;
         }
         Ok(match applied {

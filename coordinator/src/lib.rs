@@ -3,6 +3,8 @@
 //!
 //! - [`jobs`]: workers, the job queue and leases (how a lease is granted, renewed, expires);
 //! - [`ingest`]: results checked against their lease and job ([`validate`]) and applied once;
+//! - [`crosscheck`]: exact claims held back until a second party confirms them, disputes
+//!   settled by a third, wrong workers flagged and quarantined;
 //! - [`matches`]: engine matches and how they stop ([`sprt_stop`]);
 //! - [`book`] and [`builder`]: reading, moving and growing the opening book;
 //! - [`puzzles`]: mining candidates and listing puzzles;
@@ -18,6 +20,7 @@ pub mod book;
 pub mod builder;
 pub mod clock;
 mod coordinator;
+pub mod crosscheck;
 mod flusher;
 mod health;
 pub mod ingest;
@@ -39,6 +42,8 @@ pub use book::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 pub use builder::BUILD_WINDOW;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use coordinator::{ClusterStatus, Coordinator};
+pub use crosscheck::CrossCheckSettings;
+pub use crosscheck::flags::{FlaggedWorker, QUARANTINE_FLAGS};
 pub use jobs::{MAX_JOBS_PER_SUBMISSION, Settings, job_seed};
 pub use matches::MAX_MATCH_PAIRS;
 pub use metrics::Metrics;

@@ -46,6 +46,8 @@ pub enum RefusedReason {
     Invalid,
     /// The submission was malformed (bad worker or result id, a result id reused).
     Malformed,
+    /// The worker is quarantined (cross-checks caught it with wrong claims).
+    Quarantined,
 }
 
 impl RefusedReason {
@@ -57,6 +59,7 @@ impl RefusedReason {
             SubmitError::BadWorkerId
             | SubmitError::BadResultId
             | SubmitError::ResultIdReused { .. } => Some(RefusedReason::Malformed),
+            SubmitError::Quarantined(_) => Some(RefusedReason::Quarantined),
             SubmitError::Store(_) => None,
         }
     }
@@ -83,6 +86,7 @@ impl RefusedReason {
                 RefusedReason::NotLeased => "not_leased",
                 RefusedReason::Invalid => "invalid",
                 RefusedReason::Malformed => "malformed",
+                RefusedReason::Quarantined => "quarantined",
             },
         )]
     }

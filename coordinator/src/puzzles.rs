@@ -95,6 +95,10 @@ pub struct PuzzleListing {
     pub undecided: u64,
     /// Queued but not yet checked.
     pub pending: u64,
+    /// Found by one worker, waiting for a second party to confirm (not listed).
+    pub unconfirmed: u64,
+    /// Its parties disagree, waiting for a third (not listed).
+    pub disputed: u64,
 }
 
 /// Why a puzzle call was refused.
@@ -325,12 +329,17 @@ impl PuzzleMiner {
         Ok(PuzzleListing {
             puzzles_json: puzzles,
             total,
-            candidates: counts.iter().sum::<u64>() - count(CandidateState::Pending),
+            candidates: counts.iter().sum::<u64>()
+                - count(CandidateState::Pending)
+                - count(CandidateState::Unconfirmed)
+                - count(CandidateState::Disputed),
             found: count(CandidateState::Puzzle),
             no_mate: count(CandidateState::NoMate),
             not_unique: count(CandidateState::NotUnique),
             undecided: count(CandidateState::Undecided) + count(CandidateState::GameOver),
             pending: count(CandidateState::Pending),
+            unconfirmed: count(CandidateState::Unconfirmed),
+            disputed: count(CandidateState::Disputed),
         })
     }
 }

@@ -320,8 +320,19 @@ fn pair_effect(
     })
 }
 
+/// Exact move values of `position` from a trusted solver (the coordinator's own), mapped into
+/// the canonical frame.
+pub(crate) fn canonical_values(position: &Position, moves: &[(Move, Value)]) -> ProvenTable {
+    let frame = CanonicalFrame::of(position);
+    moves
+        .iter()
+        .map(|&(mv, value)| (frame.map(mv), value))
+        .collect()
+}
+
 /// Exact move values of a solved position, mapped into the canonical frame. Moves reaching
-/// the same position must agree. (The values themselves are the worker's claim.)
+/// the same position must agree. (The values themselves are the worker's claim: see
+/// [`crate::crosscheck`] for how they are checked.)
 fn solve_effect(position: &Position, moves: &[(Move, Value)]) -> Result<ResultEffect, String> {
     let frame = CanonicalFrame::of(position);
     let mut proven = ProvenTable::new();
@@ -345,7 +356,8 @@ fn solve_effect(position: &Position, moves: &[(Move, Value)]) -> Result<ResultEf
 
 /// Verdicts on puzzle candidates. A claimed puzzle must be about its candidate, and its proof
 /// tree must hold by the rules; its length, reply groups and difficulty are recomputed here.
-/// (That no other first move wins cannot be checked cheaply: that claim is the worker's.)
+/// (That no other first move wins cannot be checked here: [`crate::crosscheck`] has a second
+/// party confirm it before the puzzle is published.)
 fn verify_effect(
     candidates: &[(Position, String)],
     max_moves: u32,

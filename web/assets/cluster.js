@@ -28,11 +28,14 @@ async function refresh() {
       ],
     });
     const head = el("thead", {}, el("tr", {}, el("th", {}, "name"), el("th", {}, "id"), el("th", { class: "num" }, "threads"),
-      el("th", { class: "num" }, "leases"), el("th", { class: "num" }, "results"), el("th", { class: "num" }, "last seen")));
+      el("th", { class: "num" }, "leases"), el("th", { class: "num" }, "results"), el("th", { class: "num" }, "last seen"),
+      el("th", {}, "cross-checks")));
     const body = el("tbody", {}, c.workers.length ? c.workers.map((w) => el("tr", { "data-worker": w.id },
       el("td", {}, w.name), el("td", { class: "mono muted" }, w.id), el("td", { class: "num" }, w.threads),
       el("td", { class: "num" }, w.leases), el("td", { class: "num" }, count(w.results)),
-      el("td", { class: "num" }, w.seconds_since_seen.toFixed(1) + " s ago")))
+      el("td", { class: "num" }, w.seconds_since_seen.toFixed(1) + " s ago"),
+      el("td", { class: w.flags ? "bad" : "muted", "data-quarantined": String(w.quarantined) },
+        w.quarantined ? "quarantined" : w.flags ? `flagged ${w.flags}×` : "clean")))
       : el("tr", {}, el("td", { class: "muted" }, "no workers")));
     document.getElementById("workers").replaceChildren(head, body);
   } catch (error) {

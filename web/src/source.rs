@@ -141,6 +141,10 @@ pub struct WorkerInfo {
     pub results: u64,
     /// Seconds since it was last heard from.
     pub seconds_since_seen: f64,
+    /// Times a cross-check showed one of its exact claims wrong.
+    pub flags: u32,
+    /// Flagged twice: its results are refused and it gets no jobs.
+    pub quarantined: bool,
 }
 
 /// Where a match stands.
@@ -279,6 +283,8 @@ impl Source {
                     leases: w.leases,
                     results: w.results,
                     seconds_since_seen: w.seconds_since_seen,
+                    flags: w.flags,
+                    quarantined: w.quarantined,
                 })
                 .collect(),
             stored: StoredTotals {

@@ -111,7 +111,8 @@ impl Backoff {
 enum Reaction {
     /// The coordinator does not know this worker (it restarted): say hello again.
     HelloAgain,
-    /// Refused for good (wrong token, a token without the worker role, other protocol): stop.
+    /// Refused for good (wrong token, a token without the worker role, other protocol, a
+    /// quarantined worker): stop.
     Stop,
     /// The coordinator is away or overloaded: back off and retry.
     Retry,
@@ -122,7 +123,10 @@ enum Reaction {
 fn reaction(status: &tonic::Status) -> Reaction {
     match reason_of(status) {
         ErrorReason::UnknownWorker => return Reaction::HelloAgain,
-        ErrorReason::ProtocolMismatch | ErrorReason::Unauthenticated | ErrorReason::Forbidden => {
+        ErrorReason::ProtocolMismatch
+        | ErrorReason::Unauthenticated
+        | ErrorReason::Forbidden
+        | ErrorReason::Quarantined => {
             return Reaction::Stop;
         }
         _ => {}

@@ -137,13 +137,18 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         let workers: Vec<_> = s
             .workers
             .iter()
-            .map(|w| json!({"id": w.worker_id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen}))
+            .map(|w| json!({"id": w.worker_id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen, "flags": w.flags, "quarantined": w.quarantined}))
+            .collect();
+        let flagged: Vec<_> = s
+            .flagged_workers
+            .iter()
+            .map(|w| json!({"id": w.worker_id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason}))
             .collect();
         let line = json!({
             "queued": s.queued, "leased": s.leased, "done": s.done, "failed": s.failed,
             "cancelled": s.cancelled, "workers": workers, "playout_positions": s.playout_positions,
             "game_positions": s.game_positions, "games": s.games, "playouts": s.playouts,
-            "quarantined": s.quarantined,
+            "quarantined": s.quarantined, "flagged_workers": flagged,
         });
         println!("{line}");
         return Ok(());
@@ -164,10 +169,32 @@ pub fn status(args: &StatusArgs) -> Result<()> {
     }
     println!("workers   {}", s.workers.len());
     for w in &s.workers {
+        let state = match (w.quarantined, w.flags) {
+            (true, _) => "  QUARANTINED".to_owned(),
+            (false, 0) => String::new(),
+            (false, flags) => format!("  flagged {flags}x"),
+        };
         println!(
-            "  {:<24} {:>3} threads {:>3} leases {:>8} results  seen {:.1}s ago",
+            "  {:<24} {:>3} threads {:>3} leases {:>8} results  seen {:.1}s ago{state}",
             w.name, w.threads, w.leases, w.results, w.seconds_since_seen
         );
+    }
+    if !s.flagged_workers.is_empty() {
+        println!(
+            "flagged   {} (caught by cross-checks)",
+            s.flagged_workers.len()
+        );
+        for w in &s.flagged_workers {
+            let state = if w.quarantined {
+                "quarantined"
+            } else {
+                "flagged"
+            };
+            println!(
+                "  {:<24} {state} {}x, last: {}",
+                w.worker_id, w.flags, w.last_reason
+            );
+        }
     }
     Ok(())
 }

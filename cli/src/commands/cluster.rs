@@ -8,7 +8,8 @@ use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::{
-    Coordinator, Credentials, Grant, Metrics, Role, Settings, TlsFiles, serve_opening,
+    Coordinator, Credentials, CrossCheckSettings, Grant, Metrics, Role, Settings, TlsFiles,
+    serve_opening,
 };
 use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
@@ -116,6 +117,18 @@ pub struct CoordinatorArgs {
     /// Serve Prometheus metrics at `http://ADDR/metrics` (e.g. 0.0.0.0:9100).
     #[arg(long, value_name = "ADDR")]
     metrics_listen: Option<String>,
+    /// Share of verify results (0 to 1) whose puzzles a second party must confirm before they
+    /// are published; the rest are published on the finding worker's word.
+    #[arg(long, default_value_t = 1.0, value_name = "SHARE")]
+    check_puzzles: f64,
+    /// Share of solve results (0 to 1) whose exact values a second party must confirm before
+    /// they are stored.
+    #[arg(long, default_value_t = 0.05, value_name = "SHARE")]
+    check_solves: f64,
+    /// The coordinator itself is the checking party for positions with at least this many
+    /// stones (the midsolver; 18 to 36), other workers below; 0: always other workers.
+    #[arg(long, default_value_t = 20, value_name = "STONES")]
+    judge_stones: u32,
 }
 
 impl CoordinatorArgs {
@@ -152,6 +165,16 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         (1..=10_000).contains(&args.prune_after_leases),
         "--prune-after-leases must be from 1 to 10000"
     );
+    for (flag, share) in [
+        ("--check-puzzles", args.check_puzzles),
+        ("--check-solves", args.check_solves),
+    ] {
+        ensure!((0.0..=1.0).contains(&share), "{flag} must be from 0 to 1");
+    }
+    ensure!(
+        args.judge_stones == 0 || (18..=36).contains(&args.judge_stones),
+        "--judge-stones must be 0 (never) or from 18 to 36"
+    );
     let credentials = args.credentials()?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(TlsFiles {
@@ -167,6 +190,11 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         max_attempts: args.max_attempts,
         prune_after_leases: args.prune_after_leases,
         metrics: metrics.clone(),
+        crosscheck: CrossCheckSettings {
+            puzzle_sample: args.check_puzzles,
+            solve_sample: args.check_solves,
+            judge_stones: args.judge_stones,
+        },
         ..Settings::default()
     };
     runtime()?.block_on(async {

@@ -11,6 +11,7 @@ use super::errors::invalid;
 use crate::book::{BookRow, BookView, ExportRow, TableSource};
 use crate::builder::BuildReport;
 use crate::coordinator::ClusterStatus;
+use crate::crosscheck::flags::QUARANTINE_FLAGS;
 use crate::jobs::{JobsUpdate, LeasedJob};
 use crate::matches::{MatchReport, MatchState};
 use crate::puzzles::PuzzleListing;
@@ -27,7 +28,11 @@ pub(crate) fn job(job: LeasedJob) -> v2::Job {
 }
 
 pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
-    let ClusterStatus { jobs, totals } = status;
+    let ClusterStatus {
+        jobs,
+        totals,
+        flagged,
+    } = status;
     v2::StatusResponse {
         queued: jobs.queued,
         leased: jobs.leased,
@@ -44,6 +49,8 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 leases: w.leases,
                 results: w.results,
                 seconds_since_seen: w.since_seen.as_secs_f64(),
+                flags: w.flags,
+                quarantined: w.flags >= QUARANTINE_FLAGS,
             })
             .collect(),
         playout_positions: totals.playout_positions,
@@ -51,6 +58,15 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
         games: totals.games,
         playouts: totals.playouts,
         quarantined: jobs.quarantined,
+        flagged_workers: flagged
+            .into_iter()
+            .map(|w| v2::FlaggedWorker {
+                worker_id: w.id,
+                flags: w.flags,
+                quarantined: w.quarantined,
+                last_reason: w.last_reason,
+            })
+            .collect(),
     }
 }
 
@@ -239,5 +255,7 @@ pub(crate) fn puzzle_listing(listing: PuzzleListing) -> v2::ListPuzzlesResponse 
         undecided: listing.undecided,
         pending: listing.pending,
         total: listing.total,
+        unconfirmed: listing.unconfirmed,
+        disputed: listing.disputed,
     }
 }

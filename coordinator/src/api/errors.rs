@@ -62,6 +62,7 @@ impl From<JobError> for Status {
             | JobError::PairsBelongToMatches
             | JobError::TooManyWatched => invalid(error.to_string()),
             JobError::UnknownJob(_) => not_found(&error),
+            JobError::Quarantined(_) => quarantined(&error),
         }
     }
 }
@@ -105,6 +106,7 @@ impl From<SubmitError> for Status {
             }
             SubmitError::NotLeased(_) => (Code::FailedPrecondition, ErrorReason::LeaseNotHeld),
             SubmitError::Invalid(_) => (Code::InvalidArgument, ErrorReason::InvalidResult),
+            SubmitError::Quarantined(_) => return quarantined(&error),
         };
         error_status(code, reason, error.to_string())
     }
@@ -150,6 +152,15 @@ impl From<PuzzleError> for Status {
             PuzzleError::Invalid(_) | PuzzleError::Page(_) => invalid(error.to_string()),
         }
     }
+}
+
+/// The worker is quarantined: permanent for its id, so workers stop.
+fn quarantined(error: &dyn std::error::Error) -> Status {
+    error_status(
+        Code::PermissionDenied,
+        ErrorReason::Quarantined,
+        error.to_string(),
+    )
 }
 
 fn not_found(error: &dyn std::error::Error) -> Status {
@@ -223,6 +234,16 @@ mod tests {
                 FailureError::NotLeased("gone".into()).into(),
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
+            ),
+            (
+                SubmitError::Quarantined("w".into()).into(),
+                Code::PermissionDenied,
+                ErrorReason::Quarantined,
+            ),
+            (
+                JobError::Quarantined("w".into()).into(),
+                Code::PermissionDenied,
+                ErrorReason::Quarantined,
             ),
             (
                 StoreError::Durability("disk".into()).into(),

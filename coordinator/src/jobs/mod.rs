@@ -16,6 +16,8 @@ use thiserror::Error;
 use tokio::sync::broadcast;
 
 use crate::clock::Clock;
+use crate::crosscheck::CrossCheckSettings;
+use crate::crosscheck::flags::WorkerFlags;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
 use crate::offload::blocking;
@@ -40,6 +42,8 @@ pub struct Settings {
     pub prune_after_leases: u32,
     /// Where the coordinator counts what it does.
     pub metrics: Metrics,
+    /// How exact claims are cross-checked.
+    pub crosscheck: CrossCheckSettings,
 }
 
 impl Default for Settings {
@@ -51,6 +55,7 @@ impl Default for Settings {
             max_jobs_per_lease: 64,
             prune_after_leases: 10,
             metrics: Metrics::new(),
+            crosscheck: CrossCheckSettings::default(),
         }
     }
 }
@@ -86,6 +91,9 @@ pub enum JobError {
     /// A watched job does not exist.
     #[error("no job {0}")]
     UnknownJob(u64),
+    /// The worker is quarantined.
+    #[error("worker {0} is quarantined: cross-checks caught it twice with a wrong exact claim")]
+    Quarantined(String),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -130,6 +138,8 @@ pub struct WorkerSnapshot {
     pub results: u64,
     /// Time since its last call.
     pub since_seen: Duration,
+    /// Times a cross-check showed its claim wrong.
+    pub flags: u32,
 }
 
 /// Job counts and workers.
@@ -178,6 +188,7 @@ pub struct JobQueue {
     settings: Settings,
     clock: Arc<dyn Clock>,
     draining: AtomicBool,
+    flags: WorkerFlags,
     events: broadcast::Sender<JobEvent>,
     /// Turns true on shutdown: open watches end then, so they do not hold the server up.
     stopping: tokio::sync::watch::Sender<bool>,
@@ -197,6 +208,7 @@ impl JobQueue {
             scheduler.restore(id, record, task, now);
         }
         Ok(JobQueue {
+            flags: WorkerFlags::load(&store)?,
             flusher: Flusher::start(store.clone()),
             store,
             scheduler: Mutex::new(scheduler),
@@ -278,6 +290,9 @@ impl JobQueue {
         }
         let max = max_jobs.clamp(1, self.settings.max_jobs_per_lease) as usize;
         let now = self.clock.now();
+        if self.flags.quarantined(id) {
+            return Err(JobError::Quarantined(id.to_owned()));
+        }
         let mut scheduler = self.scheduler();
         if !scheduler.workers.contains_key(id) {
             return Err(JobError::UnknownWorker(id.to_owned()));
@@ -435,6 +450,7 @@ impl JobQueue {
                 leases: scheduler.leases_of(id),
                 results: info.results,
                 since_seen: now.saturating_duration_since(info.last_seen),
+                flags: self.flags.flags(id),
             })
             .collect();
         workers.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
@@ -479,16 +495,34 @@ impl JobQueue {
             .collect()
     }
 
-    /// The task of a lease the worker holds on the job (notes the call from the worker).
-    pub(crate) fn leased_task(
+    /// The job of a lease the worker holds (notes the call from the worker).
+    pub(crate) fn leased_job(
         &self,
         worker_id: &str,
         job_id: u64,
         lease_id: u64,
-    ) -> Result<Task, NotLeased> {
+    ) -> Result<Active, NotLeased> {
         let mut scheduler = self.scheduler();
         scheduler.seen(worker_id, self.clock.now());
-        scheduler.check_lease(worker_id, job_id, lease_id)
+        scheduler.check_lease(worker_id, job_id, lease_id).cloned()
+    }
+
+    /// Queues jobs a result stored with itself (cross-checks), once that result is applied.
+    pub(crate) fn adopt(&self, jobs: &[(u64, StoredJob)]) {
+        let now = self.clock.now();
+        let mut scheduler = self.scheduler();
+        for (id, record) in jobs {
+            let task = record.task.as_ref().and_then(|t| Task::try_from(t).ok());
+            if let Some(task) = &task {
+                self.metrics().job_queued(task.kind());
+            }
+            scheduler.restore(*id, record.clone(), task, now);
+        }
+    }
+
+    /// The flags cross-checks gave workers.
+    pub fn flags(&self) -> &WorkerFlags {
+        &self.flags
     }
 
     /// Takes a leased job out of the queue to complete it; [`JobQueue::put_back`] undoes it.

@@ -117,6 +117,8 @@ impl Scheduler {
         mut lease_ids: impl FnMut() -> u64,
     ) -> Vec<(u64, Active)> {
         let mut granted = Vec::new();
+        // Jobs this worker may not take (cross-checks of its own claims) keep their places.
+        let mut passed_over = Vec::new();
         while granted.len() < max {
             let Some(job_id) = self.queue.pop_front() else {
                 break;
@@ -124,6 +126,15 @@ impl Scheduler {
             let Some(active) = self.active.get_mut(&job_id) else {
                 continue; // cancelled while queued
             };
+            if active
+                .record
+                .excluded_workers
+                .iter()
+                .any(|w| w == worker_id)
+            {
+                passed_over.push(job_id);
+                continue;
+            }
             let lease_id = lease_ids();
             active.record.state = JobState::Leased as u32;
             active.record.attempts += 1;
@@ -138,6 +149,9 @@ impl Scheduler {
                 },
             );
             granted.push((job_id, active.clone()));
+        }
+        for job_id in passed_over.into_iter().rev() {
+            self.queue.push_front(job_id);
         }
         granted
     }
@@ -156,18 +170,17 @@ impl Scheduler {
         lost
     }
 
-    /// The task of a lease, checking that `worker_id` holds that lease on `job_id`.
+    /// The job of a lease, checking that `worker_id` holds that lease on `job_id`.
     pub fn check_lease(
         &self,
         worker_id: &str,
         job_id: u64,
         lease_id: u64,
-    ) -> Result<Task, NotLeased> {
+    ) -> Result<&Active, NotLeased> {
         match self.leases.get(&lease_id) {
             Some(lease) if lease.worker_id == worker_id && lease.job_id == job_id => self
                 .active
                 .get(&job_id)
-                .map(|active| active.task.clone())
                 .ok_or_else(|| NotLeased(format!("job {job_id} is not active"))),
             Some(_) => Err(NotLeased(format!(
                 "lease {lease_id} is not a lease of worker {worker_id} on job {job_id}"
@@ -377,6 +390,29 @@ mod tests {
             playouts: 10,
         };
         (StoredJob::default(), task)
+    }
+
+    #[test]
+    fn excluded_workers_pass_over_a_job_that_keeps_its_place() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let t0 = Instant::now();
+        let (record, task) = job();
+        let check = StoredJob {
+            excluded_workers: vec!["claimant".into()],
+            ..record.clone()
+        };
+        s.restore(1, check, Some(task.clone()), t0);
+        s.restore(2, record, Some(task), t0);
+        let mut next = 100;
+        let mut ids = || {
+            next += 1;
+            next
+        };
+        let granted = s.lease("claimant", 5, t0, &mut ids);
+        assert_eq!(granted.iter().map(|g| g.0).collect::<Vec<_>>(), [2]);
+        assert!(s.lease("claimant", 5, t0, &mut ids).is_empty());
+        let granted = s.lease("other", 5, t0, &mut ids);
+        assert_eq!(granted.iter().map(|g| g.0).collect::<Vec<_>>(), [1]);
     }
 
     #[test]

@@ -8,10 +8,12 @@
 //! `candidates` (canonical position key → one [`CandidateState`] byte), `proven`, `builds` and
 //! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
-//! nor sits "queued" forever). Ids and keys are 8 big-endian bytes. Every format here is stable:
+//! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]).
+//! Ids and keys are 8 big-endian bytes. Every format here is stable:
 //! records are the store's own protobuf messages (see [`records`]), never wire messages.
 
 pub mod book;
+pub mod claims;
 mod games;
 pub mod match_records;
 mod puzzles;
@@ -27,6 +29,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 use thiserror::Error;
 
 pub use book::{BookEntry, ProvenTable};
+pub use claims::{StoredAnswer, StoredClaim, StoredFlags};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use records::{
     CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
@@ -80,6 +83,12 @@ pub struct ResultEffect {
     pub verdicts: Vec<(u64, CandidateState, Option<String>)>,
     /// Exact move values of a solved position: canonical key and table.
     pub proven: Option<(u64, ProvenTable)>,
+    /// Cross-check claims to write (made or settled by this result), by id.
+    pub claims: Vec<(u64, StoredClaim)>,
+    /// Jobs to queue with this result (cross-checks of its claims), by id.
+    pub new_jobs: Vec<(u64, StoredJob)>,
+    /// Workers a cross-check showed wrong, with what they got wrong (one flag each).
+    pub flags: Vec<(String, String)>,
 }
 
 /// A played pair and what it adds to its match.
@@ -111,6 +120,8 @@ pub struct Store {
     build_nodes: sled::Tree,
     meta: sled::Tree,
     quarantine: sled::Tree,
+    claims: sled::Tree,
+    flagged_workers: sled::Tree,
 }
 
 /// What [`Store::sizes`] measures.
@@ -162,6 +173,8 @@ impl Store {
             build_nodes: db.open_tree("build_nodes")?,
             meta: db.open_tree("meta")?,
             quarantine: db.open_tree("quarantine")?,
+            claims: db.open_tree("claims")?,
+            flagged_workers: db.open_tree("flagged_workers")?,
             db,
         })
     }
@@ -258,6 +271,8 @@ impl Store {
             &self.candidates,
             &self.proven,
             &self.meta,
+            &self.claims,
+            &self.flagged_workers,
         );
         let outcome = trees.transaction(|trees| {
             let (
@@ -271,6 +286,8 @@ impl Store {
                 candidates,
                 proven,
                 meta,
+                claims,
+                flagged_workers,
             ) = trees;
             if results.get(result_id.as_bytes())?.is_some() {
                 return Ok(Applied::Duplicate);
@@ -321,6 +338,21 @@ impl Store {
                     .unwrap_or_default();
                 merged.extend(table.iter().map(|(mv, value)| (*mv, *value)));
                 proven.insert(&key.to_be_bytes(), book::encode_proven(&merged))?;
+            }
+            for (id, claim) in &effect.claims {
+                claims.insert(&id.to_be_bytes(), claim.encode_to_vec())?;
+            }
+            for (id, job) in &effect.new_jobs {
+                jobs.insert(&id.to_be_bytes(), job.encode_to_vec())?;
+            }
+            for (worker, reason) in &effect.flags {
+                let mut record = match flagged_workers.get(worker.as_bytes())? {
+                    Some(bytes) => StoredFlags::decode(bytes.as_ref()).map_err(abort("flags"))?,
+                    None => StoredFlags::default(),
+                };
+                record.flags += 1;
+                record.last_reason.clone_from(reason);
+                flagged_workers.insert(worker.as_bytes(), record.encode_to_vec())?;
             }
             totals.playouts += effect.playout_count;
             totals.results += 1;

@@ -19,8 +19,8 @@ impl Store {
     }
 
     /// Candidates by state, indexed as [`CandidateState::ALL`].
-    pub fn candidate_counts(&self) -> Result<[u64; 6], StoreError> {
-        let mut counts = [0; 6];
+    pub fn candidate_counts(&self) -> Result<[u64; CandidateState::ALL.len()], StoreError> {
+        let mut counts = [0; CandidateState::ALL.len()];
         for entry in self.candidates.iter() {
             let (_, value) = entry?;
             let state = *value.first().ok_or_else(|| corrupt("candidate", "empty"))?;

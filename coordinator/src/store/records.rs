@@ -41,6 +41,12 @@ pub struct StoredJob {
     /// Games its result stored, once done.
     #[prost(uint64, tag = "10")]
     pub games: u64,
+    /// Workers that may not lease it: the parties a cross-check must be independent of.
+    #[prost(string, repeated, tag = "11")]
+    pub excluded_workers: Vec<String>,
+    /// The claim this job cross-checks (0: none; see [`super::claims`]).
+    #[prost(uint64, tag = "12")]
+    pub claim_id: u64,
 }
 
 /// A job's task as stored: positions, moves and players in their text notation.
@@ -299,17 +305,23 @@ pub enum CandidateState {
     Undecided = 4,
     /// The game was over.
     GameOver = 5,
+    /// Found a puzzle by one worker, waiting for a second party to confirm its uniqueness.
+    Unconfirmed = 6,
+    /// Its parties disagree about its uniqueness, waiting for a third.
+    Disputed = 7,
 }
 
 impl CandidateState {
     /// Every state, in stored order.
-    pub const ALL: [CandidateState; 6] = [
+    pub const ALL: [CandidateState; 8] = [
         CandidateState::Pending,
         CandidateState::Puzzle,
         CandidateState::NoMate,
         CandidateState::NotUnique,
         CandidateState::Undecided,
         CandidateState::GameOver,
+        CandidateState::Unconfirmed,
+        CandidateState::Disputed,
     ];
 }
 

@@ -332,7 +332,9 @@ async fn cluster_status_lists_jobs_workers_and_throughput() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|w| w["name"] == "web-test-worker")
+            .any(|w| w["name"] == "web-test-worker"
+                && w["flags"] == 0
+                && w["quarantined"] == false)
     );
     assert!(cluster["stored"]["games"].as_u64().unwrap() >= 12);
     assert!(cluster["throughput"].is_array());

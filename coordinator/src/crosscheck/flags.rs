@@ -1,0 +1,108 @@
+//! Workers caught with wrong claims: their flag counts, which every lease and submission
+//! consults, kept in memory beside their durable records (read back at open).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use crate::store::{Store, StoreError};
+
+/// Flags after which a worker is quarantined: its results are refused and it gets no jobs.
+pub const QUARANTINE_FLAGS: u32 = 2;
+
+/// A worker a cross-check caught, as the status shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlaggedWorker {
+    /// Its id.
+    pub id: String,
+    /// Times a cross-check showed its claim wrong.
+    pub flags: u32,
+    /// Whether it is quarantined.
+    pub quarantined: bool,
+    /// What it got wrong last.
+    pub last_reason: String,
+}
+
+/// The flag count of every flagged worker.
+#[derive(Debug, Default)]
+pub struct WorkerFlags(Mutex<HashMap<String, u32>>);
+
+impl WorkerFlags {
+    /// The flags stored in `store`.
+    pub(crate) fn load(store: &Store) -> Result<WorkerFlags, StoreError> {
+        let counts = store
+            .flagged_workers()?
+            .into_iter()
+            .map(|(id, record)| (id, record.flags))
+            .collect();
+        Ok(WorkerFlags(Mutex::new(counts)))
+    }
+
+    fn counts(&self) -> MutexGuard<'_, HashMap<String, u32>> {
+        // Plain counts: a panic elsewhere leaves nothing half-done here.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Times `worker` was flagged.
+    pub fn flags(&self, worker: &str) -> u32 {
+        self.counts().get(worker).copied().unwrap_or(0)
+    }
+
+    /// Whether `worker` is quarantined.
+    pub fn quarantined(&self, worker: &str) -> bool {
+        self.flags(worker) >= QUARANTINE_FLAGS
+    }
+
+    /// Counts flags that are now stored (one per entry), logging each.
+    pub(crate) fn add(&self, flagged: &[(String, String)]) {
+        let mut counts = self.counts();
+        for (worker, reason) in flagged {
+            let count = counts.entry(worker.clone()).or_default();
+            *count += 1;
+            tracing::warn!(
+                worker,
+                flags = *count,
+                reason,
+                "worker flagged by a cross-check"
+            );
+            if *count == QUARANTINE_FLAGS {
+                tracing::error!(
+                    worker,
+                    "worker quarantined: its results are refused from now on"
+                );
+            }
+        }
+    }
+}
+
+/// The flagged workers stored in `store`, by id, as the status shows them.
+pub(crate) fn flagged_workers(store: &Store) -> Result<Vec<FlaggedWorker>, StoreError> {
+    Ok(store
+        .flagged_workers()?
+        .into_iter()
+        .map(|(id, record)| FlaggedWorker {
+            id,
+            flags: record.flags,
+            quarantined: record.flags >= QUARANTINE_FLAGS,
+            last_reason: record.last_reason,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_flag_quarantines() {
+        let flags = WorkerFlags::default();
+        let flag = |w: &str| (w.to_owned(), "wrong".to_owned());
+        flags.add(&[flag("a")]);
+        assert_eq!((flags.flags("a"), flags.quarantined("a")), (1, false));
+        flags.add(&[flag("a"), flag("b")]);
+        assert!(flags.quarantined("a"));
+        assert!(!flags.quarantined("b"));
+        assert!(!flags.quarantined("never"));
+    }
+}

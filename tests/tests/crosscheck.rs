@@ -1,0 +1,446 @@
+//! Cross-checked truth over a real server: test workers speak the worker protocol with the
+//! worker token against a coordinator on 127.0.0.1. A puzzle is listed only once a second
+//! party confirms its uniqueness; a worker that lies about a puzzle's uniqueness or a solve's
+//! values gets nothing of its lie published, is flagged, and is quarantined at its second lie.
+
+use pentago::{MateSearch, Position, Puzzle, SearchControl, Value};
+use pentagrid_coordinator::store::Store;
+use pentagrid_coordinator::{
+    Coordinator, Credentials, CrossCheckSettings, Grant, Role, Settings, serve,
+};
+use pentagrid_proto::v2::ErrorReason;
+use pentagrid_proto::{Client, Outcome, RejectionKind, Task, Verdict, reason_of, v2};
+use tokio::sync::watch;
+use tonic::Code;
+
+const WORKER: &str = "worker-token";
+const ADMIN: &str = "admin-token";
+
+/// A coordinator on a temporary database, served on a loopback port with role tokens.
+struct Server {
+    url: String,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+    dir: tempfile::TempDir,
+}
+
+impl Server {
+    async fn start(crosscheck: CrossCheckSettings) -> Server {
+        Server::start_in(tempfile::tempdir().unwrap(), crosscheck).await
+    }
+
+    /// Stops the server and starts another on the same database.
+    async fn restart(self, crosscheck: CrossCheckSettings) -> Server {
+        let (store, dir) = self.stop().await;
+        drop(store);
+        Server::start_in(dir, crosscheck).await
+    }
+
+    async fn start_in(dir: tempfile::TempDir, crosscheck: CrossCheckSettings) -> Server {
+        let settings = Settings {
+            crosscheck,
+            ..Settings::default()
+        };
+        let coordinator = Coordinator::open(dir.path(), settings).unwrap();
+        let credentials = Credentials::new(vec![
+            (Grant::Role(Role::Worker), WORKER.into()),
+            (Grant::Role(Role::Admin), ADMIN.into()),
+        ])
+        .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, mut stopped) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            serve(listener, coordinator, credentials, None, async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            })
+            .await
+            .unwrap();
+        });
+        Server {
+            url,
+            stop,
+            task,
+            dir,
+        }
+    }
+
+    fn admin(&self) -> Client {
+        pentagrid_proto::connect(&self.url, ADMIN, None).unwrap()
+    }
+
+    async fn worker(&self, id: &str) -> TestWorker {
+        let mut client = pentagrid_proto::connect(&self.url, WORKER, None).unwrap();
+        pentagrid_tests::hello(&mut client, id).await;
+        TestWorker {
+            client,
+            id: id.into(),
+        }
+    }
+
+    /// Stops the server and opens its database directly (once the stopped coordinator's
+    /// last tasks let go of its lock).
+    async fn stop(self) -> (Store, tempfile::TempDir) {
+        self.stop.send(true).unwrap();
+        self.task.await.unwrap();
+        for _ in 0..200 {
+            if let Ok(store) = Store::open(self.dir.path()) {
+                return (store, self.dir);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("the stopped coordinator kept its database locked");
+    }
+}
+
+/// A worker driven by the test: it leases, computes honestly with the real engine, and hands
+/// in whatever the test tells it to.
+struct TestWorker {
+    client: Client,
+    id: String,
+}
+
+impl TestWorker {
+    async fn lease(&mut self) -> Result<Vec<v2::Job>, tonic::Status> {
+        let request = v2::LeaseRequest {
+            worker_id: self.id.clone(),
+            max_jobs: 64,
+        };
+        Ok(self.client.lease(request).await?.into_inner().jobs)
+    }
+
+    async fn submit(&mut self, job: &v2::Job, outcome: &Outcome) -> Result<(), tonic::Status> {
+        let request = v2::SubmitRequest {
+            worker_id: self.id.clone(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: format!("{}-{}", self.id, job.job_id),
+            result: Some(outcome.into()),
+        };
+        self.client.submit(request).await.map(|_| ())
+    }
+
+    /// Leases everything it may and answers it honestly; returns how many jobs it did.
+    async fn work_honestly(&mut self) -> usize {
+        let jobs = self.lease().await.unwrap();
+        for job in &jobs {
+            let outcome = honest(job);
+            self.submit(job, &outcome).await.unwrap();
+        }
+        jobs.len()
+    }
+}
+
+fn task(job: &v2::Job) -> Task {
+    Task::try_from(job.spec.as_ref().unwrap()).unwrap()
+}
+
+fn honest(job: &v2::Job) -> Outcome {
+    pentagrid_worker::execute(&task(job), job.seed, 1, &SearchControl::new()).unwrap()
+}
+
+/// A forged puzzle for a candidate whose mate is real but not the only win: the proof tree
+/// holds, the uniqueness is the lie.
+fn forged_puzzle(position: &Position, max_moves: u32) -> Option<Puzzle> {
+    let proof = MateSearch::new().find(position, max_moves)?;
+    Some(Puzzle {
+        position: *position,
+        side_to_move: position.side_to_move(),
+        mate_in: proof.mate_in,
+        first_move: proof.first_move(),
+        reply_groups: proof.reply_groups(),
+        uct_playouts: None,
+        difficulty: 0.0,
+        source: String::new(),
+        themes: Vec::new(),
+        proof,
+    })
+}
+
+/// Queues puzzle candidates (late positions of random games).
+async fn queue_candidates(admin: &mut Client, candidates: u64) {
+    let queued = admin
+        .generate_puzzles(v2::GeneratePuzzlesRequest {
+            candidates,
+            max_moves: 3,
+            min_stones: 22,
+            random_games: true,
+            seed: 9,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(queued.queued, candidates);
+}
+
+/// The liar's verify results: honest, except that the first candidate with a mate that is not
+/// the only win is claimed as a puzzle. Returns that candidate's position.
+async fn lie_about_uniqueness(liar: &mut TestWorker) -> Position {
+    let mut lie = None;
+    for job in liar.lease().await.unwrap() {
+        let Outcome::Verify { mut verdicts } = honest(&job) else {
+            panic!("verify jobs only");
+        };
+        let Task::Verify {
+            candidates,
+            max_moves,
+        } = task(&job)
+        else {
+            panic!("verify jobs only");
+        };
+        if lie.is_none() {
+            for (index, verdict) in verdicts.iter_mut().enumerate() {
+                let position = candidates[index].0;
+                if *verdict == Verdict::Rejected(RejectionKind::NotUnique)
+                    && let Some(puzzle) = forged_puzzle(&position, max_moves)
+                {
+                    *verdict = Verdict::Puzzle(Box::new(puzzle));
+                    lie = Some(position);
+                    break;
+                }
+            }
+        }
+        liar.submit(&job, &Outcome::Verify { verdicts })
+            .await
+            .unwrap();
+    }
+    lie.expect("a candidate with a mate that is not the only win")
+}
+
+/// A late position of a random game (24 stones, not over).
+fn late_position(seed: u64) -> Position {
+    (seed..)
+        .find_map(|seed| {
+            let game = pentago::play_game(
+                &Position::START,
+                &pentago::Player::Random,
+                &pentago::Player::Random,
+                seed,
+                1,
+            );
+            let mut position = game.start;
+            for mv in game.moves {
+                if position.stone_count() == 24 {
+                    return Some(position);
+                }
+                position = position.play(mv).ok()?;
+            }
+            None
+        })
+        .unwrap()
+}
+
+/// The liar solves `position` and reports every value turned around (consistently, so the
+/// result passes validation).
+async fn lie_about_values(admin: &mut Client, liar: &mut TestWorker, position: Position) {
+    let spec = v2::JobSpec::from(&Task::Solve { position });
+    admin
+        .submit_jobs(v2::SubmitJobsRequest { jobs: vec![spec] })
+        .await
+        .unwrap();
+    let job = liar.lease().await.unwrap().pop().expect("the solve job");
+    let Outcome::Solve { moves } = honest(&job) else {
+        panic!("a solve");
+    };
+    assert!(!moves.is_empty());
+    let turned = moves
+        .into_iter()
+        .map(|(mv, value)| {
+            let lie = match value {
+                Value::Win => Value::Loss,
+                Value::Loss | Value::Draw => Value::Win,
+            };
+            (mv, lie)
+        })
+        .collect();
+    liar.submit(&job, &Outcome::Solve { moves: turned })
+        .await
+        .unwrap();
+}
+
+async fn listing(admin: &mut Client) -> v2::ListPuzzlesResponse {
+    admin
+        .list_puzzles(v2::ListPuzzlesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+async fn status(admin: &mut Client) -> v2::StatusResponse {
+    admin
+        .status(v2::StatusRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// Only other workers check (the coordinator never judges).
+fn by_workers() -> CrossCheckSettings {
+    CrossCheckSettings {
+        puzzle_sample: 1.0,
+        solve_sample: 1.0,
+        judge_stones: 0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_puzzle_is_listed_only_once_a_second_worker_confirms_it() {
+    let server = Server::start(by_workers()).await;
+    let mut admin = server.admin();
+    queue_candidates(&mut admin, 24).await;
+    let mut finder = server.worker("finder").await;
+    assert!(finder.work_honestly().await > 0);
+    let found = listing(&mut admin).await;
+    assert!(
+        found.unconfirmed > 0,
+        "the candidates hold puzzles: {found:?}"
+    );
+    assert_eq!((found.found, found.total), (0, 0), "nothing listed yet");
+    // The finder may not check its own claims, not even after a restart.
+    let server = server.restart(by_workers()).await;
+    let mut finder = server.worker("finder").await;
+    assert!(finder.lease().await.unwrap().is_empty());
+    let mut admin = server.admin();
+    assert_eq!(listing(&mut admin).await.unconfirmed, found.unconfirmed);
+    let mut checker = server.worker("checker").await;
+    assert_eq!(checker.work_honestly().await as u64, found.unconfirmed);
+    let confirmed = listing(&mut admin).await;
+    assert_eq!(confirmed.unconfirmed, 0);
+    assert_eq!(confirmed.found, found.unconfirmed);
+    assert_eq!(confirmed.puzzles_json.len() as u64, found.unconfirmed);
+    let status = status(&mut admin).await;
+    assert!(status.flagged_workers.is_empty());
+    let (store, _dir) = server.stop().await;
+    assert!(
+        store
+            .claims()
+            .unwrap()
+            .iter()
+            .all(|(_, c)| c.state == 2 && c.checker == "checker")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lying_worker_publishes_nothing_is_flagged_and_quarantined_by_a_third_worker() {
+    let server = Server::start(by_workers()).await;
+    let mut admin = server.admin();
+    queue_candidates(&mut admin, 48).await;
+    let mut liar = server.worker("liar").await;
+    let lie = lie_about_uniqueness(&mut liar).await;
+    let mut first = server.worker("honest-1").await;
+    let mut second = server.worker("honest-2").await;
+    // The first honest worker checks every claim, the liar's among them: one is disputed, and
+    // neither it nor the liar may decide the dispute.
+    assert!(first.work_honestly().await > 0);
+    assert_eq!(listing(&mut admin).await.disputed, 1);
+    assert!(liar.lease().await.unwrap().is_empty());
+    assert!(first.lease().await.unwrap().is_empty());
+    assert_eq!(second.work_honestly().await, 1);
+    let settled = listing(&mut admin).await;
+    assert_eq!((settled.disputed, settled.unconfirmed), (0, 0));
+    let key = lie.canonical_key().bits();
+    let not_found = admin
+        .get_puzzle(v2::GetPuzzleRequest {
+            key: lie.key().bits(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(not_found.code(), Code::NotFound);
+    let flagged = status(&mut admin).await.flagged_workers;
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(
+        (flagged[0].worker_id.as_str(), flagged[0].flags),
+        ("liar", 1)
+    );
+    assert!(!flagged[0].quarantined);
+
+    // The second lie: turned-around exact values of a solve.
+    let position = late_position(3);
+    lie_about_values(&mut admin, &mut liar, position).await;
+    assert_eq!(first.work_honestly().await, 1, "the check");
+    assert_eq!(second.work_honestly().await, 1, "the dispute");
+    let status = status(&mut admin).await;
+    let shown = status
+        .workers
+        .iter()
+        .find(|w| w.worker_id == "liar")
+        .unwrap();
+    assert!(shown.quarantined && shown.flags == 2, "{shown:?}");
+    assert!(status.flagged_workers[0].quarantined);
+    // Its results are refused, and it gets no jobs.
+    let refused = liar.lease().await.unwrap_err();
+    assert_eq!(
+        (refused.code(), reason_of(&refused)),
+        (Code::PermissionDenied, ErrorReason::Quarantined)
+    );
+    // The quarantine is stored: it outlives a restart.
+    let server = server.restart(by_workers()).await;
+    let mut liar = server.worker("liar").await;
+    let refused = liar.lease().await.unwrap_err();
+    assert_eq!(reason_of(&refused), ErrorReason::Quarantined);
+    let (store, _dir) = server.stop().await;
+    assert_eq!(store.puzzle(key).unwrap(), None, "the lie is not published");
+    // Only the values both honest workers gave are stored: none of the liar's.
+    let canonical = position.canonical();
+    let stored = store.proven_table(canonical.position.key().bits()).unwrap();
+    assert!(!stored.is_empty());
+    let truth = pentago::midsolve(&canonical.position).unwrap();
+    for (mv, value) in stored {
+        let real = truth.moves.iter().find(|(m, _)| *m == mv).unwrap().1;
+        assert_eq!(value, real, "{mv}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_coordinator_judges_late_positions_itself_and_refuses_a_quarantined_worker() {
+    let server = Server::start(CrossCheckSettings {
+        solve_sample: 1.0,
+        ..CrossCheckSettings::default()
+    })
+    .await;
+    let mut admin = server.admin();
+    queue_candidates(&mut admin, 48).await;
+    let mut liar = server.worker("liar").await;
+    let lie = lie_about_uniqueness(&mut liar).await;
+    // Settled at once by the coordinator's own solver: the liar's honest puzzles are listed,
+    // its lie is not, and it is flagged.
+    let settled = listing(&mut admin).await;
+    assert_eq!((settled.unconfirmed, settled.disputed), (0, 0));
+    assert!(settled.not_unique > 0);
+    assert!(!settled.puzzles_json.is_empty());
+    let lie_text = format!("\"position\":\"{lie}\"");
+    assert!(
+        settled
+            .puzzles_json
+            .iter()
+            .all(|json| !json.contains(&lie_text))
+    );
+    assert_eq!(status(&mut admin).await.flagged_workers[0].flags, 1);
+    let position = late_position(5);
+    lie_about_values(&mut admin, &mut liar, position).await;
+    let status = status(&mut admin).await;
+    assert!(status.flagged_workers[0].quarantined);
+    // A result handed in after the quarantine is refused and changes nothing.
+    let spec = v2::JobSpec::from(&Task::Solve { position });
+    admin
+        .submit_jobs(v2::SubmitJobsRequest { jobs: vec![spec] })
+        .await
+        .unwrap();
+    let mut honest_worker = server.worker("honest").await;
+    let job = honest_worker.lease().await.unwrap().pop().unwrap();
+    let refused = liar.submit(&job, &honest(&job)).await.unwrap_err();
+    assert_eq!(reason_of(&refused), ErrorReason::Quarantined);
+    let (store, _dir) = server.stop().await;
+    assert_eq!(store.puzzle(lie.canonical_key().bits()).unwrap(), None);
+    // The coordinator stored its own values, none of the liar's.
+    let canonical = position.canonical();
+    let stored = store.proven_table(canonical.position.key().bits()).unwrap();
+    let truth = pentago::midsolve(&canonical.position).unwrap();
+    assert!(!stored.is_empty());
+    for (mv, value) in stored {
+        assert_eq!(
+            Some(value),
+            truth.moves.iter().find(|(m, _)| *m == mv).map(|p| p.1)
+        );
+    }
+}
