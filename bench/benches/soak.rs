@@ -38,7 +38,8 @@ fn default_coordinator() -> Option<PathBuf> {
 
 fn number(args: &[String], name: &str, default: u64) -> Result<u64, String> {
     arg(args, name).map_or(Ok(default), |v| {
-        v.parse().map_err(|_| format!("--{name} takes a number, not {v:?}"))
+        v.parse()
+            .map_err(|_| format!("--{name} takes a number, not {v:?}"))
     })
 }
 

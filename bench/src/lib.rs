@@ -6,7 +6,7 @@ pub mod soak;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::Path;
 
-use pentago::{Move, Position, move_groups, random_opening, seeded_rng};
+use pentago::{Move, Position, Symmetry, random_opening, seeded_rng};
 use pentagrid_coordinator::store::{BookEntry, Counts, Store, StoreError, Table};
 use rand::RngExt;
 
@@ -94,17 +94,8 @@ pub fn tree_book(count: usize) -> Vec<(Position, Table)> {
         if tables.len() == count {
             break;
         }
-        let leaders = move_groups(&position, true)
-            .into_iter()
-            .map(|group| group[0])
-            // Positions with a win in one get no move rows from an analysis: keep them out.
-            .filter(|&mv| {
-                let child = position.play_unchecked(mv);
-                !child.is_over() && !child.has_immediate_win()
-            })
-            .take(3);
         let mut table = Table::new();
-        for (i, mv) in leaders.enumerate() {
+        for (i, mv) in first_leaders(&position, 3).into_iter().enumerate() {
             let counts = Counts {
                 games: 100 - 10 * i as u64,
                 wins: 40,
@@ -121,6 +112,38 @@ pub fn tree_book(count: usize) -> Vec<(Position, Table)> {
         }
     }
     tables
+}
+
+/// The first `count` moves of `position` that lead a group of [`move_groups`] (with symmetric
+/// children folded) into a position that is not over and has no win in one (an analysis gives
+/// such positions no move rows). The same as filtering the groups' first moves, without
+/// grouping every legal move.
+fn first_leaders(position: &Position, count: usize) -> Vec<Move> {
+    let symmetric = Symmetry::ALL[1..]
+        .iter()
+        .any(|s| s.apply(position) == *position);
+    let mut reached = Vec::new();
+    let mut leaders = Vec::with_capacity(count);
+    for &mv in position.legal_moves().iter() {
+        let child = position.play_unchecked(mv);
+        let key = if symmetric {
+            child.canonical_key()
+        } else {
+            child.key()
+        };
+        if reached.contains(&key) {
+            continue;
+        }
+        reached.push(key);
+        if child.is_over() || child.has_immediate_win() {
+            continue;
+        }
+        leaders.push(mv);
+        if leaders.len() == count {
+            break;
+        }
+    }
+    leaders
 }
 
 /// `count` ongoing positions reached by random play, each after `plies` moves (fewer where the
@@ -162,6 +185,50 @@ pub fn c_random_games(games: u64, seed: u64) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leaders_are_the_first_moves_of_the_groups() {
+        let mut positions = sample_positions(200, 6, 3);
+        positions.extend(sample_positions(200, 14, 4));
+        positions.push(Position::START);
+        for position in positions {
+            let expected: Vec<Move> = pentago::move_groups(&position, true)
+                .into_iter()
+                .map(|group| group[0])
+                .filter(|&mv| {
+                    let child = position.play_unchecked(mv);
+                    !child.is_over() && !child.has_immediate_win()
+                })
+                .take(3)
+                .collect();
+            assert_eq!(first_leaders(&position, 3), expected, "{position}");
+        }
+    }
+
+    #[test]
+    fn the_tree_book_is_one_tree_from_the_start() {
+        let book = tree_book(500);
+        assert_eq!(book.len(), 500);
+        assert_eq!(book[0].0, Position::START);
+        let stored: HashSet<u64> = book.iter().map(|(p, _)| p.key().bits()).collect();
+        assert_eq!(stored.len(), 500);
+        // Every stored position but the start is a child of an earlier one's table.
+        let mut children = HashSet::from([Position::START.key().bits()]);
+        for (position, table) in &book {
+            assert!(children.contains(&position.key().bits()), "{position}");
+            assert!(!table.is_empty() && table.len() <= 3);
+            for mv in table.keys() {
+                children.insert(
+                    position
+                        .play_unchecked(*mv)
+                        .canonical()
+                        .position
+                        .key()
+                        .bits(),
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_c_loop_plays_real_games() {

@@ -28,8 +28,14 @@ fn a_small_soak_keeps_every_lease_and_applies_every_result() {
     eprintln!("{table}");
     assert_eq!(report.errors, 0, "{:?}", report.error_texts);
     assert_eq!((report.spurious, report.late, report.expired), (0, 0, 0.0));
-    assert!(report.results > 0 && report.rows_per_second > 0.0, "{table}");
-    assert!(report.heartbeat.count > 0 && report.probe.count > 0, "{table}");
+    assert!(
+        report.results > 0 && report.rows_per_second > 0.0,
+        "{table}"
+    );
+    assert!(
+        report.heartbeat.count > 0 && report.probe.count > 0,
+        "{table}"
+    );
     assert!(report.lease.count as u64 >= report.granted && report.granted > 0);
     assert!(report.build_jobs > 0.0, "the build queued nothing: {table}");
     assert!(report.book().1 >= 2_000.0, "{table}");

@@ -452,7 +452,10 @@ mod tests {
         assert!(text.contains("pentagrid_rpc_seconds_bucket{le=\"0.005\",method=\"Submit\"} 1\n"));
         assert!(text.contains("pentagrid_rpc_seconds_bucket{le=\"0.0025\",method=\"Submit\"} 0\n"));
         assert!(text.contains("pentagrid_up 0\n"));
-        assert!(text.contains("pentagrid_build_selection_seconds_count 1\n"), "{text}");
+        assert!(
+            text.contains("pentagrid_build_selection_seconds_count 1\n"),
+            "{text}"
+        );
         assert!(text.contains("pentagrid_build_jobs_queued_total 7\n"));
     }
 

@@ -77,7 +77,7 @@ impl SoakOptions {
             match_pairs: 2_000,
             mine_every: Duration::from_secs(30),
             mine_candidates: 5_000,
-            campaign_queue: 2_000,
+            campaign_queue: 1_000,
             playouts: 1_000,
         }
     }

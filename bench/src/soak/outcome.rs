@@ -1,8 +1,8 @@
 //! Results a simulated worker hands in: cheap to make, but valid for their job by the
 //! coordinator's own checks, so every one is applied.
 //! - analyse: plausible move statistics — up to [`ANALYSIS_ROWS`] legal moves, the playouts
-//!   spread over them geometrically (a few moves get most), win rates between 30% and 60%,
-//!   2% draws;
+//!   spread over them as visits spread over a search's moves (the i-th gets a share in
+//!   proportion to 1 / i), win rates between 30% and 60%, 2% draws;
 //! - pair and selfplay: uniformly random games from the start given, played to the end;
 //! - verify: "no mate" for every candidate (the soak does not search for mates; the
 //!   coordinator takes rejections as the worker's claim);
@@ -49,15 +49,14 @@ fn analysis(position: &Position, playouts: u64, rng: &mut impl Rng) -> Outcome {
         let j = rng.random_range(i..legal.len());
         legal.swap(i, j);
     }
-    let mut left = playouts;
+    // The i-th move gets a share of the playouts in proportion to 1 / (i + 1).
+    let harmonic: f64 = (1..=rows).map(|i| 1.0 / i as f64).sum();
     let mut out = Vec::with_capacity(rows);
     for (i, &mv) in legal[..rows].iter().enumerate() {
-        // Half of what is left to the next move, the rest to the last one.
-        let games = if i + 1 == rows { left } else { left / 2 };
+        let games = (playouts as f64 / ((i + 1) as f64 * harmonic)) as u64;
         if games == 0 {
             break;
         }
-        left -= games;
         let rate = rng.random_range(0.3..0.6);
         let wins = (games as f64 * rate) as u64;
         let draws = (games / 50).min(games - wins);

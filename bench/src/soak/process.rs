@@ -121,13 +121,40 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// CPU time process `pid` has used so far, user and system, in seconds (`/proc/PID/stat`,
+/// at the kernel's usual 100 ticks a second).
+#[must_use]
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at the state, field 3;
+    // utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')')?.1;
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: f64 = fields.next()?.parse().ok()?;
+    let stime: f64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// The machine's load average over the last minute (`/proc/loadavg`).
+#[must_use]
+pub fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn reads_its_own_resident_set() {
-        let rss = rss_bytes(std::process::id()).expect("VmRSS on Linux");
+    fn reads_its_own_resident_set_and_cpu_time_and_the_load() {
+        let me = std::process::id();
+        let rss = rss_bytes(me).expect("VmRSS on Linux");
         assert!(rss > 1 << 20, "{rss}");
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < std::time::Duration::from_millis(50) {}
+        let cpu = cpu_seconds(me).expect("/proc/PID/stat on Linux");
+        assert!(cpu > 0.0 && cpu < 3600.0, "{cpu}");
+        assert!(load_average().expect("/proc/loadavg") >= 0.0);
     }
 }

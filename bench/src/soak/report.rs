@@ -58,8 +58,9 @@ pub struct SoakReport {
     pub rows_per_second: f64,
     /// Build selection time per queued job over the whole soak, in ms.
     pub selection_ms: f64,
-    /// The same over the second half only (after the walk through the pre-filled book).
-    pub selection_ms_late: f64,
+    /// The same over the second half only (after the walk through the pre-filled book);
+    /// `None` when the build queued nothing then.
+    pub selection_ms_late: Option<f64>,
     /// Build rounds and the jobs they queued.
     pub build_rounds: f64,
     /// Jobs queued by the build.
@@ -127,7 +128,7 @@ impl SoakReport {
             errors: sum(|l| l.errors) + admin.errors.len() as u64,
             error_texts,
             rows_per_second: (last.rows - first.rows) / span,
-            selection_ms: per_job_ms(&first, &last),
+            selection_ms: per_job_ms(&first, &last).unwrap_or(0.0),
             selection_ms_late: per_job_ms(&half, &last),
             build_rounds: last.rounds - first.rounds,
             build_jobs: last.build_jobs - first.build_jobs,
@@ -228,8 +229,12 @@ impl SoakReport {
             (
                 "build selection per queued job".into(),
                 format!(
-                    "**{:.3} ms** over the soak ({:.0} rounds, {:.0} jobs); {:.3} ms in its second half",
-                    self.selection_ms, self.build_rounds, self.build_jobs, self.selection_ms_late
+                    "**{:.3} ms** over the soak ({:.0} rounds, {:.0} jobs); {} in its second half",
+                    self.selection_ms,
+                    self.build_rounds,
+                    self.build_jobs,
+                    self.selection_ms_late
+                        .map_or("no jobs".into(), |ms| format!("{ms:.3} ms"))
                 ),
                 format!("≤ 1 ms: {}", met(targets[2].1)),
             ),
@@ -241,6 +246,7 @@ impl SoakReport {
                 ),
                 format!("≥ 10^6: {}", met(targets[3].1)),
             ),
+            ("machine".into(), self.machine(), "—".into()),
             (
                 "coordinator RSS".into(),
                 format!(
@@ -297,6 +303,22 @@ impl SoakReport {
         text
     }
 
+    /// The machine's load and the coordinator's share of it during the soak.
+    fn machine(&self) -> String {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let loads: Vec<f64> = self.samples.iter().map(|s| s.load).collect();
+        let mean_load = loads.iter().sum::<f64>() / loads.len().max(1) as f64;
+        let max_load = loads.iter().copied().fold(0.0, f64::max);
+        let cpu = match (self.samples.first(), self.samples.last()) {
+            (Some(a), Some(b)) if b.at > a.at => (b.cpu - a.cpu) / (b.at - a.at),
+            _ => 0.0,
+        };
+        format!(
+            "{cores} cores; load average (1 min) {mean_load:.1} on the mean, {max_load:.1} at most; the coordinator used {:.0}% of one core on the mean",
+            cpu * 100.0
+        )
+    }
+
     /// The plot: heartbeat and lease latency per second (top), the coordinator's RSS and the
     /// database size (bottom), over the soak.
     #[must_use]
@@ -306,10 +328,22 @@ impl SoakReport {
         let latency = Panel {
             title: "latency per second (ms), client-measured".into(),
             lines: vec![
-                Line::new("heartbeat p99", "#d62728", per_second(heartbeats, seconds, 0.99)),
-                Line::new("heartbeat p50", "#ff9896", per_second(heartbeats, seconds, 0.5)),
+                Line::new(
+                    "heartbeat p99",
+                    "#d62728",
+                    per_second(heartbeats, seconds, 0.99),
+                ),
+                Line::new(
+                    "heartbeat p50",
+                    "#ff9896",
+                    per_second(heartbeats, seconds, 0.5),
+                ),
                 Line::new("lease p99", "#1f77b4", per_second(leases, seconds, 0.99)),
-                Line::new("probe heartbeat p99", "#2ca02c", per_second(probe, seconds, 0.99)),
+                Line::new(
+                    "probe heartbeat p99",
+                    "#2ca02c",
+                    per_second(probe, seconds, 0.99),
+                ),
             ],
             target: Some(("target p99 50 ms", HEARTBEAT_P99_TARGET_MS)),
         };
@@ -347,11 +381,8 @@ impl SoakReport {
     }
 }
 
-/// Build selection time per queued job between two snapshots, in ms (0 without jobs).
-fn per_job_ms(from: &Snapshot, to: &Snapshot) -> f64 {
+/// Build selection time per queued job between two snapshots, in ms (`None` without jobs).
+fn per_job_ms(from: &Snapshot, to: &Snapshot) -> Option<f64> {
     let jobs = to.build_jobs - from.build_jobs;
-    if jobs <= 0.0 {
-        return 0.0;
-    }
-    (to.selection_seconds - from.selection_seconds) / jobs * 1e3
+    (jobs > 0.0).then(|| (to.selection_seconds - from.selection_seconds) / jobs * 1e3)
 }

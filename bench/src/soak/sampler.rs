@@ -1,5 +1,6 @@
 //! What the soak watches besides its workers: every second, the coordinator's resident set
-//! (`/proc/PID/status`) and its Prometheus metrics (database size, stored positions, ingested
+//! and CPU time (`/proc/PID/status`, `/proc/PID/stat`), the machine's load average, and the
+//! coordinator's Prometheus metrics (database size, stored positions, ingested
 //! rows, expired leases, build selection time); and a heartbeat probe on a thread and runtime
 //! of its own, so that a busy load generator does not delay its measurements.
 
@@ -11,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::process::{CoordinatorProcess, rss_bytes};
+use super::process::{CoordinatorProcess, cpu_seconds, load_average, rss_bytes};
 use super::stats::Timed;
 
 /// How often the probe sends a heartbeat.
@@ -77,6 +78,10 @@ pub struct Sample {
     pub at: f64,
     /// Its resident set in bytes (0 if it could not be read).
     pub rss: u64,
+    /// CPU seconds it has used so far.
+    pub cpu: f64,
+    /// The machine's one-minute load average.
+    pub load: f64,
     /// Its metrics (the last ones read, if a scrape failed).
     pub metrics: Snapshot,
 }
@@ -104,6 +109,8 @@ pub fn spawn(
             let sample = Sample {
                 at: origin.elapsed().as_secs_f64(),
                 rss: rss_bytes(pid).unwrap_or(0),
+                cpu: cpu_seconds(pid).unwrap_or(0.0),
+                load: load_average().unwrap_or(0.0),
                 metrics: last,
             };
             if samples.len() % 10 == 9 {
@@ -120,8 +127,9 @@ pub fn spawn(
 fn progress(sample: &Sample) {
     let m = &sample.metrics;
     println!(
-        "[{:4.0} s] book {:.0} positions, rss {:.0} MB, database {:.0} MB, {:.0} results, {:.0} queued, {:.0} leased, {:.0} build jobs",
+        "[{:4.0} s] load {:.1}, book {:.0} positions, rss {:.0} MB, database {:.0} MB, {:.0} results, {:.0} queued, {:.0} leased, {:.0} build jobs",
         sample.at,
+        sample.load,
         m.positions,
         sample.rss as f64 / 1e6,
         m.database_bytes / 1e6,
@@ -212,7 +220,11 @@ mod tests {
         assert_eq!(snapshot.positions, 1_000_001.0);
         assert_eq!(snapshot.expired, 2.0);
         assert_eq!(
-            (snapshot.selection_seconds, snapshot.rounds, snapshot.build_jobs),
+            (
+                snapshot.selection_seconds,
+                snapshot.rounds,
+                snapshot.build_jobs
+            ),
             (0.5, 10.0, 100.0)
         );
         assert_eq!(snapshot.rows, 0.0);

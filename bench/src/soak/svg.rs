@@ -187,7 +187,10 @@ mod tests {
         assert_eq!(step(7.0), 2.0);
         assert_eq!(step(0.3), 0.1);
         assert_eq!(step(240.0), 50.0);
-        assert_eq!((tick(0.30000000000000004, 0.1), tick(40.0, 20.0)), ("0.3".into(), "40".into()));
+        assert_eq!(
+            (tick(0.30000000000000004, 0.1), tick(40.0, 20.0)),
+            ("0.3".into(), "40".into())
+        );
     }
 
     #[test]

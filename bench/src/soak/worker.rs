@@ -170,7 +170,10 @@ impl Worker {
                 }
                 Err(status) => self.log.error(format!("hello: {status}")),
             }
-            if !self.sleep_until(Instant::now() + Duration::from_secs(1)).await {
+            if !self
+                .sleep_until(Instant::now() + Duration::from_secs(1))
+                .await
+            {
                 return false;
             }
         }
