@@ -50,10 +50,15 @@ fn analysis(position: &Position, playouts: u64, rng: &mut impl Rng) -> Outcome {
         legal.swap(i, j);
     }
     // The i-th move gets a share of the playouts in proportion to 1 / (i + 1).
+    // Rounding down leaves a few playouts over: the first move gets them (all of them when
+    // the budget is too small to share).
     let harmonic: f64 = (1..=rows).map(|i| 1.0 / i as f64).sum();
+    let mut games: Vec<u64> = (1..=rows)
+        .map(|i| (playouts as f64 / (i as f64 * harmonic)) as u64)
+        .collect();
+    games[0] += playouts - games.iter().sum::<u64>();
     let mut out = Vec::with_capacity(rows);
-    for (i, &mv) in legal[..rows].iter().enumerate() {
-        let games = (playouts as f64 / ((i + 1) as f64 * harmonic)) as u64;
+    for (&mv, games) in legal[..rows].iter().zip(games) {
         if games == 0 {
             break;
         }
