@@ -26,6 +26,12 @@ const RPC_BUCKETS: [f64; 12] = [
     0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0,
 ];
 
+/// Book build round buckets, in seconds: from a round that only checks its flights to one that
+/// pops its whole bound of heap entries through a big book.
+const BUILD_ROUND_BUCKETS: [f64; 10] = [
+    0.000_1, 0.000_25, 0.001, 0.002_5, 0.01, 0.025, 0.1, 0.25, 1.0, 5.0,
+];
+
 /// What happened to a lease.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LeaseEvent {
@@ -106,6 +112,8 @@ struct Inner {
     results: Family<Label, Counter>,
     refused: Family<Label, Counter>,
     rows_ingested: Counter,
+    build_selection_seconds: Histogram,
+    build_jobs_queued: Counter,
     up: Gauge,
     jobs: Family<Label, Gauge>,
     workers: Gauge,
@@ -135,6 +143,8 @@ impl Metrics {
             results: Family::default(),
             refused: Family::default(),
             rows_ingested: Counter::default(),
+            build_selection_seconds: Histogram::new(BUILD_ROUND_BUCKETS),
+            build_jobs_queued: Counter::default(),
             up: Gauge::default(),
             jobs: Family::default(),
             workers: Gauge::default(),
@@ -177,6 +187,18 @@ impl Metrics {
                 "rows_ingested",
                 "Move-table rows of applied results",
                 inner.rows_ingested.clone(),
+            );
+            registry.register_with_unit(
+                "build_selection",
+                "Time each book build round spends choosing positions (taking in finished jobs \
+                 and popping the frontier, on a blocking thread)",
+                Unit::Seconds,
+                inner.build_selection_seconds.clone(),
+            );
+            registry.register(
+                "build_jobs_queued",
+                "Jobs queued by book build rounds",
+                inner.build_jobs_queued.clone(),
             );
             registry.register(
                 "up",
@@ -257,6 +279,12 @@ impl Metrics {
     /// Counts the move-table rows of an applied result.
     pub fn rows_ingested(&self, rows: usize) {
         self.0.rows_ingested.inc_by(rows as u64);
+    }
+
+    /// Records one book build round: the time it spent choosing, and the jobs it queued.
+    pub fn build_round(&self, seconds: f64, jobs: usize) {
+        self.0.build_selection_seconds.observe(seconds);
+        self.0.build_jobs_queued.inc_by(jobs as u64);
     }
 
     /// Records one RPC's latency.
@@ -417,6 +445,7 @@ mod tests {
         metrics.leases(LeaseEvent::Granted, 3);
         metrics.submitted(&Err(SubmitError::Invalid("wrong budget".into())));
         metrics.rpc("/pentagrid.v1.Coordinator/Submit", 0.003);
+        metrics.build_round(0.002, 7);
         let text = metrics.render(None);
         assert!(
             text.contains("pentagrid_leases_total{event=\"granted\"} 3\n"),
@@ -427,6 +456,11 @@ mod tests {
         assert!(text.contains("pentagrid_rpc_seconds_bucket{le=\"0.005\",method=\"Submit\"} 1\n"));
         assert!(text.contains("pentagrid_rpc_seconds_bucket{le=\"0.0025\",method=\"Submit\"} 0\n"));
         assert!(text.contains("pentagrid_up 0\n"));
+        assert!(
+            text.contains("pentagrid_build_selection_seconds_count 1\n"),
+            "{text}"
+        );
+        assert!(text.contains("pentagrid_build_jobs_queued_total 7\n"));
     }
 
     #[test]

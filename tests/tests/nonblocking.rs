@@ -3,13 +3,12 @@
 //! over real gRPC stay answered. The server runs on two runtime threads, as on a two-core
 //! machine, so one long walk or mining loop on the runtime would stall them.
 
-use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use pentago::{Position, move_groups};
+use pentago::Position;
+use pentagrid_bench::tree_book;
 use pentagrid_coordinator::Settings;
 use pentagrid_coordinator::book::{ExportRow, MAX_IMPORT_ROWS, TableSource};
-use pentagrid_coordinator::store::Counts;
 use pentagrid_proto::v2;
 use pentagrid_tests::{TOKEN, TestCluster, hello};
 
@@ -17,48 +16,21 @@ use pentagrid_tests::{TOKEN, TestCluster, hello};
 /// (generous: the machine running the tests may be busy).
 const HEARTBEAT_P99_BOUND: Duration = Duration::from_millis(250);
 
-/// Book rows for `positions` canonical positions reached from the start, breadth first,
-/// each with a playout table on its first three moves into positions without a win in one (so every position has children
-/// to explore and the book is one tree the build must walk through).
+/// Book rows of the benchmarks' tree book of `positions` positions from the start (a build
+/// from the start must walk through it).
 fn book_rows(positions: usize) -> Vec<ExportRow> {
-    let mut rows = Vec::new();
-    let mut seen = HashSet::new();
-    let mut queue = VecDeque::from([Position::START]);
-    seen.insert(Position::START.key());
-    let mut stored = 0;
-    while let Some(position) = queue.pop_front() {
-        if stored == positions {
-            break;
-        }
-        stored += 1;
-        let leaders = move_groups(&position, true)
-            .into_iter()
-            .map(|group| group[0])
-            // Positions with a win in one get no move rows from an analysis: keep them out.
-            .filter(|&mv| {
-                let child = position.play_unchecked(mv);
-                !child.is_over() && !child.has_immediate_win()
-            })
-            .take(3);
-        for (i, mv) in leaders.enumerate() {
-            rows.push(ExportRow {
+    tree_book(positions)
+        .into_iter()
+        .flat_map(|(position, table)| {
+            table.into_iter().map(move |(mv, counts)| ExportRow {
                 position,
                 mv,
                 source: TableSource::Playouts,
-                counts: Counts {
-                    games: 100 - 10 * i as u64,
-                    wins: 40,
-                    draws: 10,
-                },
+                counts,
                 proven: None,
-            });
-            let child = position.play_unchecked(mv).canonical().position;
-            if seen.insert(child.key()) {
-                queue.push_back(child);
-            }
-        }
-    }
-    rows
+            })
+        })
+        .collect()
 }
 
 /// Latencies of heartbeats sent every 10 ms until `stop` is set, measured from a thread and

@@ -17,12 +17,14 @@
 //! jobs of the build that finished since the last one (their children enter the heap), then
 //! pops the best positions, so a round costs O(log n) per queued job plus one look-up per job
 //! in flight, independent of the size of the book, and never walks from the roots (except
-//! once after a restart, a bounded number of pops per round). Rounds run on the blocking pool.
+//! once after a restart, a bounded number of pops per round). Rounds run on the blocking pool;
+//! the time each spends choosing and the jobs it queues go to the metrics.
 
 mod frontier;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use pentago::{Position, UctConfig};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
@@ -231,13 +233,14 @@ impl BookBuilder {
         })?;
         let frontier = self.frontiers().remove(&id);
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
-        let (mut frontier, round) = blocking(move || {
+        let (mut frontier, round, choosing) = blocking(move || {
+            let started = Instant::now();
             let mut frontier = match frontier {
                 Some(frontier) => frontier,
                 None => restore(&store, &jobs, id, &planned)?,
             };
             let round = plan(&mut frontier, &store, &jobs, id, &planned)?;
-            Ok::<_, StoreError>((frontier, round))
+            Ok::<_, StoreError>((frontier, round, started.elapsed()))
         })
         .await?;
         let mut tasks = Vec::new();
@@ -262,6 +265,9 @@ impl BookBuilder {
             record.positions += 1;
             queued.push(pick);
         }
+        self.jobs
+            .metrics()
+            .build_round(choosing.as_secs_f64(), tasks.len());
         if tasks.is_empty() {
             if round.in_flight == 0 && !round.selection.unfinished {
                 record.done = true;
