@@ -87,11 +87,13 @@ fn hybrid(positions: &[(Position, i8)]) {
     }
 }
 
+/// Nodes and seconds, one entry per position.
+type Samples = (Vec<f64>, Vec<f64>);
+
 /// Per stone count: nodes and seconds of alpha-beta alone, for each ordering.
 fn ordering(positions: &[(Position, i8)]) {
     let orderings = [MoveOrdering::Threats, MoveOrdering::Evaluation];
-    // rows[stones][ordering] = (nodes, seconds) per position
-    let mut rows: BTreeMap<u32, [(Vec<f64>, Vec<f64>); 2]> = BTreeMap::new();
+    let mut rows: BTreeMap<u32, [Samples; 2]> = BTreeMap::new();
     let mut unsolved = [0usize; 2];
     let mut totals = [0.0f64; 2];
     for (position, expected) in positions {

@@ -156,6 +156,7 @@ impl Admin {
             sprt: String::new(),
             openings: "random:plies=2".into(),
             seed: 13,
+            accuracy_stones: 0,
         };
         let match_id = client
             .create_match(request)

@@ -32,6 +32,7 @@ pub fn simulate(task: &Task, seed: u64) -> Option<Outcome> {
                 random_game(*opening, &mut rng),
                 random_game(*opening, &mut rng),
             ],
+            accuracy: None,
         }),
         Task::Verify { candidates, .. } => Some(Outcome::Verify {
             verdicts: vec![Verdict::Rejected(RejectionKind::NoMate); candidates.len()],
@@ -133,6 +134,7 @@ mod tests {
                 opening,
                 a: Player::Random,
                 b: Player::Random,
+                accuracy_stones: None,
             },
             Task::Selfplay {
                 start: opening,
