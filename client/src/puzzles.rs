@@ -128,8 +128,9 @@ impl std::fmt::Display for PuzzleRound {
 /// Candidates asked for per puzzle still wanted.
 const CANDIDATES_PER_PUZZLE: u64 = 5;
 
-/// Puzzles per page when reading the whole collection (the coordinator's most).
-const LIST_PAGE_SIZE: u32 = 100;
+/// Puzzles per page when reading the whole collection: a mate in 5's proof tree can reach
+/// 200 KB, so a page stays below the 1 MiB message cap.
+const LIST_PAGE_SIZE: u32 = 4;
 
 /// The stored puzzles matching `filter`, in order: at most `filter.limit` (0: all), read page
 /// by page (the filter's own `page` and `page_size` are ignored).
