@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use pentago::{MoveNotation, Opening, Player, Position, UctConfig};
+use pentago::{MID_MIN_STONES, MoveNotation, Opening, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task};
 
 use crate::book::show;
@@ -137,7 +137,8 @@ pub async fn campaign(
         let goal = Goal {
             count: plan.puzzles,
             max_moves: 5,
-            min_stones: 20,
+            min_moves: 0,
+            min_stones: MID_MIN_STONES,
             stored_only: false,
             seed: 1,
             rounds: 10,

@@ -227,10 +227,16 @@ fn summarize(puzzles: &[Puzzle]) -> Summary {
 }
 
 /// Where a puzzle came from, for people: `game 17 ply 22` reads "self-play game 17, move 23"
-/// (the puzzle's first move is that game's 23rd), `random 5 ply 20` "random game 5, move 21".
+/// (the puzzle's first move is that game's 23rd), `random 5 ply 20` "random game 5, move 21";
+/// a quiet continuation `game 17 ply 22 instead c4-1R` reads "self-play game 17, with c4-1R as
+/// move 23", and `book POSITION [instead MOVE]` "the book's position POSITION[, then MOVE]".
 #[must_use]
 pub fn source_for_people(source: &str) -> String {
-    let mut words = source.split_whitespace();
+    let (origin, instead) = match source.split_once(" instead ") {
+        Some((origin, mv)) => (origin, Some(mv)),
+        None => (source, None),
+    };
+    let mut words = origin.split_whitespace();
     let described = match (words.next(), words.next(), words.next(), words.next()) {
         (Some(kind @ ("game" | "random")), Some(id), Some("ply"), Some(ply)) => {
             ply.parse::<u32>().ok().map(|ply| {
@@ -239,9 +245,16 @@ pub fn source_for_people(source: &str) -> String {
                 } else {
                     "random"
                 };
-                format!("{kind} game {id}, move {}", ply + 1)
+                match instead {
+                    None => format!("{kind} game {id}, move {}", ply + 1),
+                    Some(mv) => format!("{kind} game {id}, with {mv} as move {}", ply + 1),
+                }
             })
         }
+        (Some("book"), Some(position), None, None) => Some(match instead {
+            None => format!("the book's position {position}"),
+            Some(mv) => format!("the book's position {position}, then {mv}"),
+        }),
         _ => None,
     };
     described.unwrap_or_else(|| source.to_owned())
@@ -395,6 +408,7 @@ pub(crate) mod tests {
             themes: Theme::of(&proof),
             reply_groups: 1,
             uct_playouts: Some(100),
+            tempting: 0,
             difficulty,
             source: source.to_owned(),
             proof,
@@ -406,6 +420,14 @@ pub(crate) mod tests {
         assert_eq!(
             source_for_people("game 17 ply 22"),
             "self-play game 17, move 23"
+        );
+        assert_eq!(
+            source_for_people("game 17 ply 22 instead c4-1R"),
+            "self-play game 17, with c4-1R as move 23"
+        );
+        assert_eq!(
+            source_for_people("book ....../....../....../....../oooo../xxxx.. instead a6-1R"),
+            "the book's position ....../....../....../....../oooo../xxxx.., then a6-1R"
         );
         assert_eq!(
             source_for_people("random 8565686076404571163 ply 22"),
@@ -458,7 +480,7 @@ pub(crate) mod tests {
         let s = &collection.summary;
         assert_eq!(s.total, 4);
         assert_eq!(s.by_length, [(1, 2), (2, 2)]);
-        assert_eq!(s.by_label, [("easy", 2), ("medium", 1), ("hard", 1)]);
+        assert_eq!(s.by_label, [("easy", 3), ("medium", 1)]);
         let spread = s.difficulty.expect("a spread");
         assert_eq!((spread.min, spread.median, spread.max), (2.0, 12.0, 30.0));
     }
@@ -482,8 +504,8 @@ pub(crate) mod tests {
             ..Selection::default()
         };
         let collection = Collection::new(puzzles.clone(), &hard);
-        assert!(collection.numbered().all(|(_, p)| p.difficulty >= 25.0));
-        assert_eq!(collection.summary.total, 5);
+        assert!(collection.numbered().all(|(_, p)| p.difficulty >= 40.0));
+        assert_eq!(collection.summary.total, 2);
         let themed = Selection {
             themes: vec![Theme::LongForcedLine],
             ..Selection::default()

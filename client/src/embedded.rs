@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pentago::splitmix64;
+use pentago::{MID_MIN_STONES, splitmix64};
 use pentagrid_coordinator::{Coordinator, Credentials, ServeError, Settings, serve};
 use pentagrid_proto::Client;
 use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
@@ -63,8 +63,17 @@ fn fresh_token() -> String {
 
 impl EmbeddedCluster {
     /// Opens the database in `db` and starts the coordinator and `workers` workers sharing
-    /// the cores (inside a tokio runtime).
-    pub async fn open(db: &Path, workers: usize, settings: Settings) -> Result<EmbeddedCluster> {
+    /// the cores (inside a tokio runtime). With a single worker there is no second worker to
+    /// confirm a claim, so the coordinator judges every claim it can (from the midsolver's
+    /// minimum stone count on).
+    pub async fn open(
+        db: &Path,
+        workers: usize,
+        mut settings: Settings,
+    ) -> Result<EmbeddedCluster> {
+        if workers < 2 && settings.crosscheck.judge_stones != 0 {
+            settings.crosscheck.judge_stones = settings.crosscheck.judge_stones.min(MID_MIN_STONES);
+        }
         let home = Home::Dir(db.to_owned());
         let mut cluster = EmbeddedCluster::start_in(home, settings, fresh_token(), None).await?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

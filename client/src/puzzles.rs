@@ -14,6 +14,8 @@ pub struct Goal {
     pub count: u64,
     /// Longest mate (1 to 7).
     pub max_moves: u32,
+    /// Shortest mate wanted (0: any; instructive mates in 1 are then a small share).
+    pub min_moves: u32,
     /// Candidates need at least this many stones (at most 35).
     pub min_stones: u32,
     /// Mine stored games only; otherwise games of random play are mined when they run out.
@@ -30,6 +32,12 @@ impl Goal {
         if !(1..=MAX_PUZZLE_MOVES).contains(&self.max_moves) {
             return Err(ClientError::Invalid(format!(
                 "--max-moves must be from 1 to {MAX_PUZZLE_MOVES}"
+            )));
+        }
+        if self.min_moves > self.max_moves {
+            return Err(ClientError::Invalid(format!(
+                "--min-moves {} is above --max-moves {}",
+                self.min_moves, self.max_moves
             )));
         }
         if !(1..=10_000).contains(&self.count) {
@@ -117,8 +125,12 @@ impl std::fmt::Display for PuzzleRound {
     }
 }
 
-/// Puzzles per page when reading the whole collection (the coordinator's most).
-const LIST_PAGE_SIZE: u32 = 100;
+/// Candidates asked for per puzzle still wanted.
+const CANDIDATES_PER_PUZZLE: u64 = 5;
+
+/// Puzzles per page when reading the whole collection: a mate in 5's proof tree can reach
+/// 200 KB, so a page stays below the 1 MiB message cap.
+const LIST_PAGE_SIZE: u32 = 4;
 
 /// The stored puzzles matching `filter`, in order: at most `filter.limit` (0: all), read page
 /// by page (the filter's own `page` and `page_size` are ignored).
@@ -186,13 +198,15 @@ pub async fn generate(
         if found >= goal.count {
             break;
         }
-        // About one candidate in twenty becomes a puzzle; ask for plenty.
-        let wanted = ((goal.count - found) * 20).clamp(64, 20_000);
+        // The coordinator's checkmate probe drops candidates without a mate, so about one
+        // candidate in five becomes a puzzle (the rest mostly have a second winning move).
+        let wanted = ((goal.count - found) * CANDIDATES_PER_PUZZLE).clamp(16, 20_000);
         let reply = client
             .clone()
             .generate_puzzles(v2::GeneratePuzzlesRequest {
                 candidates: wanted,
                 max_moves: goal.max_moves,
+                min_moves: goal.min_moves,
                 min_stones: goal.min_stones,
                 random_games: !goal.stored_only,
                 seed: goal.seed.wrapping_add(u64::from(round)),

@@ -78,6 +78,7 @@ async fn a_puzzle_round_stores_new_verified_puzzles() {
     let goal = Goal {
         count: 1,
         max_moves: 3,
+        min_moves: 0,
         min_stones: 20,
         stored_only: false,
         seed: 3,

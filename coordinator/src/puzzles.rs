@@ -1,13 +1,20 @@
-//! Puzzle generation on the cluster: candidates mined from stored self-play games (and
-//! seeded random games when asked) go out in verify jobs; verdicts and puzzles come back
-//! through the usual result path and are stored once per canonical position.
+//! Puzzle generation on the cluster: candidates mined from stored self-play games, the book's
+//! late positions and (when asked) seeded random games go out in verify jobs; verdicts and
+//! puzzles come back through the usual result path and are stored once per canonical position.
+//!
+//! Mining aims at mates of 2–5 moves (see [`pentago::CandidateFinder`]): from each game the
+//! decided zone (where the winner's forced mate began, walking back from the end) and the quiet
+//! continuations just before it; from the book, its late positions and their quiet
+//! continuations. A bounded checkmate probe (at most [`PROBE_NODES`] nodes a position) drops
+//! positions without a mate and plain mates in 1 before any worker sees them; instructive mates
+//! in 1 are at most one candidate in [`CANDIDATES_PER_MATE_IN_ONE`].
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use pentago::{
-    MAX_PUZZLE_MOVES, Player, Position, PositionKey, Puzzle, Theme, difficulty_label, play_game,
-    splitmix64,
+    CandidateFinder, MAX_PUZZLE_MOVES, Player, Position, PositionKey, Prospect, Puzzle, Theme,
+    difficulty_label, play_game, splitmix64,
 };
 use pentagrid_proto::Task;
 use thiserror::Error;
@@ -30,6 +37,12 @@ pub const MAX_PUZZLES_PAGE: u64 = 100;
 const GAMES_PER_STEP: usize = 1_000;
 /// Random games tried per wanted candidate before giving up.
 const RANDOM_GAMES_PER_CANDIDATE: u64 = 4;
+/// Checkmate nodes the probe may search for one position.
+pub const PROBE_NODES: u64 = 20_000;
+/// At most one candidate in this many is an instructive mate in 1.
+pub const CANDIDATES_PER_MATE_IN_ONE: usize = 20;
+/// Book positions one request looks at, at most.
+const BOOK_ENTRIES_PER_REQUEST: u64 = 20_000;
 
 /// What to mine.
 #[derive(Clone, Debug)]
@@ -38,6 +51,9 @@ pub struct MineRequest {
     pub candidates: u64,
     /// Longest mate, 1 to 7.
     pub max_moves: u32,
+    /// Shortest mate wanted, at most `max_moves` (0 or 1: any, with instructive mates in 1 at
+    /// most one candidate in [`CANDIDATES_PER_MATE_IN_ONE`] unless `max_moves` is 1).
+    pub min_moves: u32,
     /// Candidates need at least this many stones (at most 35).
     pub min_stones: u32,
     /// Also mine seeded random games when stored games run out.
@@ -121,21 +137,72 @@ pub struct PuzzleMiner {
     jobs: Arc<JobQueue>,
 }
 
-/// Collects fresh candidates: ongoing, with enough stones, never queued before, once each.
-/// Moves between blocking steps, each bounded to [`GAMES_PER_STEP`] games.
+/// Collects fresh candidates: ongoing, with enough stones, worth verifying by the probe, never
+/// queued before, once each. Moves between blocking steps, each bounded to [`GAMES_PER_STEP`]
+/// games or book positions.
 struct Miner {
     min_stones: u32,
     wanted: usize,
+    /// Instructive mates in 1 still admitted.
+    mates_in_one_left: usize,
+    /// Mates found shorter than this are not offered.
+    min_moves: u32,
+    finder: CandidateFinder,
     seen: HashSet<u64>,
     found: Vec<(Position, String)>,
 }
 
 impl Miner {
+    fn new(request: &MineRequest) -> Miner {
+        let wanted = request.candidates as usize;
+        Miner {
+            min_stones: request.min_stones,
+            wanted,
+            // Asked for mates in 1 only, they are all there is to find.
+            mates_in_one_left: match (request.min_moves, request.max_moves) {
+                (2.., _) => 0,
+                (_, 1) => wanted,
+                _ => wanted.div_ceil(CANDIDATES_PER_MATE_IN_ONE),
+            },
+            min_moves: request.min_moves,
+            finder: CandidateFinder::new(request.max_moves, PROBE_NODES),
+            seen: HashSet::new(),
+            found: Vec::new(),
+        }
+    }
+
     fn full(&self) -> bool {
         self.found.len() >= self.wanted
     }
 
-    /// Offers the positions before each move of a game.
+    /// Takes `position` if it is fresh (and, for an instructive mate in 1, within their share).
+    fn offer(
+        &mut self,
+        store: &Store,
+        position: Position,
+        prospect: Prospect,
+        source: String,
+    ) -> Result<(), StoreError> {
+        let mate_in_one = prospect == Prospect::InstructiveMateInOne;
+        let too_short = matches!(prospect, Prospect::Mate(n) if n < self.min_moves);
+        if self.full()
+            || !prospect.worth_verifying()
+            || too_short
+            || (mate_in_one && self.mates_in_one_left == 0)
+        {
+            return Ok(());
+        }
+        let key = position.canonical_key().bits();
+        if self.seen.insert(key) && !store.candidate_known(key)? {
+            self.found.push((position, source));
+            if mate_in_one {
+                self.mates_in_one_left -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Offers a game's decided zone and the quiet continuations before it.
     fn offer_game(
         &mut self,
         store: &Store,
@@ -143,21 +210,12 @@ impl Miner {
         moves: &[pentago::Move],
         source: &str,
     ) -> Result<(), StoreError> {
-        let mut position = start;
-        for (ply, &mv) in moves.iter().enumerate() {
-            if self.full() {
-                break;
-            }
-            if position.stone_count() >= self.min_stones && !position.is_over() {
-                let key = position.canonical_key().bits();
-                if self.seen.insert(key) && !store.candidate_known(key)? {
-                    self.found.push((position, format!("{source} ply {ply}")));
-                }
-            }
-            match position.play(mv) {
-                Ok(next) => position = next,
-                Err(_) => break,
-            }
+        for found in self.finder.from_game(&start, moves, self.min_stones) {
+            let source = match found.instead {
+                None => format!("{source} ply {}", found.ply),
+                Some(mv) => format!("{source} ply {} instead {mv}", found.ply),
+            };
+            self.offer(store, found.position, found.prospect, source)?;
         }
         Ok(())
     }
@@ -183,6 +241,38 @@ impl Miner {
                 continue;
             };
             self.offer_game(store, start, &moves, &format!("game {job_id}"))?;
+        }
+        Ok(next)
+    }
+
+    /// Offers the late positions among up to [`GAMES_PER_STEP`] book entries from key `from`
+    /// on, and their quiet continuations; returns where the next step starts, `None` when the
+    /// book ran out.
+    fn book_positions(&mut self, store: &Store, from: u64) -> Result<Option<u64>, StoreError> {
+        let entries = store.book_entries(from, GAMES_PER_STEP)?;
+        let next = (entries.len() == GAMES_PER_STEP)
+            .then(|| entries.last().and_then(|(key, _)| key.checked_add(1)))
+            .flatten();
+        for (key, _) in entries {
+            if self.full() {
+                return Ok(None);
+            }
+            let Ok(position) = Position::from_key(PositionKey(key)) else {
+                continue;
+            };
+            if position.is_over() || position.stone_count() < self.min_stones {
+                continue;
+            }
+            let prospect = self.finder.prospect(&position);
+            self.offer(store, position, prospect, format!("book {position}"))?;
+            for (mv, after, prospect) in self.finder.quiet_continuations(&position) {
+                self.offer(
+                    store,
+                    after,
+                    prospect,
+                    format!("book {position} instead {mv}"),
+                )?;
+            }
         }
         Ok(next)
     }
@@ -238,21 +328,30 @@ impl PuzzleMiner {
                 "candidates must be from 1 to {MAX_PUZZLE_CANDIDATES}"
             )));
         }
+        if request.min_moves > request.max_moves {
+            return Err(PuzzleError::Invalid(format!(
+                "min_moves {} is above max_moves {}",
+                request.min_moves, request.max_moves
+            )));
+        }
         if request.min_stones > 35 {
             return Err(PuzzleError::Invalid("min_stones must be at most 35".into()));
         }
-        let mut miner = Miner {
-            min_stones: request.min_stones,
-            wanted: request.candidates as usize,
-            seen: HashSet::new(),
-            found: Vec::new(),
-        };
-        // Stored games, then random ones, a bounded step at a time on the blocking pool: the
-        // scan and the play grow with the database and the request, the runtime must not.
+        let mut miner = Miner::new(request);
+        // Stored games, the book, then random games, a bounded step at a time on the blocking
+        // pool: the scan, the probes and the play grow with the database and the request, the
+        // runtime must not.
         let mut from = Some(0);
         while let Some(start) = from.filter(|_| !miner.full()) {
             (miner, from) =
                 mine_step(&self.store, miner, move |m, s| m.stored_games(s, start)).await?;
+        }
+        let (mut from, mut looked) = (Some(0), 0);
+        while let Some(start) = from.filter(|_| !miner.full() && looked < BOOK_ENTRIES_PER_REQUEST)
+        {
+            (miner, from) =
+                mine_step(&self.store, miner, move |m, s| m.book_positions(s, start)).await?;
+            looked += GAMES_PER_STEP as u64;
         }
         if request.random_games {
             let tries = request
@@ -382,4 +481,100 @@ fn read_puzzle(json: &str) -> Result<Puzzle, StoreError> {
         what: "puzzle",
         why: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Black mates in 2 (main line e1-1R e6-4L b2-1R).
+    const MATE_IN_TWO: &str = "oo.x.o/xo.ox./x..o.x/...xxo/..x.xo/o..o.x";
+
+    fn request(candidates: u64, min_moves: u32, max_moves: u32) -> MineRequest {
+        MineRequest {
+            candidates,
+            max_moves,
+            min_moves,
+            min_stones: 0,
+            random_games: false,
+            seed: 1,
+        }
+    }
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        (dir, store)
+    }
+
+    fn offer(miner: &mut Miner, store: &Store, text: &str) {
+        let position: Position = text.parse().unwrap();
+        let prospect = miner.finder.prospect(&position);
+        miner
+            .offer(store, position, prospect, text.to_owned())
+            .unwrap();
+    }
+
+    #[test]
+    fn a_games_forced_win_is_offered_from_where_it_began() {
+        let (_dir, store) = store();
+        let mut miner = Miner::new(&request(10, 0, 5));
+        let start: Position = MATE_IN_TWO.parse().unwrap();
+        let line: Vec<pentago::Move> = ["e1-1R", "e6-4L", "b2-1R"]
+            .iter()
+            .map(|m| m.parse().unwrap())
+            .collect();
+        miner.offer_game(&store, start, &line, "game 7").unwrap();
+        assert_eq!(miner.found, vec![(start, "game 7 ply 0".to_owned())]);
+        // Asked for mates of 3 or more, the mate in 2 is not offered.
+        let mut longer = Miner::new(&request(10, 3, 5));
+        longer.offer_game(&store, start, &line, "game 7").unwrap();
+        assert!(longer.found.is_empty());
+    }
+
+    #[test]
+    fn mates_in_one_are_instructive_and_a_small_share() {
+        let (_dir, store) = store();
+        // 40 candidates wanted: at most 2 mates in 1.
+        let mut miner = Miner::new(&request(40, 0, 5));
+        // A placement five is never offered.
+        offer(
+            &mut miner,
+            &store,
+            "....../....../....../....../oooo../xxxx..",
+        );
+        assert!(miner.found.is_empty());
+        // Black's only win is f1-4R in each: a twist makes the five.
+        for text in [
+            "oooo../....../....../....../.....x/xxx...",
+            "ooo.o./....../....../....../.....x/xxx...",
+            "oo.oo./....../....../....../.....x/xxx...",
+        ] {
+            offer(&mut miner, &store, text);
+        }
+        assert_eq!(miner.found.len(), 2);
+        // Mates in 1 only, when that is what is asked for.
+        let mut only = Miner::new(&request(40, 0, 1));
+        offer(
+            &mut only,
+            &store,
+            "oooo../....../....../....../.....x/xxx...",
+        );
+        offer(
+            &mut only,
+            &store,
+            "ooo.o./....../....../....../.....x/xxx...",
+        );
+        assert_eq!(only.found.len(), 2);
+        // None when mates of 2 or more are asked for; the mate in 2 is taken.
+        let mut longer = Miner::new(&request(40, 2, 5));
+        offer(
+            &mut longer,
+            &store,
+            "oooo../....../....../....../.....x/xxx...",
+        );
+        offer(&mut longer, &store, MATE_IN_TWO);
+        assert_eq!(longer.found.len(), 1);
+        assert_eq!(longer.found[0].1, MATE_IN_TWO);
+    }
 }

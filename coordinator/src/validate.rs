@@ -398,7 +398,12 @@ fn verify_effect(
                     side_to_move: position.side_to_move(),
                     mate_in: proof.mate_in,
                     reply_groups,
-                    difficulty: difficulty(proof.mate_in, reply_groups, claimed.uct_playouts),
+                    difficulty: difficulty(
+                        proof.mate_in,
+                        reply_groups,
+                        claimed.uct_playouts,
+                        claimed.tempting,
+                    ),
                     themes: Theme::of(proof),
                     source: source.clone(),
                     ..(**claimed).clone()

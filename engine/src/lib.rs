@@ -28,6 +28,10 @@ pub use play::accuracy::{
     ACCURACY_MIN_STONES, ACCURACY_STONES, Accuracy, MatchAccuracy, game_accuracy, judged_moves,
     pair_accuracy,
 };
+pub use play::candidates::{
+    CONTINUATION_ROOTS, CONTINUATIONS_PER_ROOT, CandidateFinder, DECIDED_MOVES, GameCandidate,
+    Prospect, instructive_mate_in_one,
+};
 pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
     opening_seed, play_pair, random_opening,
@@ -50,9 +54,9 @@ pub use search::playout::{
     cut_off_playout, playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use search::solver::{
-    AttackNode, FIRST_ATTEMPT_NODES, MAX_MATE_MOVES, MID_MIN_STONES, MateSearch, MidSolution,
-    MidSolveError, MoveOrdering, ProofCheckError, ProofDag, ProofNode, ProofTree, ProveError,
-    Reply, Solution, SolveLimits, SolveMethod, Solver, midsolve, prove,
+    AttackNode, FIRST_ATTEMPT_NODES, MAX_MATE_MOVES, MID_MIN_STONES, MateProbe, MateSearch,
+    MidSolution, MidSolveError, MoveOrdering, ProofCheckError, ProofDag, ProofNode, ProofTree,
+    ProveError, Reply, Solution, SolveLimits, SolveMethod, Solver, midsolve, prove,
 };
 pub use search::uct::{
     BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,

@@ -150,6 +150,7 @@ fn forged_puzzle(position: &Position, max_moves: u32) -> Option<Puzzle> {
         first_move: proof.first_move(),
         reply_groups: proof.reply_groups(),
         uct_playouts: None,
+        tempting: 0,
         difficulty: 0.0,
         source: String::new(),
         themes: Vec::new(),
@@ -166,6 +167,7 @@ async fn queue_candidates(admin: &mut Client, candidates: u64) {
             min_stones: 22,
             random_games: true,
             seed: 9,
+            min_moves: 0,
         })
         .await
         .unwrap()

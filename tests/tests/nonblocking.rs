@@ -96,6 +96,7 @@ async fn heartbeats_stay_answered(positions: usize, candidates: u64) {
                     min_stones: 35,
                     random_games: true,
                     seed: 7,
+                    min_moves: 0,
                 })
                 .await
                 .expect("generate puzzles")

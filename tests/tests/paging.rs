@@ -234,6 +234,7 @@ async fn puzzles_come_in_pages_and_one_by_its_key() {
     let goal = puzzles::Goal {
         count: 3,
         max_moves: 3,
+        min_moves: 0,
         min_stones: 20,
         stored_only: false,
         seed: 3,

@@ -17,6 +17,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
             min_stones: 22,
             random_games: true,
             seed: 9,
+            min_moves: 0,
         })
         .await
         .unwrap()
@@ -126,6 +127,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
             min_stones: 22,
             random_games: false,
             seed: 9,
+            min_moves: 0,
         })
         .await
         .unwrap()

@@ -241,6 +241,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                     min_stones: 22,
                     random_games: true,
                     seed: 9,
+                    min_moves: 0,
                 })
                 .await,
         ),

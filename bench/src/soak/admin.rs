@@ -236,6 +236,7 @@ async fn mine_puzzles(
             min_stones: 20,
             random_games: true,
             seed,
+            min_moves: 0,
         };
         match client.generate_puzzles(request).await {
             Ok(reply) => rounds.push(MiningRound {

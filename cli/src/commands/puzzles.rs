@@ -50,8 +50,12 @@ struct Goal {
     /// Longest mate (1 to 7).
     #[arg(long, default_value_t = 5)]
     max_moves: u32,
-    /// Candidates need at least this many stones.
-    #[arg(long, default_value_t = 20)]
+    /// Shortest mate (0: any; mates in 1 are then only the instructive ones, and few).
+    #[arg(long, default_value_t = 0)]
+    min_moves: u32,
+    /// Candidates need at least this many stones (from 18 on, the midsolver settles the
+    /// uniqueness of the first move in seconds, whatever the position).
+    #[arg(long, default_value_t = 18)]
     min_stones: u32,
     /// Mine stored games only (by default games of random play are mined when they run out).
     #[arg(long)]
@@ -111,6 +115,7 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
             let goal = puzzles::Goal {
                 count: g.count,
                 max_moves: g.max_moves,
+                min_moves: g.min_moves,
                 min_stones: g.min_stones,
                 stored_only: g.stored_only,
                 seed: g.seed,

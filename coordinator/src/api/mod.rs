@@ -288,6 +288,7 @@ impl CoordinatorApi for Service {
             .generate(&MineRequest {
                 candidates: r.candidates,
                 max_moves: r.max_moves,
+                min_moves: r.min_moves,
                 min_stones: r.min_stones,
                 random_games: r.random_games,
                 seed: r.seed,

@@ -3,6 +3,7 @@
 //! Built on the board and search layers; the cluster runs these as jobs.
 
 pub(crate) mod accuracy;
+pub(crate) mod candidates;
 pub(crate) mod matches;
 pub(crate) mod openings;
 pub(crate) mod player;

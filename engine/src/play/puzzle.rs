@@ -8,17 +8,28 @@
 //!
 //! A [`Puzzle`] serializes (serde JSON) to the stable published form: `position`,
 //! `side_to_move`, `mate_in`, `first_move`, `proof` (the proof-tree form), `reply_groups`,
-//! `uct_playouts`, `difficulty`, `source`, `themes` (a list of theme names, see
-//! [`Theme`]; absent in puzzles stored before themes existed, read as none).
+//! `uct_playouts`, `tempting`, `difficulty`, `source`, `themes` (a list of theme names, see
+//! [`Theme`]). `themes` and `tempting` are absent in puzzles stored before they existed and
+//! read as none and 0.
 //!
 //! Difficulty (stable; stored with each puzzle):
-//! `10·(n − 1) + 2·log2(1 + g) + 3·log2(p / 100)`, where `n` is the mate length, `g` the number
-//! of defender reply groups in the proof tree (how much the solver must see), and `p` the
-//! smallest playout budget among 100, 200, 400, …, 102 400 at which a plain UCT search (K = 0.45,
-//! uniform playouts, one thread, fixed seed — fixed here, so ratings do not move when the
-//! engine's defaults are tuned) picks the solution; 204 800 when none does. A mate in
-//! 1 thus rates 0, every mate in n ≥ 2 at least 10·(n − 1). Labels: below 10 easy, below 25
-//! medium, below 45 hard, else expert.
+//! `10·(n − 1) + 2·log2(1 + g) + 3·log2(p / 100) + 3·log2(1 + t)`, where
+//! - `n` is the mate length: each further forced move is 10 points, the unit of the scale;
+//! - `g` the number of defender reply groups in the proof tree (how much the solver must see):
+//!   doubling the defences to refute is 2 points;
+//! - `p` the smallest playout budget among 100, 200, 400, …, 102 400 at which a plain UCT search
+//!   (K = 0.45, uniform playouts, one thread, fixed seed — fixed here, so ratings do not move
+//!   when the engine's defaults are tuned) picks the solution; 204 800 when none does. A tenfold
+//!   budget is 10 points: a first move that a search needs ten times the effort to see is as
+//!   hard as one more forced move;
+//! - `t` the number of *tempting* first moves: the other first moves (none of which wins) that
+//!   the same UCT search with 1,600 playouts visits more often than the solution — UCT's top
+//!   alternatives, which lose or draw. One lure is 3 points, seven are 9.
+//!
+//! A mate in 1 found at once with no lure thus rates 0, and every mate in n ≥ 2 at least
+//! 10·(n − 1). Labels: below 20 easy, below 40 medium, below 60 hard, else expert; on a
+//! 50-puzzle collection (BENCHMARKS.md, issue 18) mates in 2 rated 26–73 (median 48), mates in 3
+//! 39–94 (median 59), mates in 4 59–101 (median 94).
 
 use std::fmt;
 
@@ -30,7 +41,7 @@ use crate::board::position::Position;
 use crate::play::themes::Theme;
 use crate::search::playout::Policy;
 use crate::search::solver::{MateSearch, ProofTree, SolveLimits, Solver};
-use crate::search::uct::{Budget, SearchControl, SearchOptions, UctConfig, search};
+use crate::search::uct::{Budget, SearchControl, SearchOptions, SearchResult, UctConfig, search};
 
 /// Longest checkmate a puzzle may have.
 pub const MAX_PUZZLE_MOVES: u32 = 7;
@@ -38,6 +49,9 @@ pub const MAX_PUZZLE_MOVES: u32 = 7;
 /// Smallest and largest UCT budgets tried when rating a puzzle.
 const FIRST_BUDGET: u64 = 100;
 const LAST_BUDGET: u64 = 102_400;
+/// Tempting moves are counted at this budget: enough for UCT's visits to say which moves it
+/// likes, little enough that a hard solution is still among the others.
+const TEMPTING_BUDGET: u64 = 1_600;
 
 /// A verified puzzle.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -58,6 +72,9 @@ pub struct Puzzle {
     pub reply_groups: u32,
     /// Smallest UCT budget that finds the first move (`None`: not within 102 400).
     pub uct_playouts: Option<u64>,
+    /// Other first moves UCT finds about as good as the solution (see the module docs).
+    #[serde(default)]
+    pub tempting: u32,
     /// The difficulty (see the module docs).
     pub difficulty: f64,
     /// Where the position came from (`game 17 ply 12`, `random 5 ply 20`; empty if unknown).
@@ -99,21 +116,28 @@ pub const DIFFICULTY_LABELS: [&str; 4] = ["easy", "medium", "hard", "expert"];
 #[must_use]
 pub fn difficulty_label(difficulty: f64) -> &'static str {
     match difficulty {
-        d if d < 10.0 => "easy",
-        d if d < 25.0 => "medium",
-        d if d < 45.0 => "hard",
+        d if d < 20.0 => "easy",
+        d if d < 40.0 => "medium",
+        d if d < 60.0 => "hard",
         _ => "expert",
     }
 }
 
 /// The difficulty of a mate in `mate_in` with `reply_groups` defender groups that UCT finds
-/// with `uct_playouts` playouts (`None`: not within the largest budget tried).
+/// with `uct_playouts` playouts (`None`: not within the largest budget tried), past
+/// `tempting` losing first moves it ranked high (see the module docs).
 #[must_use]
-pub fn difficulty(mate_in: u32, reply_groups: u32, uct_playouts: Option<u64>) -> f64 {
+pub fn difficulty(
+    mate_in: u32,
+    reply_groups: u32,
+    uct_playouts: Option<u64>,
+    tempting: u32,
+) -> f64 {
     let playouts = uct_playouts.unwrap_or(2 * LAST_BUDGET).max(FIRST_BUDGET) as f64;
     let rating = 10.0 * f64::from(mate_in.saturating_sub(1))
         + 2.0 * f64::from(1 + reply_groups).log2()
-        + 3.0 * (playouts / FIRST_BUDGET as f64).log2();
+        + 3.0 * (playouts / FIRST_BUDGET as f64).log2()
+        + 3.0 * f64::from(1 + tempting).log2();
     (rating * 10.0).round() / 10.0
 }
 
@@ -161,22 +185,24 @@ impl PuzzleVerifier {
         {
             return Err(Rejection::NotUnique(other));
         }
+        // Every other first move, once per position it reaches (up to symmetry), goes to the
+        // hybrid solver: from the midsolver's threshold on, one midsolve settles them all.
         let mut seen = vec![solution];
+        let mut others = Vec::new();
         for &mv in position.legal_moves().iter() {
-            let child = position.play_unchecked(mv);
-            let key = child.canonical_key();
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
-            match self.solver.move_wins(position, mv, self.limits) {
-                Some(false) => {}
-                Some(true) => return Err(Rejection::NotUnique(mv)),
-                None => return Err(Rejection::Undecided(mv)),
+            let key = position.play_unchecked(mv).canonical_key();
+            if !seen.contains(&key) {
+                seen.push(key);
+                others.push(mv);
             }
         }
+        match self.solver.first_win(position, &others, self.limits) {
+            Ok(None) => {}
+            Ok(Some(mv)) => return Err(Rejection::NotUnique(mv)),
+            Err(mv) => return Err(Rejection::Undecided(mv)),
+        }
         let reply_groups = proof.reply_groups();
-        let uct_playouts = self.playouts_to_find(position, solution);
+        let (uct_playouts, tempting) = self.playouts_to_find(position, solution);
         Ok(Puzzle {
             position: *position,
             side_to_move: position.side_to_move(),
@@ -185,42 +211,74 @@ impl PuzzleVerifier {
             first_move,
             reply_groups,
             uct_playouts,
-            difficulty: difficulty(proof.mate_in, reply_groups, uct_playouts),
+            tempting,
+            difficulty: difficulty(proof.mate_in, reply_groups, uct_playouts, tempting),
             themes: Theme::of(&proof),
             proof,
         })
     }
 
-    /// Smallest budget (doubling from 100) at which UCT's best move reaches `solution`.
-    fn playouts_to_find(&self, position: &Position, solution: crate::PositionKey) -> Option<u64> {
+    /// Smallest budget (doubling from 100) at which UCT's best move reaches `solution`, and the
+    /// tempting first moves: those UCT visits more than the solution at [`TEMPTING_BUDGET`].
+    fn playouts_to_find(
+        &self,
+        position: &Position,
+        solution: crate::PositionKey,
+    ) -> (Option<u64>, u32) {
+        let tempting = self
+            .plain_uct(position, TEMPTING_BUDGET)
+            .map_or(0, |result| tempting(position, &result, solution));
+        let mut budget = FIRST_BUDGET;
+        while budget <= LAST_BUDGET {
+            let Some(result) = self.plain_uct(position, budget) else {
+                break;
+            };
+            if result
+                .best
+                .is_some_and(|mv| position.play_unchecked(mv).canonical_key() == solution)
+            {
+                return (Some(budget), tempting);
+            }
+            budget *= 2;
+        }
+        (None, tempting)
+    }
+
+    /// A plain UCT search of `budget` playouts: pinned field by field where the tuned defaults
+    /// moved (no cut-off, no prior), so that ratings stay comparable across engine versions.
+    fn plain_uct(&self, position: &Position, budget: u64) -> Option<SearchResult> {
+        let config = UctConfig {
+            exploration: 0.45,
+            policy: Policy::Uniform,
+            cutoff: 0,
+            prior: 0.0,
+            budget: Budget::Playouts(budget),
+            ..UctConfig::default()
+        };
         let options = SearchOptions {
             seed: self.seed,
             threads: 1,
             tables_min_visits: None,
         };
-        let mut budget = FIRST_BUDGET;
-        while budget <= LAST_BUDGET {
-            // Plain UCT, pinned field by field where the tuned defaults moved (no cut-off, no
-            // prior), so that ratings stay comparable across engine versions.
-            let config = UctConfig {
-                exploration: 0.45,
-                policy: Policy::Uniform,
-                cutoff: 0,
-                prior: 0.0,
-                budget: Budget::Playouts(budget),
-                ..UctConfig::default()
-            };
-            let result = search(position, &config, &options, &SearchControl::new()).ok()?;
-            let found = result
-                .best
-                .is_some_and(|mv| position.play_unchecked(mv).canonical_key() == solution);
-            if found {
-                return Some(budget);
-            }
-            budget *= 2;
-        }
-        None
+        search(position, &config, &options, &SearchControl::new()).ok()
     }
+}
+
+/// The first moves other than `solution` that `result` visited more often than it.
+fn tempting(position: &Position, result: &SearchResult, solution: crate::PositionKey) -> u32 {
+    let is_solution = |mv| position.play_unchecked(mv).canonical_key() == solution;
+    let solution_games = result
+        .moves
+        .iter()
+        .filter(|m| is_solution(m.mv))
+        .map(|m| m.games)
+        .max()
+        .unwrap_or(0);
+    result
+        .moves
+        .iter()
+        .filter(|m| m.games > solution_games && !is_solution(m.mv))
+        .count() as u32
 }
 
 #[cfg(test)]
@@ -229,13 +287,17 @@ mod tests {
 
     #[test]
     fn difficulty_grows_with_length_and_search_effort() {
-        assert_eq!(difficulty(1, 0, Some(100)), 0.0);
+        assert_eq!(difficulty(1, 0, Some(100), 0), 0.0);
         // A mate in 1 is easier than any mate in 5, however obvious.
-        let hardest_mate_in_1 = difficulty(1, 0, None);
-        assert!(hardest_mate_in_1 < difficulty(5, 0, Some(100)));
-        assert!(difficulty(3, 10, Some(400)) < difficulty(3, 10, Some(1600)));
-        assert!(difficulty(3, 10, Some(400)) < difficulty(3, 40, Some(400)));
+        let hardest_mate_in_1 = difficulty(1, 0, None, 0);
+        assert!(hardest_mate_in_1 < difficulty(5, 0, Some(100), 0));
+        assert!(difficulty(3, 10, Some(400), 0) < difficulty(3, 10, Some(1600), 0));
+        assert!(difficulty(3, 10, Some(400), 0) < difficulty(3, 40, Some(400), 0));
+        assert!(difficulty(3, 10, Some(400), 0) < difficulty(3, 10, Some(400), 2));
         assert_eq!(difficulty_label(0.0), "easy");
+        assert_eq!(difficulty_label(19.9), "easy");
+        assert_eq!(difficulty_label(20.0), "medium");
+        assert_eq!(difficulty_label(45.0), "hard");
         assert_eq!(difficulty_label(60.0), "expert");
     }
 

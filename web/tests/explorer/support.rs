@@ -143,6 +143,7 @@ async fn build() -> (Fixture, Running) {
             min_stones: 22,
             random_games: true,
             seed: 9,
+            min_moves: 0,
         })
         .await
         .expect("puzzles");

@@ -11,6 +11,10 @@ use crate::search::value::Value;
 /// Nodes the first alpha-beta attempt may spend before the midsolver takes over.
 pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
 
+/// Nodes the first alpha-beta attempt at one move of [`Solver::first_win`] may spend before the
+/// midsolver values the moves still open.
+pub const MOVE_ATTEMPT_NODES: u64 = 2_000;
+
 impl Solver {
     /// Positions with at least `stones` stones (never fewer than [`MID_MIN_STONES`]) go to the
     /// midsolver when the first alpha-beta attempt does not settle them.
@@ -73,6 +77,47 @@ impl Solver {
         }
         self.alpha_beta_moves(position, limits)
     }
+
+    /// The first of `moves` (legal in the ongoing `position`) that wins for the side to move:
+    /// `Ok(None)` when none does, `Err(mv)` for a move the limits left open. From the
+    /// midsolver's threshold on each move gets a short alpha-beta attempt, and one midsolve
+    /// settles all that stay open, so the answer is always found; below it, alpha-beta within
+    /// `limits` decides each move.
+    pub fn first_win(
+        &mut self,
+        position: &Position,
+        moves: &[Move],
+        limits: SolveLimits,
+    ) -> Result<Option<Move>, Move> {
+        let mid = position.stone_count() >= self.mid_min_stones;
+        let attempt = if mid {
+            SolveLimits {
+                max_nodes: limits.max_nodes.min(MOVE_ATTEMPT_NODES),
+                ..limits
+            }
+        } else {
+            limits
+        };
+        let mut open = Vec::new();
+        for &mv in moves {
+            match self.move_wins(position, mv, attempt) {
+                Some(true) => return Ok(Some(mv)),
+                Some(false) => {}
+                None if mid => open.push(mv),
+                None => return Err(mv),
+            }
+        }
+        let Some(&first_open) = open.first() else {
+            return Ok(None);
+        };
+        let values = midsolve(position).map_err(|_| first_open)?;
+        Ok(open.into_iter().find(|mv| {
+            values
+                .moves
+                .iter()
+                .any(|&(m, value)| m == *mv && value == Value::Win)
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -94,6 +139,30 @@ mod tests {
         let best = position.play(solution.best.unwrap()).unwrap();
         let after = solver.solve(&best, SolveLimits::default()).value.unwrap();
         assert_eq!(after.negate(), Value::Loss, "every move loses");
+    }
+
+    #[test]
+    fn first_win_agrees_with_every_moves_exact_value() {
+        // The same reference position: every move loses, so no move wins; after its first
+        // move, the opponent's winning replies are found whichever method settles them.
+        let position: Position = "oxxoo./ooxx../.x.oxx/ox...x/oo.xx./.o.oox".parse().unwrap();
+        let mut solver = Solver::new(16);
+        let moves: Vec<Move> = position.legal_moves().iter().copied().collect();
+        assert_eq!(
+            solver.first_win(&position, &moves, SolveLimits::default()),
+            Ok(None)
+        );
+        let after = position.play(moves[0]).unwrap();
+        let replies: Vec<Move> = after.legal_moves().iter().copied().collect();
+        let exact = midsolve(&after).unwrap();
+        let first = exact.moves.iter().find(|m| m.1 == Value::Win).map(|m| m.0);
+        let found = solver
+            .first_win(&after, &replies, SolveLimits::default())
+            .unwrap();
+        assert_eq!(found.is_some(), first.is_some());
+        if let Some(mv) = found {
+            assert!(exact.moves.contains(&(mv, Value::Win)));
+        }
     }
 
     #[test]

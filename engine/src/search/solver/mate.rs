@@ -26,11 +26,26 @@ struct Known {
     none_within: u8,
 }
 
+/// What a bounded checkmate probe ([`MateSearch::probe`]) found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MateProbe {
+    /// The shortest checkmate has this many attacker moves.
+    Mate(u32),
+    /// No checkmate within the asked length.
+    NoneWithin,
+    /// The node budget ran out first.
+    Unknown,
+}
+
 /// A checkmate searcher; keep one to reuse what it learned.
 pub struct MateSearch {
     known: HashMap<u64, Known>,
     children: Children,
     nodes: u64,
+    /// The search gives up (answers "no mate") past this many nodes; `u64::MAX` outside probes.
+    limit: u64,
+    /// Whether the limit was hit since the probe began: "no mate" answers are then unproven.
+    aborted: bool,
 }
 
 impl Default for MateSearch {
@@ -47,6 +62,8 @@ impl MateSearch {
             known: HashMap::new(),
             children: Children::new(),
             nodes: 0,
+            limit: u64::MAX,
+            aborted: false,
         }
     }
 
@@ -70,6 +87,30 @@ impl MateSearch {
             mate_in: length,
             tree,
         })
+    }
+
+    /// The length of the shortest checkmate of at most `max_moves` attacker moves, searching
+    /// at most about `max_nodes` positions (a cheap filter for callers that ask often).
+    pub fn probe(&mut self, position: &Position, max_moves: u32, max_nodes: u64) -> MateProbe {
+        if position.is_over() {
+            return MateProbe::NoneWithin;
+        }
+        self.limit = self.nodes.saturating_add(max_nodes);
+        self.aborted = false;
+        let mut answer = MateProbe::NoneWithin;
+        for n in 1..=max_moves.min(MAX_MATE_MOVES) {
+            if self.attacker_mates(position, n) {
+                answer = MateProbe::Mate(n);
+                break;
+            }
+            if self.aborted {
+                answer = MateProbe::Unknown;
+                break;
+            }
+        }
+        self.limit = u64::MAX;
+        self.aborted = false;
+        answer
     }
 
     /// Every first move that mates within `max_moves`, with the length of its shortest mate,
@@ -107,7 +148,10 @@ impl MateSearch {
     /// Whether the attacker (to move) mates within `n` moves.
     fn attacker_mates(&mut self, position: &Position, n: u32) -> bool {
         self.nodes += 1;
-        if n == 0 {
+        if self.nodes > self.limit {
+            self.aborted = true;
+        }
+        if n == 0 || self.aborted {
             return false;
         }
         if position.has_immediate_win() {
@@ -128,6 +172,10 @@ impl MateSearch {
             .checks(position)
             .into_iter()
             .any(|child| self.defender_loses(&child, n - 1));
+        // A found mate is proven even after an abort (aborts only answer "no"); a miss is not.
+        if !found && self.aborted {
+            return false;
+        }
         let entry = self.known.entry(key).or_default();
         if found {
             entry.mate = if entry.mate == 0 {
@@ -249,6 +297,24 @@ mod tests {
         assert_eq!(listed, after.legal_moves().len());
         let all = search.mating_moves(&p, 2);
         assert!(all.iter().any(|&(m, n)| m == proof.first_move() && n == 2));
+    }
+
+    #[test]
+    fn a_probe_answers_within_its_budget_and_agrees_with_the_search() {
+        let p = pos("oo.x.o/xo.ox./x..o.x/...xxo/..x.xo/o..o.x");
+        let mut search = MateSearch::new();
+        assert_eq!(search.probe(&p, 4, 1_000_000), MateProbe::Mate(2));
+        assert_eq!(search.probe(&p, 1, 1_000_000), MateProbe::NoneWithin);
+        // One node is not enough to settle a mate in 2 from scratch.
+        assert_eq!(MateSearch::new().probe(&p, 4, 1), MateProbe::Unknown);
+        // An aborted probe leaves nothing false behind: the full search still finds the mate.
+        let mut reused = MateSearch::new();
+        assert_eq!(reused.probe(&p, 4, 1), MateProbe::Unknown);
+        assert_eq!(reused.find(&p, 4).map(|t| t.mate_in), Some(2));
+        assert_eq!(
+            MateSearch::new().probe(&Position::START, 3, 1_000_000),
+            MateProbe::NoneWithin
+        );
     }
 
     #[test]

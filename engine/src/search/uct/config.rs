@@ -26,7 +26,7 @@ pub struct UctConfig {
     /// Exploration constant `K` of `x_i + K * sqrt(2 ln n / n_i)`. Default 0.3 (tuned by
     /// matches; see BENCHMARKS.md).
     pub exploration: f32,
-    /// Visits a move needs before the position it leads to gets its own node. Default 2
+    /// Visits a move needs before the position it leads to gets its own node. Default 1
     /// (chosen by equal-time matches on top of the prior; BENCHMARKS.md).
     pub expand: u32,
     /// Deepest node level; below it, playouts only. Default 36 (no limit).
@@ -52,7 +52,7 @@ impl Default for UctConfig {
     fn default() -> Self {
         UctConfig {
             exploration: 0.3,
-            expand: 2,
+            expand: 1,
             max_depth: 36,
             policy: Policy::Safe,
             cutoff: 0,
@@ -252,7 +252,7 @@ mod tests {
         assert_eq!("uct".parse::<UctConfig>().unwrap(), UctConfig::default());
         assert_eq!(
             UctConfig::default().to_string(),
-            "uct:k=0.3,expand=2,depth=36,policy=safe,cutoff=0,prior=10,playouts=100000,nodes=10000000"
+            "uct:k=0.3,expand=1,depth=36,policy=safe,cutoff=0,prior=10,playouts=100000,nodes=10000000"
         );
         let json = serde_json::to_string(&config).unwrap();
         assert_eq!(serde_json::from_str::<UctConfig>(&json).unwrap(), config);
