@@ -244,16 +244,18 @@ impl PuzzleVerifier {
         (None, tempting)
     }
 
-    /// A plain UCT search of `budget` playouts: pinned field by field where the tuned defaults
-    /// moved (no cut-off, no prior), so that ratings stay comparable across engine versions.
+    /// A plain UCT search of `budget` playouts, pinned field by field (never the tuned
+    /// defaults, which move), so that ratings stay comparable across engine versions.
     fn plain_uct(&self, position: &Position, budget: u64) -> Option<SearchResult> {
         let config = UctConfig {
             exploration: 0.45,
+            expand: 8,
+            max_depth: 36,
             policy: Policy::Uniform,
             cutoff: 0,
             prior: 0.0,
             budget: Budget::Playouts(budget),
-            ..UctConfig::default()
+            max_nodes: 10_000_000,
         };
         let options = SearchOptions {
             seed: self.seed,
