@@ -301,6 +301,13 @@ fn run_plays_a_campaign_and_keeps_its_database() {
     // Two self-play games, and two from each study.
     assert!(out.contains("games stored  6 (total 6)"), "{out}");
     assert!(out.contains("playouts (UCT analyses):"), "{out}");
+    // Every listed defence is followed by black's plan from the book.
+    let defences: Vec<&str> = out.lines().filter(|l| l.contains("white scores")).collect();
+    assert!(!defences.is_empty(), "{out}");
+    for line in defences {
+        assert!(line.contains("; then "), "a defence without a book line: {line}");
+    }
+    assert!(!out.contains("no book line"), "{out}");
     // A second run adds to the same database.
     let again = ok(&args);
     assert!(again.contains("games stored  6 (total 12)"), "{again}");
