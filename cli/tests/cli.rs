@@ -305,7 +305,10 @@ fn run_plays_a_campaign_and_keeps_its_database() {
     let defences: Vec<&str> = out.lines().filter(|l| l.contains("white scores")).collect();
     assert!(!defences.is_empty(), "{out}");
     for line in defences {
-        assert!(line.contains("; then "), "a defence without a book line: {line}");
+        assert!(
+            line.contains("; then "),
+            "a defence without a book line: {line}"
+        );
     }
     assert!(!out.contains("no book line"), "{out}");
     // A second run adds to the same database.
