@@ -5,7 +5,7 @@ use std::ops::Deref;
 use std::time::{Duration, Instant};
 
 use pentagrid_client::EmbeddedCluster;
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::{Coordinator, Credentials, Settings, serve};
 use pentagrid_proto::{Client, v2};
 use tokio::sync::watch;
 
@@ -93,6 +93,51 @@ pub async fn hello(client: &mut Client, worker_id: &str) {
         })
         .await
         .expect("hello");
+}
+
+/// A coordinator on the database in a directory the caller keeps, served over gRPC on a
+/// loopback port with the given credentials until [`ServedCoordinator::stop`].
+pub struct ServedCoordinator {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ServedCoordinator {
+    /// Opens the database in `dir` and serves it.
+    pub async fn start(
+        dir: &std::path::Path,
+        settings: Settings,
+        credentials: Credentials,
+    ) -> ServedCoordinator {
+        let coordinator = Coordinator::open(dir, settings).expect("open the coordinator");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind a loopback port");
+        let url = format!("http://{}", listener.local_addr().expect("bound"));
+        let (stop, mut stopped) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            serve(listener, coordinator, credentials, None, async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            })
+            .await
+            .expect("serve");
+        });
+        ServedCoordinator { url, stop, task }
+    }
+
+    /// A client that calls with `token`.
+    #[must_use]
+    pub fn client(&self, token: &str) -> Client {
+        pentagrid_proto::connect(&self.url, token, None).expect("connect")
+    }
+
+    /// Stops serving and waits until the server has finished.
+    pub async fn stop(self) {
+        self.stop.send(true).expect("the server listens");
+        self.task.await.expect("the server ends");
+    }
 }
 
 /// Leases one job for `worker_id` (which said hello); panics when none is queued.

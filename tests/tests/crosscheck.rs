@@ -5,12 +5,10 @@
 
 use pentago::{MateSearch, Position, Puzzle, SearchControl, Value};
 use pentagrid_coordinator::store::Store;
-use pentagrid_coordinator::{
-    Coordinator, Credentials, CrossCheckSettings, Grant, Role, Settings, serve,
-};
+use pentagrid_coordinator::{Credentials, CrossCheckSettings, Grant, Role, Settings};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, RejectionKind, Task, Verdict, reason_of, v2};
-use tokio::sync::watch;
+use pentagrid_tests::ServedCoordinator;
 use tonic::Code;
 
 const WORKER: &str = "worker-token";
@@ -18,9 +16,7 @@ const ADMIN: &str = "admin-token";
 
 /// A coordinator on a temporary database, served on a loopback port with role tokens.
 struct Server {
-    url: String,
-    stop: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
+    served: ServedCoordinator,
     dir: tempfile::TempDir,
 }
 
@@ -41,36 +37,21 @@ impl Server {
             crosscheck,
             ..Settings::default()
         };
-        let coordinator = Coordinator::open(dir.path(), settings).unwrap();
         let credentials = Credentials::new(vec![
             (Grant::Role(Role::Worker), WORKER.into()),
             (Grant::Role(Role::Admin), ADMIN.into()),
         ])
         .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let (stop, mut stopped) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            serve(listener, coordinator, credentials, None, async move {
-                let _ = stopped.wait_for(|s| *s).await;
-            })
-            .await
-            .unwrap();
-        });
-        Server {
-            url,
-            stop,
-            task,
-            dir,
-        }
+        let served = ServedCoordinator::start(dir.path(), settings, credentials).await;
+        Server { served, dir }
     }
 
     fn admin(&self) -> Client {
-        pentagrid_proto::connect(&self.url, ADMIN, None).unwrap()
+        self.served.client(ADMIN)
     }
 
     async fn worker(&self, id: &str) -> TestWorker {
-        let mut client = pentagrid_proto::connect(&self.url, WORKER, None).unwrap();
+        let mut client = self.served.client(WORKER);
         pentagrid_tests::hello(&mut client, id).await;
         TestWorker {
             client,
@@ -81,8 +62,7 @@ impl Server {
     /// Stops the server and opens its database directly (once the stopped coordinator's
     /// last tasks let go of its lock).
     async fn stop(self) -> (Store, tempfile::TempDir) {
-        self.stop.send(true).unwrap();
-        self.task.await.unwrap();
+        self.served.stop().await;
         for _ in 0..200 {
             if let Ok(store) = Store::open(self.dir.path()) {
                 return (store, self.dir);

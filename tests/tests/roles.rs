@@ -3,12 +3,10 @@
 //! anything, and a single all-roles token still does everything.
 
 use pentago::{Position, SearchControl};
-use pentagrid_coordinator::{
-    Coordinator, Credentials, Grant, REQUIRED_ROLES, Role, Settings, serve,
-};
+use pentagrid_coordinator::{Credentials, Grant, REQUIRED_ROLES, Role, Settings};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, Task, reason_of, v2};
-use pentagrid_tests::lease_one;
+use pentagrid_tests::{ServedCoordinator, lease_one};
 use tokio::sync::watch;
 use tonic::{Code, Status};
 
@@ -18,41 +16,23 @@ const READ: &str = "read-token";
 
 /// A coordinator on a temporary database served on a loopback port.
 struct Server {
-    url: String,
-    stop: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
+    served: ServedCoordinator,
     _dir: tempfile::TempDir,
 }
 
 impl Server {
     async fn start(credentials: Credentials) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let coordinator = Coordinator::open(dir.path(), Settings::default()).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let (stop, mut stopped) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            serve(listener, coordinator, credentials, None, async move {
-                let _ = stopped.wait_for(|s| *s).await;
-            })
-            .await
-            .unwrap();
-        });
-        Server {
-            url,
-            stop,
-            task,
-            _dir: dir,
-        }
+        let served = ServedCoordinator::start(dir.path(), Settings::default(), credentials).await;
+        Server { served, _dir: dir }
     }
 
     fn client(&self, token: &str) -> Client {
-        pentagrid_proto::connect(&self.url, token, None).unwrap()
+        self.served.client(token)
     }
 
     async fn stop(self) {
-        self.stop.send(true).unwrap();
-        self.task.await.unwrap();
+        self.served.stop().await;
     }
 }
 
@@ -470,7 +450,7 @@ async fn each_token_is_refused_outside_its_role_and_nothing_changes() {
     }
     // A worker given a read token stops at once with the reason instead of retrying.
     let options = pentagrid_worker::WorkerOptions {
-        coordinator: server.url.clone(),
+        coordinator: server.served.url.clone(),
         token: READ.into(),
         tls_ca: None,
         name: "misconfigured".into(),
