@@ -2,24 +2,9 @@
 //! judge the pairs, the match keeps the counts, and `match show` reprints them from the
 //! database; a match without it shows none.
 
-use std::process::Command;
+mod common;
 
-fn pentagrid(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_pentagrid"))
-        .args(args)
-        .output()
-        .expect("start pentagrid")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pentagrid(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{ok, pentagrid};
 
 fn last_json(out: &str) -> serde_json::Value {
     serde_json::from_str(out.lines().last().expect("output")).expect("JSON")

@@ -5,27 +5,12 @@
 #[path = "../../engine/tests/support/mod.rs"]
 mod support;
 
-use std::process::Command;
+mod common;
+
+use common::{ok, pentagrid};
 
 use pentago::{Position, SolveLimits, Solver, Value};
 use quick_xml::events::Event;
-
-fn pentagrid(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_pentagrid"))
-        .args(args)
-        .output()
-        .expect("start pentagrid")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pentagrid(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 #[test]
 fn generated_puzzles_are_sound_unique_and_published() {
