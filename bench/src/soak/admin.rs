@@ -1,5 +1,5 @@
 //! The soak's users, with the admin credential: a book build from the start through the
-//! pre-filled book, a match, puzzle mining rounds at a fixed interval, and an analysis
+//! pre-filled book (its frontier walked before the clock starts), a match, puzzle mining rounds at a fixed interval, and an analysis
 //! campaign that tops the queue up to a fixed depth (as another user's `pentagrid run` would),
 //! so that the simulated workers are busy for the whole soak.
 
@@ -121,15 +121,17 @@ impl Admin {
         Some(status.into_inner())
     }
 
-    /// Starts the build and the match, then the loops that watch the match, mine puzzles and
-    /// feed the campaign until `stop`.
-    pub async fn start(
+    /// Starts the book build from the start position through the pre-filled book, and waits
+    /// until its frontier has walked the stored tree down to the first positions without a
+    /// table (its first jobs are queued): that walk happens once per build start or
+    /// coordinator restart, and the soak measures the steady state after it. Returns the
+    /// build id and the seconds the walk took.
+    pub async fn start_build(
         &self,
         options: &SoakOptions,
-        origin: Instant,
-        stop: watch::Receiver<bool>,
-    ) -> Result<Work, SoakError> {
-        let mut client = self.client.clone();
+        timeout: Duration,
+    ) -> Result<(u64, f64), SoakError> {
+        let started = Instant::now();
         let build = v2::StartBuildRequest {
             roots: vec![Position::START.to_string()],
             depth: 36,
@@ -139,7 +141,9 @@ impl Admin {
             config: UctConfig::default().to_string(),
             solve_stones: 0,
         };
-        let build_id = client
+        let build_id = self
+            .client
+            .clone()
             .start_build(build)
             .await
             .map_err(|status| SoakError::Rpc {
@@ -148,6 +152,34 @@ impl Admin {
             })?
             .into_inner()
             .build_id;
+        loop {
+            if self
+                .build_status(build_id)
+                .await
+                .is_some_and(|status| status.positions > 0)
+            {
+                return Ok((build_id, started.elapsed().as_secs_f64()));
+            }
+            if started.elapsed() > timeout {
+                return Err(SoakError::Coordinator(format!(
+                    "the build queued nothing in {} s",
+                    timeout.as_secs()
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Starts the match, then the loops that watch the match, mine puzzles and feed the
+    /// campaign until `stop`.
+    pub async fn start(
+        &self,
+        options: &SoakOptions,
+        build_id: u64,
+        origin: Instant,
+        stop: watch::Receiver<bool>,
+    ) -> Result<Work, SoakError> {
+        let mut client = self.client.clone();
         let pairs = options.match_pairs;
         let request = v2::CreateMatchRequest {
             a: "uct:playouts=2000".into(),

@@ -5,7 +5,8 @@
 //!   stopped), each job sleeping 0.5–2 s and answering with a result the coordinator accepts
 //!   ([`outcome`]);
 //! - with the admin credential: a book build from the start through a pre-filled tree book
-//!   (imported before the coordinator starts), a match, puzzle mining rounds, and an analysis
+//!   (imported before the coordinator starts; the build's one walk through it is done before
+//!   the soak's clock starts and reported apart), a match, puzzle mining rounds, and an analysis
 //!   campaign that keeps the queue topped up as another user's `pentagrid run` would ([`admin`]);
 //! - a heartbeat probe on its own thread and runtime, and a sampler that reads the
 //!   coordinator's RSS (`/proc/PID/status`) and its Prometheus metrics every second
@@ -162,13 +163,17 @@ async fn soak(
 ) -> Result<SoakReport, SoakError> {
     let admin = Admin::connect(&coordinator.url, &tokens.admin)?;
     admin.wait_until_open(Duration::from_secs(600)).await?;
+    let (build_id, warmup_seconds) = admin.start_build(options, Duration::from_secs(600)).await?;
+    println!("the build's frontier walked the stored book in {warmup_seconds:.1} s");
     let origin = Instant::now();
     let (stop, stopped) = watch::channel(false);
     let sampler = sampler::spawn(coordinator, origin, stopped.clone());
     let probe = sampler::probe(&coordinator.url, &tokens.worker, origin, stopped.clone());
     let fleet = Fleet::new(options, &coordinator.url, &tokens.worker, origin)?;
     let workers = fleet.spawn(stopped.clone());
-    let work = admin.start(options, origin, stopped.clone()).await?;
+    let work = admin
+        .start(options, build_id, origin, stopped.clone())
+        .await?;
     tokio::time::sleep(options.duration).await;
     let build = admin.build_status(work.build_id).await;
     let _ = stop.send(true);
@@ -179,7 +184,7 @@ async fn soak(
     let admin_log = work.finish().await;
     let samples = sampler.await.unwrap_or_default();
     let probe = probe.join().unwrap_or_default();
-    Ok(SoakReport::new(
+    let mut report = SoakReport::new(
         options,
         origin.elapsed(),
         &logs,
@@ -187,5 +192,7 @@ async fn soak(
         samples,
         admin_log,
         build,
-    ))
+    );
+    report.warmup_seconds = warmup_seconds;
+    Ok(report)
 }

@@ -56,11 +56,14 @@ pub struct SoakReport {
     pub error_texts: Vec<String>,
     /// Move rows ingested per second (the coordinator's counter).
     pub rows_per_second: f64,
-    /// Build selection time per queued job over the whole soak, in ms.
-    pub selection_ms: f64,
-    /// The same over the second half only (after the walk through the pre-filled book);
-    /// `None` when the build queued nothing then.
-    pub selection_ms_late: Option<f64>,
+    /// Seconds the build's frontier took to walk the pre-filled book before the soak began.
+    pub warmup_seconds: f64,
+    /// Build selection wall time per queued job over the soak, in ms (it includes the time
+    /// the round's thread waited for a CPU); `None` when the build queued nothing.
+    pub selection_ms: Option<f64>,
+    /// Build selection CPU time per queued job over the soak, in ms: the cost the target is
+    /// about; `None` when the build queued nothing or the platform does not measure it.
+    pub selection_cpu_ms: Option<f64>,
     /// Build rounds and the jobs they queued.
     pub build_rounds: f64,
     /// Jobs queued by the build.
@@ -100,10 +103,6 @@ impl SoakReport {
             (Some(a), Some(b)) if b.at > a.at => b.at - a.at,
             _ => 1.0,
         };
-        let half = samples
-            .iter()
-            .find(|s| s.at >= options.duration.as_secs_f64() / 2.0)
-            .map_or(last, |s| s.metrics);
         let mut error_texts: Vec<String> = logs
             .iter()
             .flat_map(|l| l.error_texts.clone())
@@ -128,8 +127,10 @@ impl SoakReport {
             errors: sum(|l| l.errors) + admin.errors.len() as u64,
             error_texts,
             rows_per_second: (last.rows - first.rows) / span,
-            selection_ms: per_job_ms(&first, &last).unwrap_or(0.0),
-            selection_ms_late: per_job_ms(&half, &last),
+            warmup_seconds: 0.0,
+            selection_ms: per_job_ms(&first, &last, |s| s.selection_seconds),
+            selection_cpu_ms: per_job_ms(&first, &last, |s| s.selection_cpu_seconds)
+                .filter(|&ms| ms > 0.0),
             build_rounds: last.rounds - first.rounds,
             build_jobs: last.build_jobs - first.build_jobs,
             build,
@@ -148,6 +149,13 @@ impl SoakReport {
         (at(self.samples.first()), at(self.samples.last()))
     }
 
+    /// What a queued job cost the build's selection, in ms: CPU time where measured, else
+    /// wall time.
+    #[must_use]
+    pub fn selection_cost_ms(&self) -> Option<f64> {
+        self.selection_cpu_ms.or(self.selection_ms)
+    }
+
     /// Whether the soak met the targets: heartbeat p99, no spurious expiry, selection
     /// per queued job, and a book of 10^6 positions.
     #[must_use]
@@ -163,7 +171,8 @@ impl SoakReport {
             ),
             (
                 "selection ≤ 1 ms per queued job",
-                self.build_jobs > 0.0 && self.selection_ms <= SELECTION_TARGET_MS,
+                self.selection_cost_ms()
+                    .is_some_and(|ms| ms <= SELECTION_TARGET_MS),
             ),
             ("book ≥ 10^6 positions", self.book().1 >= BOOK_TARGET),
         ]
@@ -173,6 +182,7 @@ impl SoakReport {
     #[must_use]
     pub fn table(&self) -> String {
         let met = |ok: bool| if ok { "met" } else { "**missed**" };
+        let ms = |ms: Option<f64>| ms.map_or("not measured".into(), |ms| format!("{ms:.3} ms"));
         let targets = self.targets_met();
         let latency = |l: &Latency| {
             format!(
@@ -229,12 +239,12 @@ impl SoakReport {
             (
                 "build selection per queued job".into(),
                 format!(
-                    "**{:.3} ms** over the soak ({:.0} rounds, {:.0} jobs); {} in its second half",
-                    self.selection_ms,
+                    "**{} CPU**, {} wall ({:.0} rounds, {:.0} jobs); before the soak, the build's one walk through the stored book took {:.1} s",
+                    ms(self.selection_cpu_ms),
+                    ms(self.selection_ms),
                     self.build_rounds,
                     self.build_jobs,
-                    self.selection_ms_late
-                        .map_or("no jobs".into(), |ms| format!("{ms:.3} ms"))
+                    self.warmup_seconds
                 ),
                 format!("≤ 1 ms: {}", met(targets[2].1)),
             ),
@@ -381,8 +391,9 @@ impl SoakReport {
     }
 }
 
-/// Build selection time per queued job between two snapshots, in ms (`None` without jobs).
-fn per_job_ms(from: &Snapshot, to: &Snapshot) -> Option<f64> {
+/// Build selection time (as `seconds` reads it) per queued job between two snapshots, in ms
+/// (`None` without jobs).
+fn per_job_ms(from: &Snapshot, to: &Snapshot, seconds: fn(&Snapshot) -> f64) -> Option<f64> {
     let jobs = to.build_jobs - from.build_jobs;
-    (jobs > 0.0).then(|| (to.selection_seconds - from.selection_seconds) / jobs * 1e3)
+    (jobs > 0.0).then(|| (seconds(to) - seconds(from)) / jobs * 1e3)
 }

@@ -33,6 +33,8 @@ pub struct Snapshot {
     pub expired: f64,
     /// `pentagrid_build_selection_seconds_sum`.
     pub selection_seconds: f64,
+    /// `pentagrid_build_selection_cpu_seconds_sum`: the same in CPU time of the round's thread.
+    pub selection_cpu_seconds: f64,
     /// `pentagrid_build_selection_seconds_count`: build rounds.
     pub rounds: f64,
     /// `pentagrid_build_jobs_queued_total`.
@@ -63,6 +65,7 @@ impl Snapshot {
             applied: get("pentagrid_results_total{outcome=\"applied\"}"),
             expired: get("pentagrid_leases_total{event=\"expired\"}"),
             selection_seconds: get("pentagrid_build_selection_seconds_sum"),
+            selection_cpu_seconds: get("pentagrid_build_selection_cpu_seconds_sum"),
             rounds: get("pentagrid_build_selection_seconds_count"),
             build_jobs: get("pentagrid_build_jobs_queued_total"),
             queued: get("pentagrid_jobs{state=\"queued\"}"),

@@ -175,14 +175,14 @@ impl Frontier {
     /// Pops positions best first until `limits.room` are chosen or `limits.max_pops` were
     /// popped. A position with a table is expanded (below `limits.depth`); one with an exact
     /// value is a leaf; one without a table is chosen unless the build queued it before (its
-    /// job failed) or a job in `pending` (canonical key → job id) analyses it already. The heap
+    /// job failed) or the job `pending` gives for its canonical key analyses it already. The heap
     /// is cut back to the best `limits.cap` entries whenever it grows past twice that.
     pub fn select(
         &mut self,
         store: &Store,
         build: u64,
         limits: Limits,
-        pending: &HashMap<u64, u64>,
+        pending: impl Fn(u64) -> Option<u64>,
     ) -> Result<Selection, StoreError> {
         let Limits {
             depth,
@@ -214,7 +214,7 @@ impl Frontier {
                 flight.place.get_or_insert(place);
                 continue;
             }
-            if let Some(&job_id) = pending.get(&key) {
+            if let Some(job_id) = pending(key) {
                 self.flights.push(Flight {
                     job_id,
                     position,
@@ -368,7 +368,7 @@ mod tests {
         frontier.push(a, place(0.9));
         frontier.push(a, place(0.2));
         let selection = frontier
-            .select(&store, 1, limits(10, 100), &HashMap::new())
+            .select(&store, 1, limits(10, 100), |_| None)
             .unwrap();
         let picked: Vec<(Position, f64)> = selection
             .picks
@@ -404,14 +404,12 @@ mod tests {
         frontier.expand(Position::START, place(1.0), &table);
         let pushed = frontier.len();
         assert!(pushed > 3, "{pushed}");
-        let first = frontier
-            .select(&store, 1, limits(10, 1), &HashMap::new())
-            .unwrap();
+        let first = frontier.select(&store, 1, limits(10, 1), |_| None).unwrap();
         assert_eq!((first.picks.len(), first.unfinished), (1, true));
         frontier.prune(1);
         assert_eq!(frontier.len(), 1);
         let rest = frontier
-            .select(&store, 1, limits(10, 100), &HashMap::new())
+            .select(&store, 1, limits(10, 100), |_| None)
             .unwrap();
         assert!(rest.picks[0].place.priority <= first.picks[0].place.priority);
         assert_eq!((rest.picks.len(), rest.unfinished), (1, false));

@@ -22,10 +22,11 @@
 
 mod frontier;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use cpu_time::ThreadTime;
 use pentago::{Position, UctConfig};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
@@ -191,11 +192,9 @@ impl BookBuilder {
             .store
             .build(build_id)?
             .ok_or(BuildError::NotFound(build_id))?;
-        let mut keys = HashSet::new();
         let mut pending = 0;
-        for (_, position) in self.jobs.active_book_positions() {
-            let key = position.canonical_key().bits();
-            if keys.insert(key) && self.store.build_has(build_id, key)? {
+        for (_, position) in self.jobs.book_positions() {
+            if self.store.build_has(build_id, position.key().bits())? {
                 pending += 1;
             }
         }
@@ -234,13 +233,15 @@ impl BookBuilder {
         let frontier = self.frontiers().remove(&id);
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
         let (mut frontier, round, choosing) = blocking(move || {
-            let started = Instant::now();
+            let started = (Instant::now(), ThreadTime::try_now().ok());
             let mut frontier = match frontier {
                 Some(frontier) => frontier,
                 None => restore(&store, &jobs, id, &planned)?,
             };
             let round = plan(&mut frontier, &store, &jobs, id, &planned)?;
-            Ok::<_, StoreError>((frontier, round, started.elapsed()))
+            let cpu = started.1.and_then(|cpu| cpu.try_elapsed().ok());
+            let choosing = (started.0.elapsed(), cpu);
+            Ok::<_, StoreError>((frontier, round, choosing))
         })
         .await?;
         let mut tasks = Vec::new();
@@ -265,9 +266,11 @@ impl BookBuilder {
             record.positions += 1;
             queued.push(pick);
         }
-        self.jobs
-            .metrics()
-            .build_round(choosing.as_secs_f64(), tasks.len());
+        self.jobs.metrics().build_round(
+            choosing.0.as_secs_f64(),
+            choosing.1.map(|cpu| cpu.as_secs_f64()),
+            tasks.len(),
+        );
         if tasks.is_empty() {
             if round.in_flight == 0 && !round.selection.unfinished {
                 record.done = true;
@@ -293,15 +296,6 @@ impl BookBuilder {
     }
 }
 
-/// The canonical keys of the positions queued or leased for analysis or solving, with their
-/// job ids.
-fn pending_positions(jobs: &JobQueue) -> Vec<(u64, Position)> {
-    jobs.active_book_positions()
-        .into_iter()
-        .map(|(job_id, position)| (job_id, position.canonical().position))
-        .collect()
-}
-
 /// The frontier of a build as after a restart: its roots, and its jobs still in flight.
 fn restore(
     store: &Store,
@@ -311,7 +305,7 @@ fn restore(
 ) -> Result<Frontier, StoreError> {
     let roots: Vec<Position> = record.roots.iter().filter_map(|r| r.parse().ok()).collect();
     let mut flights = Vec::new();
-    for (job_id, position) in pending_positions(jobs) {
+    for (job_id, position) in jobs.book_positions() {
         if store.build_has(id, position.key().bits())? {
             flights.push(Flight {
                 job_id,
@@ -367,10 +361,6 @@ fn plan(
             selection: Selection::default(),
         });
     }
-    let pending: HashMap<u64, u64> = pending_positions(jobs)
-        .into_iter()
-        .map(|(job_id, position)| (position.key().bits(), job_id))
-        .collect();
     let cap = remaining
         .saturating_mul(FRONTIER_PER_POSITION)
         .max(MIN_FRONTIER);
@@ -380,7 +370,7 @@ fn plan(
         max_pops: MAX_POPS_PER_ROUND,
         cap: usize::try_from(cap).unwrap_or(usize::MAX),
     };
-    let selection = frontier.select(store, id, limits, &pending)?;
+    let selection = frontier.select(store, id, limits, |key| jobs.book_job(key))?;
     Ok(Round {
         in_flight,
         selection,

@@ -4,6 +4,8 @@
 
 mod failure;
 pub mod scheduler;
+mod settings;
+mod status;
 pub mod watch;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,7 +18,6 @@ use thiserror::Error;
 use tokio::sync::broadcast;
 
 use crate::clock::Clock;
-use crate::crosscheck::CrossCheckSettings;
 use crate::crosscheck::flags::WorkerFlags;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
@@ -24,41 +25,9 @@ use crate::offload::blocking;
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 pub use failure::FailureError;
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
+pub use settings::Settings;
+pub use status::{QueueStatus, WorkerSnapshot};
 pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
-
-/// Tunables of a coordinator.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// How long a lease lasts without a heartbeat.
-    pub lease_duration: Duration,
-    /// How often workers should heartbeat.
-    pub heartbeat_interval: Duration,
-    /// Leases a job may use up before it is marked failed.
-    pub max_attempts: u32,
-    /// Most jobs one lease call may take.
-    pub max_jobs_per_lease: u32,
-    /// Workers silent for longer than this many lease durations (and holding no lease) are
-    /// forgotten.
-    pub prune_after_leases: u32,
-    /// Where the coordinator counts what it does.
-    pub metrics: Metrics,
-    /// How exact claims are cross-checked.
-    pub crosscheck: CrossCheckSettings,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            lease_duration: Duration::from_secs(60),
-            heartbeat_interval: Duration::from_secs(10),
-            max_attempts: 5,
-            max_jobs_per_lease: 64,
-            prune_after_leases: 10,
-            metrics: Metrics::new(),
-            crosscheck: CrossCheckSettings::default(),
-        }
-    }
-}
 
 /// The seed a job runs with: fixed by its id, so a retried job repeats the same computation.
 #[must_use]
@@ -121,44 +90,6 @@ pub struct LeasedJob {
     pub seed: u64,
     /// What to do.
     pub task: Task,
-}
-
-/// A worker as the status shows it.
-#[derive(Clone, Debug)]
-pub struct WorkerSnapshot {
-    /// Its id.
-    pub id: String,
-    /// Its display name.
-    pub name: String,
-    /// Its threads.
-    pub threads: u32,
-    /// Leases it holds.
-    pub leases: u64,
-    /// Results it had applied.
-    pub results: u64,
-    /// Time since its last call.
-    pub since_seen: Duration,
-    /// Times a cross-check showed its claim wrong.
-    pub flags: u32,
-}
-
-/// Job counts and workers.
-#[derive(Clone, Debug, Default)]
-pub struct QueueStatus {
-    /// Jobs waiting for a worker.
-    pub queued: u64,
-    /// Jobs held by workers.
-    pub leased: u64,
-    /// Jobs finished with a result.
-    pub done: u64,
-    /// Jobs given up after too many attempts.
-    pub failed: u64,
-    /// Jobs cancelled.
-    pub cancelled: u64,
-    /// Job records found unreadable at start-up and set aside.
-    pub quarantined: u64,
-    /// Known workers, by name.
-    pub workers: Vec<WorkerSnapshot>,
 }
 
 fn checked_worker_id(id: &str) -> Result<&str, JobError> {
@@ -435,37 +366,6 @@ impl JobQueue {
         Ok(changed.len())
     }
 
-    /// Job counts and workers.
-    pub fn status(&self) -> QueueStatus {
-        let scheduler = self.scheduler();
-        let (queued, leased) = scheduler.pending();
-        let now = self.clock.now();
-        let mut workers: Vec<WorkerSnapshot> = scheduler
-            .workers
-            .iter()
-            .map(|(id, info)| WorkerSnapshot {
-                id: id.clone(),
-                name: info.name.clone(),
-                threads: info.threads,
-                leases: scheduler.leases_of(id),
-                results: info.results,
-                since_seen: now.saturating_duration_since(info.last_seen),
-                flags: self.flags.flags(id),
-            })
-            .collect();
-        workers.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
-        let [done, failed, cancelled] = scheduler.finished;
-        QueueStatus {
-            queued,
-            leased,
-            done,
-            failed,
-            cancelled,
-            quarantined: self.store.quarantined(),
-            workers,
-        }
-    }
-
     /// The tasks of queued or leased jobs that satisfy `wanted`, with their ids, by id.
     pub(crate) fn active_tasks(&self, wanted: impl Fn(&Task) -> bool) -> Vec<(u64, Task)> {
         let scheduler = self.scheduler();
@@ -481,18 +381,15 @@ impl JobQueue {
         self.scheduler().task(job_id).is_some()
     }
 
-    /// The positions of queued or leased analyse and solve jobs, with their job ids, by id.
-    /// Copies positions only, so the queue's lock is held briefly.
-    pub(crate) fn active_book_positions(&self) -> Vec<(u64, Position)> {
-        let scheduler = self.scheduler();
-        scheduler
-            .active_where(|task| matches!(task, Task::Analyse { .. } | Task::Solve { .. }))
-            .into_iter()
-            .filter_map(|id| match scheduler.task(id)? {
-                Task::Analyse { position, .. } | Task::Solve { position } => Some((id, *position)),
-                _ => None,
-            })
-            .collect()
+    /// The canonical positions of queued or leased analyse and solve jobs, each with the id of
+    /// its oldest job. Read from the queue's index: no copy of the queue, no canonicalization.
+    pub(crate) fn book_positions(&self) -> Vec<(u64, Position)> {
+        self.scheduler().book_positions()
+    }
+
+    /// A queued or leased job analysing or solving the position of canonical key `key`.
+    pub(crate) fn book_job(&self, key: u64) -> Option<u64> {
+        self.scheduler().book_job(key)
     }
 
     /// The job of a lease the worker holds (notes the call from the worker).

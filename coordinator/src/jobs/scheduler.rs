@@ -2,9 +2,11 @@
 //! back to the queue. The database holds the same facts durably; this is the fast index the
 //! calls use. Every change returns the job records to write back. Time comes in as arguments.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
+use pentago::Position;
 use pentagrid_proto::Task;
 
 use crate::store::{JobState, StoredJob};
@@ -46,10 +48,22 @@ pub struct WorkerInfo {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotLeased(pub String);
 
+/// The active analyse and solve jobs of one canonical position.
+#[derive(Clone, Debug)]
+struct BookJobs {
+    /// The position, canonical.
+    position: Position,
+    /// The jobs, oldest first.
+    job_ids: Vec<u64>,
+}
+
 /// Queue, leases and workers.
 pub struct Scheduler {
     queue: VecDeque<u64>,
     active: HashMap<u64, Active>,
+    /// The active analyse and solve jobs by canonical key, kept as jobs come and go, so the
+    /// book builder learns what is being worked on without copying the queue each round.
+    book_jobs: HashMap<u64, BookJobs>,
     leases: HashMap<u64, Lease>,
     pub workers: HashMap<String, WorkerInfo>,
     lease_duration: Duration,
@@ -65,6 +79,7 @@ impl Scheduler {
         Scheduler {
             queue: VecDeque::new(),
             active: HashMap::new(),
+            book_jobs: HashMap::new(),
             leases: HashMap::new(),
             workers: HashMap::new(),
             lease_duration,
@@ -80,7 +95,7 @@ impl Scheduler {
         match (JobState::from_stored(record.state), task) {
             (JobState::Queued, Some(task)) => {
                 self.queue.push_back(job_id);
-                self.active.insert(job_id, Active { record, task });
+                self.activate(job_id, Active { record, task });
             }
             (JobState::Leased, Some(task)) => {
                 self.leases.insert(
@@ -91,7 +106,7 @@ impl Scheduler {
                         expires: now + self.lease_duration,
                     },
                 );
-                self.active.insert(job_id, Active { record, task });
+                self.activate(job_id, Active { record, task });
             }
             // The store quarantines unfinished jobs without a readable task.
             (JobState::Queued | JobState::Leased, None) => {}
@@ -201,11 +216,8 @@ impl Scheduler {
     ) -> Result<Active, NotLeased> {
         self.check_lease(worker_id, job_id, lease_id)?;
         self.leases.remove(&lease_id);
-        let active = self
-            .active
-            .remove(&job_id)
-            .ok_or_else(|| NotLeased(format!("job {job_id} is not active")))?;
-        Ok(active)
+        self.deactivate(job_id)
+            .ok_or_else(|| NotLeased(format!("job {job_id} is not active")))
     }
 
     /// Puts a job back at the front of the queue (its result could not be applied, or its
@@ -215,7 +227,7 @@ impl Scheduler {
         active.record.state = JobState::Queued as u32;
         active.record.worker_id.clear();
         let record = active.record.clone();
-        self.active.insert(job_id, active);
+        self.activate(job_id, active);
         self.queue.push_front(job_id);
         record
     }
@@ -250,10 +262,11 @@ impl Scheduler {
 
     /// Forgets workers silent since before `cutoff` that hold no lease; returns their ids.
     pub fn prune_workers(&mut self, cutoff: Instant) -> Vec<String> {
+        let leases = self.lease_counts();
         let silent: Vec<String> = self
             .workers
             .iter()
-            .filter(|(id, info)| info.last_seen < cutoff && self.leases_of(id) == 0)
+            .filter(|(id, info)| info.last_seen < cutoff && !leases.contains_key(id.as_str()))
             .map(|(id, _)| id.clone())
             .collect();
         for id in &silent {
@@ -316,7 +329,7 @@ impl Scheduler {
         active.record.worker_id.clear();
         if counts_attempt && active.record.attempts >= self.max_attempts {
             active.record.state = JobState::Failed as u32;
-            let record = self.active.remove(&job_id)?.record;
+            let record = self.deactivate(job_id)?.record;
             self.finished[1] += 1;
             return Some((job_id, record));
         }
@@ -351,15 +364,66 @@ impl Scheduler {
     pub fn cancel(&mut self, job_ids: &[u64]) -> Vec<(u64, StoredJob)> {
         let mut changed = Vec::new();
         for id in job_ids {
-            if let Some(mut active) = self.active.remove(id) {
-                self.leases.retain(|_, lease| lease.job_id != *id);
-                self.queue.retain(|queued| queued != id);
+            if let Some(mut active) = self.deactivate(*id) {
                 active.record.state = JobState::Cancelled as u32;
                 self.finished[2] += 1;
                 changed.push((*id, active.record));
             }
         }
+        // One pass over the queue and the leases, however many jobs a match cancels at once.
+        let cancelled: HashSet<u64> = changed.iter().map(|(id, _)| *id).collect();
+        if !cancelled.is_empty() {
+            self.leases
+                .retain(|_, lease| !cancelled.contains(&lease.job_id));
+            self.queue.retain(|queued| !cancelled.contains(queued));
+        }
         changed
+    }
+
+    /// A job that analyses or solves the position of canonical key `key`, if one is active.
+    #[must_use]
+    pub fn book_job(&self, key: u64) -> Option<u64> {
+        self.book_jobs.get(&key).map(|jobs| jobs.job_ids[0])
+    }
+
+    /// The canonical positions of the active analyse and solve jobs, each with its oldest job.
+    #[must_use]
+    pub fn book_positions(&self) -> Vec<(u64, Position)> {
+        self.book_jobs
+            .values()
+            .map(|jobs| (jobs.job_ids[0], jobs.position))
+            .collect()
+    }
+
+    /// Makes a job active, indexing its position if it analyses or solves one.
+    fn activate(&mut self, job_id: u64, active: Active) {
+        if let Task::Analyse { position, .. } | Task::Solve { position } = &active.task {
+            let position = position.canonical().position;
+            self.book_jobs
+                .entry(position.key().bits())
+                .or_insert_with(|| BookJobs {
+                    position,
+                    job_ids: Vec::new(),
+                })
+                .job_ids
+                .push(job_id);
+        }
+        self.active.insert(job_id, active);
+    }
+
+    /// Takes a job out of the active ones, and its position out of the index.
+    fn deactivate(&mut self, job_id: u64) -> Option<Active> {
+        let active = self.active.remove(&job_id)?;
+        if let Task::Analyse { position, .. } | Task::Solve { position } = &active.task {
+            let key = position.canonical_key().bits();
+            if let Entry::Occupied(mut entry) = self.book_jobs.entry(key) {
+                entry.get_mut().job_ids.retain(|&id| id != job_id);
+                if entry.get().job_ids.is_empty() {
+                    entry.remove();
+                }
+            }
+        }
+        Some(active)
     }
 
     /// (queued, leased) job counts.
@@ -368,20 +432,21 @@ impl Scheduler {
         (self.queue.len() as u64, self.leases.len() as u64)
     }
 
-    /// Leases held per worker.
+    /// Leases held, by worker (workers without one are absent).
     #[must_use]
-    pub fn leases_of(&self, worker_id: &str) -> u64 {
-        self.leases
-            .values()
-            .filter(|l| l.worker_id == worker_id)
-            .count() as u64
+    pub fn lease_counts(&self) -> HashMap<&str, u64> {
+        let mut counts = HashMap::new();
+        for lease in self.leases.values() {
+            *counts.entry(lease.worker_id.as_str()).or_default() += 1;
+        }
+        counts
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pentago::Position;
+    use pentago::Move;
 
     fn job() -> (StoredJob, Task) {
         let task = Task::Analyse {
@@ -524,5 +589,58 @@ mod tests {
         assert_eq!(s.cancel(&[1]).len(), 1);
         assert_eq!(s.pending(), (0, 0));
         assert!(s.lease("w1", 1, now, || 8).is_empty());
+    }
+
+    #[test]
+    fn the_book_index_follows_jobs_in_any_frame_until_they_leave() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 1);
+        let now = Instant::now();
+        let after: Move = "a1-1R".parse().unwrap();
+        let mirrored: Move = "f6-4R".parse().unwrap();
+        let (one, other) = (
+            Position::START.play(after).unwrap(),
+            Position::START.play(mirrored).unwrap(),
+        );
+        assert_eq!(one.canonical_key(), other.canonical_key(), "test positions");
+        let key = one.canonical_key().bits();
+        let analyse = |position| Task::Analyse {
+            position,
+            config: "uct".parse().unwrap(),
+            playouts: 10,
+        };
+        s.restore(1, StoredJob::default(), Some(analyse(one)), now);
+        s.restore(2, StoredJob::default(), Some(analyse(other)), now);
+        s.restore(
+            3,
+            StoredJob::default(),
+            Some(Task::Solve {
+                position: Position::START,
+            }),
+            now,
+        );
+        assert_eq!(s.book_job(key), Some(1));
+        let mut positions = s.book_positions();
+        positions.sort_by_key(|(job, _)| *job);
+        assert_eq!(positions.len(), 2, "one entry per canonical position");
+        assert_eq!(positions[0], (1, one.canonical().position));
+        s.lease("w", 1, now, || 7);
+        let taken = s.take_for_submit("w", 1, 7).unwrap();
+        assert_eq!(
+            s.book_job(key),
+            Some(2),
+            "the other frame's job still analyses it"
+        );
+        s.put_back(1, taken);
+        assert_eq!(s.book_job(key), Some(2), "a job put back is indexed again");
+        s.cancel(&[2]);
+        assert_eq!(s.book_job(key), Some(1));
+        s.lease("w", 1, now, || 8);
+        s.expire(now + Duration::from_secs(11));
+        assert_eq!(
+            s.book_job(key),
+            None,
+            "a job that failed for good leaves the index"
+        );
+        assert_eq!(s.book_positions().len(), 1);
     }
 }
