@@ -11,7 +11,8 @@
 //! - [`store`]: the only module that touches sled;
 //! - `api`: the only module that names wire types or builds gRPC statuses;
 //! - `health` and `metrics`: what operators and probes see;
-//! - `offload`: running store walks and engine play on the blocking pool, off the runtime.
+//! - `offload`: running store walks and engine play on the blocking pool, off the runtime, and
+//!   long background work (mining, build rounds) at a lower priority where asked.
 //!
 //! Services call each other with domain types and return their own error enums.
 
@@ -27,7 +28,7 @@ pub mod ingest;
 pub mod jobs;
 pub mod matches;
 mod metrics;
-mod offload;
+pub mod offload;
 pub mod paging;
 pub mod puzzles;
 mod server;

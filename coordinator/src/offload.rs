@@ -1,6 +1,86 @@
 //! Blocking work off the async runtime: sled scans and walks, engine play and anything else
 //! whose cost grows with the data run on tokio's blocking pool, so the runtime's few worker
-//! threads stay free for heartbeats and leases.
+//! threads stay free for heartbeats and leases. Background work that may take whole cores for
+//! minutes (puzzle mining, book build rounds) can run on a pool of lower OS priority instead,
+//! so that on a busy machine it waits for the CPU rather than the heartbeats do.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Threads of the low-priority background pool.
+const BACKGROUND_THREADS: usize = 2;
+/// The nice value of the background pool's threads (the runtime's are 0): a tenth of the CPU
+/// share of a normal thread when both want it, all of an idle one.
+const BACKGROUND_NICE: i32 = 10;
+
+/// Whether background work runs on the low-priority pool (process-wide).
+static LOW_PRIORITY: AtomicBool = AtomicBool::new(false);
+
+/// Runs background work of this process at a lower OS priority than the runtime (a standalone
+/// coordinator serving many workers); by default it shares the blocking pool, as the embedded
+/// cluster wants, where the only worker runs in the same process.
+pub fn lower_background_priority() {
+    LOW_PRIORITY.store(true, Ordering::Relaxed);
+}
+
+/// The low-priority pool, started on first use (`None` if its threads could not start).
+fn background_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(BACKGROUND_THREADS)
+            .thread_name(|i| format!("pentagrid-background-{i}"))
+            .start_handler(|_| lower_this_thread())
+            .build()
+            .map_err(|error| tracing::warn!(%error, "no low-priority pool: background work shares the blocking pool"))
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Raises the calling thread's nice value (Linux keeps one per thread).
+#[cfg(target_os = "linux")]
+fn lower_this_thread() {
+    // SAFETY: setpriority reads no memory of ours; `who == 0` names the calling thread.
+    let failed = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, BACKGROUND_NICE) } != 0;
+    if failed {
+        tracing::warn!(
+            error = %std::io::Error::last_os_error(),
+            "background thread keeps its priority"
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_this_thread() {}
+
+/// Runs `work` as background work and waits for it: on the low-priority pool when the process
+/// asked for it ([`lower_background_priority`]), else as [`blocking`]. A panic inside it
+/// carries on here.
+pub(crate) async fn background<T, F>(work: F) -> T
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let pool = match LOW_PRIORITY.load(Ordering::Relaxed) {
+        true => background_pool(),
+        false => None,
+    };
+    let Some(pool) = pool else {
+        return blocking(work).await;
+    };
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    pool.spawn(move || {
+        let _ = answer.send(std::panic::catch_unwind(AssertUnwindSafe(work)));
+    });
+    match answered.await {
+        Ok(Ok(value)) => value,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // The pool lives as long as the process: the work never ran only if it is ending.
+        Err(_) => panic!("the background pool stopped before the work ran"),
+    }
+}
 
 /// Runs `work` on the blocking pool and waits for it; a panic inside it carries on here, as if
 /// the work had run inline.
@@ -27,6 +107,21 @@ mod tests {
         let there = blocking(|| std::thread::current().id()).await;
         assert_ne!(here, there);
         let panicked = tokio::spawn(blocking(|| panic!("inside the work"))).await;
+        assert!(panicked.unwrap_err().is_panic());
+    }
+
+    #[tokio::test]
+    async fn background_work_runs_on_a_lower_priority_thread_and_its_panics_carry_on() {
+        lower_background_priority();
+        let name = background(|| std::thread::current().name().map(str::to_owned)).await;
+        assert!(name.unwrap().starts_with("pentagrid-background-"));
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: getpriority reads no memory of ours.
+            let nice = background(|| unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }).await;
+            assert_eq!(nice, BACKGROUND_NICE);
+        }
+        let panicked = tokio::spawn(background(|| panic!("inside the work"))).await;
         assert!(panicked.unwrap_err().is_panic());
     }
 }

@@ -20,7 +20,7 @@ use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
-use crate::offload::blocking;
+use crate::offload::{background, blocking};
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{CandidateState, Store, StoreError};
 
@@ -296,14 +296,14 @@ impl Miner {
     }
 }
 
-/// Runs one bounded mining step on the blocking pool, handing the miner there and back.
+/// Runs one bounded mining step as background work, handing the miner there and back.
 async fn mine_step<T: Send + 'static>(
     store: &Arc<Store>,
     miner: Miner,
     step: impl FnOnce(&mut Miner, &Store) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<(Miner, T), StoreError> {
     let store = store.clone();
-    blocking(move || {
+    background(move || {
         let mut miner = miner;
         let answer = step(&mut miner, &store)?;
         Ok((miner, answer))

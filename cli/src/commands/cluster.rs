@@ -183,6 +183,9 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         }),
         _ => None,
     };
+    // A standalone coordinator answers many workers: its mining and build rounds must wait
+    // for the CPU before their heartbeats do.
+    pentagrid_coordinator::offload::lower_background_priority();
     let metrics = Metrics::new();
     let settings = Settings {
         lease_duration: Duration::from_secs(args.lease_seconds),

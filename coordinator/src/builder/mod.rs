@@ -32,7 +32,7 @@ use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
-use crate::offload::blocking;
+use crate::offload::background;
 use crate::store::{Store, StoreError, StoredBuild};
 use frontier::{Flight, Frontier, Limits, Pick, Selection};
 
@@ -232,7 +232,7 @@ impl BookBuilder {
         })?;
         let frontier = self.frontiers().remove(&id);
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
-        let (mut frontier, round, choosing) = blocking(move || {
+        let (mut frontier, round, choosing) = background(move || {
             let started = (Instant::now(), ThreadTime::try_now().ok());
             let mut frontier = match frontier {
                 Some(frontier) => frontier,
