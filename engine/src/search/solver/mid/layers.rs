@@ -129,8 +129,8 @@ pub(crate) type Layer = Vec<Vec<Entry>>;
 const BATCH: usize = 64;
 
 /// Computes layer `m` from layer `m + 1` (`child`, empty when layer `m + 1` is the full board),
-/// freeing each child block after its last reader unless `keep_child`. `live` counts the
-/// entries held by both layers and `peak` records its largest value.
+/// freeing each child block after its last reader unless `keep_child`; `memory` counts the
+/// entries held by both layers.
 pub(crate) fn layer(
     root: &Root,
     m: usize,
@@ -150,7 +150,6 @@ pub(crate) fn layer(
         fives.get(root, na, nb + 1)
     };
     let free_children = !keep_child && !child.is_empty();
-    let ranks = ranks();
     let mut out: Layer = Vec::with_capacity(a_masks.len());
     for start in (0..a_masks.len()).step_by(BATCH) {
         let end = (start + BATCH).min(a_masks.len());
@@ -171,38 +170,50 @@ pub(crate) fn layer(
             .collect();
         memory.add(blocks.iter().map(Vec::len).sum());
         out.extend(blocks);
-        if !free_children {
-            continue;
-        }
-        // The child blocks no later parent block reads. Where `B` moves, block `c` is read by
-        // parent block `c` alone. Where `A` moves, child block `c` is read by the parents `c`
-        // minus one square, the last of which (in rank order) drops `c`'s lowest square: the
-        // children parent `a` reads last are `a` plus a square below its lowest one.
-        for rank in start..end {
-            if a_moves {
-                let a = a_masks[rank];
-                let below = if a == 0 {
-                    k
-                } else {
-                    a.trailing_zeros() as usize
-                };
-                for j in 0..below {
-                    let c = ranks[(a | 1 << j) as usize] as usize;
-                    memory.remove(child[c].len());
-                    child[c] = Vec::new();
-                }
-            } else {
-                memory.remove(child[rank].len());
-                child[rank] = Vec::new();
-            }
+        if free_children {
+            release(child, &a_masks[start..end], start, a_moves, k, memory);
         }
     }
     out
 }
 
+/// Frees the child blocks that no parent block after `parents` (`A`'s subsets of ranks `first`
+/// on) reads. Where `B` moves, child block `c` is read by parent block `c` alone. Where `A`
+/// moves, child block `c` is read by the parents `c` minus one square, the last of which (in
+/// rank order) drops `c`'s lowest square: the children parent `a` reads last are `a` plus a
+/// square below its lowest one.
+fn release(
+    child: &mut Layer,
+    parents: &[u32],
+    first: usize,
+    a_moves: bool,
+    k: usize,
+    memory: &mut Memory,
+) {
+    let ranks = ranks();
+    for (rank, &a) in (first..).zip(parents) {
+        if a_moves {
+            let below = if a == 0 {
+                k
+            } else {
+                a.trailing_zeros() as usize
+            };
+            for j in 0..below {
+                let c = ranks[(a | 1 << j) as usize] as usize;
+                memory.remove(child[c].len());
+                child[c] = Vec::new();
+            }
+        } else {
+            memory.remove(child[rank].len());
+            child[rank] = Vec::new();
+        }
+    }
+}
+
 /// Entries held by the walk (both layers), and the most held at once.
 #[derive(Default)]
 pub(crate) struct Memory {
+    /// Entries held now.
     live: usize,
     /// The most entries held at once.
     pub peak: usize,
@@ -377,5 +388,37 @@ impl Walk<'_> {
             }
             moves.value(other_five)
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::tables::FULL;
+
+    #[test]
+    fn every_child_block_is_freed_by_its_last_reader() {
+        // Ten empty squares (the lowest board bits); the stones' values do not matter here.
+        let mut rest = FULL;
+        for _ in 0..10 {
+            rest &= rest - 1;
+        }
+        let (mut a, mut b) = (0, 0);
+        for (i, bit) in (0..64).filter(|&i| rest >> i & 1 == 1).enumerate() {
+            *(if i % 2 == 0 { &mut a } else { &mut b }) |= 1u64 << bit;
+        }
+        let root = Root::new(a, b);
+        assert_eq!(root.empties(), 10);
+        let (mut fives, mut memory) = (Fives::default(), Memory::default());
+        let mut child: Layer = Vec::new();
+        for m in (0..10).rev() {
+            let next = layer(&root, m, &mut child, false, &mut fives, &mut memory);
+            assert!(child.iter().all(Vec::is_empty), "layer {}", m + 1);
+            let (na, nb) = added(m);
+            assert_eq!(next.len(), choose(10, na));
+            assert!(next.iter().all(|block| block.len() == choose(10 - na, nb)));
+            assert_eq!(memory.live, next.iter().map(Vec::len).sum::<usize>());
+            child = next;
+        }
     }
 }
