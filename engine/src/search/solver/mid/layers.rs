@@ -18,7 +18,7 @@
 use rayon::prelude::*;
 
 use super::rotations::{Half, five_halves, spread};
-use super::subsets::{Deposit, choose, masks, ranks};
+use super::subsets::{Deposit, MAX_BITS, choose, masks, ranks};
 
 /// The values of one downstream position over its layer's rotation states.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl Root {
 
     /// Five halves of side `A` (or `B`) with the root's stones plus every `size`-subset of the
     /// empty squares, in rank order.
-    pub(crate) fn fives(&self, side_a: bool, size: usize) -> Vec<[Half; 2]> {
+    fn fives(&self, side_a: bool, size: usize) -> Vec<[Half; 2]> {
         let base = if side_a { self.a } else { self.b };
         let subsets: Vec<u32> = masks(size, self.k).collect();
         subsets
@@ -80,6 +80,39 @@ impl Root {
             .with_min_len(256)
             .map(|&s| five_halves(base | self.lanes(s)))
             .collect()
+    }
+}
+
+/// Five halves of each side's subsets of one size, kept from one layer to the next: layer
+/// `2j + 1` needs both sides' `(j + 1)`-subsets and layer `2j` needs `A`'s `(j + 1)`-subsets and
+/// `B`'s `j`-subsets, so walking down, each layer computes one side's tables and reuses the
+/// other's.
+pub(crate) struct Fives {
+    /// `A`'s subset size and its tables.
+    a: (usize, Vec<[Half; 2]>),
+    /// `B`'s subset size and its tables.
+    b: (usize, Vec<[Half; 2]>),
+}
+
+impl Default for Fives {
+    fn default() -> Self {
+        Fives {
+            a: (usize::MAX, Vec::new()),
+            b: (usize::MAX, Vec::new()),
+        }
+    }
+}
+
+impl Fives {
+    /// The tables of `A`'s `a_size`-subsets and `B`'s `b_size`-subsets.
+    fn get(&mut self, root: &Root, a_size: usize, b_size: usize) -> (&[[Half; 2]], &[[Half; 2]]) {
+        if self.a.0 != a_size {
+            self.a = (a_size, root.fives(true, a_size));
+        }
+        if self.b.0 != b_size {
+            self.b = (b_size, root.fives(false, b_size));
+        }
+        (&self.a.1, &self.b.1)
     }
 }
 
@@ -96,15 +129,15 @@ pub(crate) type Layer = Vec<Vec<Entry>>;
 const BATCH: usize = 64;
 
 /// Computes layer `m` from layer `m + 1` (`child`, empty when layer `m + 1` is the full board),
-/// freeing each child block after its last reader unless `keep_child`. `live` counts the
-/// entries held by both layers and `peak` records its largest value.
+/// freeing each child block after its last reader unless `keep_child`; `memory` counts the
+/// entries held by both layers.
 pub(crate) fn layer(
     root: &Root,
     m: usize,
     child: &mut Layer,
     keep_child: bool,
-    live: &mut usize,
-    peak: &mut usize,
+    fives: &mut Fives,
+    memory: &mut Memory,
 ) -> Layer {
     let k = root.k;
     let (na, nb) = added(m);
@@ -112,31 +145,18 @@ pub(crate) fn layer(
     let a_masks: Vec<u32> = masks(na, k).collect();
     let a_moves = m.is_multiple_of(2);
     let (a_fives, b_fives) = if a_moves {
-        (root.fives(true, na + 1), root.fives(false, nb))
+        fives.get(root, na + 1, nb)
     } else {
-        (root.fives(true, na), root.fives(false, nb + 1))
+        fives.get(root, na, nb + 1)
     };
-    // The last parent block that reads each child block: with `A` moving, child block `c` is
-    // read by the blocks of `c` minus one square, the last of which drops its lowest square.
-    let mut dead_after: Vec<Vec<usize>> = vec![Vec::new(); a_masks.len()];
-    if !keep_child && !child.is_empty() {
-        let ranks = ranks();
-        if a_moves {
-            for (c, mask) in masks(na + 1, k).enumerate() {
-                dead_after[ranks[(mask & (mask - 1)) as usize] as usize].push(c);
-            }
-        } else {
-            for (c, list) in dead_after.iter_mut().enumerate() {
-                list.push(c);
-            }
-        }
-    }
+    let free_children = !keep_child && !child.is_empty();
     let mut out: Layer = Vec::with_capacity(a_masks.len());
     for start in (0..a_masks.len()).step_by(BATCH) {
         let end = (start + BATCH).min(a_masks.len());
         let walk = Walk {
             root,
             parity: m & 1,
+            a_turn: a_moves,
             full: m + 1 == k,
             free,
             nb,
@@ -145,25 +165,69 @@ pub(crate) fn layer(
         let blocks: Vec<Vec<Entry>> = (start..end)
             .into_par_iter()
             .map_init(Deposit::default, |deposit, rank| {
-                let mut block = vec![Entry::default(); choose(free, nb)];
-                if a_moves {
-                    walk.a_moves(deposit, &mut block, a_masks[rank], &a_fives, &b_fives);
-                } else {
-                    let a_five = a_fives[rank];
-                    walk.b_moves(deposit, &mut block, rank, a_masks[rank], a_five, &b_fives);
-                }
-                block
+                walk.block(deposit, rank, a_masks[rank], a_fives, b_fives)
             })
             .collect();
-        *live += blocks.iter().map(Vec::len).sum::<usize>();
-        *peak = (*peak).max(*live);
+        memory.add(blocks.iter().map(Vec::len).sum());
         out.extend(blocks);
-        for &c in dead_after[start..end].iter().flatten() {
-            *live -= child[c].len();
-            child[c] = Vec::new();
+        if free_children {
+            release(child, &a_masks[start..end], start, a_moves, k, memory);
         }
     }
     out
+}
+
+/// Frees the child blocks that no parent block after `parents` (`A`'s subsets of ranks `first`
+/// on) reads. Where `B` moves, child block `c` is read by parent block `c` alone. Where `A`
+/// moves, child block `c` is read by the parents `c` minus one square, the last of which (in
+/// rank order) drops `c`'s lowest square: the children parent `a` reads last are `a` plus a
+/// square below its lowest one.
+fn release(
+    child: &mut Layer,
+    parents: &[u32],
+    first: usize,
+    a_moves: bool,
+    k: usize,
+    memory: &mut Memory,
+) {
+    let ranks = ranks();
+    for (rank, &a) in (first..).zip(parents) {
+        if a_moves {
+            let below = if a == 0 {
+                k
+            } else {
+                a.trailing_zeros() as usize
+            };
+            for j in 0..below {
+                let c = ranks[(a | 1 << j) as usize] as usize;
+                memory.remove(child[c].len());
+                child[c] = Vec::new();
+            }
+        } else {
+            memory.remove(child[rank].len());
+            child[rank] = Vec::new();
+        }
+    }
+}
+
+/// Entries held by the walk (both layers), and the most held at once.
+#[derive(Default)]
+pub(crate) struct Memory {
+    /// Entries held now.
+    live: usize,
+    /// The most entries held at once.
+    pub peak: usize,
+}
+
+impl Memory {
+    fn add(&mut self, entries: usize) {
+        self.live += entries;
+        self.peak = self.peak.max(self.live);
+    }
+
+    fn remove(&mut self, entries: usize) {
+        self.live -= entries;
+    }
 }
 
 /// What every block of one layer shares.
@@ -171,6 +235,8 @@ struct Walk<'a> {
     root: &'a Root,
     /// Rotation parity of the layer (its children have the other one).
     parity: usize,
+    /// Whether `A` moves in this layer.
+    a_turn: bool,
     /// Whether the children fill the board.
     full: bool,
     /// Squares `A` left free (the width of `B`'s relative subsets).
@@ -181,39 +247,50 @@ struct Walk<'a> {
 }
 
 /// Accumulates a position's moves over the child states, then turns them into its value.
-#[derive(Default)]
 struct Moves {
     /// Child states where the mover's placement has five.
     five: Half,
-    /// Child states where the child's mover does not avoid losing.
-    child_loses: Half,
-    /// Child states where the child's mover does not win.
-    child_fails: Half,
     /// Parent states where a placement wins before any twist.
     placement: Half,
+    /// Child states where every child's mover avoids losing.
+    child_notlose: Half,
+    /// Child states where every child's mover wins.
+    child_win: Half,
 }
 
 impl Moves {
+    #[inline(always)]
+    fn new() -> Moves {
+        Moves {
+            five: 0,
+            placement: 0,
+            child_notlose: !0,
+            child_win: !0,
+        }
+    }
+
     #[inline(always)]
     fn add(&mut self, five: [Half; 2], parity: usize, child: Option<&Entry>) {
         self.five |= five[parity ^ 1];
         self.placement |= five[parity];
         match child {
             Some(c) => {
-                self.child_loses |= !c.notlose;
-                self.child_fails |= !c.win;
+                self.child_notlose &= c.notlose;
+                self.child_win &= c.win;
             }
             // A full board without fives is a draw: the mover neither wins nor loses.
-            None => self.child_fails = !0,
+            None => self.child_win = 0,
         }
     }
 
     /// The value given the other side's fives (which the move does not change): a twist that
-    /// completes only the mover's five wins, only the other's loses, both draws.
+    /// completes only the mover's five wins, only the other's loses, both draws; otherwise the
+    /// mover wins where some child's mover loses, and avoids losing where some child's mover
+    /// does not win.
     #[inline(always)]
     fn value(&self, other_five: Half) -> Entry {
-        let win = !other_five & (self.five | self.child_loses);
-        let notlose = self.five | (!other_five & self.child_fails);
+        let win = !other_five & (self.five | !self.child_notlose);
+        let notlose = self.five | !(other_five | self.child_win);
         Entry {
             win: self.placement | spread(win),
             notlose: self.placement | spread(notlose),
@@ -222,75 +299,126 @@ impl Moves {
 }
 
 impl Walk<'_> {
-    /// One block of a layer where `A` moves: `A`'s subset `a` is fixed, children lie in the
-    /// blocks of `a` plus one square.
-    fn a_moves(
+    /// The block of `A`'s subset `a` (of rank `rank`).
+    fn block(
         &self,
         deposit: &mut Deposit,
-        out: &mut [Entry],
+        rank: usize,
+        a: u32,
+        a_fives: &[[Half; 2]],
+        b_fives: &[[Half; 2]],
+    ) -> Vec<Entry> {
+        deposit.onto(!a & ((1 << self.root.k) - 1));
+        let mut out = Vec::with_capacity(choose(self.free, self.nb));
+        // The last layer before the full board has no child tables: a separate copy of each
+        // loop keeps that test out of the inner loops.
+        match (self.a_turn, self.full) {
+            (true, false) => self.a_moves::<false>(deposit, &mut out, a, a_fives, b_fives),
+            (true, true) => self.a_moves::<true>(deposit, &mut out, a, a_fives, b_fives),
+            (false, false) => {
+                self.b_moves::<false>(deposit, &mut out, rank, a_fives[rank], b_fives)
+            }
+            (false, true) => self.b_moves::<true>(deposit, &mut out, rank, a_fives[rank], b_fives),
+        }
+        out
+    }
+
+    /// One block of a layer where `A` moves: `A`'s subset `a` is fixed, children lie in the
+    /// blocks of `a` plus one square.
+    fn a_moves<const FULL: bool>(
+        &self,
+        deposit: &Deposit,
+        out: &mut Vec<Entry>,
         a: u32,
         a_next: &[[Half; 2]],
         b_now: &[[Half; 2]],
     ) {
         let ranks = ranks();
-        let k = self.root.k;
         let free_mask = (1u32 << self.free) - 1;
-        deposit.onto(!a & ((1 << k) - 1));
-        let mut child_blocks: [&[Entry]; 18] = [&[]; 18];
-        let mut five = [[0; 2]; 18];
+        let mut child_blocks: [&[Entry]; MAX_BITS] = [&[]; MAX_BITS];
+        let mut five = [[0; 2]; MAX_BITS];
         for j in 0..self.free {
-            let grown = ranks[(a | deposit.apply(1 << j)) as usize] as usize;
-            if !self.full {
+            let grown = ranks[(a | deposit.bit(j)) as usize] as usize;
+            if !FULL {
                 child_blocks[j] = &self.child[grown];
             }
             five[j] = a_next[grown];
         }
         // With square j empty, `y` minus bit j walks every subset of the other squares in
         // order, so the child's place in block j counts the entries seen so far with j empty.
-        let mut seen = [0usize; 18];
-        for (slot, y) in out.iter_mut().zip(masks(self.nb, self.free)) {
+        let mut seen = [0usize; MAX_BITS];
+        out.extend(masks(self.nb, self.free).map(|y| {
             let other_five = b_now[ranks[deposit.apply(y) as usize] as usize][self.parity ^ 1];
-            let mut moves = Moves::default();
+            let mut moves = Moves::new();
             let mut empty = !y & free_mask;
             while empty != 0 {
                 let j = empty.trailing_zeros() as usize;
                 empty &= empty - 1;
-                let child = (!self.full).then(|| &child_blocks[j][seen[j]]);
+                let child = (!FULL).then(|| &child_blocks[j][seen[j]]);
                 seen[j] += 1;
                 moves.add(five[j], self.parity, child);
             }
-            *slot = moves.value(other_five);
-        }
+            moves.value(other_five)
+        }));
     }
 
     /// One block of a layer where `B` moves: children lie in the same block of the next layer.
-    fn b_moves(
+    fn b_moves<const FULL: bool>(
         &self,
-        deposit: &mut Deposit,
-        out: &mut [Entry],
+        deposit: &Deposit,
+        out: &mut Vec<Entry>,
         rank: usize,
-        a: u32,
         a_five: [Half; 2],
         b_next: &[[Half; 2]],
     ) {
         let ranks = ranks();
-        let k = self.root.k;
         let free_mask = (1u32 << self.free) - 1;
-        deposit.onto(!a & ((1 << k) - 1));
-        let child_block: &[Entry] = if self.full { &[] } else { &self.child[rank] };
+        let child_block: &[Entry] = if FULL { &[] } else { &self.child[rank] };
         let other_five = a_five[self.parity ^ 1];
-        for (slot, y) in out.iter_mut().zip(masks(self.nb, self.free)) {
+        out.extend(masks(self.nb, self.free).map(|y| {
             let b = deposit.apply(y);
-            let mut moves = Moves::default();
+            let mut moves = Moves::new();
             let mut empty = !y & free_mask;
             while empty != 0 {
-                let bit = empty & empty.wrapping_neg();
+                let j = empty.trailing_zeros() as usize;
                 empty &= empty - 1;
-                let grown = ranks[(b | deposit.apply(bit)) as usize] as usize;
-                let child = (!self.full).then(|| &child_block[ranks[(y | bit) as usize] as usize]);
+                let grown = ranks[(b | deposit.bit(j)) as usize] as usize;
+                let child = (!FULL).then(|| &child_block[ranks[(y | 1 << j) as usize] as usize]);
                 moves.add(b_next[grown], self.parity, child);
             }
-            *slot = moves.value(other_five);
+            moves.value(other_five)
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::tables::FULL;
+
+    #[test]
+    fn every_child_block_is_freed_by_its_last_reader() {
+        // Ten empty squares (the lowest board bits); the stones' values do not matter here.
+        let mut rest = FULL;
+        for _ in 0..10 {
+            rest &= rest - 1;
+        }
+        let (mut a, mut b) = (0, 0);
+        for (i, bit) in (0..64).filter(|&i| rest >> i & 1 == 1).enumerate() {
+            *(if i % 2 == 0 { &mut a } else { &mut b }) |= 1u64 << bit;
+        }
+        let root = Root::new(a, b);
+        assert_eq!(root.empties(), 10);
+        let (mut fives, mut memory) = (Fives::default(), Memory::default());
+        let mut child: Layer = Vec::new();
+        for m in (0..10).rev() {
+            let next = layer(&root, m, &mut child, false, &mut fives, &mut memory);
+            assert!(child.iter().all(Vec::is_empty), "layer {}", m + 1);
+            let (na, nb) = added(m);
+            assert_eq!(next.len(), choose(10, na));
+            assert!(next.iter().all(|block| block.len() == choose(10 - na, nb)));
+            assert_eq!(memory.live, next.iter().map(Vec::len).sum::<usize>());
+            child = next;
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::twist::{Direction, Twist};
 use crate::search::value::Value;
-use layers::{Entry, Layer, Root, layer};
+use layers::{Entry, Fives, Layer, Memory, Root, layer};
 use rotations::{Half, five_halves, half_bit, parity};
 use subsets::MAX_BITS;
 
@@ -69,26 +69,37 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
             min: MID_MIN_STONES,
         });
     }
-    let mover = position.side_to_move();
-    let a = position.stones(mover).bits();
-    let root = Root::new(a, position.stones(mover.opponent()).bits());
-    let k = root.empties();
-    let (mut live, mut peak) = (0, 0);
-    let mut child: Layer = Vec::new();
-    for m in (1..k).rev() {
-        child = layer(&root, m, &mut child, false, &mut live, &mut peak);
-    }
-    // `child` is now layer 1 (or empty when one square is left): the root's children.
-    let top = layer(&root, 0, &mut child, true, &mut live, &mut peak)[0][0];
-    let value = value_at(&top, [0; 4]);
-    let moves = root_moves(position, &root, &child);
-    debug_assert_eq!(Some(value), moves.iter().map(|&(_, v)| v).max());
+    // The whole walk runs as one job in the rayon pool: each parallel step started from outside
+    // the pool would hand a job to a worker and wait for it (hundreds of steps per walk), which
+    // costs more than the work itself in the small walks.
+    let (value, moves, peak) = rayon::scope(|_| walk(position));
     Ok(MidSolution {
         value,
         moves,
         table_bytes: peak * size_of::<Entry>(),
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The backward walk from the full board to `position`: its value, its moves' values, and the
+/// most entries held at once.
+fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, usize) {
+    let mover = position.side_to_move();
+    let a = position.stones(mover).bits();
+    let root = Root::new(a, position.stones(mover.opponent()).bits());
+    let k = root.empties();
+    let mut fives = Fives::default();
+    let mut memory = Memory::default();
+    let mut child: Layer = Vec::new();
+    for m in (1..k).rev() {
+        child = layer(&root, m, &mut child, false, &mut fives, &mut memory);
+    }
+    // `child` is now layer 1 (or empty when one square is left): the root's children.
+    let top = layer(&root, 0, &mut child, true, &mut fives, &mut memory)[0][0];
+    let value = value_at(&top, [0; 4]);
+    let moves = root_moves(position, &root, &child);
+    debug_assert_eq!(Some(value), moves.iter().map(|&(_, v)| v).max());
+    (value, moves, memory.peak)
 }
 
 /// The value for the side to move in the rotation state `r` of an entry.

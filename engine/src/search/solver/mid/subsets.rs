@@ -72,6 +72,8 @@ pub(crate) fn masks(bits: usize, n: usize) -> impl Iterator<Item = u32> {
 pub(crate) struct Deposit {
     low: [u32; 512],
     high: [u32; 512],
+    /// The absolute bit of each relative square.
+    bits: [u32; MAX_BITS],
 }
 
 impl Default for Deposit {
@@ -79,30 +81,44 @@ impl Default for Deposit {
         Deposit {
             low: [0; 512],
             high: [0; 512],
+            bits: [0; MAX_BITS],
         }
     }
 }
 
 impl Deposit {
-    /// Retargets onto the set bits of `within`; afterwards only relative masks below
-    /// `1 << within.count_ones()` may be applied (just those entries are rebuilt).
+    /// Retargets onto the set bits of `within` (at most 18); afterwards only relative masks
+    /// below `1 << within.count_ones()` may be applied (just those entries are rebuilt).
     pub(crate) fn onto(&mut self, within: u32) {
-        let mut positions = [0u32; 32];
+        let mut positions = [0u32; MAX_BITS];
         let mut count = 0;
         let mut rest = within;
         while rest != 0 {
             positions[count] = rest.trailing_zeros();
+            self.bits[count] = rest & rest.wrapping_neg();
             rest &= rest - 1;
             count += 1;
         }
-        for i in 1..1usize << count.min(9) {
-            let bit = i.trailing_zeros() as usize;
-            self.low[i] = self.low[i & (i - 1)] | 1 << positions[bit];
+        // Doubling: the entries with bit `i` set are those below `1 << i` plus that square
+        // (a loop the compiler vectorizes; this runs once per block).
+        for (i, &position) in positions[..count.min(9)].iter().enumerate() {
+            let (done, next) = self.low.split_at_mut(1 << i);
+            for (to, &from) in next[..1 << i].iter_mut().zip(done.iter()) {
+                *to = from | 1 << position;
+            }
         }
-        for i in 1..1usize << count.saturating_sub(9) {
-            let bit = i.trailing_zeros() as usize;
-            self.high[i] = self.high[i & (i - 1)] | 1 << positions[bit + 9];
+        for (i, &position) in positions[9..count.max(9)].iter().enumerate() {
+            let (done, next) = self.high.split_at_mut(1 << i);
+            for (to, &from) in next[..1 << i].iter_mut().zip(done.iter()) {
+                *to = from | 1 << position;
+            }
         }
+    }
+
+    /// The absolute bit of relative square `j`.
+    #[inline(always)]
+    pub(crate) fn bit(&self, j: usize) -> u32 {
+        self.bits[j]
     }
 
     /// The absolute mask of a relative mask.
@@ -148,5 +164,12 @@ mod tests {
             }
             assert_eq!(deposit.apply(relative), expected);
         }
+        for j in 0..ones as usize {
+            assert_eq!(deposit.bit(j), deposit.apply(1 << j));
+        }
+        // Retargeting onto fewer squares keeps the entries below its range right.
+        deposit.onto(0b1010_0110);
+        assert_eq!(deposit.apply(0b1111), 0b1010_0110);
+        assert_eq!(deposit.apply(0b0101), 0b0010_0010);
     }
 }
