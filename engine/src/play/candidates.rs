@@ -27,6 +27,9 @@ pub const CONTINUATION_ROOTS: usize = 2;
 pub const CONTINUATIONS_PER_ROOT: usize = 3;
 /// Probe answers a finder remembers before it forgets them all (about 24 bytes each).
 pub const PROBE_MEMO_ENTRIES: usize = 1 << 20;
+/// Positions the finder's checkmate search remembers before it forgets them all (a finder
+/// may be kept across many requests; about 32 bytes each).
+const MATE_MEMO_POSITIONS: usize = 1 << 21;
 
 /// What a bounded probe says of a candidate, with the side to move attacking.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -133,6 +136,7 @@ impl CandidateFinder {
         if let Some(&known) = self.memo.get(&key) {
             return known;
         }
+        self.mates.forget_beyond(MATE_MEMO_POSITIONS);
         let prospect = match self.mates.probe(position, self.max_moves, self.probe_nodes) {
             MateProbe::Mate(n) => Prospect::Mate(n),
             MateProbe::NoneWithin => Prospect::NoMate,

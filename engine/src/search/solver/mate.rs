@@ -173,12 +173,18 @@ impl MateSearch {
         None
     }
 
-    /// Whether the side to move mates within `n` moves, forgetting what it learned once its
-    /// memory holds more than `max_known` positions (for callers that ask very often).
-    pub(crate) fn mates_within(&mut self, position: &Position, n: u32, max_known: usize) -> bool {
+    /// Forgets what it learned once its memory holds more than `max_known` positions (for a
+    /// searcher kept for a long time).
+    pub(crate) fn forget_beyond(&mut self, max_known: usize) {
         if self.known.len() > max_known {
             self.known.clear();
         }
+    }
+
+    /// Whether the side to move mates within `n` moves, forgetting what it learned once its
+    /// memory holds more than `max_known` positions (for callers that ask very often).
+    pub(crate) fn mates_within(&mut self, position: &Position, n: u32, max_known: usize) -> bool {
+        self.forget_beyond(max_known);
         self.attacker_mates(position, n)
     }
 
