@@ -3,6 +3,7 @@
 //! checkmate puzzles.
 
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use pentago::{MID_MIN_STONES, MoveNotation, Opening, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task};
@@ -79,6 +80,22 @@ pub struct CampaignReport {
     pub studies: Vec<StudyReport>,
     /// The puzzle round, if puzzles were asked for.
     pub puzzles: Option<PuzzleRound>,
+    /// Wall-clock time of each step, in order (`self-play`, `analysis`, each study by its
+    /// opening's name, `puzzles`).
+    pub phases: Vec<(String, Duration)>,
+}
+
+impl CampaignReport {
+    /// Records that the step `name` began at `started` and has just ended.
+    fn timed(&mut self, name: &str, started: Instant) {
+        let took = started.elapsed();
+        tracing::info!(
+            phase = name,
+            seconds = took.as_secs_f64(),
+            "campaign step done"
+        );
+        self.phases.push((name.to_owned(), took));
+    }
 }
 
 /// Runs the campaign on `client`'s cluster.
@@ -88,6 +105,7 @@ pub async fn campaign(
     progress: &mut dyn FnMut(CampaignProgress),
 ) -> Result<CampaignReport> {
     plan.validate()?;
+    let started = Instant::now();
     let selfplay: Vec<Task> = (0..plan.games)
         .map(|_| Task::Selfplay {
             start: Position::START,
@@ -102,6 +120,8 @@ pub async fn campaign(
         .await?,
         ..CampaignReport::default()
     };
+    report.timed("self-play", started);
+    let started = Instant::now();
     let analyses: Vec<Task> = reached_positions(client, plan.depth)
         .await?
         .into_iter()
@@ -115,6 +135,7 @@ pub async fn campaign(
         progress(CampaignProgress::Analysis(p))
     })
     .await?;
+    report.timed("analysis", started);
     if plan.studies {
         let study_plan = StudyPlan {
             budget: 12 * 5_000,
@@ -127,10 +148,12 @@ pub async fn campaign(
             config: plan.config.clone(),
         };
         for opening in [Opening::MonicasFive, Opening::TriplePower] {
+            let started = Instant::now();
             let mut tell = |p| progress(CampaignProgress::Study(opening, p));
             report
                 .studies
                 .push(study(client, opening, &study_plan, &mut tell).await?);
+            report.timed(opening.name(), started);
         }
     }
     if plan.puzzles > 0 {
@@ -144,7 +167,9 @@ pub async fn campaign(
             rounds: 10,
         };
         let mut tell = |p| progress(CampaignProgress::Puzzles(p, goal.count));
+        let started = Instant::now();
         report.puzzles = Some(generate(client, &goal, &mut tell).await?);
+        report.timed("puzzles", started);
     }
     Ok(report)
 }

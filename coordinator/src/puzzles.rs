@@ -135,6 +135,9 @@ pub enum PuzzleError {
 pub struct PuzzleMiner {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
+    /// The last request's candidate finder, kept for the next: it remembers its probes, and
+    /// rounds of a puzzle generation mine the same games and book again.
+    finder: std::sync::Mutex<Option<CandidateFinder>>,
 }
 
 /// Collects fresh candidates: ongoing, with enough stones, worth verifying by the probe, never
@@ -153,8 +156,12 @@ struct Miner {
 }
 
 impl Miner {
-    fn new(request: &MineRequest) -> Miner {
+    /// A miner for `request`, with `kept`'s remembered probes when it probes the same way.
+    fn new(request: &MineRequest, kept: Option<CandidateFinder>) -> Miner {
         let wanted = request.candidates as usize;
+        let finder = kept
+            .filter(|finder| finder.probes(request.max_moves, PROBE_NODES))
+            .unwrap_or_else(|| CandidateFinder::new(request.max_moves, PROBE_NODES));
         Miner {
             min_stones: request.min_stones,
             wanted,
@@ -165,7 +172,7 @@ impl Miner {
                 _ => wanted.div_ceil(CANDIDATES_PER_MATE_IN_ONE),
             },
             min_moves: request.min_moves,
-            finder: CandidateFinder::new(request.max_moves, PROBE_NODES),
+            finder,
             seen: HashSet::new(),
             found: Vec::new(),
         }
@@ -313,7 +320,11 @@ async fn mine_step<T: Send + 'static>(
 
 impl PuzzleMiner {
     pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> PuzzleMiner {
-        PuzzleMiner { store, jobs }
+        PuzzleMiner {
+            store,
+            jobs,
+            finder: std::sync::Mutex::new(None),
+        }
     }
 
     /// Mines candidates and queues verify jobs for them; answers once they are durable.
@@ -337,7 +348,9 @@ impl PuzzleMiner {
         if request.min_stones > 35 {
             return Err(PuzzleError::Invalid("min_stones must be at most 35".into()));
         }
-        let mut miner = Miner::new(request);
+        // A request running beside this one mines with a fresh finder: a cache, not a lock.
+        let kept = self.finder.lock().ok().and_then(|mut slot| slot.take());
+        let mut miner = Miner::new(request, kept);
         // Stored games, the book, then random games, a bounded step at a time on the blocking
         // pool: the scan, the probes and the play grow with the database and the request, the
         // runtime must not.
@@ -367,6 +380,9 @@ impl PuzzleMiner {
                 .await?;
                 next = end;
             }
+        }
+        if let Ok(mut slot) = self.finder.lock() {
+            *slot = Some(miner.finder);
         }
         let found = miner.found;
         let positions: Vec<Position> = found.iter().map(|(p, _)| *p).collect();
@@ -518,7 +534,7 @@ mod tests {
     #[test]
     fn a_games_forced_win_is_offered_from_where_it_began() {
         let (_dir, store) = store();
-        let mut miner = Miner::new(&request(10, 0, 5));
+        let mut miner = Miner::new(&request(10, 0, 5), None);
         let start: Position = MATE_IN_TWO.parse().unwrap();
         let line: Vec<pentago::Move> = ["e1-1R", "e6-4L", "b2-1R"]
             .iter()
@@ -527,7 +543,7 @@ mod tests {
         miner.offer_game(&store, start, &line, "game 7").unwrap();
         assert_eq!(miner.found, vec![(start, "game 7 ply 0".to_owned())]);
         // Asked for mates of 3 or more, the mate in 2 is not offered.
-        let mut longer = Miner::new(&request(10, 3, 5));
+        let mut longer = Miner::new(&request(10, 3, 5), None);
         longer.offer_game(&store, start, &line, "game 7").unwrap();
         assert!(longer.found.is_empty());
     }
@@ -536,7 +552,7 @@ mod tests {
     fn mates_in_one_are_instructive_and_a_small_share() {
         let (_dir, store) = store();
         // 40 candidates wanted: at most 2 mates in 1.
-        let mut miner = Miner::new(&request(40, 0, 5));
+        let mut miner = Miner::new(&request(40, 0, 5), None);
         // A placement five is never offered.
         offer(
             &mut miner,
@@ -554,7 +570,7 @@ mod tests {
         }
         assert_eq!(miner.found.len(), 2);
         // Mates in 1 only, when that is what is asked for.
-        let mut only = Miner::new(&request(40, 0, 1));
+        let mut only = Miner::new(&request(40, 0, 1), None);
         offer(
             &mut only,
             &store,
@@ -567,7 +583,7 @@ mod tests {
         );
         assert_eq!(only.found.len(), 2);
         // None when mates of 2 or more are asked for; the mate in 2 is taken.
-        let mut longer = Miner::new(&request(40, 2, 5));
+        let mut longer = Miner::new(&request(40, 2, 5), None);
         offer(
             &mut longer,
             &store,

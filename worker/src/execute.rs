@@ -5,6 +5,7 @@ use pentago::{
     pair_accuracy, play_game, play_pair, search,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
+use rayon::prelude::*;
 
 /// Solver nodes allowed for settling each other first move of a puzzle candidate; beyond it
 /// the candidate is rejected as undecided.
@@ -80,21 +81,23 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
                 max_nodes: VERIFY_SOLVER_NODES,
                 max_time: None,
             };
-            let mut verifier = PuzzleVerifier::new(20, limits, seed);
-            let mut verdicts = Vec::with_capacity(candidates.len());
-            for (position, source) in candidates {
-                if control.is_stopped() {
-                    return None;
-                }
-                verdicts.push(match verifier.verify(position, *max_moves) {
-                    Ok(mut puzzle) => {
-                        puzzle.source.clone_from(source);
-                        Verdict::Puzzle(Box::new(puzzle))
-                    }
-                    Err(rejection) => Verdict::Rejected(RejectionKind::from(&rejection)),
-                });
-            }
-            Some(Outcome::Verify { verdicts })
+            // A candidate's checkmate searches, alpha-beta and rating UCT run on one thread,
+            // so the job's candidates share the pool's threads, each thread reusing one
+            // verifier's memory; the verdicts keep the candidates' order.
+            let verdicts: Option<Vec<Verdict>> = candidates
+                .par_iter()
+                .with_max_len(1)
+                .map_init(
+                    || PuzzleVerifier::new(20, limits, seed),
+                    |verifier, (position, source)| {
+                        (!control.is_stopped())
+                            .then(|| verdict(verifier, position, source, *max_moves))
+                    },
+                )
+                .collect();
+            Some(Outcome::Verify {
+                verdicts: verdicts?,
+            })
         }
         Task::Pair {
             opening,
@@ -116,5 +119,21 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
                 accuracy,
             })
         }
+    }
+}
+
+/// The verdict on one puzzle candidate.
+fn verdict(
+    verifier: &mut PuzzleVerifier,
+    position: &pentago::Position,
+    source: &str,
+    max_moves: u32,
+) -> Verdict {
+    match verifier.verify(position, max_moves) {
+        Ok(mut puzzle) => {
+            puzzle.source = source.to_owned();
+            Verdict::Puzzle(Box::new(puzzle))
+        }
+        Err(rejection) => Verdict::Rejected(RejectionKind::from(&rejection)),
     }
 }

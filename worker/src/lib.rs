@@ -358,6 +358,12 @@ async fn run_job(
     heartbeat.abort();
     let outcome = ran.as_ref().ok().and_then(Option::as_ref);
     metrics.computed(kind, started.elapsed().as_secs_f64(), outcome);
+    tracing::debug!(
+        job = job.job_id,
+        kind,
+        seconds = started.elapsed().as_secs_f64(),
+        "job computed"
+    );
     let result = match ran {
         Ok(Some(outcome)) => v2::submit_request::Result::from(&outcome),
         Ok(None) => {

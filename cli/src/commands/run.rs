@@ -135,6 +135,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
             playouts as f64 / seconds
         );
         println!("  database      {} positions with playout tables, {} with game tables", after.playout_positions, after.game_positions);
+        let phases: Vec<String> = report
+            .phases
+            .iter()
+            .map(|(name, took)| format!("{name} {:.1} s", took.as_secs_f64()))
+            .collect();
+        println!("  steps         {}", phases.join(", "));
         println!(
             "  puzzles       {collection} in {}/puzzles.{{txt,jsonl,html}}",
             args.db.display()

@@ -155,7 +155,7 @@ impl CrossCheck {
             ));
         };
         if judge::judges(self.settings.judge_stones, &claim.position) {
-            let decision = self.judge(claim.kind, claim.position).await;
+            let decision = self.judge(&claim).await;
             resolve(claim, None, (None, decision), out);
         } else {
             let excluded = vec![claim.record.claimant.clone()];
@@ -194,7 +194,7 @@ impl CrossCheck {
             ClaimState::Awaiting => {
                 let second = (Some(worker.to_owned()), answer);
                 if judge::judges(self.settings.judge_stones, &claim.position) {
-                    let decision = self.judge(claim.kind, claim.position).await;
+                    let decision = self.judge(&claim).await;
                     resolve(claim, Some(second), (None, decision), &mut out);
                 } else {
                     let mut claim = claim;
@@ -259,11 +259,20 @@ impl CrossCheck {
         Ok(())
     }
 
-    /// The coordinator's own answer, solved on the blocking pool one at a time.
-    async fn judge(&self, kind: ClaimKind, position: Position) -> Answer {
+    /// The coordinator's own answer to `claim`, worked out on the blocking pool one at a time.
+    async fn judge(&self, claim: &Claim) -> Answer {
         // The semaphore is never closed, so acquiring cannot fail.
         let _permit = self.judging.acquire().await.ok();
-        blocking(move || judge::answer(kind, &position)).await
+        let started = std::time::Instant::now();
+        let (kind, position, says) = (claim.kind, claim.position, claim.says.clone());
+        let answer = blocking(move || judge::answer(kind, &position, &says)).await;
+        tracing::info!(
+            ?kind,
+            stones = position.stone_count(),
+            seconds = started.elapsed().as_secs_f64(),
+            "the coordinator judged a claim"
+        );
+        answer
     }
 }
 

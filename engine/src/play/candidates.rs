@@ -11,6 +11,8 @@
 //!
 //! A mate in 1 is kept only where it is instructive ([`instructive_mate_in_one`]).
 
+use std::collections::HashMap;
+
 use crate::board::movegen::{WIN_BY_PLACEMENT, is_check, winning_kind};
 use crate::board::moves::Move;
 use crate::board::position::Position;
@@ -23,6 +25,11 @@ pub const DECIDED_MOVES: usize = 6;
 pub const CONTINUATION_ROOTS: usize = 2;
 /// Quiet continuations kept per searched position (the longest mates first).
 pub const CONTINUATIONS_PER_ROOT: usize = 3;
+/// Probe answers a finder remembers before it forgets them all (about 24 bytes each).
+pub const PROBE_MEMO_ENTRIES: usize = 1 << 20;
+/// Positions the finder's checkmate search remembers before it forgets them all (a finder
+/// may be kept across many requests; about 32 bytes each).
+const MATE_MEMO_POSITIONS: usize = 1 << 21;
 
 /// What a bounded probe says of a candidate, with the side to move attacking.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -73,12 +80,19 @@ pub fn instructive_mate_in_one(position: &Position) -> bool {
 
 /// Finds candidates in game records with a bounded checkmate probe; keep one to reuse what the
 /// probe learned.
+///
+/// A finder remembers its probes' answers by canonical position (up to
+/// [`PROBE_MEMO_ENTRIES`]), so one kept across rounds of mining the same games and book
+/// probes each position once: the probe is most of mining's cost. A symmetric image of a
+/// probed position gets the same answer (an exact mate length or the absence of one is the
+/// same for every image; an `Unknown` is the first image's).
 pub struct CandidateFinder {
     mates: MateSearch,
     /// Longest mate wanted (the probe's depth).
-    pub max_moves: u32,
+    max_moves: u32,
     /// Nodes one probe may search.
-    pub probe_nodes: u64,
+    probe_nodes: u64,
+    memo: HashMap<u64, Prospect>,
 }
 
 impl CandidateFinder {
@@ -89,7 +103,15 @@ impl CandidateFinder {
             mates: MateSearch::new(),
             max_moves,
             probe_nodes,
+            memo: HashMap::new(),
         }
+    }
+
+    /// Whether this finder probes for mates of at most `max_moves` moves with `probe_nodes`
+    /// nodes (so its remembered answers serve such a search).
+    #[must_use]
+    pub fn probes(&self, max_moves: u32, probe_nodes: u64) -> bool {
+        self.max_moves == max_moves && self.probe_nodes == probe_nodes
     }
 
     /// Checkmate nodes searched so far.
@@ -110,11 +132,21 @@ impl CandidateFinder {
                 Prospect::PlainMateInOne
             };
         }
-        match self.mates.probe(position, self.max_moves, self.probe_nodes) {
+        let key = position.canonical_key().bits();
+        if let Some(&known) = self.memo.get(&key) {
+            return known;
+        }
+        self.mates.forget_beyond(MATE_MEMO_POSITIONS);
+        let prospect = match self.mates.probe(position, self.max_moves, self.probe_nodes) {
             MateProbe::Mate(n) => Prospect::Mate(n),
             MateProbe::NoneWithin => Prospect::NoMate,
             MateProbe::Unknown => Prospect::Unknown,
+        };
+        if self.memo.len() >= PROBE_MEMO_ENTRIES {
+            self.memo.clear();
         }
+        self.memo.insert(key, prospect);
+        prospect
     }
 
     /// The candidates of a game from `start` through `moves` worth verifying, with at least
@@ -332,5 +364,20 @@ mod tests {
             }
         }
         assert!(continuations > 0, "some quiet move allows a mate");
+    }
+
+    #[test]
+    fn a_finder_probes_each_position_once_up_to_symmetry() {
+        let mut finder = CandidateFinder::new(3, 1_000_000);
+        let position = pos("oo.x.o/xo.ox./x..o.x/...xxo/..x.xo/o..o.x");
+        assert_eq!(finder.prospect(&position), Prospect::Mate(2));
+        let nodes = finder.nodes();
+        assert!(nodes > 0);
+        for symmetry in crate::board::symmetry::Symmetry::ALL {
+            let image = symmetry.apply(&position);
+            assert_eq!(finder.prospect(&image), Prospect::Mate(2));
+        }
+        assert_eq!(finder.nodes(), nodes, "the images were not probed again");
+        assert!(finder.probes(3, 1_000_000) && !finder.probes(4, 1_000_000));
     }
 }

@@ -177,12 +177,7 @@ impl PuzzleVerifier {
         let solution = position.play_unchecked(first_move).canonical_key();
         // Another mating first move is the cheap refutation; the solver handles the rest.
         let max = max_moves.min(MAX_PUZZLE_MOVES);
-        if let Some((other, _)) = self
-            .mates
-            .mating_moves(position, max)
-            .into_iter()
-            .find(|(mv, _)| position.play_unchecked(*mv).canonical_key() != solution)
-        {
+        if let Some((other, _)) = self.mates.other_mating_move(position, max, &[solution]) {
             return Err(Rejection::NotUnique(other));
         }
         // Every other first move, once per position it reaches (up to symmetry), goes to the

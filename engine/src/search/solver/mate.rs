@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use crate::board::children::Children;
 use crate::board::movegen::is_check;
 use crate::board::moves::Move;
-use crate::board::position::Position;
+use crate::board::position::{Position, PositionKey};
 use crate::board::status::Status;
 
 use super::proof::{AttackNode, ProofTree, Reply};
@@ -136,12 +136,55 @@ impl MateSearch {
         out
     }
 
-    /// Whether the side to move mates within `n` moves, forgetting what it learned once its
-    /// memory holds more than `max_known` positions (for callers that ask very often).
-    pub(crate) fn mates_within(&mut self, position: &Position, n: u32, max_known: usize) -> bool {
+    /// A first move that mates within `max_moves` and reaches none of the positions `skip`
+    /// (canonical keys), with the length of its shortest mate; `None` when there is none. Each
+    /// position the first moves reach is searched once up to symmetry, and the search stops at
+    /// the first mate found: what [`MateSearch::mating_moves`] would list beyond `skip`, at a
+    /// fraction of the cost when a puzzle's solution is to be shown not to be the only mate.
+    pub fn other_mating_move(
+        &mut self,
+        position: &Position,
+        max_moves: u32,
+        skip: &[PositionKey],
+    ) -> Option<(Move, u32)> {
+        let max_moves = max_moves.min(MAX_MATE_MOVES);
+        if position.is_over() {
+            return None;
+        }
+        let mover = position.side_to_move();
+        let mut seen = skip.to_vec();
+        for &mv in position.legal_moves().iter() {
+            let child = position.play_unchecked(mv);
+            let key = child.canonical_key();
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            if child.status() == Status::Won(mover) {
+                return Some((mv, 1));
+            }
+            if !child.is_over()
+                && is_check(&child)
+                && let Some(n) = (1..max_moves).find(|&n| self.defender_loses(&child, n))
+            {
+                return Some((mv, n + 1));
+            }
+        }
+        None
+    }
+
+    /// Forgets what it learned once its memory holds more than `max_known` positions (for a
+    /// searcher kept for a long time).
+    pub(crate) fn forget_beyond(&mut self, max_known: usize) {
         if self.known.len() > max_known {
             self.known.clear();
         }
+    }
+
+    /// Whether the side to move mates within `n` moves, forgetting what it learned once its
+    /// memory holds more than `max_known` positions (for callers that ask very often).
+    pub(crate) fn mates_within(&mut self, position: &Position, n: u32, max_known: usize) -> bool {
+        self.forget_beyond(max_known);
         self.attacker_mates(position, n)
     }
 
@@ -325,5 +368,44 @@ mod tests {
                 .mating_moves(&Position::START, 4)
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn another_mating_move_is_found_exactly_when_mating_moves_lists_one() {
+        use crate::play::player::Player;
+        use crate::play::selfplay::play_game;
+        let mut checked = 0;
+        for seed in 0..60 {
+            let game = play_game(&Position::START, &Player::Random, &Player::Random, seed, 1);
+            let mut p = game.start;
+            for &mv in game.moves.iter().take(20) {
+                p = p.play(mv).unwrap();
+            }
+            if p.is_over() {
+                continue;
+            }
+            let all = MateSearch::new().mating_moves(&p, 3);
+            let groups: Vec<PositionKey> = all
+                .iter()
+                .map(|(mv, _)| p.play_unchecked(*mv).canonical_key())
+                .collect();
+            // Skipping nothing finds a mate when there is one, of a listed length.
+            let found = MateSearch::new().other_mating_move(&p, 3, &[]);
+            assert_eq!(found.is_some(), !all.is_empty(), "{p}");
+            if let Some(found) = found {
+                assert!(all.contains(&found), "{p}: {found:?} not in {all:?}");
+            }
+            // Skipping the first mate's position finds another only where another exists.
+            if let Some(first) = groups.first() {
+                let other = MateSearch::new().other_mating_move(&p, 3, &[*first]);
+                let others = groups.iter().any(|key| key != first);
+                assert_eq!(other.is_some(), others, "{p}");
+                if let Some((mv, _)) = other {
+                    assert_ne!(p.play_unchecked(mv).canonical_key(), *first);
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5, "only {checked} positions with a mate");
     }
 }
