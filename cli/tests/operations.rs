@@ -1,9 +1,10 @@
 //! Operating the real binary: `pentagrid health` for scripts, `--metrics-listen` serving
 //! Prometheus text, and logs on a pipe without terminal escapes, as JSON on request.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// A child process that is killed when the test ends, however it ends.
 struct Process(Child);
@@ -62,18 +63,6 @@ fn start_coordinator(dir: &std::path::Path, log_format: &str) -> (Process, Strin
     (Process(child), url.unwrap(), metrics.unwrap())
 }
 
-fn wait_healthy(url: &str) {
-    let started = Instant::now();
-    while !pentagrid(&["health", "--coordinator", url])
-        .status()
-        .unwrap()
-        .success()
-    {
-        assert!(started.elapsed() < Duration::from_secs(20), "never healthy");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// `GET /metrics` over plain HTTP/1.1; returns the status line and the body.
 fn scrape(address: &str) -> (String, String) {
     let mut stream = std::net::TcpStream::connect(address).unwrap();
@@ -106,7 +95,7 @@ fn stderr_of(mut process: Process) -> Vec<u8> {
 fn health_answers_for_scripts_and_metrics_are_served() {
     let dir = tempfile::tempdir().unwrap();
     let (coordinator, url, metrics) = start_coordinator(dir.path(), "text");
-    wait_healthy(&url);
+    common::wait_healthy(&url);
     let out = pentagrid(&["health", "--coordinator", &url])
         .output()
         .unwrap();
@@ -170,7 +159,7 @@ fn bad_health_arguments_are_refused_clearly() {
 fn text_logs_on_a_pipe_have_no_terminal_escapes() {
     let dir = tempfile::tempdir().unwrap();
     let (coordinator, url, _) = start_coordinator(dir.path(), "text");
-    wait_healthy(&url);
+    common::wait_healthy(&url);
     let stderr = stderr_of(coordinator);
     let text = String::from_utf8(stderr).unwrap();
     assert!(text.contains("coordinator listening"), "{text}");
@@ -181,7 +170,7 @@ fn text_logs_on_a_pipe_have_no_terminal_escapes() {
 fn json_logs_are_one_object_per_line() {
     let dir = tempfile::tempdir().unwrap();
     let (coordinator, url, _) = start_coordinator(dir.path(), "json");
-    wait_healthy(&url);
+    common::wait_healthy(&url);
     let stderr = stderr_of(coordinator);
     assert!(!stderr.contains(&0x1b));
     let text = String::from_utf8(stderr).unwrap();

@@ -2,6 +2,8 @@
 //! role: it refuses to start when the coordinator is unreachable or refuses the token (a wrong
 //! one, or a worker's), and with the read token it serves every route of the explorer.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -77,7 +79,9 @@ fn coordinator(dir: &Path) -> (Process, String) {
         .read_line(&mut line)
         .expect("the coordinator's first line");
     assert!(line.contains("listening"), "{line}");
-    (process, format!("http://127.0.0.1:{port}"))
+    let url = format!("http://127.0.0.1:{port}");
+    common::wait_healthy(&url);
+    (process, url)
 }
 
 fn serve_fails(url: &str, token_file: &Path) -> String {

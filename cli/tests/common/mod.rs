@@ -1,6 +1,9 @@
-//! Shared by the CLI's integration tests that run the real binary with arguments only.
+//! Shared by the CLI's integration tests that run the real binary.
+// Each test binary compiles this module and uses only some of it.
+#![allow(dead_code)]
 
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 /// Runs `pentagrid` with `args` and waits for it.
 pub fn pentagrid(args: &[&str]) -> Output {
@@ -19,4 +22,20 @@ pub fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Waits until the coordinator at `url` answers health checks with SERVING (it answers
+/// UNAVAILABLE while it opens its database, after it printed that it listens).
+pub fn wait_healthy(url: &str) {
+    let started = Instant::now();
+    while !pentagrid(&["health", "--coordinator", url])
+        .status
+        .success()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{url} never became healthy"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
