@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -292,10 +292,12 @@ impl Metrics {
 
     /// Records one book build round: the wall and CPU time it spent choosing (CPU time where
     /// the platform measures it), and the jobs it queued.
-    pub fn build_round(&self, seconds: f64, cpu_seconds: Option<f64>, jobs: usize) {
-        self.0.build_selection_seconds.observe(seconds);
-        if let Some(cpu) = cpu_seconds {
-            self.0.build_selection_cpu_seconds.observe(cpu);
+    pub fn build_round(&self, wall: Duration, cpu: Option<Duration>, jobs: usize) {
+        self.0.build_selection_seconds.observe(wall.as_secs_f64());
+        if let Some(cpu) = cpu {
+            self.0
+                .build_selection_cpu_seconds
+                .observe(cpu.as_secs_f64());
         }
         self.0.build_jobs_queued.inc_by(jobs as u64);
     }
@@ -458,7 +460,7 @@ mod tests {
         metrics.leases(LeaseEvent::Granted, 3);
         metrics.submitted(&Err(SubmitError::Invalid("wrong budget".into())));
         metrics.rpc("/pentagrid.v1.Coordinator/Submit", 0.003);
-        metrics.build_round(0.002, Some(0.001), 7);
+        metrics.build_round(Duration::from_millis(2), Some(Duration::from_millis(1)), 7);
         let text = metrics.render(None);
         assert!(
             text.contains("pentagrid_leases_total{event=\"granted\"} 3\n"),

@@ -6,7 +6,6 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Threads of the low-priority background pool.
 const BACKGROUND_THREADS: usize = 2;
@@ -14,14 +13,16 @@ const BACKGROUND_THREADS: usize = 2;
 /// share of a normal thread when both want it, all of an idle one.
 const BACKGROUND_NICE: i32 = 10;
 
-/// Whether background work runs on the low-priority pool (process-wide).
-static LOW_PRIORITY: AtomicBool = AtomicBool::new(false);
-
-/// Runs background work of this process at a lower OS priority than the runtime (a standalone
-/// coordinator serving many workers); by default it shares the blocking pool, as the embedded
-/// cluster wants, where the only worker runs in the same process.
-pub fn lower_background_priority() {
-    LOW_PRIORITY.store(true, Ordering::Relaxed);
+/// Where background work runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum BackgroundPriority {
+    /// On the blocking pool, as the embedded cluster wants (its only worker runs in the same
+    /// process, and nothing else waits on the runtime).
+    #[default]
+    Normal,
+    /// On a pool of lower OS priority than the runtime: a standalone coordinator answering
+    /// many workers, whose heartbeats must not wait behind mining for a CPU.
+    Low,
 }
 
 /// The low-priority pool, started on first use (`None` if its threads could not start).
@@ -55,17 +56,16 @@ fn lower_this_thread() {
 #[cfg(not(target_os = "linux"))]
 fn lower_this_thread() {}
 
-/// Runs `work` as background work and waits for it: on the low-priority pool when the process
-/// asked for it ([`lower_background_priority`]), else as [`blocking`]. A panic inside it
-/// carries on here.
-pub(crate) async fn background<T, F>(work: F) -> T
+/// Runs `work` as background work of `priority` and waits for it: on the low-priority pool
+/// when asked (and it could start), else as [`blocking`]. A panic inside it carries on here.
+pub(crate) async fn background<T, F>(priority: BackgroundPriority, work: F) -> T
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let pool = match LOW_PRIORITY.load(Ordering::Relaxed) {
-        true => background_pool(),
-        false => None,
+    let pool = match priority {
+        BackgroundPriority::Low => background_pool(),
+        BackgroundPriority::Normal => None,
     };
     let Some(pool) = pool else {
         return blocking(work).await;
@@ -112,16 +112,16 @@ mod tests {
 
     #[tokio::test]
     async fn background_work_runs_on_a_lower_priority_thread_and_its_panics_carry_on() {
-        lower_background_priority();
-        let name = background(|| std::thread::current().name().map(str::to_owned)).await;
+        let low = BackgroundPriority::Low;
+        let name = background(low, || std::thread::current().name().map(str::to_owned)).await;
         assert!(name.unwrap().starts_with("pentagrid-background-"));
         #[cfg(target_os = "linux")]
         {
             // SAFETY: getpriority reads no memory of ours.
-            let nice = background(|| unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }).await;
-            assert_eq!(nice, BACKGROUND_NICE);
+            let nice = background(low, || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) });
+            assert_eq!(nice.await, BACKGROUND_NICE);
         }
-        let panicked = tokio::spawn(background(|| panic!("inside the work"))).await;
+        let panicked = tokio::spawn(background(low, || panic!("inside the work"))).await;
         assert!(panicked.unwrap_err().is_panic());
     }
 }

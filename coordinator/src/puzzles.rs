@@ -20,7 +20,7 @@ use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
-use crate::offload::{background, blocking};
+use crate::offload::{BackgroundPriority, background, blocking};
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{CandidateState, Store, StoreError};
 
@@ -306,11 +306,12 @@ impl Miner {
 /// Runs one bounded mining step as background work, handing the miner there and back.
 async fn mine_step<T: Send + 'static>(
     store: &Arc<Store>,
+    priority: BackgroundPriority,
     miner: Miner,
     step: impl FnOnce(&mut Miner, &Store) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<(Miner, T), StoreError> {
     let store = store.clone();
-    background(move || {
+    background(priority, move || {
         let mut miner = miner;
         let answer = step(&mut miner, &store)?;
         Ok((miner, answer))
@@ -351,19 +352,24 @@ impl PuzzleMiner {
         // A request running beside this one mines with a fresh finder: a cache, not a lock.
         let kept = self.finder.lock().ok().and_then(|mut slot| slot.take());
         let mut miner = Miner::new(request, kept);
+        let priority = self.jobs.background_priority();
         // Stored games, the book, then random games, a bounded step at a time on the blocking
         // pool: the scan, the probes and the play grow with the database and the request, the
         // runtime must not.
         let mut from = Some(0);
         while let Some(start) = from.filter(|_| !miner.full()) {
-            (miner, from) =
-                mine_step(&self.store, miner, move |m, s| m.stored_games(s, start)).await?;
+            (miner, from) = mine_step(&self.store, priority, miner, move |m, s| {
+                m.stored_games(s, start)
+            })
+            .await?;
         }
         let (mut from, mut looked) = (Some(0), 0);
         while let Some(start) = from.filter(|_| !miner.full() && looked < BOOK_ENTRIES_PER_REQUEST)
         {
-            (miner, from) =
-                mine_step(&self.store, miner, move |m, s| m.book_positions(s, start)).await?;
+            (miner, from) = mine_step(&self.store, priority, miner, move |m, s| {
+                m.book_positions(s, start)
+            })
+            .await?;
             looked += GAMES_PER_STEP as u64;
         }
         if request.random_games {
@@ -374,7 +380,7 @@ impl PuzzleMiner {
             while next < tries && !miner.full() {
                 let end = tries.min(next + GAMES_PER_STEP as u64);
                 let seed = request.seed;
-                (miner, ()) = mine_step(&self.store, miner, move |m, s| {
+                (miner, ()) = mine_step(&self.store, priority, miner, move |m, s| {
                     m.random_games(s, seed, next..end)
                 })
                 .await?;

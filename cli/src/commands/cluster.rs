@@ -8,8 +8,8 @@ use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::{
-    Coordinator, Credentials, CrossCheckSettings, Grant, Metrics, Role, Settings, TlsFiles,
-    serve_opening,
+    BackgroundPriority, Coordinator, Credentials, CrossCheckSettings, Grant, Metrics, Role,
+    Settings, TlsFiles, serve_opening,
 };
 use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
@@ -183,9 +183,6 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         }),
         _ => None,
     };
-    // A standalone coordinator answers many workers: its mining and build rounds must wait
-    // for the CPU before their heartbeats do.
-    pentagrid_coordinator::offload::lower_background_priority();
     let metrics = Metrics::new();
     let settings = Settings {
         lease_duration: Duration::from_secs(args.lease_seconds),
@@ -198,6 +195,9 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             solve_sample: args.check_solves,
             judge_stones: args.judge_stones,
         },
+        // A standalone coordinator answers many workers: its mining and build rounds must
+        // wait for the CPU before their heartbeats do.
+        background: BackgroundPriority::Low,
         ..Settings::default()
     };
     runtime()?.block_on(async {

@@ -232,16 +232,16 @@ impl BookBuilder {
         })?;
         let frontier = self.frontiers().remove(&id);
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
-        let (mut frontier, round, choosing) = background(move || {
-            let started = (Instant::now(), ThreadTime::try_now().ok());
+        let priority = self.jobs.background_priority();
+        let (mut frontier, round, wall, cpu) = background(priority, move || {
+            let (started, cpu_started) = (Instant::now(), ThreadTime::try_now().ok());
             let mut frontier = match frontier {
                 Some(frontier) => frontier,
                 None => restore(&store, &jobs, id, &planned)?,
             };
             let round = plan(&mut frontier, &store, &jobs, id, &planned)?;
-            let cpu = started.1.and_then(|cpu| cpu.try_elapsed().ok());
-            let choosing = (started.0.elapsed(), cpu);
-            Ok::<_, StoreError>((frontier, round, choosing))
+            let cpu = cpu_started.and_then(|cpu| cpu.try_elapsed().ok());
+            Ok::<_, StoreError>((frontier, round, started.elapsed(), cpu))
         })
         .await?;
         let mut tasks = Vec::new();
@@ -266,11 +266,7 @@ impl BookBuilder {
             record.positions += 1;
             queued.push(pick);
         }
-        self.jobs.metrics().build_round(
-            choosing.0.as_secs_f64(),
-            choosing.1.map(|cpu| cpu.as_secs_f64()),
-            tasks.len(),
-        );
+        self.jobs.metrics().build_round(wall, cpu, tasks.len());
         if tasks.is_empty() {
             if round.in_flight == 0 && !round.selection.unfinished {
                 record.done = true;

@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 
 use pentago::{
-    MID_MIN_STONES, MidSolveError, Move, Position, SolveLimits, Solver, Value, midsolve,
+    MID_MIN_STONES, MidSolveError, Move, Position, SolveLimits, Solver, Value, distinct_moves,
+    midsolve,
 };
 
 use super::answer::{Answer, ClaimKind, PuzzleAnswer};
@@ -83,15 +84,10 @@ fn uniqueness(
     attempts: &[u64],
     child_midsolves: usize,
 ) -> PuzzleAnswer {
-    let mut seen = vec![position.play_unchecked(claimed).canonical_key()];
-    let mut open = Vec::new();
-    for &mv in position.legal_moves().iter() {
-        let key = position.play_unchecked(mv).canonical_key();
-        if !seen.contains(&key) {
-            seen.push(key);
-            open.push(mv);
-        }
-    }
+    let mut open = distinct_moves(
+        position,
+        &[position.play_unchecked(claimed).canonical_key()],
+    );
     let mut solver = Solver::new(TABLE_BITS);
     for &max_nodes in attempts {
         let limits = SolveLimits {

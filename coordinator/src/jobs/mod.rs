@@ -21,7 +21,7 @@ use crate::clock::Clock;
 use crate::crosscheck::flags::WorkerFlags;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
-use crate::offload::blocking;
+use crate::offload::{BackgroundPriority, blocking};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 pub use failure::FailureError;
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
@@ -172,6 +172,11 @@ impl JobQueue {
     /// Where the job queue and the services over it count what they do.
     pub fn metrics(&self) -> &Metrics {
         &self.settings.metrics
+    }
+
+    /// Where the services run their background work (mining, build rounds).
+    pub(crate) fn background_priority(&self) -> BackgroundPriority {
+        self.settings.background
     }
 
     /// How long a lease lasts without a heartbeat.

@@ -397,7 +397,7 @@ impl Scheduler {
 
     /// Makes a job active, indexing its position if it analyses or solves one.
     fn activate(&mut self, job_id: u64, active: Active) {
-        if let Task::Analyse { position, .. } | Task::Solve { position } = &active.task {
+        if let Some(position) = book_position(&active.task) {
             let position = position.canonical().position;
             self.book_jobs
                 .entry(position.key().bits())
@@ -414,7 +414,7 @@ impl Scheduler {
     /// Takes a job out of the active ones, and its position out of the index.
     fn deactivate(&mut self, job_id: u64) -> Option<Active> {
         let active = self.active.remove(&job_id)?;
-        if let Task::Analyse { position, .. } | Task::Solve { position } = &active.task {
+        if let Some(position) = book_position(&active.task) {
             let key = position.canonical_key().bits();
             if let Entry::Occupied(mut entry) = self.book_jobs.entry(key) {
                 entry.get_mut().job_ids.retain(|&id| id != job_id);
@@ -440,6 +440,14 @@ impl Scheduler {
             *counts.entry(lease.worker_id.as_str()).or_default() += 1;
         }
         counts
+    }
+}
+
+/// The position a task analyses or solves (what the book builder cares about).
+fn book_position(task: &Task) -> Option<&Position> {
+    match task {
+        Task::Analyse { position, .. } | Task::Solve { position } => Some(position),
+        _ => None,
     }
 }
 

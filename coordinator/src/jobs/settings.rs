@@ -1,10 +1,11 @@
 //! The tunables of a coordinator's job queue: leases, heartbeats, attempts, pruning, and the
-//! services' shared metrics and cross-check settings.
+//! services' shared metrics, cross-check settings and background priority.
 
 use std::time::Duration;
 
 use crate::crosscheck::CrossCheckSettings;
 use crate::metrics::Metrics;
+use crate::offload::BackgroundPriority;
 
 /// Tunables of a coordinator.
 #[derive(Clone, Debug)]
@@ -24,6 +25,8 @@ pub struct Settings {
     pub metrics: Metrics,
     /// How exact claims are cross-checked.
     pub crosscheck: CrossCheckSettings,
+    /// Where puzzle mining and book build rounds run.
+    pub background: BackgroundPriority,
 }
 
 impl Default for Settings {
@@ -36,6 +39,7 @@ impl Default for Settings {
             prune_after_leases: 10,
             metrics: Metrics::new(),
             crosscheck: CrossCheckSettings::default(),
+            background: BackgroundPriority::Normal,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! listed once, under the first such move in legal order.
 
 use crate::board::moves::Move;
-use crate::board::position::Position;
+use crate::board::position::{Position, PositionKey};
 use crate::board::symmetry::Symmetry;
 
 /// Collects distinct children, reusing its scratch space between calls.
@@ -93,6 +93,22 @@ pub fn move_groups(position: &Position, fold_symmetric: bool) -> Vec<Vec<Move>> 
     groups.into_iter().map(|(_, moves)| moves).collect()
 }
 
+/// One legal move of `position` per position the moves reach, up to symmetry (canonical
+/// keys), in move order, leaving out the moves that reach a position of `skip`: the moves
+/// whose values can differ, as a search for another winning first move needs them.
+pub fn distinct_moves(position: &Position, skip: &[PositionKey]) -> Vec<Move> {
+    let mut seen = skip.to_vec();
+    let mut moves = Vec::new();
+    for &mv in position.legal_moves().iter() {
+        let key = position.play_unchecked(mv).canonical_key();
+        if !seen.contains(&key) {
+            seen.push(key);
+            moves.push(mv);
+        }
+    }
+    moves
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +143,28 @@ mod tests {
             36,
             "one stone anywhere, twists of empty quadrants fold away"
         );
+    }
+
+    #[test]
+    fn distinct_moves_reach_each_position_once_up_to_symmetry_and_skip_what_is_asked() {
+        let p = Position::START.play("a1-4R".parse().unwrap()).unwrap();
+        let keys = |moves: &[Move]| -> Vec<PositionKey> {
+            moves
+                .iter()
+                .map(|&mv| p.play_unchecked(mv).canonical_key())
+                .collect()
+        };
+        let all = distinct_moves(&p, &[]);
+        let mut reached = keys(&all);
+        reached.sort_unstable();
+        reached.dedup();
+        assert_eq!(reached.len(), all.len(), "each position once");
+        let mut every = keys(&p.legal_moves());
+        every.sort_unstable();
+        every.dedup();
+        assert_eq!(reached, every, "every position reached");
+        let skipped = distinct_moves(&p, &[reached[0]]);
+        assert_eq!(skipped.len(), all.len() - 1);
+        assert!(!keys(&skipped).contains(&reached[0]));
     }
 }

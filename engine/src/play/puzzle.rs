@@ -35,6 +35,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::board::children::distinct_moves;
 use crate::board::color::Color;
 use crate::board::moves::Move;
 use crate::board::position::Position;
@@ -182,15 +183,7 @@ impl PuzzleVerifier {
         }
         // Every other first move, once per position it reaches (up to symmetry), goes to the
         // hybrid solver: from the midsolver's threshold on, one midsolve settles them all.
-        let mut seen = vec![solution];
-        let mut others = Vec::new();
-        for &mv in position.legal_moves().iter() {
-            let key = position.play_unchecked(mv).canonical_key();
-            if !seen.contains(&key) {
-                seen.push(key);
-                others.push(mv);
-            }
-        }
+        let others = distinct_moves(position, &[solution]);
         match self.solver.first_win(position, &others, self.limits) {
             Ok(None) => {}
             Ok(Some(mv)) => return Err(Rejection::NotUnique(mv)),

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::board::children::Children;
+use crate::board::children::{Children, distinct_moves};
 use crate::board::movegen::is_check;
 use crate::board::moves::Move;
 use crate::board::position::{Position, PositionKey};
@@ -152,14 +152,8 @@ impl MateSearch {
             return None;
         }
         let mover = position.side_to_move();
-        let mut seen = skip.to_vec();
-        for &mv in position.legal_moves().iter() {
+        for mv in distinct_moves(position, skip) {
             let child = position.play_unchecked(mv);
-            let key = child.canonical_key();
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
             if child.status() == Status::Won(mover) {
                 return Some((mv, 1));
             }
