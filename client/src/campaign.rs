@@ -2,6 +2,7 @@
 //! positions the games reached, short studies of Monica's five and triple power, and a few
 //! checkmate puzzles.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -80,25 +81,16 @@ pub struct CampaignReport {
     pub studies: Vec<StudyReport>,
     /// The puzzle round, if puzzles were asked for.
     pub puzzles: Option<PuzzleRound>,
-    /// Wall-clock time of each step, in order (`self-play`, `analysis`, each study by its
-    /// opening's name, `puzzles`).
+    /// Wall-clock time of each step (`self-play`, `analysis`, each study by its opening's
+    /// name, `puzzles`); the puzzles run beside the analysis and the studies, so their times
+    /// overlap.
     pub phases: Vec<(String, Duration)>,
 }
 
-impl CampaignReport {
-    /// Records that the step `name` began at `started` and has just ended.
-    fn timed(&mut self, name: &str, started: Instant) {
-        let took = started.elapsed();
-        tracing::info!(
-            phase = name,
-            seconds = took.as_secs_f64(),
-            "campaign step done"
-        );
-        self.phases.push((name.to_owned(), took));
-    }
-}
-
-/// Runs the campaign on `client`'s cluster.
+/// Runs the campaign on `client`'s cluster. Puzzle generation mines the self-play games, so it
+/// starts once they are stored and then runs beside the analyses and the studies: its mining
+/// keeps the coordinator busy while the workers analyse, and its verify jobs fill the workers'
+/// gaps.
 pub async fn campaign(
     client: &Client,
     plan: &CampaignPlan,
@@ -120,7 +112,32 @@ pub async fn campaign(
         .await?,
         ..CampaignReport::default()
     };
-    report.timed("self-play", started);
+    report.phases.push(timed("self-play", started));
+    // Both branches tell progress; they take turns on one task, never at once.
+    let progress = RefCell::new(progress);
+    let tell = |update| (progress.borrow_mut())(update);
+    let (studied, puzzles) = tokio::join!(
+        analyse_and_study(client, plan, &tell),
+        puzzles(client, plan, &tell)
+    );
+    let (analysis, studies, phases) = studied?;
+    report.analysis = analysis;
+    report.studies = studies;
+    report.phases.extend(phases);
+    if let Some((round, took)) = puzzles? {
+        report.puzzles = Some(round);
+        report.phases.push(("puzzles".to_owned(), took));
+    }
+    Ok(report)
+}
+
+/// The analyses of the positions the games reached, then the studies; with each step's time.
+async fn analyse_and_study(
+    client: &Client,
+    plan: &CampaignPlan,
+    tell: &dyn Fn(CampaignProgress),
+) -> Result<(JobsOutcome, Vec<StudyReport>, Vec<(String, Duration)>)> {
+    let mut phases = Vec::new();
     let started = Instant::now();
     let analyses: Vec<Task> = reached_positions(client, plan.depth)
         .await?
@@ -131,11 +148,12 @@ pub async fn campaign(
             playouts: plan.playouts,
         })
         .collect();
-    report.analysis = run_jobs(client, &analyses, &mut |p| {
-        progress(CampaignProgress::Analysis(p))
+    let analysis = run_jobs(client, &analyses, &mut |p| {
+        tell(CampaignProgress::Analysis(p))
     })
     .await?;
-    report.timed("analysis", started);
+    phases.push(timed("analysis", started));
+    let mut studies = Vec::new();
     if plan.studies {
         let study_plan = StudyPlan {
             budget: 12 * 5_000,
@@ -149,29 +167,47 @@ pub async fn campaign(
         };
         for opening in [Opening::MonicasFive, Opening::TriplePower] {
             let started = Instant::now();
-            let mut tell = |p| progress(CampaignProgress::Study(opening, p));
-            report
-                .studies
-                .push(study(client, opening, &study_plan, &mut tell).await?);
-            report.timed(opening.name(), started);
+            let mut each = |p| tell(CampaignProgress::Study(opening, p));
+            studies.push(study(client, opening, &study_plan, &mut each).await?);
+            phases.push(timed(opening.name(), started));
         }
     }
-    if plan.puzzles > 0 {
-        let goal = Goal {
-            count: plan.puzzles,
-            max_moves: 5,
-            min_moves: 0,
-            min_stones: MID_MIN_STONES,
-            stored_only: false,
-            seed: 1,
-            rounds: 10,
-        };
-        let mut tell = |p| progress(CampaignProgress::Puzzles(p, goal.count));
-        let started = Instant::now();
-        report.puzzles = Some(generate(client, &goal, &mut tell).await?);
-        report.timed("puzzles", started);
+    Ok((analysis, studies, phases))
+}
+
+/// The plan's puzzles, if it asks for any, with the time they took.
+async fn puzzles(
+    client: &Client,
+    plan: &CampaignPlan,
+    tell: &dyn Fn(CampaignProgress),
+) -> Result<Option<(PuzzleRound, Duration)>> {
+    if plan.puzzles == 0 {
+        return Ok(None);
     }
-    Ok(report)
+    let goal = Goal {
+        count: plan.puzzles,
+        max_moves: 5,
+        min_moves: 0,
+        min_stones: MID_MIN_STONES,
+        stored_only: false,
+        seed: 1,
+        rounds: 10,
+    };
+    let started = Instant::now();
+    let mut each = |p| tell(CampaignProgress::Puzzles(p, goal.count));
+    let round = generate(client, &goal, &mut each).await?;
+    Ok(Some((round, timed("puzzles", started).1)))
+}
+
+/// The step `name` that began at `started` and has just ended, logged.
+fn timed(name: &str, started: Instant) -> (String, Duration) {
+    let took = started.elapsed();
+    tracing::info!(
+        phase = name,
+        seconds = took.as_secs_f64(),
+        "campaign step done"
+    );
+    (name.to_owned(), took)
 }
 
 /// Positions within `depth` moves of the start that stored games went through (by canonical

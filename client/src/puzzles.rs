@@ -125,31 +125,36 @@ impl std::fmt::Display for PuzzleRound {
     }
 }
 
-/// Candidates asked for per puzzle still wanted.
+/// Candidates asked for per puzzle still wanted, before any was checked.
 const CANDIDATES_PER_PUZZLE: u64 = 5;
+/// Fewest candidates a round asks for: two verify jobs.
+const MIN_ROUND_CANDIDATES: u64 = 16;
 
-/// Puzzles per page when reading the whole collection: a mate in 5's proof tree can reach
-/// 200 KB, so a page stays below the 1 MiB message cap.
-const LIST_PAGE_SIZE: u32 = 4;
+/// Puzzles asked for per page when reading the whole collection (the coordinator ends a page
+/// early when its puzzles are large).
+const LIST_PAGE_SIZE: u32 = 100;
 
 /// The stored puzzles matching `filter`, in order: at most `filter.limit` (0: all), read page
-/// by page (the filter's own `page` and `page_size` are ignored).
+/// by page with the coordinator's cursor (the filter's own `page`, `page_size` and `cursor`
+/// are ignored).
 pub async fn list(client: &Client, filter: v2::ListPuzzlesRequest) -> Result<Vec<Puzzle>> {
     let limit = filter.limit as usize;
     let mut puzzles = Vec::new();
-    for page in 1.. {
+    let mut cursor = String::new();
+    loop {
         let request = v2::ListPuzzlesRequest {
-            page,
+            page: 0,
             page_size: LIST_PAGE_SIZE,
             limit: 0,
+            cursor,
             ..filter.clone()
         };
         let reply = client.clone().list_puzzles(request).await?.into_inner();
         for json in &reply.puzzles_json {
             puzzles.push(read_puzzle(json)?);
         }
-        let last = u64::from(page) * u64::from(LIST_PAGE_SIZE) >= reply.total;
-        if last || (limit > 0 && puzzles.len() >= limit) {
+        cursor = reply.next_cursor;
+        if cursor.is_empty() || (limit > 0 && puzzles.len() >= limit) {
             break;
         }
     }
@@ -184,6 +189,11 @@ async fn counts(client: &Client) -> Result<v2::ListPuzzlesResponse> {
 
 /// Rounds of candidates until `goal.count` new puzzles are stored (or the rounds or the
 /// candidates run out), telling `progress` as candidates are checked.
+///
+/// Rounds overlap: while one round's candidates are verified, the next is mined when the yield
+/// seen so far says the round in flight will likely fall short, so the coordinator's mining
+/// and the workers' verifying run at the same time. The last round's candidates are always
+/// verified to the end (never left pending), so a round may store a few more than asked.
 pub async fn generate(
     client: &Client,
     goal: &Goal,
@@ -192,34 +202,50 @@ pub async fn generate(
     goal.validate()?;
     let before = counts(client).await?;
     let mut now = before.clone();
-    let mut ran_dry = false;
-    for round in 0..goal.rounds {
-        let found = now.found - before.found;
-        if found >= goal.count {
+    let (mut ran_dry, mut rounds) = (false, 0);
+    // The verify jobs of the round in flight, with its candidate count.
+    let mut verifying: Option<(Vec<u64>, u64)> = None;
+    loop {
+        let yields = Yield::seen(&before, &now);
+        let in_flight = verifying.as_ref().map_or(0, |(_, queued)| *queued);
+        let wanted = yields.candidates_to_mine(goal.count, in_flight);
+        let mine = !ran_dry && rounds < goal.rounds && wanted > 0;
+        if !mine && verifying.is_none() {
             break;
         }
-        // The coordinator's checkmate probe drops candidates without a mate, so about one
-        // candidate in five becomes a puzzle (the rest mostly have a second winning move).
-        let wanted = ((goal.count - found) * CANDIDATES_PER_PUZZLE).clamp(16, 20_000);
-        let reply = client
-            .clone()
-            .generate_puzzles(v2::GeneratePuzzlesRequest {
+        let mining = async {
+            if !mine {
+                return Ok(None);
+            }
+            let request = v2::GeneratePuzzlesRequest {
                 candidates: wanted,
                 max_moves: goal.max_moves,
                 min_moves: goal.min_moves,
                 min_stones: goal.min_stones,
                 random_games: !goal.stored_only,
-                seed: goal.seed.wrapping_add(u64::from(round)),
-            })
-            .await?
-            .into_inner();
-        if reply.queued == 0 {
-            ran_dry = true;
-            break;
+                seed: goal.seed.wrapping_add(u64::from(rounds)),
+            };
+            let reply = client.clone().generate_puzzles(request).await?;
+            Ok::<_, ClientError>(Some(reply.into_inner()))
+        };
+        // Wait for exactly the round in flight's verify jobs.
+        let waiting = async {
+            match &verifying {
+                Some((job_ids, _)) => watch(client, job_ids, &mut |_| {}).await.map(|_| ()),
+                None => Ok(()),
+            }
+        };
+        let (mined, waited) = tokio::join!(mining, waiting);
+        waited?;
+        verifying = None;
+        if let Some(reply) = mined? {
+            rounds += 1;
+            if reply.queued == 0 {
+                ran_dry = true;
+            } else {
+                verifying = Some((reply.job_ids, reply.queued));
+            }
         }
-        // Wait for exactly this round's verify jobs; the puzzle counts are read once they are
-        // done, for the progress.
-        watch(client, &reply.job_ids, &mut |_| {}).await?;
         now = counts(client).await?;
         progress(PuzzleProgress {
             found: now.found - before.found,
@@ -236,4 +262,68 @@ pub async fn generate(
         undecided: now.undecided - before.undecided,
         ran_dry,
     })
+}
+
+/// Puzzles found per candidate checked so far in a generation, with a prior of one puzzle in
+/// [`CANDIDATES_PER_PUZZLE`] candidates.
+struct Yield {
+    found: u64,
+    candidates_per_puzzle: f64,
+}
+
+impl Yield {
+    fn seen(before: &v2::ListPuzzlesResponse, now: &v2::ListPuzzlesResponse) -> Yield {
+        let found = now.found - before.found;
+        let checked = now.candidates - before.candidates;
+        Yield {
+            found,
+            candidates_per_puzzle: (checked + CANDIDATES_PER_PUZZLE) as f64 / (found + 1) as f64,
+        }
+    }
+
+    /// Candidates the next round should mine for `count` puzzles while `in_flight` are being
+    /// verified; 0 when those are likely enough. The round in flight is counted at half its
+    /// expected yield: mining one round too many costs some verifying, one too few leaves
+    /// the workers idle while the next round is mined.
+    fn candidates_to_mine(&self, count: u64, in_flight: u64) -> u64 {
+        let expected = in_flight as f64 / self.candidates_per_puzzle / 2.0;
+        let short = count as f64 - self.found as f64 - expected;
+        if short <= 0.0 {
+            return 0;
+        }
+        ((short * self.candidates_per_puzzle).ceil() as u64).clamp(MIN_ROUND_CANDIDATES, 20_000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(found: u64, candidates: u64) -> v2::ListPuzzlesResponse {
+        v2::ListPuzzlesResponse {
+            found,
+            candidates,
+            ..v2::ListPuzzlesResponse::default()
+        }
+    }
+
+    #[test]
+    fn the_next_round_is_mined_while_the_one_in_flight_likely_falls_short() {
+        let start = counts(4, 100);
+        // Nothing checked yet: one puzzle in five candidates, so 3 puzzles want 15 (at least 16).
+        let fresh = Yield::seen(&start, &start);
+        assert_eq!(fresh.candidates_to_mine(3, 0), MIN_ROUND_CANDIDATES);
+        // 16 in flight count for 1.6 puzzles: the next round is mined beside them.
+        assert!(fresh.candidates_to_mine(3, 16) > 0);
+        // 40 in flight count for 4: enough, nothing more is mined.
+        assert_eq!(fresh.candidates_to_mine(3, 40), 0);
+        // One puzzle in 31 candidates so far: 2 more want 2 × 18 candidates.
+        let poor = Yield::seen(&start, &counts(5, 131));
+        assert_eq!(poor.candidates_to_mine(3, 0), 36);
+        // Done: nothing more, whatever is in flight.
+        assert_eq!(
+            Yield::seen(&start, &counts(7, 120)).candidates_to_mine(3, 0),
+            0
+        );
+    }
 }

@@ -30,9 +30,12 @@ const CANDIDATES_PER_JOB: usize = 8;
 pub const MAX_PUZZLE_CANDIDATES: u64 = 100_000;
 /// Puzzles per listed page unless asked otherwise.
 pub const PUZZLES_PAGE_SIZE: u64 = 20;
-/// Most puzzles per listed page: proofs make a puzzle a few KB, so a page stays far below the
-/// message cap.
+/// Most puzzles per listed page.
 pub const MAX_PUZZLES_PAGE: u64 = 100;
+/// A listed page ends before its puzzles pass this many bytes (a page holds one puzzle at
+/// least): a mate in 5's proof can take 200 KB, and a page of such mates stays far below the
+/// 1 MiB message cap.
+pub const MAX_PUZZLES_PAGE_BYTES: usize = 256 * 1024;
 /// Games (stored or random) one blocking step of mining looks at.
 const GAMES_PER_STEP: usize = 1_000;
 /// Random games tried per wanted candidate before giving up.
@@ -88,8 +91,72 @@ pub struct PuzzleFilter {
     pub level: Option<String>,
     /// The page, from 1 (0: the first).
     pub page: u64,
+    /// Go on after this puzzle instead (the page must then be 0 or 1).
+    pub cursor: Option<PuzzleCursor>,
     /// Puzzles per page (0: [`PUZZLES_PAGE_SIZE`], at most [`MAX_PUZZLES_PAGE`]).
     pub page_size: u64,
+}
+
+/// A place in the listing order of puzzles (mate length, difficulty, canonical key): a page
+/// goes on after the puzzle it names, whatever was stored since. Its text form
+/// `MATE-DIFFICULTY-KEY` (difficulty as the hex bits of the f64, key in hex) is opaque to
+/// callers but stable.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PuzzleCursor {
+    mate_in: u32,
+    difficulty: f64,
+    key: u64,
+}
+
+impl PuzzleCursor {
+    fn of(puzzle: &Puzzle) -> PuzzleCursor {
+        PuzzleCursor {
+            mate_in: puzzle.mate_in,
+            difficulty: puzzle.difficulty,
+            key: puzzle.position.canonical_key().bits(),
+        }
+    }
+
+    fn order(&self, other: &PuzzleCursor) -> std::cmp::Ordering {
+        self.mate_in
+            .cmp(&other.mate_in)
+            .then(self.difficulty.total_cmp(&other.difficulty))
+            .then(self.key.cmp(&other.key))
+    }
+}
+
+impl std::fmt::Display for PuzzleCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}-{:x}-{:x}",
+            self.mate_in,
+            self.difficulty.to_bits(),
+            self.key
+        )
+    }
+}
+
+/// Why a cursor's text does not read.
+#[derive(Debug, Error)]
+#[error("expected the next_cursor of an earlier page")]
+pub struct BadCursor;
+
+impl std::str::FromStr for PuzzleCursor {
+    type Err = BadCursor;
+
+    fn from_str(text: &str) -> Result<Self, BadCursor> {
+        let mut parts = text.splitn(3, '-');
+        let mut next = || parts.next().ok_or(BadCursor);
+        let mate_in = next()?.parse().map_err(|_| BadCursor)?;
+        let difficulty = u64::from_str_radix(next()?, 16).map_err(|_| BadCursor)?;
+        let key = u64::from_str_radix(next()?, 16).map_err(|_| BadCursor)?;
+        Ok(PuzzleCursor {
+            mate_in,
+            difficulty: f64::from_bits(difficulty),
+            key,
+        })
+    }
 }
 
 /// Stored puzzles and candidate counts by verdict.
@@ -115,6 +182,8 @@ pub struct PuzzleListing {
     pub unconfirmed: u64,
     /// Its parties disagree, waiting for a third (not listed).
     pub disputed: u64,
+    /// Where the next page starts, when puzzles follow this one.
+    pub next_cursor: Option<PuzzleCursor>,
 }
 
 /// Why a puzzle call was refused.
@@ -227,17 +296,23 @@ impl Miner {
         Ok(())
     }
 
-    /// Offers up to [`GAMES_PER_STEP`] stored games from job id `from` on; returns where the
-    /// next step starts, `None` when the games ran out.
+    /// Whether a step that began with `found_before` candidates found should end: the miner
+    /// is full, or a verify job's worth of new candidates is ready to go out.
+    fn step_done(&self, found_before: usize) -> bool {
+        self.full() || self.found.len() >= found_before + CANDIDATES_PER_JOB
+    }
+
+    /// Offers stored games from job id `from` on, up to [`GAMES_PER_STEP`] of them or until
+    /// the step is done; returns where the next step starts, `None` when the games ran out.
     fn stored_games(&mut self, store: &Store, from: u64) -> Result<Option<u64>, StoreError> {
         let games = store.games_from(from, GAMES_PER_STEP)?;
-        let next = (games.len() == GAMES_PER_STEP)
-            .then(|| games.last().map(|(job_id, _)| job_id + 1))
-            .flatten();
+        let (found_before, read_all) = (self.found.len(), games.len() == GAMES_PER_STEP);
+        let mut next = None;
         for (job_id, game) in games {
             if self.full() {
                 return Ok(None);
             }
+            next = job_id.checked_add(1);
             let (Ok(start), Ok(moves)) = (
                 game.start.parse::<Position>(),
                 game.moves
@@ -248,22 +323,25 @@ impl Miner {
                 continue;
             };
             self.offer_game(store, start, &moves, &format!("game {job_id}"))?;
+            if self.step_done(found_before) {
+                return Ok(next.filter(|_| !self.full()));
+            }
         }
-        Ok(next)
+        Ok(next.filter(|_| read_all))
     }
 
-    /// Offers the late positions among up to [`GAMES_PER_STEP`] book entries from key `from`
-    /// on, and their quiet continuations; returns where the next step starts, `None` when the
-    /// book ran out.
+    /// Offers the late positions among book entries from key `from` on, and their quiet
+    /// continuations, up to [`GAMES_PER_STEP`] entries or until the step is done; returns
+    /// where the next step starts, `None` when the book ran out.
     fn book_positions(&mut self, store: &Store, from: u64) -> Result<Option<u64>, StoreError> {
         let entries = store.book_entries(from, GAMES_PER_STEP)?;
-        let next = (entries.len() == GAMES_PER_STEP)
-            .then(|| entries.last().and_then(|(key, _)| key.checked_add(1)))
-            .flatten();
+        let (found_before, read_all) = (self.found.len(), entries.len() == GAMES_PER_STEP);
+        let mut next = None;
         for (key, _) in entries {
             if self.full() {
                 return Ok(None);
             }
+            next = key.checked_add(1);
             let Ok(position) = Position::from_key(PositionKey(key)) else {
                 continue;
             };
@@ -280,26 +358,31 @@ impl Miner {
                     format!("book {position} instead {mv}"),
                 )?;
             }
+            if self.step_done(found_before) {
+                return Ok(next.filter(|_| !self.full()));
+            }
         }
-        Ok(next)
+        Ok(next.filter(|_| read_all))
     }
 
-    /// Plays and offers the seeded random games `indices`.
+    /// Plays and offers the seeded random games `indices`, until the step is done; returns
+    /// the index where the next step starts.
     fn random_games(
         &mut self,
         store: &Store,
         seed: u64,
         indices: std::ops::Range<u64>,
-    ) -> Result<(), StoreError> {
-        for index in indices {
-            if self.full() {
-                break;
+    ) -> Result<u64, StoreError> {
+        let found_before = self.found.len();
+        for index in indices.clone() {
+            if self.step_done(found_before) {
+                return Ok(index);
             }
             let seed = splitmix64(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
             let game = play_game(&Position::START, &Player::Random, &Player::Random, seed, 1);
             self.offer_game(store, game.start, &game.moves, &format!("random {seed}"))?;
         }
-        Ok(())
+        Ok(indices.end)
     }
 }
 
@@ -317,6 +400,58 @@ async fn mine_step<T: Send + 'static>(
         Ok((miner, answer))
     })
     .await
+}
+
+/// The verify jobs of one mining request, queued as its candidates are found.
+struct VerifyQueue {
+    max_moves: u32,
+    /// Candidates (from the front of the miner's list) already in jobs.
+    queued: usize,
+    job_ids: Vec<u64>,
+}
+
+impl VerifyQueue {
+    fn new(max_moves: u32) -> VerifyQueue {
+        VerifyQueue {
+            max_moves,
+            queued: 0,
+            job_ids: Vec::new(),
+        }
+    }
+
+    /// Queues the whole jobs' worth of `found` not queued yet.
+    async fn full_jobs(
+        &mut self,
+        miner: &PuzzleMiner,
+        found: &[(Position, String)],
+    ) -> Result<(), PuzzleError> {
+        let whole = (found.len() - self.queued) / CANDIDATES_PER_JOB * CANDIDATES_PER_JOB;
+        self.take(miner, &found[self.queued..self.queued + whole])
+            .await
+    }
+
+    /// Queues everything in `found` not queued yet.
+    async fn rest(
+        &mut self,
+        miner: &PuzzleMiner,
+        found: &[(Position, String)],
+    ) -> Result<(), PuzzleError> {
+        self.take(miner, &found[self.queued..]).await
+    }
+
+    async fn take(
+        &mut self,
+        miner: &PuzzleMiner,
+        candidates: &[(Position, String)],
+    ) -> Result<(), PuzzleError> {
+        if candidates.is_empty() {
+            return Ok(());
+        }
+        let ids = miner.queue_verify(candidates, self.max_moves).await?;
+        self.job_ids.extend(ids);
+        self.queued += candidates.len();
+        Ok(())
+    }
 }
 
 impl PuzzleMiner {
@@ -352,16 +487,19 @@ impl PuzzleMiner {
         // A request running beside this one mines with a fresh finder: a cache, not a lock.
         let kept = self.finder.lock().ok().and_then(|mut slot| slot.take());
         let mut miner = Miner::new(request, kept);
+        let mut queue = VerifyQueue::new(request.max_moves);
         let priority = self.jobs.background_priority();
         // Stored games, the book, then random games, a bounded step at a time on the blocking
         // pool: the scan, the probes and the play grow with the database and the request, the
-        // runtime must not.
+        // runtime must not. Each full job of candidates is queued as soon as it is found, so
+        // workers verify while mining goes on.
         let mut from = Some(0);
         while let Some(start) = from.filter(|_| !miner.full()) {
             (miner, from) = mine_step(&self.store, priority, miner, move |m, s| {
                 m.stored_games(s, start)
             })
             .await?;
+            queue.full_jobs(self, &miner.found).await?;
         }
         let (mut from, mut looked) = (Some(0), 0);
         while let Some(start) = from.filter(|_| !miner.full() && looked < BOOK_ENTRIES_PER_REQUEST)
@@ -370,6 +508,7 @@ impl PuzzleMiner {
                 m.book_positions(s, start)
             })
             .await?;
+            queue.full_jobs(self, &miner.found).await?;
             looked += GAMES_PER_STEP as u64;
         }
         if request.random_games {
@@ -378,48 +517,64 @@ impl PuzzleMiner {
                 .saturating_mul(RANDOM_GAMES_PER_CANDIDATE);
             let mut next = 0;
             while next < tries && !miner.full() {
-                let end = tries.min(next + GAMES_PER_STEP as u64);
-                let seed = request.seed;
-                (miner, ()) = mine_step(&self.store, priority, miner, move |m, s| {
+                let (seed, end) = (request.seed, tries.min(next + GAMES_PER_STEP as u64));
+                (miner, next) = mine_step(&self.store, priority, miner, move |m, s| {
                     m.random_games(s, seed, next..end)
                 })
                 .await?;
-                next = end;
+                queue.full_jobs(self, &miner.found).await?;
             }
         }
         if let Ok(mut slot) = self.finder.lock() {
             *slot = Some(miner.finder);
         }
-        let found = miner.found;
-        let positions: Vec<Position> = found.iter().map(|(p, _)| *p).collect();
-        let store = self.store.clone();
-        blocking(move || {
-            let keys: Vec<u64> = positions.iter().map(|p| p.canonical_key().bits()).collect();
-            store.mark_candidates_pending(&keys)
-        })
-        .await?;
-        let tasks: Vec<Task> = found
-            .chunks(CANDIDATES_PER_JOB)
-            .map(|chunk| Task::Verify {
-                candidates: chunk.to_vec(),
-                max_moves: request.max_moves,
-            })
-            .collect();
-        let job_ids = self.jobs.queue(tasks).await?;
+        queue.rest(self, &miner.found).await?;
         tracing::info!(
-            candidates = found.len(),
-            jobs = job_ids.len(),
+            candidates = queue.queued,
+            jobs = queue.job_ids.len(),
             "puzzle candidates queued"
         );
         Ok(Mined {
-            queued: found.len() as u64,
-            job_ids,
+            queued: queue.queued as u64,
+            job_ids: queue.job_ids,
         })
     }
 
+    /// Marks `candidates` pending and queues verify jobs for them, [`CANDIDATES_PER_JOB`] a
+    /// job; answers once they are durable.
+    async fn queue_verify(
+        &self,
+        candidates: &[(Position, String)],
+        max_moves: u32,
+    ) -> Result<Vec<u64>, PuzzleError> {
+        let keys: Vec<u64> = candidates
+            .iter()
+            .map(|(p, _)| p.canonical_key().bits())
+            .collect();
+        let store = self.store.clone();
+        blocking(move || store.mark_candidates_pending(&keys)).await?;
+        let tasks: Vec<Task> = candidates
+            .chunks(CANDIDATES_PER_JOB)
+            .map(|chunk| Task::Verify {
+                candidates: chunk.to_vec(),
+                max_moves,
+            })
+            .collect();
+        Ok(self.jobs.queue(tasks).await?)
+    }
+
     /// One page of the stored puzzles matching the filters, by length then difficulty, with
-    /// their total and candidate counts. A bad page is refused.
+    /// their total and candidate counts: from the cursor, else by page number, at most the
+    /// page size and [`MAX_PUZZLES_PAGE_BYTES`] (at least one puzzle). A bad page is refused.
     pub fn list(&self, request: &PuzzleFilter) -> Result<PuzzleListing, PuzzleError> {
+        self.list_within(request, MAX_PUZZLES_PAGE_BYTES)
+    }
+
+    fn list_within(
+        &self,
+        request: &PuzzleFilter,
+        max_bytes: usize,
+    ) -> Result<PuzzleListing, PuzzleError> {
         let size = page_size(
             "page_size",
             request.page_size,
@@ -427,24 +582,40 @@ impl PuzzleMiner {
             MAX_PUZZLES_PAGE,
         )?;
         let page = request.page.max(1);
+        if request.cursor.is_some() && page > 1 {
+            return Err(PuzzleError::Invalid(
+                "a cursor and a page number above 1 do not go together".into(),
+            ));
+        }
         let mut puzzles = Vec::new();
         for entry in self.store.puzzles() {
             let json = entry?;
             let puzzle = read_puzzle(&json)?;
             if request.admits(&puzzle) {
-                puzzles.push((puzzle.mate_in, puzzle.difficulty, json));
+                puzzles.push((PuzzleCursor::of(&puzzle), json));
             }
         }
         let total = puzzles.len() as u64;
-        check_start("page", page, total.div_ceil(size).max(1))?;
-        puzzles.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let skip = ((page - 1) * size) as usize;
-        let puzzles: Vec<String> = puzzles
-            .into_iter()
-            .skip(skip)
-            .take(size as usize)
-            .map(|(_, _, json)| json)
-            .collect();
+        puzzles.sort_by(|a, b| a.0.order(&b.0));
+        let skip = match &request.cursor {
+            Some(cursor) => puzzles.partition_point(|(at, _)| at.order(cursor).is_le()),
+            None => {
+                check_start("page", page, total.div_ceil(size).max(1))?;
+                ((page - 1) * size) as usize
+            }
+        };
+        let mut page_json = Vec::new();
+        let mut bytes = 0;
+        for (_, json) in puzzles.iter().skip(skip).take(size as usize) {
+            if !page_json.is_empty() && bytes + json.len() > max_bytes {
+                break;
+            }
+            bytes += json.len();
+            page_json.push(json.clone());
+        }
+        let shown = skip + page_json.len();
+        let next_cursor = (shown < puzzles.len() && shown > 0).then(|| puzzles[shown - 1].0);
+        let puzzles = page_json;
         let counts = self.store.candidate_counts()?;
         let count = |state: CandidateState| counts[state as usize];
         Ok(PuzzleListing {
@@ -461,6 +632,7 @@ impl PuzzleMiner {
             pending: count(CandidateState::Pending),
             unconfirmed: count(CandidateState::Unconfirmed),
             disputed: count(CandidateState::Disputed),
+            next_cursor,
         })
     }
 }
@@ -552,6 +724,120 @@ mod tests {
         let mut longer = Miner::new(&request(10, 3, 5), None);
         longer.offer_game(&store, start, &line, "game 7").unwrap();
         assert!(longer.found.is_empty());
+    }
+
+    #[test]
+    fn a_mining_step_ends_once_a_verify_job_of_candidates_is_ready() {
+        let (_dir, store) = store();
+        let mut miner = Miner::new(&request(40, 2, 5), None);
+        // Random games until a job's worth is found: the step says where to go on.
+        let next = miner.random_games(&store, 7, 0..1_000).unwrap();
+        assert!(next < 1_000, "the step went through every game");
+        assert!(miner.found.len() >= CANDIDATES_PER_JOB);
+        // The next step goes on from there and finds fresh candidates only.
+        let before = miner.found.len();
+        let further = miner.random_games(&store, 7, next..1_000).unwrap();
+        assert!(further > next);
+        assert!(miner.found.len() >= before + CANDIDATES_PER_JOB);
+        let keys: HashSet<u64> = miner
+            .found
+            .iter()
+            .map(|(p, _)| p.canonical_key().bits())
+            .collect();
+        assert_eq!(keys.len(), miner.found.len());
+    }
+
+    /// A miner over a store holding puzzle records of `positions` (their mates in 1, with
+    /// made-up difficulties: the listing reads records, it does not judge them).
+    fn miner_with_puzzles(positions: &[&str]) -> (tempfile::TempDir, PuzzleMiner) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("db")).unwrap());
+        let mut effect = crate::store::ResultEffect::default();
+        for (index, text) in positions.iter().enumerate() {
+            let position: Position = text.parse().unwrap();
+            let proof = pentago::MateSearch::new().find(&position, 1).unwrap();
+            let puzzle = Puzzle {
+                position,
+                side_to_move: position.side_to_move(),
+                mate_in: proof.mate_in,
+                first_move: proof.first_move(),
+                reply_groups: 0,
+                uct_playouts: None,
+                tempting: 0,
+                difficulty: (positions.len() - index) as f64,
+                source: String::new(),
+                themes: Theme::of(&proof),
+                proof,
+            };
+            let json = serde_json::to_string(&puzzle).unwrap();
+            let key = position.canonical_key().bits();
+            effect
+                .verdicts
+                .push((key, CandidateState::Puzzle, Some(json)));
+        }
+        let done = crate::store::StoredJob::default();
+        store.apply(1, &done, "r1", &effect).unwrap();
+        let clock = Arc::new(crate::clock::ManualClock::default());
+        let jobs = Arc::new(
+            JobQueue::open(store.clone(), crate::jobs::Settings::default(), clock).unwrap(),
+        );
+        (dir, PuzzleMiner::new(store, jobs))
+    }
+
+    #[tokio::test]
+    async fn pages_end_at_their_byte_budget_and_a_cursor_goes_on_from_there() {
+        // Black's only win is f1-4R in each: a twist makes the five.
+        let (_dir, miner) = miner_with_puzzles(&[
+            "oooo../....../....../....../.....x/xxx...",
+            "ooo.o./....../....../....../.....x/xxx...",
+            "oo.oo./....../....../....../.....x/xxx...",
+        ]);
+        let filter = PuzzleFilter {
+            page_size: MAX_PUZZLES_PAGE,
+            ..PuzzleFilter::default()
+        };
+        let whole = miner.list(&filter).unwrap();
+        assert_eq!((whole.puzzles_json.len(), whole.total), (3, 3));
+        // By difficulty: the last stored is the easiest.
+        assert!(whole.puzzles_json[0].contains("oo.oo."));
+        assert_eq!(whole.next_cursor, None);
+        // A budget below one puzzle: one a page, in the same order, the last without a cursor.
+        let mut read = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = miner
+                .list_within(
+                    &PuzzleFilter {
+                        cursor,
+                        ..filter.clone()
+                    },
+                    1,
+                )
+                .unwrap();
+            assert_eq!(page.puzzles_json.len(), 1);
+            read.extend(page.puzzles_json);
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                break;
+            }
+            // The cursor survives its text form.
+            let text = cursor.unwrap().to_string();
+            assert_eq!(text.parse::<PuzzleCursor>().ok(), cursor);
+        }
+        assert_eq!(read, whole.puzzles_json);
+        // A cursor with a page number, or a cursor that does not read, is refused.
+        let with_page = PuzzleFilter {
+            page: 2,
+            cursor: Some(PuzzleCursor::of(&read_puzzle(&read[0]).unwrap())),
+            ..filter.clone()
+        };
+        assert!(matches!(
+            miner.list(&with_page),
+            Err(PuzzleError::Invalid(_))
+        ));
+        for bad in ["", "3", "3-zz-1", "x-1-1", "3-1"] {
+            assert!(bad.parse::<PuzzleCursor>().is_err(), "{bad:?}");
+        }
     }
 
     #[test]

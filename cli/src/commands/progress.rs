@@ -1,18 +1,22 @@
 //! Progress bars on standard error for the client library's progress callbacks.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use pentagrid_client::jobs::JobsProgress;
 use pentagrid_client::puzzles::PuzzleProgress;
 use pentagrid_client::study::StudyProgress;
 
-/// The bars of one command, made as its steps begin, by label.
+/// The bars of one command, made as its steps begin, by label; drawn together, since steps
+/// may run at the same time.
 #[derive(Default)]
-pub struct Bars(Vec<(String, ProgressBar)>);
+pub struct Bars {
+    drawn: MultiProgress,
+    bars: Vec<(String, ProgressBar)>,
+}
 
 impl Bars {
     /// The bar labelled `label` (made with `unit` and length `len` the first time).
     fn get(&mut self, label: &str, unit: &str, len: u64) -> ProgressBar {
-        if let Some((_, bar)) = self.0.iter().find(|(l, _)| l == label) {
+        if let Some((_, bar)) = self.bars.iter().find(|(l, _)| l == label) {
             return bar.clone();
         }
         let bar = ProgressBar::new(len).with_style(
@@ -21,7 +25,8 @@ impl Bars {
             ))
             .expect("valid template"),
         );
-        self.0.push((label.to_owned(), bar.clone()));
+        let bar = self.drawn.add(bar);
+        self.bars.push((label.to_owned(), bar.clone()));
         bar
     }
 

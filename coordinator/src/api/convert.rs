@@ -257,5 +257,9 @@ pub(crate) fn puzzle_listing(listing: PuzzleListing) -> v2::ListPuzzlesResponse 
         total: listing.total,
         unconfirmed: listing.unconfirmed,
         disputed: listing.disputed,
+        next_cursor: listing
+            .next_cursor
+            .map(|cursor| cursor.to_string())
+            .unwrap_or_default(),
     }
 }

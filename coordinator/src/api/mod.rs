@@ -22,7 +22,7 @@ use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
 use crate::ingest::{Submission, Submitted};
 use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec};
-use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleFilter};
+use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleFilter};
 use auth::{Credentials, Guarded};
 use errors::invalid;
 
@@ -326,6 +326,10 @@ impl CoordinatorApi for Service {
             theme,
             level,
             page: u64::from(r.page),
+            cursor: match r.cursor.as_str() {
+                "" => None,
+                text => Some(parse::<PuzzleCursor>("cursor", text)?),
+            },
             // The older `limit` still sizes the page when `page_size` is not given; it was a
             // bound, not a page, so it is clamped rather than refused.
             page_size: match r.page_size {
