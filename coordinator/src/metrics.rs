@@ -5,6 +5,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -115,6 +116,8 @@ struct Inner {
     build_selection_seconds: Histogram,
     build_selection_cpu_seconds: Histogram,
     build_jobs_queued: Counter,
+    build_choosing_cpu_seconds: Counter<f64, AtomicU64>,
+    build_walked_positions: Counter,
     up: Gauge,
     jobs: Family<Label, Gauge>,
     workers: Gauge,
@@ -147,6 +150,8 @@ impl Metrics {
             build_selection_seconds: Histogram::new(BUILD_ROUND_BUCKETS),
             build_selection_cpu_seconds: Histogram::new(BUILD_ROUND_BUCKETS),
             build_jobs_queued: Counter::default(),
+            build_choosing_cpu_seconds: Counter::default(),
+            build_walked_positions: Counter::default(),
             up: Gauge::default(),
             jobs: Family::default(),
             workers: Gauge::default(),
@@ -208,6 +213,19 @@ impl Metrics {
                 "build_jobs_queued",
                 "Jobs queued by book build rounds",
                 inner.build_jobs_queued.clone(),
+            );
+            registry.register_with_unit(
+                "build_choosing_cpu",
+                "The part of the book build rounds' CPU time spent popping the frontier (the \
+                 rest takes in finished jobs)",
+                Unit::Seconds,
+                inner.build_choosing_cpu_seconds.clone(),
+            );
+            registry.register(
+                "build_walked_positions",
+                "Positions the book build frontier popped that already had a stored table or \
+                 value (the walk through the stored book that its picks waited on)",
+                inner.build_walked_positions.clone(),
             );
             registry.register(
                 "up",
@@ -288,6 +306,15 @@ impl Metrics {
     /// Counts the move-table rows of an applied result.
     pub fn rows_ingested(&self, rows: usize) {
         self.0.rows_ingested.inc_by(rows as u64);
+    }
+
+    /// Records the choosing part of a book build round: its CPU time (where measured) and the
+    /// stored positions it walked through.
+    pub fn build_choosing(&self, cpu: Option<Duration>, walked: u64) {
+        if let Some(cpu) = cpu {
+            self.0.build_choosing_cpu_seconds.inc_by(cpu.as_secs_f64());
+        }
+        self.0.build_walked_positions.inc_by(walked);
     }
 
     /// Records one book build round: the wall and CPU time it spent choosing (CPU time where
@@ -461,6 +488,7 @@ mod tests {
         metrics.submitted(&Err(SubmitError::Invalid("wrong budget".into())));
         metrics.rpc("/pentagrid.v1.Coordinator/Submit", 0.003);
         metrics.build_round(Duration::from_millis(2), Some(Duration::from_millis(1)), 7);
+        metrics.build_choosing(Some(Duration::from_micros(500)), 40);
         let text = metrics.render(None);
         assert!(
             text.contains("pentagrid_leases_total{event=\"granted\"} 3\n"),
@@ -480,6 +508,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("pentagrid_build_jobs_queued_total 7\n"));
+        assert!(
+            text.contains("pentagrid_build_choosing_cpu_seconds_total 0.0005\n"),
+            "{text}"
+        );
+        assert!(text.contains("pentagrid_build_walked_positions_total 40\n"));
     }
 
     #[test]

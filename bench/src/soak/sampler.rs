@@ -39,6 +39,11 @@ pub struct Snapshot {
     pub rounds: f64,
     /// `pentagrid_build_jobs_queued_total`.
     pub build_jobs: f64,
+    /// `pentagrid_build_choosing_cpu_seconds_total`: the part of the selection CPU time spent
+    /// popping the frontier.
+    pub choosing_cpu_seconds: f64,
+    /// `pentagrid_build_walked_positions_total`: stored positions the frontier walked through.
+    pub walked: f64,
     /// `pentagrid_jobs{state="queued"}`.
     pub queued: f64,
     /// `pentagrid_jobs{state="leased"}`.
@@ -68,6 +73,8 @@ impl Snapshot {
             selection_cpu_seconds: get("pentagrid_build_selection_cpu_seconds_sum"),
             rounds: get("pentagrid_build_selection_seconds_count"),
             build_jobs: get("pentagrid_build_jobs_queued_total"),
+            choosing_cpu_seconds: get("pentagrid_build_choosing_cpu_seconds_total"),
+            walked: get("pentagrid_build_walked_positions_total"),
             queued: get("pentagrid_jobs{state=\"queued\"}"),
             leased: get("pentagrid_jobs{state=\"leased\"}"),
         }
@@ -217,6 +224,8 @@ mod tests {
                     pentagrid_build_selection_seconds_sum 0.5\n\
                     pentagrid_build_selection_seconds_count 10\n\
                     pentagrid_build_jobs_queued_total 100\n\
+                    pentagrid_build_choosing_cpu_seconds_total 0.25\n\
+                    pentagrid_build_walked_positions_total 6500\n\
                     # EOF\n";
         let snapshot = Snapshot::parse(text);
         assert_eq!(snapshot.database_bytes, 12345.0);
@@ -229,6 +238,10 @@ mod tests {
                 snapshot.build_jobs
             ),
             (0.5, 10.0, 100.0)
+        );
+        assert_eq!(
+            (snapshot.choosing_cpu_seconds, snapshot.walked),
+            (0.25, 6500.0)
         );
         assert_eq!(snapshot.rows, 0.0);
     }

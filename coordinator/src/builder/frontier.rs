@@ -86,6 +86,9 @@ pub(super) struct Selection {
     pub picks: Vec<Pick>,
     /// Whether the frontier may still hold work (it ran out of pops this round).
     pub unfinished: bool,
+    /// Positions popped that the store already knew (a table, expanded or at the depth
+    /// limit, or an exact value): the walk through the stored book that the picks waited on.
+    pub walked: u64,
 }
 
 /// How far one selection may go.
@@ -191,12 +194,13 @@ impl Frontier {
             cap,
         } = limits;
         let mut picks = Vec::new();
-        let mut pops = 0;
+        let (mut pops, mut walked) = (0, 0);
         while picks.len() < room {
             if pops == max_pops {
                 return Ok(Selection {
                     picks,
                     unfinished: !self.heap.is_empty(),
+                    walked,
                 });
             }
             let Some(Node { place, position }) = self.heap.pop() else {
@@ -224,6 +228,7 @@ impl Frontier {
                 continue;
             }
             if !store.proven_table(key)?.is_empty() {
+                walked += 1;
                 continue;
             }
             let table = store.playout_table(key)?;
@@ -233,6 +238,7 @@ impl Frontier {
                 }
                 continue;
             }
+            walked += 1;
             if place.ply < depth {
                 self.expand(position, place, &table);
                 if self.heap.len() > cap.saturating_mul(2) {
@@ -243,6 +249,7 @@ impl Frontier {
         Ok(Selection {
             picks,
             unfinished: false,
+            walked,
         })
     }
 
@@ -380,6 +387,44 @@ mod tests {
         // Handled positions never come back.
         frontier.push(a, place(5.0));
         assert_eq!(frontier.len(), 0);
+    }
+
+    #[test]
+    fn selection_counts_the_stored_positions_it_walks_through() {
+        use crate::store::BookEntry;
+        use std::collections::BTreeMap;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        // The start has a stored table with one move: the walk expands it, then picks its child.
+        let start = Position::START;
+        let mv = start.legal_moves()[0];
+        let counts = Counts {
+            games: 10,
+            wins: 5,
+            draws: 0,
+        };
+        let entry = BookEntry {
+            playouts: Table::from([(mv, counts)]),
+            ..BookEntry::default()
+        };
+        store
+            .import(&BTreeMap::from([(start.key().bits(), entry)]))
+            .unwrap();
+        let mut frontier = Frontier::new(&[start], Vec::new());
+        let selection = frontier
+            .select(&store, 1, limits(10, 100), |_| None)
+            .unwrap();
+        assert_eq!(selection.walked, 1);
+        let picked: Vec<Position> = selection.picks.iter().map(|p| p.position).collect();
+        assert_eq!(picked, vec![start.play(mv).unwrap().canonical().position]);
+        // Stale entries and picks are not part of the walk.
+        let (_, b) = two_children();
+        frontier.push(b, place(0.1));
+        frontier.push(b, place(0.2));
+        let again = frontier
+            .select(&store, 1, limits(10, 100), |_| None)
+            .unwrap();
+        assert_eq!((again.walked, again.picks.len()), (0, 1));
     }
 
     #[test]

@@ -15,16 +15,21 @@
 //!
 //! The frontier ([`frontier`]) lives in memory between rounds: each round first takes in the
 //! jobs of the build that finished since the last one (their children enter the heap), then
-//! pops the best positions, so a round costs O(log n) per queued job plus one look-up per job
-//! in flight, independent of the size of the book, and never walks from the roots (except
-//! once after a restart, a bounded number of pops per round). Rounds run on the blocking pool;
-//! the time each spends choosing and the jobs it queues go to the metrics.
+//! pops the best positions, so a round costs O(log n) per pop plus one look-up per job in
+//! flight, and never walks from the roots again. A popped position that already has a stored
+//! table is expanded on the spot: a build started over an existing book (or restarted) walks
+//! the stored positions of higher priority than its picks, lazily, a bounded number of pops per
+//! round, one store read each. While that walk lasts it is most of a round's cost (measured:
+//! hundreds of stored positions per pick through a breadth-first 10^6-position book, see
+//! BENCHMARKS.md); once the picks are below the stored book, a queued job costs a few pops.
+//! Rounds run as background work; their time, the part spent popping and the stored positions
+//! walked go to the metrics.
 
 mod frontier;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
 use pentago::{Position, UctConfig};
@@ -103,6 +108,9 @@ struct Round {
     in_flight: usize,
     /// What the frontier gave.
     selection: Selection,
+    /// CPU time of the thread spent popping the frontier (`None` where no pop was tried or
+    /// the platform does not measure it): the rest of the round took in finished jobs.
+    choosing_cpu: Option<Duration>,
 }
 
 /// The book builder service.
@@ -244,6 +252,8 @@ impl BookBuilder {
             Ok::<_, StoreError>((frontier, round, started.elapsed(), cpu))
         })
         .await?;
+        let metrics = self.jobs.metrics();
+        metrics.build_choosing(round.choosing_cpu, round.selection.walked);
         let mut tasks = Vec::new();
         let mut queued: Vec<Pick> = Vec::new();
         for pick in round.selection.picks {
@@ -266,7 +276,7 @@ impl BookBuilder {
             record.positions += 1;
             queued.push(pick);
         }
-        self.jobs.metrics().build_round(wall, cpu, tasks.len());
+        metrics.build_round(wall, cpu, tasks.len());
         if tasks.is_empty() {
             if round.in_flight == 0 && !round.selection.unfinished {
                 record.done = true;
@@ -334,10 +344,12 @@ fn plan(
         let selection = Selection {
             picks: Vec::new(),
             unfinished: true,
+            walked: 0,
         };
         return Ok(Round {
             in_flight,
             selection,
+            choosing_cpu: None,
         });
     }
     // Without exact solves, the budget caps how many more analyses can go out; checking it
@@ -355,6 +367,7 @@ fn plan(
         return Ok(Round {
             in_flight,
             selection: Selection::default(),
+            choosing_cpu: None,
         });
     }
     let cap = remaining
@@ -366,10 +379,12 @@ fn plan(
         max_pops: MAX_POPS_PER_ROUND,
         cap: usize::try_from(cap).unwrap_or(usize::MAX),
     };
+    let cpu_started = ThreadTime::try_now().ok();
     let selection = frontier.select(store, id, limits, |key| jobs.book_job(key))?;
     Ok(Round {
         in_flight,
         selection,
+        choosing_cpu: cpu_started.and_then(|cpu| cpu.try_elapsed().ok()),
     })
 }
 
