@@ -16,6 +16,7 @@
 //!
 //! Services call each other with domain types and return their own error enums.
 
+mod abandoned;
 mod api;
 pub mod book;
 pub mod builder;

@@ -11,6 +11,8 @@
 //! coordinator where cheap, else a job neither earlier party may lease. Whoever contradicts
 //! the deciding answer is flagged; a worker flagged [`flags::QUARANTINE_FLAGS`] times is
 //! quarantined. Everything a result decides is written in the same transaction as the result.
+//! A check job that ends without a result (its attempts used up, or cancelled) leaves its claim
+//! unresolved and its puzzle unpublished ([`crate::abandoned`]).
 
 pub mod answer;
 pub mod flags;

@@ -56,8 +56,7 @@ impl JobQueue {
             error,
             "job failed on its worker"
         );
-        self.store.put_job(job_id, &record)?;
-        self.publish([(job_id, &record)]);
+        self.record_changes(&[(job_id, record)])?;
         self.durable().await?;
         Ok(state)
     }

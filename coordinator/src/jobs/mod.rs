@@ -159,6 +159,17 @@ impl JobQueue {
     }
 
     /// Tells watchers that jobs changed state (nobody listening is fine).
+    /// Stores jobs the scheduler changed, gives back what those that ended without a result
+    /// held ([`crate::abandoned`]), and tells the watchers.
+    fn record_changes(&self, changed: &[(u64, StoredJob)]) -> Result<(), StoreError> {
+        for (job_id, record) in changed {
+            self.store.put_job(*job_id, record)?;
+            crate::abandoned::release(&self.store, *job_id, record)?;
+        }
+        self.publish(changed.iter().map(|(id, record)| (*id, record)));
+        Ok(())
+    }
+
     fn publish<'a>(&self, changed: impl IntoIterator<Item = (u64, &'a StoredJob)>) {
         if self.events.receiver_count() == 0 {
             return;
@@ -337,10 +348,7 @@ impl JobQueue {
     /// [`JobQueue::cancel`] without waiting for durability (start-up clean-up).
     pub(crate) fn cancel_unflushed(&self, job_ids: &[u64]) -> Result<usize, StoreError> {
         let changed = self.scheduler().cancel(job_ids);
-        for (job_id, record) in &changed {
-            self.store.put_job(*job_id, record)?;
-        }
-        self.publish(changed.iter().map(|(id, record)| (*id, record)));
+        self.record_changes(&changed)?;
         Ok(changed.len())
     }
 
@@ -365,9 +373,8 @@ impl JobQueue {
         self.metrics().leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
             tracing::info!(job = job_id, state = ?JobState::from_stored(record.state), "lease expired");
-            self.store.put_job(*job_id, record)?;
         }
-        self.publish(changed.iter().map(|(id, record)| (*id, record)));
+        self.record_changes(&changed)?;
         Ok(changed.len())
     }
 

@@ -4,11 +4,14 @@
 //! Stable formats (protobuf records, fields only ever added). `claims`: key = claim id (8 bytes,
 //! big-endian); value = [`StoredClaim`]. `flagged_workers`: key = the worker id's bytes; value
 //! = [`StoredFlags`]. Both trees are written only inside [`Store::apply`]'s transaction, with
-//! the result that made or settled the claim; a database without them reads as having none.
+//! the result that made or settled the claim (or [`Store::release_abandoned`]'s, when a check
+//! job ends without a result); a database without them reads as having none.
 
 use prost::Message;
+use sled::Transactional;
+use sled::transaction::{ConflictableTransactionError, TransactionError};
 
-use super::{Store, StoreError, all_records, corrupt, get_record};
+use super::{CandidateState, Store, StoreError, all_records, corrupt, get_record};
 
 /// An exact claim, stored under its id in the `claims` tree.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -164,5 +167,49 @@ mod tests {
             (flagged[0].1.flags, flagged[0].1.last_reason.as_str()),
             (2, "second")
         );
+    }
+}
+
+/// A claim whose check job ended without a result, as it is to be stored from now on, with
+/// the new state of its puzzle candidate (canonical key), if it is a puzzle's.
+#[derive(Clone, Debug)]
+pub struct ReleasedClaim {
+    /// The claim's id.
+    pub id: u64,
+    /// Its record, settled.
+    pub record: StoredClaim,
+    /// Its candidate and that candidate's new state.
+    pub candidate: Option<(u64, CandidateState)>,
+}
+
+impl Store {
+    /// Gives back, in one transaction, what a job that ended without a result held: the
+    /// candidates among `forget` that are still pending are forgotten (mining may offer them
+    /// again), and `claim` is written as settled. Not yet durable.
+    pub fn release_abandoned(
+        &self,
+        forget: &[u64],
+        claim: Option<&ReleasedClaim>,
+    ) -> Result<(), StoreError> {
+        let outcome = (&self.candidates, &self.claims).transaction(|(candidates, claims)| {
+            for key in forget {
+                let key = key.to_be_bytes();
+                if candidates.get(key)?.as_deref() == Some(&[CandidateState::Pending as u8]) {
+                    candidates.remove(&key)?;
+                }
+            }
+            if let Some(released) = claim {
+                claims.insert(&released.id.to_be_bytes(), released.record.encode_to_vec())?;
+                if let Some((key, state)) = released.candidate {
+                    candidates.insert(&key.to_be_bytes(), &[state as u8])?;
+                }
+            }
+            Ok::<_, ConflictableTransactionError<StoreError>>(())
+        });
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(TransactionError::Abort(error)) => Err(error),
+            Err(TransactionError::Storage(error)) => Err(error.into()),
+        }
     }
 }

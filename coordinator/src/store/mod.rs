@@ -29,7 +29,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 use thiserror::Error;
 
 pub use book::{BookEntry, ProvenTable};
-pub use claims::{StoredAnswer, StoredClaim, StoredFlags};
+pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use records::{
     CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
