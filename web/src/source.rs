@@ -297,9 +297,11 @@ impl Source {
     }
 
     /// One page of the stored puzzles within `query`, by mate length, then difficulty (paged
-    /// by the coordinator: a page past the last is refused as [`SourceError::Rejected`]).
+    /// by the coordinator: a page past the last is refused as [`SourceError::Rejected`]). The
+    /// coordinator ends a page early when its puzzles are large; the rest of the page is read
+    /// on from its cursor, so that page `n` always starts after `n - 1` full pages.
     pub async fn puzzles(&self, query: PuzzleQuery) -> Result<PuzzlePage, SourceError> {
-        let request = v2::ListPuzzlesRequest {
+        let mut request = v2::ListPuzzlesRequest {
             min_moves: query.min_moves,
             max_moves: query.max_moves,
             theme: query.theme.map(|t| t.name().to_owned()).unwrap_or_default(),
@@ -308,22 +310,29 @@ impl Source {
             page_size: query.per_page,
             ..v2::ListPuzzlesRequest::default()
         };
-        let reply = self
-            .client
-            .clone()
-            .list_puzzles(request)
-            .await
-            .map_err(|status| SourceError::from(ClientError::Rpc(status)))?
-            .into_inner();
-        let puzzles = reply
-            .puzzles_json
-            .iter()
-            .map(|json| serde_json::from_str(json).map_err(|e| malformed("puzzle", json, e)))
-            .collect::<Result<_, _>>()?;
-        Ok(PuzzlePage {
-            puzzles,
-            total: reply.total,
-        })
+        let mut puzzles = Vec::new();
+        loop {
+            let reply = self
+                .client
+                .clone()
+                .list_puzzles(request.clone())
+                .await
+                .map_err(|status| SourceError::from(ClientError::Rpc(status)))?
+                .into_inner();
+            for json in &reply.puzzles_json {
+                puzzles.push(serde_json::from_str(json).map_err(|e| malformed("puzzle", json, e))?);
+            }
+            let short = query.per_page as usize - puzzles.len().min(query.per_page as usize);
+            if short == 0 || reply.next_cursor.is_empty() {
+                return Ok(PuzzlePage {
+                    puzzles,
+                    total: reply.total,
+                });
+            }
+            request.page = 0;
+            request.page_size = short as u32;
+            request.cursor = reply.next_cursor;
+        }
     }
 
     /// The stored puzzle whose position has `key`.
