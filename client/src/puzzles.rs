@@ -5,7 +5,7 @@ use pentago::{MAX_PUZZLE_MOVES, Puzzle};
 use pentagrid_proto::{Client, v2};
 
 use crate::error::{ClientError, Result};
-use crate::jobs::watch;
+use crate::jobs::{cancel, watch};
 
 /// What a round of puzzle generation aims for.
 #[derive(Clone, Debug)]
@@ -192,8 +192,9 @@ async fn counts(client: &Client) -> Result<v2::ListPuzzlesResponse> {
 ///
 /// Rounds overlap: while one round's candidates are verified, the next is mined when the yield
 /// seen so far says the round in flight will likely fall short, so the coordinator's mining
-/// and the workers' verifying run at the same time. The last round's candidates are always
-/// verified to the end (never left pending), so a round may store a few more than asked.
+/// and the workers' verifying run at the same time. Once enough puzzles are stored, the jobs of
+/// a round still in flight are cancelled (their candidates are freed, not lost); those already
+/// verified may make the count a little more than asked.
 pub async fn generate(
     client: &Client,
     goal: &Goal,
@@ -207,6 +208,15 @@ pub async fn generate(
     let mut verifying: Option<(Vec<u64>, u64)> = None;
     loop {
         let yields = Yield::seen(&before, &now);
+        if yields.found >= goal.count {
+            // Enough: the round still in flight is not needed. Its jobs are cancelled, which
+            // frees their candidates for a later generation.
+            if let Some((job_ids, _)) = verifying.take() {
+                cancel(client, &job_ids).await?;
+                now = counts(client).await?;
+            }
+            break;
+        }
         let in_flight = verifying.as_ref().map_or(0, |(_, queued)| *queued);
         let wanted = yields.candidates_to_mine(goal.count, in_flight);
         let mine = !ran_dry && rounds < goal.rounds && wanted > 0;
