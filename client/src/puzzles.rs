@@ -292,15 +292,17 @@ impl Yield {
     }
 
     /// Candidates the next round should mine for `count` puzzles while `in_flight` are being
-    /// verified; 0 when those are likely enough. The round in flight is counted at half its
-    /// expected yield: mining one round too many costs some verifying, one too few leaves
-    /// the workers idle while the next round is mined.
+    /// verified; 0 when those are likely enough. Whether to mine counts the round in flight at
+    /// half its expected yield (mining one round too many costs some verifying, one too few
+    /// leaves the workers idle while the next is mined); how much to mine counts it in full,
+    /// so a large generation does not run far past its count.
     fn candidates_to_mine(&self, count: u64, in_flight: u64) -> u64 {
-        let expected = in_flight as f64 / self.candidates_per_puzzle / 2.0;
-        let short = count as f64 - self.found as f64 - expected;
-        if short <= 0.0 {
+        let expected = in_flight as f64 / self.candidates_per_puzzle;
+        let wanted = count as f64 - self.found as f64;
+        if wanted - expected / 2.0 <= 0.0 {
             return 0;
         }
+        let short = (wanted - expected).max(0.0);
         ((short * self.candidates_per_puzzle).ceil() as u64).clamp(MIN_ROUND_CANDIDATES, 20_000)
     }
 }
@@ -323,8 +325,11 @@ mod tests {
         // Nothing checked yet: one puzzle in five candidates, so 3 puzzles want 15 (at least 16).
         let fresh = Yield::seen(&start, &start);
         assert_eq!(fresh.candidates_to_mine(3, 0), MIN_ROUND_CANDIDATES);
-        // 16 in flight count for 1.6 puzzles: the next round is mined beside them.
-        assert!(fresh.candidates_to_mine(3, 16) > 0);
+        // 16 in flight count for 1.6 puzzles: the next round is mined beside them (16, the
+        // least, as in full they count for 3.2).
+        assert_eq!(fresh.candidates_to_mine(3, 16), MIN_ROUND_CANDIDATES);
+        // 200 wanted, 500 in flight (100 expected): 500 more for the other 100.
+        assert_eq!(fresh.candidates_to_mine(200, 500), 500);
         // 40 in flight count for 4: enough, nothing more is mined.
         assert_eq!(fresh.candidates_to_mine(3, 40), 0);
         // One puzzle in 31 candidates so far: 2 more want 2 × 18 candidates.
