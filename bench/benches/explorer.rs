@@ -1,8 +1,10 @@
 //! Explorer load: `GET /api/v1/book` under many concurrent HTTP connections, with the whole
 //! path real — HTTP server, gRPC to a coordinator on loopback, sled book of N positions.
 //! Run with `cargo bench -p pentagrid-bench --bench explorer -- [positions] [connections]
-//! [seconds]` (defaults 1000000, 200, 20). Each connection asks, one request after another, for
-//! stored positions in turned orientations (every answer maps frames), spread over the book.
+//! [seconds] [rate]` (defaults 1000000, 200, 20, 0). Each connection asks for stored positions
+//! in turned orientations (every answer maps frames), spread over the book: one request after
+//! another (closed loop, rate 0), or on a schedule that sums to `rate` requests per second over
+//! all connections (open loop: latency counts from each request's scheduled time).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,6 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use pentago::{Position, Symmetry};
 use pentagrid_bench::{book_positions, fill_book};
@@ -52,24 +55,40 @@ async fn start_servers(dir: &std::path::Path) -> String {
     explorer
 }
 
-/// One connection's loop: requests until `until`, latencies in µs.
+/// One connection's loop: requests until `until`, latencies in µs. With a `gap`, requests go
+/// out on a fixed schedule (open loop) and each latency counts from the request's scheduled
+/// time, so a late answer also delays the ones behind it in the count (no coordinated
+/// omission); without one, each request follows the last answer (closed loop).
 async fn connection(
     base: Arc<String>,
     asked: Arc<Vec<String>>,
     start: usize,
     until: Instant,
+    gap: Option<Duration>,
 ) -> (Vec<f64>, u64) {
     // One client per task with one pooled connection: one keep-alive connection each.
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
     let client = Client::builder(TokioExecutor::new())
         .pool_max_idle_per_host(1)
-        .build_http::<Empty<Bytes>>();
+        .build::<_, Empty<Bytes>>(connector);
     let mut latencies = Vec::new();
     let mut errors = 0;
     let mut i = start;
+    // Connections start spread over one gap, not all at once.
+    let mut scheduled = Instant::now() + gap.map_or(Duration::ZERO, |g| g.mul_f64(spread(start)));
     while Instant::now() < until {
         let uri = format!("{base}/api/v1/book?position={}", asked[i % asked.len()]);
         i += 7919;
-        let started = Instant::now();
+        let started = match gap {
+            Some(gap) => {
+                tokio::time::sleep_until(scheduled.into()).await;
+                let due = scheduled;
+                scheduled += gap;
+                due
+            }
+            None => Instant::now(),
+        };
         match client.get(uri.parse().unwrap()).await {
             Ok(response) if response.status().is_success() => {
                 let body = response.into_body().collect().await.map(|b| b.to_bytes());
@@ -84,6 +103,11 @@ async fn connection(
     (latencies, errors)
 }
 
+/// A share of one in [0, 1) that spreads connection `index` over a gap.
+fn spread(index: usize) -> f64 {
+    (index as f64 * 0.618_033_988_7).fract()
+}
+
 fn main() {
     let args: Vec<u64> = std::env::args()
         .skip(1)
@@ -92,6 +116,9 @@ fn main() {
     let count = args.first().copied().unwrap_or(1_000_000) as usize;
     let connections = args.get(1).copied().unwrap_or(200) as usize;
     let seconds = args.get(2).copied().unwrap_or(20);
+    // Requests per second over all connections; 0 (the default) asks as fast as answers come.
+    let rate = args.get(3).copied().unwrap_or(0);
+    let gap = (rate > 0).then(|| Duration::from_secs_f64(connections as f64 / rate as f64));
     let dir = tempfile::tempdir().expect("temporary directory");
     let stored = book_positions(count);
     let started = Instant::now();
@@ -116,14 +143,14 @@ fn main() {
         // A short warm-up opens the connections.
         let warm = Instant::now() + Duration::from_secs(2);
         let tasks: Vec<_> = (0..connections)
-            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 13, warm)))
+            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 13, warm, gap)))
             .collect();
         for task in tasks {
             let _ = task.await;
         }
         let until = Instant::now() + Duration::from_secs(seconds);
         let tasks: Vec<_> = (0..connections)
-            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 31, until)))
+            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 31, until, gap)))
             .collect();
         let mut all = Vec::new();
         let mut errors = 0;
@@ -136,7 +163,12 @@ fn main() {
     });
     latencies.sort_by(f64::total_cmp);
     println!(
-        "GET /api/v1/book, {connections} connections, {seconds} s: {} requests ({:.0}/s), {errors} errors; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        "GET /api/v1/book, {connections} connections, {}, {seconds} s: {} requests ({:.0}/s), {errors} errors; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        if rate > 0 {
+            format!("open loop at {rate} requests/s")
+        } else {
+            "closed loop".to_owned()
+        },
         latencies.len(),
         latencies.len() as f64 / seconds as f64,
         percentile(&latencies, 0.5) / 1e3,

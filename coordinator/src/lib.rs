@@ -41,7 +41,7 @@ pub use api::auth::{CredentialError, Credentials};
 pub use api::roles::{Grant, REQUIRED_ROLES, Role};
 pub use api::untrusted::{check_book_import, check_result};
 pub use book::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
-pub use builder::BUILD_WINDOW;
+pub use builder::{MAX_BUILD_WINDOW, MIN_BUILD_WINDOW};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use coordinator::{ClusterStatus, Coordinator};
 pub use crosscheck::CrossCheckSettings;

@@ -112,14 +112,19 @@ pub(super) struct Frontier {
     best: HashMap<u64, f64>,
     /// Positions handled: picked, expanded or left as leaves.
     seen: HashSet<u64>,
-    flights: Vec<Flight>,
+    /// Positions in flight, by canonical key: every pop looks here, so a large window costs
+    /// no more per pop than a small one.
+    flights: HashMap<u64, Flight>,
 }
 
 impl Frontier {
     /// A frontier holding the roots (priority `1 / roots` each) and the flights found queued.
     pub fn new(roots: &[Position], flights: Vec<Flight>) -> Frontier {
         let mut frontier = Frontier {
-            flights,
+            flights: flights
+                .into_iter()
+                .map(|flight| (flight.position.key().bits(), flight))
+                .collect(),
             ..Frontier::default()
         };
         let share = 1.0 / roots.len().max(1) as f64;
@@ -137,7 +142,7 @@ impl Frontier {
 
     /// Jobs the build itself has in flight.
     pub fn in_flight(&self) -> usize {
-        self.flights.iter().filter(|f| f.own).count()
+        self.flights.values().filter(|f| f.own).count()
     }
 
     /// Entries in the heap (stale ones included).
@@ -148,25 +153,28 @@ impl Frontier {
 
     /// Notes that `job_id` analyses `pick` for the build.
     pub fn fly(&mut self, job_id: u64, pick: &Pick) {
-        self.flights.push(Flight {
+        let flight = Flight {
             job_id,
             position: pick.position,
             place: Some(pick.place),
             own: true,
-        });
+        };
+        self.flights.insert(pick.position.key().bits(), flight);
     }
 
     /// Takes in the flights whose jobs finished: their children enter the heap. Costs one
     /// look-up per flight.
     pub fn settle(&mut self, store: &Store, jobs: &JobQueue, depth: u32) -> Result<(), StoreError> {
-        let mut index = 0;
-        while index < self.flights.len() {
-            let job_id = self.flights[index].job_id;
-            if jobs.is_active(job_id) || !finished(store, job_id)? {
-                index += 1;
-                continue;
+        let mut landed = Vec::new();
+        for (&key, flight) in &self.flights {
+            if !jobs.is_active(flight.job_id) && finished(store, flight.job_id)? {
+                landed.push(key);
             }
-            let flight = self.flights.swap_remove(index);
+        }
+        for key in landed {
+            let Some(flight) = self.flights.remove(&key) else {
+                continue;
+            };
             // Without a place, the walk has not reached the position yet and expands it then.
             if let Some(place) = flight.place {
                 self.expand_if_analysed(store, flight.position, place, depth)?;
@@ -214,17 +222,18 @@ impl Frontier {
             }
             self.best.remove(&key);
             self.seen.insert(key);
-            if let Some(flight) = self.flights.iter_mut().find(|f| f.position == position) {
+            if let Some(flight) = self.flights.get_mut(&key) {
                 flight.place.get_or_insert(place);
                 continue;
             }
             if let Some(job_id) = pending(key) {
-                self.flights.push(Flight {
+                let flight = Flight {
                     job_id,
                     position,
                     place: Some(place),
                     own: false,
-                });
+                };
+                self.flights.insert(key, flight);
                 continue;
             }
             if !store.proven_table(key)?.is_empty() {

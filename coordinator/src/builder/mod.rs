@@ -1,6 +1,6 @@
 //! The book builder: grows an opening book best-first from root positions, keeping a window
-//! of analyse (or, for late positions, solve) jobs in flight until the build reaches its depth,
-//! position count or playout budget. Its state is the stored tables plus the build record and
+//! of analyse (or, for late positions, solve) jobs in flight (one per worker of the cluster,
+//! within bounds) until the build reaches its depth, position count or playout budget. Its state is the stored tables plus the build record and
 //! the positions it queued, so after a restart it carries on where it stopped.
 //!
 //! Priority of a position (documented, stable in spirit): a root starts at `1 / roots`; a
@@ -19,9 +19,10 @@
 //! flight, and never walks from the roots again. A popped position that already has a stored
 //! table is expanded on the spot: a build started over an existing book (or restarted) walks
 //! the stored positions of higher priority than its picks, lazily, a bounded number of pops per
-//! round, one store read each. While that walk lasts it is most of a round's cost (measured:
-//! hundreds of stored positions per pick through a breadth-first 10^6-position book, see
-//! BENCHMARKS.md); once the picks are below the stored book, a queued job costs a few pops.
+//! round, two store reads each. That walk is at most the stored book, once per build (or
+//! restart), shared by all the build's picks: with a window of 16 on a 1,000-worker soak it was
+//! 235 stored positions per queued job, with one job per worker 12 (see BENCHMARKS.md); once
+//! the picks are below the stored book, a queued job costs a few pops.
 //! Rounds run as background work; their time, the part spent popping and the stored positions
 //! walked go to the metrics.
 
@@ -41,8 +42,10 @@ use crate::offload::background;
 use crate::store::{Store, StoreError, StoredBuild};
 use frontier::{Flight, Frontier, Limits, Pick, Selection};
 
-/// Jobs a build keeps in flight.
-pub const BUILD_WINDOW: usize = 16;
+/// Fewest jobs a build keeps in flight.
+pub const MIN_BUILD_WINDOW: usize = 16;
+/// Most jobs a build keeps in flight.
+pub const MAX_BUILD_WINDOW: usize = 4_096;
 /// Heap entries one round may pop: bounds a round's work (while a restarted build walks the
 /// explored part of its book again, or positions are all leaves).
 const MAX_POPS_PER_ROUND: usize = 20_000;
@@ -240,6 +243,7 @@ impl BookBuilder {
         })?;
         let frontier = self.frontiers().remove(&id);
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
+        let window = build_window(self.jobs.worker_count());
         let priority = self.jobs.background_priority();
         let (mut frontier, round, wall, cpu) = background(priority, move || {
             let (started, cpu_started) = (Instant::now(), ThreadTime::try_now().ok());
@@ -247,7 +251,7 @@ impl BookBuilder {
                 Some(frontier) => frontier,
                 None => restore(&store, &jobs, id, &planned)?,
             };
-            let round = plan(&mut frontier, &store, &jobs, id, &planned)?;
+            let round = plan(&mut frontier, &store, &jobs, id, &planned, window)?;
             let cpu = cpu_started.and_then(|cpu| cpu.try_elapsed().ok());
             Ok::<_, StoreError>((frontier, round, started.elapsed(), cpu))
         })
@@ -329,18 +333,27 @@ fn restore(
     Ok(Frontier::new(&roots, flights))
 }
 
+/// How many jobs a build keeps in flight on a cluster of `workers`: one per worker (each runs
+/// one job at a time), so a build can use the whole cluster when nothing else is queued,
+/// within [`MIN_BUILD_WINDOW`] and [`MAX_BUILD_WINDOW`]. A wider window picks positions with
+/// less of the book known, the price of keeping many workers busy.
+fn build_window(workers: usize) -> usize {
+    workers.clamp(MIN_BUILD_WINDOW, MAX_BUILD_WINDOW)
+}
+
 /// One round's selection (on a blocking thread): takes in finished jobs, then, if the window
-/// has room, pops the best positions.
+/// of `window` jobs is at most half full, pops the best positions.
 fn plan(
     frontier: &mut Frontier,
     store: &Store,
     jobs: &JobQueue,
     id: u64,
     record: &StoredBuild,
+    window: usize,
 ) -> Result<Round, StoreError> {
     frontier.settle(store, jobs, record.depth)?;
     let in_flight = frontier.in_flight();
-    if in_flight * 2 > BUILD_WINDOW {
+    if in_flight * 2 > window {
         let selection = Selection {
             picks: Vec::new(),
             unfinished: true,
@@ -360,9 +373,7 @@ fn plan(
         usize::MAX
     };
     let remaining = record.max_positions.saturating_sub(record.positions);
-    let room = (BUILD_WINDOW - in_flight)
-        .min(remaining as usize)
-        .min(affordable);
+    let room = (window - in_flight).min(remaining as usize).min(affordable);
     if room == 0 {
         return Ok(Round {
             in_flight,
@@ -409,6 +420,90 @@ mod tests {
             simulations: playouts,
             seconds: 0.0,
         }
+    }
+
+    /// A position three plies in, without symmetries: its moves lead to many distinct
+    /// canonical children.
+    fn root() -> Position {
+        let mut position = Position::START;
+        for pick in [5, 17, 40] {
+            position = position.play(position.legal_moves()[pick]).unwrap();
+        }
+        position
+    }
+
+    /// Distinct canonical children of the root, as a build sees them.
+    fn root_children() -> usize {
+        let root = root();
+        let mut children: Vec<u64> = root
+            .legal_moves()
+            .iter()
+            .map(|&mv| root.play(mv).unwrap().canonical().position.key().bits())
+            .collect();
+        children.sort_unstable();
+        children.dedup();
+        children.len()
+    }
+
+    /// The jobs a build from [`root`] has queued once the root's analysis (every move played)
+    /// is in, on a cluster of `workers`.
+    async fn queued_after_the_root(workers: usize) -> u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::default());
+        let coordinator =
+            Coordinator::open_with_clock(dir.path(), Settings::default(), clock).unwrap();
+        for worker in 0..workers {
+            let id = format!("w{worker}");
+            coordinator.jobs.hello(&id, &id, 1).unwrap();
+        }
+        let spec = BuildSpec {
+            roots: vec![root()],
+            depth: 2,
+            max_positions: 1_000,
+            budget: 100_000_000,
+            playouts_per_position: 10_000,
+            config: "uct".parse().unwrap(),
+            solve_stones: 0,
+        };
+        coordinator.builder.start(&spec).await.unwrap();
+        let [job] = coordinator.jobs.lease("w0", 1).unwrap().try_into().unwrap();
+        let Task::Analyse { position, .. } = &job.task else {
+            panic!("a build queues analyses here: {:?}", job.task);
+        };
+        // The job analyses the root in its canonical frame.
+        let moves = position.legal_moves();
+        let rows = moves
+            .iter()
+            .map(|&mv| Row {
+                mv,
+                games: 10,
+                wins: 5,
+                draws: 0,
+            })
+            .collect();
+        let outcome = Outcome::Analyse {
+            rows,
+            simulations: 10 * moves.len() as u64,
+            seconds: 0.0,
+        };
+        let submission = Submission {
+            worker_id: "w0".into(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: "root".into(),
+            outcome,
+        };
+        coordinator.ingest.submit(&submission).await.unwrap();
+        coordinator.tick().await;
+        coordinator.status().unwrap().jobs.queued
+    }
+
+    #[tokio::test]
+    async fn a_build_keeps_one_job_per_worker_in_flight_within_bounds() {
+        assert!(root_children() > 40, "{}", root_children());
+        assert_eq!(queued_after_the_root(1).await, MIN_BUILD_WINDOW as u64);
+        assert_eq!(queued_after_the_root(40).await, 40);
+        assert_eq!(build_window(1_000_000), MAX_BUILD_WINDOW);
     }
 
     #[tokio::test]

@@ -393,6 +393,11 @@ impl JobQueue {
         self.scheduler().task(job_id).is_some()
     }
 
+    /// Workers known (silent ones are forgotten after a while): each runs one job at a time.
+    pub(crate) fn worker_count(&self) -> usize {
+        self.scheduler().workers.len()
+    }
+
     /// The canonical positions of queued or leased analyse and solve jobs, each with the id of
     /// its oldest job. Read from the queue's index: no copy of the queue, no canonicalization.
     pub(crate) fn book_positions(&self) -> Vec<(u64, Position)> {
