@@ -163,7 +163,8 @@ wait_for "every job" "s['done'] + s['failed'] + s['cancelled'] >= $TOTAL and s['
 final="$(status)"
 say "all $TOTAL jobs finished"
 for w in w2 w3; do docker stop -t 30 "$run-$w" >/dev/null; done
-match_id="$(docker logs "$run-match" 2>/dev/null | head -n 1 | field "s['match_id']")"
+# `sed` reads the whole log: `head` would exit early and fail the pipeline with SIGPIPE.
+match_id="$(docker logs "$run-match" 2>/dev/null | sed -n 1p | field "s['match_id']")"
 match="$(pg_as read match show "$match_id" --games --json)"
 # The image's HEALTHCHECK (every 10 s) reports the restarted coordinator healthy.
 health=""
