@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use pentago::{Move, Position, PositionKey, Symmetry, Value, move_groups};
+use pentago::{Move, MoveGroups, Position, PositionKey, Symmetry, Value};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
@@ -116,12 +116,11 @@ pub enum BookError {
 /// Stored rows mapped back into the asker's frame, each with the moves merged into it and its
 /// exact value when known, most played first.
 fn book_rows(
-    position: &Position,
+    groups: &MoveGroups,
     table: &Table,
     proven: &ProvenTable,
     back: Symmetry,
 ) -> Vec<BookRow> {
-    let groups = move_groups(position, true);
     let mut moves: Vec<Move> = table.keys().chain(proven.keys()).copied().collect();
     moves.sort_unstable();
     moves.dedup();
@@ -129,8 +128,7 @@ fn book_rows(
         .into_iter()
         .map(|mv| {
             let mine: Move = back.apply_move(mv);
-            let group = groups.iter().find(|g| g.contains(&mine));
-            let (shown, also) = match group {
+            let (shown, also) = match groups.group_of(mine) {
                 Some(g) => (g[0], g[1..].to_vec()),
                 None => (mine, Vec::new()),
             };
@@ -146,7 +144,7 @@ fn book_rows(
         b.counts
             .games
             .cmp(&a.counts.games)
-            .then(a.mv.to_string().cmp(&b.mv.to_string()))
+            .then_with(|| a.mv.to_string().cmp(&b.mv.to_string()))
     });
     rows
 }
@@ -208,8 +206,8 @@ pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEnt
             if position.canonical().position != position {
                 return Err(bad(index, format!("{position} is not canonical")));
             }
-            let firsts = move_groups(&position, true)
-                .into_iter()
+            let firsts = MoveGroups::of(&position, true)
+                .iter()
                 .map(|g| g[0])
                 .collect();
             leaders = Some((position, firsts));
@@ -264,11 +262,12 @@ impl Book {
             .filter(|(mv, _)| games.contains_key(mv))
             .map(|(mv, value)| (*mv, *value))
             .collect();
+        let groups = MoveGroups::of(position, true);
         Ok(BookView {
             position: *position,
             canonical: canonical.position,
-            playouts: book_rows(position, &playouts, &proven, back),
-            games: book_rows(position, &games, &proven_games, back),
+            playouts: book_rows(&groups, &playouts, &proven, back),
+            games: book_rows(&groups, &games, &proven_games, back),
         })
     }
 
@@ -366,8 +365,8 @@ mod tests {
     fn solved_entry() -> (u64, BookEntry, [Move; 3]) {
         let position: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
         let canonical = position.canonical().position;
-        let moves: Vec<Move> = move_groups(&canonical, true)
-            .into_iter()
+        let moves: Vec<Move> = MoveGroups::of(&canonical, true)
+            .iter()
             .map(|g| g[0])
             .take(3)
             .collect();

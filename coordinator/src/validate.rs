@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pentago::{
-    Color, MatchAccuracy, Move, Position, Puzzle, Status, Theme, Value, difficulty, game_points,
-    judged_moves, move_groups,
+    Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
+    game_points, judged_moves,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
@@ -66,8 +66,8 @@ impl CanonicalFrame {
     fn of(position: &Position) -> CanonicalFrame {
         let canonical = position.canonical();
         let mut representative = HashMap::new();
-        for group in move_groups(&canonical.position, true) {
-            for &mv in &group {
+        for group in MoveGroups::of(&canonical.position, true).iter() {
+            for &mv in group {
                 representative.insert(mv, group[0]);
             }
         }

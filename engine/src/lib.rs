@@ -14,7 +14,7 @@ mod search;
 mod serde_text;
 
 pub use board::bitboard::Bitboard;
-pub use board::children::{distinct_moves, move_groups};
+pub use board::children::{MoveGroups, distinct_moves, move_groups};
 pub use board::color::Color;
 pub use board::movegen::MoveList;
 pub use board::moves::{Move, MoveNotation, ParseMoveError};

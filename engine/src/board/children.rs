@@ -76,21 +76,105 @@ pub(crate) fn is_symmetric(position: &Position) -> bool {
         .any(|s| s.apply(position) == *position)
 }
 
-/// The moves of `position` grouped by the child they reach (by exact position, or with
-/// `fold_symmetric` by symmetry class when the position is symmetric), in legal order. Each
-/// group's first move stands for the group: search tables and stored tables merge the rows of a
-/// group under it. Stable: stored tables depend on it.
-pub fn move_groups(position: &Position, fold_symmetric: bool) -> Vec<Vec<Move>> {
-    let canonical = fold_symmetric && is_symmetric(position);
-    let mut groups: Vec<(u64, Vec<Move>)> = Vec::new();
-    for mv in position.legal_moves().iter().copied() {
-        let key = merge_key(&position.play_unchecked(mv), canonical);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, moves)) => moves.push(mv),
-            None => groups.push((key, vec![mv])),
+/// The moves of a position grouped by the child they reach (by exact position, or with
+/// `fold_symmetric` by symmetry class when the position is symmetric): groups in the order of
+/// their first move, moves in legal order within a group. Each group's first move stands for
+/// the group: search tables and stored tables merge the rows of a group under it. Stable:
+/// stored tables depend on it. Held flat (two allocations whatever the number of groups),
+/// since book queries and result checks build one per call.
+#[derive(Clone, Debug)]
+pub struct MoveGroups {
+    moves: Vec<Move>,
+    /// Where each group ends in `moves`.
+    ends: Vec<u16>,
+}
+
+/// Hash slots of [`MoveGroups::of`]: a power of two above twice the most legal moves.
+const GROUP_SLOTS: usize = 1024;
+
+impl MoveGroups {
+    /// The groups of `position`'s legal moves (none for a finished game).
+    #[must_use]
+    pub fn of(position: &Position, fold_symmetric: bool) -> MoveGroups {
+        let canonical = fold_symmetric && is_symmetric(position);
+        let legal = position.legal_moves();
+        // Key 0 is the empty board, nobody's child: it marks a free slot.
+        let mut slots = [(0u64, 0u16); GROUP_SLOTS];
+        let mut group_of = [0u16; Move::COUNT];
+        let mut sizes: Vec<u16> = Vec::new();
+        for (index, &mv) in legal.iter().enumerate() {
+            let key = merge_key(&position.play_unchecked(mv), canonical);
+            let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+            let group = loop {
+                match slots[slot] {
+                    (0, _) => {
+                        let group = sizes.len() as u16;
+                        slots[slot] = (key, group);
+                        sizes.push(0);
+                        break group;
+                    }
+                    (k, group) if k == key => break group,
+                    _ => slot = (slot + 1) % GROUP_SLOTS,
+                }
+            };
+            group_of[index] = group;
+            sizes[usize::from(group)] += 1;
         }
+        // Counting sort by group, stable: each group keeps its moves in legal order.
+        let mut ends = Vec::with_capacity(sizes.len());
+        let mut end = 0;
+        for size in &mut sizes {
+            let start = end;
+            end += *size;
+            ends.push(end);
+            *size = start;
+        }
+        let mut moves = legal.iter().copied().collect::<Vec<Move>>();
+        for (index, &mv) in legal.iter().enumerate() {
+            let next = &mut sizes[usize::from(group_of[index])];
+            moves[usize::from(*next)] = mv;
+            *next += 1;
+        }
+        MoveGroups { moves, ends }
     }
-    groups.into_iter().map(|(_, moves)| moves).collect()
+
+    /// How many groups (distinct children).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no groups (a finished game).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The groups, in the order of their first move.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[Move]> + '_ {
+        (0..self.len()).map(|group| self.group(group))
+    }
+
+    /// The group holding `mv`, if it is a legal move.
+    #[must_use]
+    pub fn group_of(&self, mv: Move) -> Option<&[Move]> {
+        let at = self.moves.iter().position(|&m| m == mv)? as u16;
+        Some(self.group(self.ends.partition_point(|&end| end <= at)))
+    }
+
+    fn group(&self, group: usize) -> &[Move] {
+        let start = if group == 0 { 0 } else { self.ends[group - 1] };
+        &self.moves[usize::from(start)..usize::from(self.ends[group])]
+    }
+}
+
+/// The groups of [`MoveGroups`], each as its own vector (for callers that keep them).
+#[must_use]
+pub fn move_groups(position: &Position, fold_symmetric: bool) -> Vec<Vec<Move>> {
+    MoveGroups::of(position, fold_symmetric)
+        .iter()
+        .map(<[Move]>::to_vec)
+        .collect()
 }
 
 /// One legal move of `position` per position the moves reach, up to symmetry (canonical
@@ -129,6 +213,48 @@ mod tests {
             assert!(group.iter().all(|&m| p.play_unchecked(m) == *child));
         }
         assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 34 * 8);
+    }
+
+    /// Groups as first written: a linear search for each move's group.
+    fn reference_groups(position: &Position, fold_symmetric: bool) -> Vec<Vec<Move>> {
+        let canonical = fold_symmetric && is_symmetric(position);
+        let mut groups: Vec<(u64, Vec<Move>)> = Vec::new();
+        for mv in position.legal_moves().iter().copied() {
+            let key = merge_key(&position.play_unchecked(mv), canonical);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, moves)) => moves.push(mv),
+                None => groups.push((key, vec![mv])),
+            }
+        }
+        groups.into_iter().map(|(_, moves)| moves).collect()
+    }
+
+    #[test]
+    fn flat_groups_are_the_reference_groups_and_find_each_move() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        for _ in 0..300 {
+            let mut position = Position::START;
+            let plies = rng.random_range(0..30);
+            for _ in 0..plies {
+                let moves = position.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                position = position.play_unchecked(moves[rng.random_range(0..moves.len())]);
+            }
+            for fold in [false, true] {
+                let groups = MoveGroups::of(&position, fold);
+                let flat: Vec<Vec<Move>> = groups.iter().map(<[Move]>::to_vec).collect();
+                assert_eq!(flat, reference_groups(&position, fold), "{position} {fold}");
+                for group in &flat {
+                    for &mv in group {
+                        assert_eq!(groups.group_of(mv), Some(group.as_slice()));
+                    }
+                }
+                assert_eq!(groups.is_empty(), position.is_over());
+            }
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub use result::{MoveStats, NodeTable, SearchResult};
 pub use search::SearchControl;
 pub use tree::BYTES_PER_EDGE;
 
-use crate::board::children::move_groups;
+use crate::board::children::MoveGroups;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::status::Status;
@@ -127,7 +127,7 @@ fn merge_edges<'t>(
             stats.proven = stats.proven.or(edge.proof);
         }
     }
-    for group in move_groups(position, true) {
+    for group in MoveGroups::of(position, true).iter() {
         if let Some(stats) = by_move.get_mut(&group[0]) {
             stats.also = group[1..].to_vec();
         }
