@@ -4,7 +4,8 @@
 //! [seconds] [rate]` (defaults 1000000, 200, 20, 0). Each connection asks for stored positions
 //! in turned orientations (every answer maps frames), spread over the book: one request after
 //! another (closed loop, rate 0), or on a schedule that sums to `rate` requests per second over
-//! all connections (open loop: latency counts from each request's scheduled time).
+//! all connections (open loop: latency counts from each request's scheduled time). With 0
+//! connections it only serves, for `bench/wrk.sh` to load it with wrk.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -103,6 +104,15 @@ async fn connection(
     (latencies, errors)
 }
 
+/// Serves for `seconds` without a load generator of its own, for an outside one such as wrk
+/// (`bench/wrk.sh`): writes the positions to ask, one a line, and says where, and on which URL.
+fn serve_only(base: &str, asked: &[String], dir: &std::path::Path, seconds: u64) {
+    let file = dir.join("asked.txt");
+    std::fs::write(&file, asked.join("\n") + "\n").expect("write the positions to ask");
+    println!("serving {base} for {seconds} s; positions to ask in {}", file.display());
+    std::thread::sleep(Duration::from_secs(seconds));
+}
+
 /// A share of one in [0, 1) that spreads connection `index` over a gap.
 fn spread(index: usize) -> f64 {
     (index as f64 * 0.618_033_988_7).fract()
@@ -137,6 +147,10 @@ fn main() {
     // Server and load generator each get their own runtime (both share the machine's cores).
     let server = tokio::runtime::Runtime::new().expect("server runtime");
     let base = Arc::new(server.block_on(start_servers(dir.path())));
+    if connections == 0 {
+        serve_only(&base, &asked, dir.path(), seconds);
+        return;
+    }
     let load = tokio::runtime::Runtime::new().expect("load runtime");
     let asked = Arc::new(asked);
     let (mut latencies, errors) = load.block_on(async {
