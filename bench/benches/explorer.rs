@@ -109,7 +109,10 @@ async fn connection(
 fn serve_only(base: &str, asked: &[String], dir: &std::path::Path, seconds: u64) {
     let file = dir.join("asked.txt");
     std::fs::write(&file, asked.join("\n") + "\n").expect("write the positions to ask");
-    println!("serving {base} for {seconds} s; positions to ask in {}", file.display());
+    println!(
+        "serving {base} for {seconds} s; positions to ask in {}",
+        file.display()
+    );
     std::thread::sleep(Duration::from_secs(seconds));
 }
 

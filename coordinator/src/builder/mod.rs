@@ -1,7 +1,8 @@
 //! The book builder: grows an opening book best-first from root positions, keeping a window
 //! of analyse (or, for late positions, solve) jobs in flight (one per worker of the cluster,
-//! within bounds) until the build reaches its depth, position count or playout budget. Its state is the stored tables plus the build record and
-//! the positions it queued, so after a restart it carries on where it stopped.
+//! within bounds) until the build reaches its depth, position count or playout budget. Its
+//! state is the stored tables plus the build record and the positions it queued, so after a
+//! restart it carries on where it stopped.
 //!
 //! Priority of a position (documented, stable in spirit): a root starts at `1 / roots`; a
 //! child inherits its parent's priority times the share of the parent's playouts that went

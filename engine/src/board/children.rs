@@ -89,8 +89,9 @@ pub struct MoveGroups {
     ends: Vec<u16>,
 }
 
-/// Hash slots of [`MoveGroups::of`]: a power of two above twice the most legal moves.
-const GROUP_SLOTS: usize = 1024;
+/// Hash slots of [`MoveGroups::of`]: a power of two above the most legal moves, small enough to
+/// live on the stack of a recursive search.
+const GROUP_SLOTS: usize = 512;
 
 impl MoveGroups {
     /// The groups of `position`'s legal moves (none for a finished game).
@@ -100,11 +101,12 @@ impl MoveGroups {
         let legal = position.legal_moves();
         // Key 0 is the empty board, nobody's child: it marks a free slot.
         let mut slots = [(0u64, 0u16); GROUP_SLOTS];
-        let mut group_of = [0u16; Move::COUNT];
+        let mut group_of_move = [0u16; Move::COUNT];
+        // Moves per group; after the prefix sums, where the group's next move goes.
         let mut sizes: Vec<u16> = Vec::new();
         for (index, &mv) in legal.iter().enumerate() {
             let key = merge_key(&position.play_unchecked(mv), canonical);
-            let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+            let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize;
             let group = loop {
                 match slots[slot] {
                     (0, _) => {
@@ -117,7 +119,7 @@ impl MoveGroups {
                     _ => slot = (slot + 1) % GROUP_SLOTS,
                 }
             };
-            group_of[index] = group;
+            group_of_move[index] = group;
             sizes[usize::from(group)] += 1;
         }
         // Counting sort by group, stable: each group keeps its moves in legal order.
@@ -131,7 +133,7 @@ impl MoveGroups {
         }
         let mut moves = legal.iter().copied().collect::<Vec<Move>>();
         for (index, &mv) in legal.iter().enumerate() {
-            let next = &mut sizes[usize::from(group_of[index])];
+            let next = &mut sizes[usize::from(group_of_move[index])];
             moves[usize::from(*next)] = mv;
             *next += 1;
         }
