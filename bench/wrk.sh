@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 positions="${1:-1000000}" connections="${2:-200}" seconds="${3:-15}"
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
-log="$(mktemp)"
+log="$(mktemp)" server=""
 trap 'pkill -P "$server" 2>/dev/null || true; kill "$server" 2>/dev/null || true; rm -f "$log"' EXIT
 # Serves long enough for the fill, a warm-up and the run.
 cargo bench -p pentagrid-bench --bench explorer -- "$positions" 0 $((seconds + 600)) >"$log" 2>&1 &

@@ -61,9 +61,11 @@ fn unresolved_claim(
     );
     record.state = ClaimState::Unresolved as u32;
     record.check_job = 0;
-    let candidate = match (ClaimKind::from_stored(record.kind), record.position.parse()) {
+    let candidate = match (
+        ClaimKind::from_stored(record.kind),
+        record.position.parse::<Position>(),
+    ) {
         (Some(ClaimKind::Puzzle), Ok(position)) => {
-            let position: Position = position;
             Some((position.canonical_key().bits(), CandidateState::Undecided))
         }
         _ => None,

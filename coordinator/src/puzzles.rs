@@ -306,13 +306,7 @@ impl Miner {
     /// the step is done; returns where the next step starts, `None` when the games ran out.
     fn stored_games(&mut self, store: &Store, from: u64) -> Result<Option<u64>, StoreError> {
         let games = store.games_from(from, GAMES_PER_STEP)?;
-        let (found_before, read_all) = (self.found.len(), games.len() == GAMES_PER_STEP);
-        let mut next = None;
-        for (job_id, game) in games {
-            if self.full() {
-                return Ok(None);
-            }
-            next = job_id.checked_add(1);
+        self.scan(games, |miner, job_id, game| {
             let (Ok(start), Ok(moves)) = (
                 game.start.parse::<Position>(),
                 game.moves
@@ -320,44 +314,53 @@ impl Miner {
                     .map(|m| m.parse())
                     .collect::<Result<Vec<_>, _>>(),
             ) else {
-                continue;
+                return Ok(());
             };
-            self.offer_game(store, start, &moves, &format!("game {job_id}"))?;
-            if self.step_done(found_before) {
-                return Ok(next.filter(|_| !self.full()));
-            }
-        }
-        Ok(next.filter(|_| read_all))
+            miner.offer_game(store, start, &moves, &format!("game {job_id}"))
+        })
     }
 
     /// Offers the late positions among book entries from key `from` on, and their quiet
     /// continuations, up to [`GAMES_PER_STEP`] entries or until the step is done; returns
     /// where the next step starts, `None` when the book ran out.
     fn book_positions(&mut self, store: &Store, from: u64) -> Result<Option<u64>, StoreError> {
-        let entries = store.book_entries(from, GAMES_PER_STEP)?;
-        let (found_before, read_all) = (self.found.len(), entries.len() == GAMES_PER_STEP);
+        let keys = store.book_keys(from, GAMES_PER_STEP)?;
+        self.scan(
+            keys.into_iter().map(|key| (key, ())).collect(),
+            |miner, key, ()| {
+                let Ok(position) = Position::from_key(PositionKey(key)) else {
+                    return Ok(());
+                };
+                if position.is_over() || position.stone_count() < miner.min_stones {
+                    return Ok(());
+                }
+                let prospect = miner.finder.prospect(&position);
+                miner.offer(store, position, prospect, format!("book {position}"))?;
+                for (mv, after, prospect) in miner.finder.quiet_continuations(&position) {
+                    let source = format!("book {position} instead {mv}");
+                    miner.offer(store, after, prospect, source)?;
+                }
+                Ok(())
+            },
+        )
+    }
+
+    /// Offers `items` (one stored read of [`GAMES_PER_STEP`] at most, by id) in order, until
+    /// the miner is full or the step is done; returns the id where the next step starts,
+    /// `None` when there is nothing more to read (the read came up short, or the miner is full).
+    fn scan<T>(
+        &mut self,
+        items: Vec<(u64, T)>,
+        mut offer: impl FnMut(&mut Self, u64, T) -> Result<(), StoreError>,
+    ) -> Result<Option<u64>, StoreError> {
+        let (found_before, read_all) = (self.found.len(), items.len() == GAMES_PER_STEP);
         let mut next = None;
-        for (key, _) in entries {
+        for (id, item) in items {
             if self.full() {
                 return Ok(None);
             }
-            next = key.checked_add(1);
-            let Ok(position) = Position::from_key(PositionKey(key)) else {
-                continue;
-            };
-            if position.is_over() || position.stone_count() < self.min_stones {
-                continue;
-            }
-            let prospect = self.finder.prospect(&position);
-            self.offer(store, position, prospect, format!("book {position}"))?;
-            for (mv, after, prospect) in self.finder.quiet_continuations(&position) {
-                self.offer(
-                    store,
-                    after,
-                    prospect,
-                    format!("book {position} instead {mv}"),
-                )?;
-            }
+            next = id.checked_add(1);
+            offer(self, id, item)?;
             if self.step_done(found_before) {
                 return Ok(next.filter(|_| !self.full()));
             }

@@ -322,7 +322,7 @@ impl Source {
             for json in &reply.puzzles_json {
                 puzzles.push(serde_json::from_str(json).map_err(|e| malformed("puzzle", json, e))?);
             }
-            let short = query.per_page as usize - puzzles.len().min(query.per_page as usize);
+            let short = (query.per_page as usize).saturating_sub(puzzles.len());
             if short == 0 || reply.next_cursor.is_empty() {
                 return Ok(PuzzlePage {
                     puzzles,

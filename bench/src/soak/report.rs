@@ -139,7 +139,7 @@ impl SoakReport {
                 .filter(|&ms| ms > 0.0),
             choosing_cpu_ms: per_job_ms(&first, &last, |s| s.choosing_cpu_seconds)
                 .filter(|&ms| ms > 0.0),
-            walked_per_job: per_job_ms(&first, &last, |s| s.walked).map(|n| n / 1e3),
+            walked_per_job: per_job(&first, &last, |s| s.walked),
             build_rounds: last.rounds - first.rounds,
             build_jobs: last.build_jobs - first.build_jobs,
             build,
@@ -406,6 +406,11 @@ impl SoakReport {
 /// Build selection time (as `seconds` reads it) per queued job between two snapshots, in ms
 /// (`None` without jobs).
 fn per_job_ms(from: &Snapshot, to: &Snapshot, seconds: fn(&Snapshot) -> f64) -> Option<f64> {
+    per_job(from, to, seconds).map(|s| s * 1e3)
+}
+
+/// The growth of a counter between two snapshots per job the build queued between them.
+fn per_job(from: &Snapshot, to: &Snapshot, counter: fn(&Snapshot) -> f64) -> Option<f64> {
     let jobs = to.build_jobs - from.build_jobs;
-    (jobs > 0.0).then(|| (seconds(to) - seconds(from)) / jobs * 1e3)
+    (jobs > 0.0).then(|| (counter(to) - counter(from)) / jobs)
 }

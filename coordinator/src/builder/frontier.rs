@@ -163,11 +163,12 @@ impl Frontier {
     }
 
     /// Takes in the flights whose jobs finished: their children enter the heap. Costs one
-    /// look-up per flight.
+    /// look at the queue for all flights, and a store read per flight whose job left it.
     pub fn settle(&mut self, store: &Store, jobs: &JobQueue, depth: u32) -> Result<(), StoreError> {
+        let inactive = jobs.inactive(self.flights.values().map(|flight| flight.job_id));
         let mut landed = Vec::new();
         for (&key, flight) in &self.flights {
-            if !jobs.is_active(flight.job_id) && finished(store, flight.job_id)? {
+            if inactive.contains(&flight.job_id) && finished(store, flight.job_id)? {
                 landed.push(key);
             }
         }

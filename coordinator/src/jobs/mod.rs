@@ -8,6 +8,7 @@ mod settings;
 mod status;
 pub mod watch;
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -158,7 +159,6 @@ impl JobQueue {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Tells watchers that jobs changed state (nobody listening is fine).
     /// Stores jobs the scheduler changed, gives back what those that ended without a result
     /// held ([`crate::abandoned`]), and tells the watchers.
     fn record_changes(&self, changed: &[(u64, StoredJob)]) -> Result<(), StoreError> {
@@ -170,6 +170,7 @@ impl JobQueue {
         Ok(())
     }
 
+    /// Tells watchers that jobs changed state (nobody listening is fine).
     fn publish<'a>(&self, changed: impl IntoIterator<Item = (u64, &'a StoredJob)>) {
         if self.events.receiver_count() == 0 {
             return;
@@ -388,9 +389,14 @@ impl JobQueue {
             .collect()
     }
 
-    /// Whether a job is queued or leased.
-    pub(crate) fn is_active(&self, job_id: u64) -> bool {
-        self.scheduler().task(job_id).is_some()
+    /// Those of `job_ids` that are no longer queued or leased, found under one lock of the
+    /// scheduler (which heartbeats take too).
+    pub(crate) fn inactive(&self, job_ids: impl IntoIterator<Item = u64>) -> HashSet<u64> {
+        let scheduler = self.scheduler();
+        job_ids
+            .into_iter()
+            .filter(|&job_id| scheduler.task(job_id).is_none())
+            .collect()
     }
 
     /// Workers known (silent ones are forgotten after a while): each runs one job at a time.

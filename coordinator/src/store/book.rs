@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use pentago::{Move, Value};
 use prost::Message;
 use sled::Transactional;
-use sled::transaction::TransactionError;
 
 use super::records::StoredBuild;
 use super::table::Table;
@@ -111,12 +110,9 @@ impl Store {
         self.put_build(build, record)
     }
 
-    /// Up to `limit` positions with any stored table, in key order from `from` on (inclusive).
-    pub fn book_entries(
-        &self,
-        from: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, BookEntry)>, StoreError> {
+    /// The keys of up to `limit` positions with any stored table, in key order from `from` on
+    /// (inclusive).
+    pub fn book_keys(&self, from: u64, limit: usize) -> Result<Vec<u64>, StoreError> {
         let start = from.to_be_bytes();
         let mut keys = Vec::new();
         for tree in [&self.playouts, &self.game_tables, &self.proven] {
@@ -127,7 +123,17 @@ impl Store {
         keys.sort_unstable();
         keys.dedup();
         keys.truncate(limit);
-        keys.into_iter()
+        Ok(keys)
+    }
+
+    /// Up to `limit` positions with any stored table, in key order from `from` on (inclusive).
+    pub fn book_entries(
+        &self,
+        from: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, BookEntry)>, StoreError> {
+        self.book_keys(from, limit)?
+            .into_iter()
             .map(|key| {
                 Ok((
                     key,
@@ -176,11 +182,7 @@ impl Store {
             meta.insert(TOTALS, totals.encode_to_vec())?;
             Ok(())
         });
-        match outcome {
-            Ok(()) => Ok(()),
-            Err(TransactionError::Abort(error)) => Err(error),
-            Err(TransactionError::Storage(error)) => Err(error.into()),
-        }
+        Ok(outcome?)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use prost::Message;
 use sled::Transactional;
-use sled::transaction::{ConflictableTransactionError, TransactionError};
+use sled::transaction::ConflictableTransactionError;
 
 use super::{CandidateState, Store, StoreError, all_records, corrupt, get_record};
 
@@ -206,10 +206,6 @@ impl Store {
             }
             Ok::<_, ConflictableTransactionError<StoreError>>(())
         });
-        match outcome {
-            Ok(()) => Ok(()),
-            Err(TransactionError::Abort(error)) => Err(error),
-            Err(TransactionError::Storage(error)) => Err(error.into()),
-        }
+        Ok(outcome?)
     }
 }

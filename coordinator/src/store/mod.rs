@@ -55,6 +55,16 @@ pub enum StoreError {
     },
 }
 
+/// A transaction's failure: the error it aborted with, or the database's.
+impl From<TransactionError<StoreError>> for StoreError {
+    fn from(error: TransactionError<StoreError>) -> StoreError {
+        match error {
+            TransactionError::Abort(error) => error,
+            TransactionError::Storage(error) => error.into(),
+        }
+    }
+}
+
 /// What [`Store::apply`] did.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Applied {
@@ -361,11 +371,7 @@ impl Store {
             results.insert(result_id.as_bytes(), &job_key)?;
             Ok(Applied::Applied)
         });
-        match outcome {
-            Ok(applied) => Ok(applied),
-            Err(TransactionError::Abort(error)) => Err(error),
-            Err(TransactionError::Storage(error)) => Err(error.into()),
-        }
+        Ok(outcome?)
     }
 
     /// The playout table of a canonical position (empty if none).

@@ -45,7 +45,7 @@ impl Children {
 
     /// Inserts a key (never 0: that is the empty board, nobody's child); false if present.
     fn insert(&mut self, key: u64) -> bool {
-        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+        let mut slot = home_slot(key, SLOTS);
         loop {
             match self.slots[slot] {
                 0 => {
@@ -58,6 +58,12 @@ impl Children {
             }
         }
     }
+}
+
+/// Where a linear-probing table of `slots` (a power of two) starts looking for `key`:
+/// Fibonacci hashing, so nearby keys spread out.
+fn home_slot(key: u64, slots: usize) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - slots.trailing_zeros())) as usize
 }
 
 /// The key under which children are merged: exact, or by symmetry class.
@@ -106,7 +112,7 @@ impl MoveGroups {
         let mut sizes: Vec<u16> = Vec::new();
         for (index, &mv) in legal.iter().enumerate() {
             let key = merge_key(&position.play_unchecked(mv), canonical);
-            let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize;
+            let mut slot = home_slot(key, GROUP_SLOTS);
             let group = loop {
                 match slots[slot] {
                     (0, _) => {
