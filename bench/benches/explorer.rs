@@ -1,10 +1,12 @@
 //! Explorer load: `GET /api/v1/book` under many concurrent HTTP connections, with the whole
 //! path real — HTTP server, gRPC to a coordinator on loopback, sled book of N positions.
 //! Run with `cargo bench -p pentagrid-bench --bench explorer -- [positions] [connections]
-//! [seconds] [rate]` (defaults 1000000, 200, 20, 0). Each connection asks for stored positions
-//! in turned orientations (every answer maps frames), spread over the book: one request after
-//! another (closed loop, rate 0), or on a schedule that sums to `rate` requests per second over
-//! all connections (open loop: latency counts from each request's scheduled time). With 0
+//! [seconds] [rate] [max-age] [distinct]` (defaults 1000000, 200, 20, 0, 5, 50000). Each
+//! connection asks for stored positions in turned orientations (every answer maps frames),
+//! `distinct` of them spread over the book: one request after another (closed loop, rate 0), or on a schedule that sums
+//! to `rate` requests per second over all connections (open loop: latency counts from each
+//! request's scheduled time). The explorer keeps answers for `max-age` seconds, as
+//! `pentagrid serve --book-max-age` (0: every request reads the coordinator). With 0
 //! connections it only serves, for `bench/wrk.sh` to load it with wrk.
 
 use std::sync::Arc;
@@ -18,7 +20,7 @@ use hyper_util::rt::TokioExecutor;
 use pentago::{Position, Symmetry};
 use pentagrid_bench::{book_positions, fill_book};
 use pentagrid_coordinator::{Coordinator, Credentials, Settings, serve};
-use pentagrid_web::Source;
+use pentagrid_web::{BookCacheSettings, Source};
 
 const TOKEN: &str = "bench-token";
 
@@ -27,7 +29,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Starts the coordinator and the explorer on loopback ports; returns the explorer's URL.
-async fn start_servers(dir: &std::path::Path) -> String {
+async fn start_servers(dir: &std::path::Path, book_cache: BookCacheSettings) -> String {
     let coordinator = Coordinator::open(dir, Settings::default()).expect("open the book");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -49,14 +51,15 @@ async fn start_servers(dir: &std::path::Path) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let explorer = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {
-        pentagrid_web::serve(listener, source, std::future::pending())
+        pentagrid_web::serve(listener, source, book_cache, std::future::pending())
             .await
             .expect("explorer");
     });
     explorer
 }
 
-/// One connection's loop: requests until `until`, latencies in µs. With a `gap`, requests go
+/// One connection's loop: requests until `until`, latencies in µs of those started from
+/// `measured` on (the ones before warm the connection and the caches). With a `gap`, requests go
 /// out on a fixed schedule (open loop) and each latency counts from the request's scheduled
 /// time, so a late answer also delays the ones behind it in the count (no coordinated
 /// omission); without one, each request follows the last answer (closed loop).
@@ -64,6 +67,7 @@ async fn connection(
     base: Arc<String>,
     asked: Arc<Vec<String>>,
     start: usize,
+    measured: Instant,
     until: Instant,
     gap: Option<Duration>,
 ) -> (Vec<f64>, u64) {
@@ -90,15 +94,18 @@ async fn connection(
             }
             None => Instant::now(),
         };
-        match client.get(uri.parse().unwrap()).await {
+        let answered = match client.get(uri.parse().unwrap()).await {
             Ok(response) if response.status().is_success() => {
-                let body = response.into_body().collect().await.map(|b| b.to_bytes());
-                latencies.push(started.elapsed().as_secs_f64() * 1e6);
-                if body.is_err() {
-                    errors += 1;
-                }
+                response.into_body().collect().await.is_ok()
             }
-            _ => errors += 1,
+            _ => false,
+        };
+        if started >= measured {
+            if answered {
+                latencies.push(started.elapsed().as_secs_f64() * 1e6);
+            } else {
+                errors += 1;
+            }
         }
     }
     (latencies, errors)
@@ -132,6 +139,11 @@ fn main() {
     // Requests per second over all connections; 0 (the default) asks as fast as answers come.
     let rate = args.get(3).copied().unwrap_or(0);
     let gap = (rate > 0).then(|| Duration::from_secs_f64(connections as f64 / rate as f64));
+    let book_cache = BookCacheSettings {
+        max_age: Duration::from_secs(args.get(4).copied().unwrap_or(5)),
+        ..BookCacheSettings::default()
+    };
+    let distinct = args.get(5).copied().unwrap_or(50_000).max(1) as usize;
     let dir = tempfile::tempdir().expect("temporary directory");
     let stored = book_positions(count);
     let started = Instant::now();
@@ -144,12 +156,12 @@ fn main() {
     let asked: Vec<String> = stored
         .iter()
         .enumerate()
-        .step_by((count / 50_000).max(1))
+        .step_by((count / distinct).max(1))
         .map(|(i, p): (usize, &Position)| Symmetry::ALL[1 + i % 7].apply(p).to_string())
         .collect();
     // Server and load generator each get their own runtime (both share the machine's cores).
     let server = tokio::runtime::Runtime::new().expect("server runtime");
-    let base = Arc::new(server.block_on(start_servers(dir.path())));
+    let base = Arc::new(server.block_on(start_servers(dir.path(), book_cache)));
     if connections == 0 {
         serve_only(&base, &asked, dir.path(), seconds);
         return;
@@ -157,17 +169,14 @@ fn main() {
     let load = tokio::runtime::Runtime::new().expect("load runtime");
     let asked = Arc::new(asked);
     let (mut latencies, errors) = load.block_on(async {
-        // A short warm-up opens the connections.
-        let warm = Instant::now() + Duration::from_secs(2);
+        // Two seconds of warm-up open the connections, which then go on being measured.
+        let measured = Instant::now() + Duration::from_secs(2);
+        let until = measured + Duration::from_secs(seconds);
         let tasks: Vec<_> = (0..connections)
-            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 13, warm, gap)))
-            .collect();
-        for task in tasks {
-            let _ = task.await;
-        }
-        let until = Instant::now() + Duration::from_secs(seconds);
-        let tasks: Vec<_> = (0..connections)
-            .map(|c| tokio::spawn(connection(base.clone(), asked.clone(), c * 31, until, gap)))
+            .map(|c| {
+                let task = connection(base.clone(), asked.clone(), c * 31, measured, until, gap);
+                tokio::spawn(task)
+            })
             .collect();
         let mut all = Vec::new();
         let mut errors = 0;
@@ -180,12 +189,14 @@ fn main() {
     });
     latencies.sort_by(f64::total_cmp);
     println!(
-        "GET /api/v1/book, {connections} connections, {}, {seconds} s: {} requests ({:.0}/s), {errors} errors; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        "GET /api/v1/book, {connections} connections, {}, {} positions asked, answers kept {} s, {seconds} s: {} requests ({:.0}/s), {errors} errors; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
         if rate > 0 {
             format!("open loop at {rate} requests/s")
         } else {
             "closed loop".to_owned()
         },
+        asked.len(),
+        book_cache.max_age.as_secs(),
         latencies.len(),
         latencies.len() as f64 / seconds as f64,
         percentile(&latencies, 0.5) / 1e3,

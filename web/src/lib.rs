@@ -7,6 +7,7 @@
 
 mod api;
 mod assets;
+mod book_cache;
 mod source;
 mod throughput;
 
@@ -19,8 +20,10 @@ use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 
 pub use api::{ApiError, OPENAPI};
+pub use book_cache::BookCacheSettings;
 pub use source::{Source, SourceError};
 
+use book_cache::BookCache;
 use throughput::{Sample, Throughput};
 
 /// How often the server samples the coordinator's totals for the throughput chart.
@@ -30,6 +33,7 @@ pub const SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 struct AppState {
     source: Source,
+    book_cache: BookCache,
     throughput: Arc<Mutex<Throughput>>,
 }
 
@@ -56,9 +60,10 @@ impl AppState {
 }
 
 /// The explorer's routes (pages, assets and the API) over `source`, and the state to sample.
-fn app(source: Source) -> (Router, AppState) {
+fn app(source: Source, book_cache: BookCacheSettings) -> (Router, AppState) {
     let state = AppState {
         source,
+        book_cache: BookCache::new(book_cache),
         throughput: Arc::default(),
     };
     let router = Router::new()
@@ -68,14 +73,15 @@ fn app(source: Source) -> (Router, AppState) {
     (router, state)
 }
 
-/// Serves the explorer on `listener` until `shutdown` completes, sampling the cluster's
-/// throughput every [`SAMPLE_INTERVAL`].
+/// Serves the explorer on `listener` until `shutdown` completes, keeping `/book` answers as
+/// `book_cache` says and sampling the cluster's throughput every [`SAMPLE_INTERVAL`].
 pub async fn serve(
     listener: TcpListener,
     source: Source,
+    book_cache: BookCacheSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let (router, state) = app(source);
+    let (router, state) = app(source, book_cache);
     let sampler = tokio::spawn(async move {
         let mut ticks = tokio::time::interval(SAMPLE_INTERVAL);
         loop {

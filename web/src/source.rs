@@ -11,7 +11,7 @@ use pentagrid_proto::v2::{self, ErrorReason};
 use tonic::Code;
 
 /// Why the coordinator could not answer a read.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum SourceError {
     /// No connection (down, wrong address, network).
     #[error("the coordinator is unreachable: {0}")]

@@ -13,6 +13,7 @@ use pentagrid_client::EmbeddedCluster;
 use pentagrid_client::campaign::{CampaignPlan, CampaignProgress, CampaignReport, campaign};
 use pentagrid_client::{book, jobs};
 use pentagrid_coordinator::Settings;
+use pentagrid_web::BookCacheSettings;
 
 use super::book::print_book;
 use super::cluster::{runtime, shutdown_signal};
@@ -155,7 +156,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             println!("(the report with boards and charts: {})", page.display());
         }
         let served = if args.serve {
-            serve_explorer(client, &args.serve_listen).await
+            serve_explorer(client, &args.serve_listen, BookCacheSettings::default()).await
         } else {
             Ok(())
         };

@@ -1,10 +1,12 @@
 //! `pentagrid serve`: the web explorer (book, puzzles, matches, cluster) as a client of a
 //! coordinator's read API; `run --serve` uses the same server on its embedded cluster.
 
+use std::time::Duration;
+
 use anyhow::{Context, Result};
 use clap::Args;
 use pentagrid_client::Client;
-use pentagrid_web::Source;
+use pentagrid_web::{BookCacheSettings, Source};
 
 use super::cluster::{Connection, shutdown_signal};
 
@@ -15,18 +17,33 @@ pub struct ServeArgs {
     /// Address to listen on (port 0 picks a free port; the URL is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: String,
+    /// Seconds a book answer is kept and served again without asking the coordinator (0: ask
+    /// every time). Browsers are told they may keep it as long.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    book_max_age: u64,
+    /// Most megabytes of book answers kept.
+    #[arg(long, value_name = "MB", default_value_t = 64)]
+    book_cache_mb: u64,
     #[command(flatten)]
     connection: Connection,
 }
 
 pub fn run(args: &ServeArgs) -> Result<()> {
     let (rt, client) = args.connection.client()?;
-    rt.block_on(serve_explorer(client, &args.listen))
+    let book_cache = BookCacheSettings {
+        max_age: Duration::from_secs(args.book_max_age),
+        max_bytes: args.book_cache_mb.saturating_mul(1 << 20),
+    };
+    rt.block_on(serve_explorer(client, &args.listen, book_cache))
 }
 
 /// Checks that the coordinator answers and takes the credential, then serves the explorer on
 /// `listen` until Ctrl-C or SIGTERM.
-pub async fn serve_explorer(client: Client, listen: &str) -> Result<()> {
+pub async fn serve_explorer(
+    client: Client,
+    listen: &str,
+    book_cache: BookCacheSettings,
+) -> Result<()> {
     let source = Source::new(client);
     source.check().await.context("the explorer cannot start")?;
     let listener = tokio::net::TcpListener::bind(listen)
@@ -35,6 +52,6 @@ pub async fn serve_explorer(client: Client, listen: &str) -> Result<()> {
     let address = listener.local_addr()?;
     println!("explorer on http://{address}/ (Ctrl-C stops it)");
     tracing::info!(%address, "explorer listening");
-    pentagrid_web::serve(listener, source, shutdown_signal()).await?;
+    pentagrid_web::serve(listener, source, book_cache, shutdown_signal()).await?;
     Ok(())
 }

@@ -2,13 +2,16 @@
 //! along a line of moves, each move checked against the rules).
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use pentago::{Color, MoveNotation, Position};
 use serde::Serialize;
 
 use super::{ApiError, Params};
 use crate::AppState;
-use crate::source::BookRow;
+use crate::source::{BookRow, Source};
 use pentago::{WinRate, win_rate};
 
 /// Most moves one line may have (a game has at most 36).
@@ -100,21 +103,37 @@ fn table(position: &Position, rows: &[BookRow]) -> Table {
     }
 }
 
-/// `GET /api/v1/book?position=P`.
-pub async fn position(
-    State(state): State<AppState>,
-    params: Params,
-) -> Result<Json<BookResponse>, ApiError> {
+/// `GET /api/v1/book?position=P`, from the explorer's cache when it holds a young enough
+/// answer (the `Cache-Control` header says how young).
+pub async fn position(State(state): State<AppState>, params: Params) -> Result<Response, ApiError> {
     let position = params.position("position")?;
-    let tables = state.source.book(&position).await?;
-    Ok(Json(BookResponse {
+    let cache = &state.book_cache;
+    let body = cache
+        .get_or_fetch(position.key(), answer(&state.source, position))
+        .await?;
+    let headers = [
+        (
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        ),
+        (header::CACHE_CONTROL, cache.cache_control()),
+    ];
+    Ok((headers, body).into_response())
+}
+
+/// The JSON body of `/book` for `position`, read from the coordinator.
+async fn answer(source: &Source, position: Position) -> Result<Bytes, ApiError> {
+    let tables = source.book(&position).await?;
+    let response = BookResponse {
         position: PositionInfo::of(&position),
         canonical: tables.canonical.to_string(),
         sources: Sources {
             playouts: table(&position, &tables.playouts),
             games: table(&position, &tables.games),
         },
-    }))
+    };
+    let body = serde_json::to_vec(&response).map_err(|e| ApiError::Encode(e.to_string()))?;
+    Ok(Bytes::from(body))
 }
 
 /// The positions along a line.

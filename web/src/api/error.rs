@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::source::SourceError;
 
 /// Why a request got no answer.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum ApiError {
     /// A query or path parameter is missing or does not read.
     #[error("bad parameter {name:?}: {message}")]
@@ -27,6 +27,9 @@ pub enum ApiError {
     /// The coordinator could not answer.
     #[error(transparent)]
     Source(#[from] SourceError),
+    /// An answer could not be written as JSON.
+    #[error("the answer could not be encoded: {0}")]
+    Encode(String),
 }
 
 impl ApiError {
@@ -44,6 +47,7 @@ impl ApiError {
             ApiError::BadParameter { .. } => (StatusCode::BAD_REQUEST, "bad_parameter"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::NoRoute(_) => (StatusCode::NOT_FOUND, "no_route"),
+            ApiError::Encode(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             ApiError::Source(error) => match error {
                 SourceError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
                 SourceError::Rejected(_) => (StatusCode::BAD_REQUEST, "rejected"),

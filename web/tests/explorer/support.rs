@@ -12,7 +12,7 @@ use pentago::{Player, Position, Puzzle, UctConfig};
 use pentagrid_coordinator::Settings;
 use pentagrid_proto::{Task, v2};
 use pentagrid_tests::TestCluster;
-use pentagrid_web::Source;
+use pentagrid_web::{BookCacheSettings, Source};
 
 /// The move the browser test plays from the start (the book has its own table).
 pub const FIRST_MOVE: &str = "c4-1R";
@@ -177,9 +177,14 @@ async fn build() -> (Fixture, Running) {
     let base = format!("http://{}", listener.local_addr().expect("address"));
     let source = Source::new(cluster.client());
     tokio::spawn(async move {
-        pentagrid_web::serve(listener, source, std::future::pending())
-            .await
-            .expect("serve");
+        pentagrid_web::serve(
+            listener,
+            source,
+            BookCacheSettings::default(),
+            std::future::pending(),
+        )
+        .await
+        .expect("serve");
     });
     let fixture = Fixture {
         base,
@@ -197,6 +202,8 @@ pub struct Answer {
     pub status: u16,
     /// The `content-type` header.
     pub content_type: String,
+    /// The `cache-control` header.
+    pub cache_control: String,
     /// The body.
     pub body: String,
 }
@@ -216,12 +223,16 @@ pub async fn get(url: &str) -> Answer {
         .await
         .unwrap_or_else(|e| panic!("GET {url}: {e}"));
     let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let content_type = header("content-type");
+    let cache_control = header("cache-control");
     let body = response
         .into_body()
         .collect()
@@ -231,6 +242,7 @@ pub async fn get(url: &str) -> Answer {
     Answer {
         status,
         content_type,
+        cache_control,
         body: String::from_utf8_lossy(&body).into_owned(),
     }
 }
