@@ -9,6 +9,8 @@
 //! positions without a mate and plain mates in 1 before any worker sees them; instructive mates
 //! in 1 are at most one candidate in [`CANDIDATES_PER_MATE_IN_ONE`].
 
+mod index;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -22,7 +24,8 @@ use thiserror::Error;
 use crate::jobs::JobQueue;
 use crate::offload::{BackgroundPriority, background, blocking};
 use crate::paging::{PageError, check_start, page_size};
-use crate::store::{CandidateState, Store, StoreError};
+use crate::store::{CandidateState, Store, StoreError, corrupt};
+use index::{IndexCache, Listed};
 
 /// Candidates per verify job: small enough that a job finishes in seconds.
 const CANDIDATES_PER_JOB: usize = 8;
@@ -207,6 +210,8 @@ pub struct PuzzleMiner {
     /// The last request's candidate finder, kept for the next: it remembers its probes, and
     /// rounds of a puzzle generation mine the same games and book again.
     finder: std::sync::Mutex<Option<CandidateFinder>>,
+    /// The stored puzzles in listing order, kept between listings.
+    index: IndexCache,
 }
 
 /// Collects fresh candidates: ongoing, with enough stones, worth verifying by the probe, never
@@ -463,6 +468,7 @@ impl PuzzleMiner {
             store,
             jobs,
             finder: std::sync::Mutex::new(None),
+            index: IndexCache::default(),
         }
     }
 
@@ -590,18 +596,16 @@ impl PuzzleMiner {
                 "a cursor and a page number above 1 do not go together".into(),
             ));
         }
-        let mut puzzles = Vec::new();
-        for entry in self.store.puzzles() {
-            let json = entry?;
-            let puzzle = read_puzzle(&json)?;
-            if request.admits(&puzzle) {
-                puzzles.push((PuzzleCursor::of(&puzzle), json));
-            }
-        }
+        let index = self.index.current(&self.store)?;
+        let puzzles: Vec<PuzzleCursor> = index
+            .puzzles
+            .iter()
+            .filter(|listed| request.admits(listed))
+            .map(|listed| listed.cursor)
+            .collect();
         let total = puzzles.len() as u64;
-        puzzles.sort_by(|a, b| a.0.order(&b.0));
         let skip = match &request.cursor {
-            Some(cursor) => puzzles.partition_point(|(at, _)| at.order(cursor).is_le()),
+            Some(cursor) => puzzles.partition_point(|at| at.order(cursor).is_le()),
             None => {
                 check_start("page", page, total.div_ceil(size).max(1))?;
                 ((page - 1) * size) as usize
@@ -609,15 +613,21 @@ impl PuzzleMiner {
         };
         let mut page_json = Vec::new();
         let mut bytes = 0;
-        for (_, json) in puzzles.iter().skip(skip).take(size as usize) {
+        for at in puzzles.iter().skip(skip).take(size as usize) {
+            let json = self.store.puzzle(at.key)?.ok_or_else(|| {
+                corrupt(
+                    "puzzle",
+                    format!("listed puzzle {:#x} is not stored", at.key),
+                )
+            })?;
             if !page_json.is_empty() && bytes + json.len() > max_bytes {
                 break;
             }
             bytes += json.len();
-            page_json.push(json.clone());
+            page_json.push(json);
         }
         let shown = skip + page_json.len();
-        let next_cursor = (shown < puzzles.len() && shown > 0).then(|| puzzles[shown - 1].0);
+        let next_cursor = (shown < puzzles.len() && shown > 0).then(|| puzzles[shown - 1]);
         let puzzles = page_json;
         let counts = self.store.candidate_counts()?;
         let count = |state: CandidateState| counts[state as usize];
@@ -654,21 +664,25 @@ impl PuzzleMiner {
 }
 
 impl PuzzleFilter {
-    /// Whether `puzzle` passes the filters.
-    fn admits(&self, puzzle: &Puzzle) -> bool {
-        let moves_ok = (self.min_moves == 0 || puzzle.mate_in >= self.min_moves)
-            && (self.max_moves == 0 || puzzle.mate_in <= self.max_moves);
-        let difficulty_ok = (self.min_difficulty <= 0.0
-            || puzzle.difficulty >= self.min_difficulty)
-            && (self.max_difficulty <= 0.0 || puzzle.difficulty <= self.max_difficulty);
+    /// Whether `listed` passes the filters.
+    fn admits(&self, listed: &Listed) -> bool {
+        let PuzzleCursor {
+            mate_in,
+            difficulty,
+            ..
+        } = listed.cursor;
+        let moves_ok = (self.min_moves == 0 || mate_in >= self.min_moves)
+            && (self.max_moves == 0 || mate_in <= self.max_moves);
+        let difficulty_ok = (self.min_difficulty <= 0.0 || difficulty >= self.min_difficulty)
+            && (self.max_difficulty <= 0.0 || difficulty <= self.max_difficulty);
         // Themes are worked out from the proof, so puzzles stored before themes have them too.
         let theme_ok = self
             .theme
-            .is_none_or(|theme| Theme::of(&puzzle.proof).contains(&theme));
+            .is_none_or(|theme| listed.themes.contains(&theme));
         let level_ok = self
             .level
             .as_deref()
-            .is_none_or(|level| difficulty_label(puzzle.difficulty) == level);
+            .is_none_or(|level| difficulty_label(difficulty) == level);
         moves_ok && difficulty_ok && theme_ok && level_ok
     }
 }
@@ -750,11 +764,10 @@ mod tests {
         assert_eq!(keys.len(), miner.found.len());
     }
 
-    /// A miner over a store holding puzzle records of `positions` (their mates in 1, with
-    /// made-up difficulties: the listing reads records, it does not judge them).
-    fn miner_with_puzzles(positions: &[&str]) -> (tempfile::TempDir, PuzzleMiner) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(Store::open(&dir.path().join("db")).unwrap());
+    /// A result storing puzzle records of `positions` (their mates in 1, with made-up
+    /// difficulties from `positions.len()` down to 1: the listing reads records, it does not
+    /// judge them).
+    fn puzzles_effect(positions: &[&str]) -> crate::store::ResultEffect {
         let mut effect = crate::store::ResultEffect::default();
         for (index, text) in positions.iter().enumerate() {
             let position: Position = text.parse().unwrap();
@@ -778,13 +791,61 @@ mod tests {
                 .verdicts
                 .push((key, CandidateState::Puzzle, Some(json)));
         }
+        effect
+    }
+
+    /// A miner over a store holding the puzzle records of [`puzzles_effect`].
+    fn miner_with_puzzles(positions: &[&str]) -> (tempfile::TempDir, PuzzleMiner) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("db")).unwrap());
         let done = crate::store::StoredJob::default();
-        store.apply(1, &done, "r1", &effect).unwrap();
+        store
+            .apply(1, &done, "r1", &puzzles_effect(positions))
+            .unwrap();
         let clock = Arc::new(crate::clock::ManualClock::default());
         let jobs = Arc::new(
             JobQueue::open(store.clone(), crate::jobs::Settings::default(), clock).unwrap(),
         );
         (dir, PuzzleMiner::new(store, jobs))
+    }
+
+    #[tokio::test]
+    async fn listings_share_one_index_until_a_puzzle_is_stored() {
+        let (_dir, miner) = miner_with_puzzles(&[
+            "oooo../....../....../....../.....x/xxx...",
+            "ooo.o./....../....../....../.....x/xxx...",
+        ]);
+        let filter = PuzzleFilter::default();
+        assert_eq!(miner.list(&filter).unwrap().total, 2);
+        let first = miner.index.current(&miner.store).unwrap();
+        assert!(Arc::ptr_eq(
+            &first,
+            &miner.index.current(&miner.store).unwrap()
+        ));
+        // A verdict without a puzzle leaves the index as it is.
+        let mut no_puzzle = crate::store::ResultEffect::default();
+        no_puzzle.verdicts.push((1, CandidateState::NoMate, None));
+        let done = crate::store::StoredJob::default();
+        miner.store.apply(2, &done, "r2", &no_puzzle).unwrap();
+        assert!(Arc::ptr_eq(
+            &first,
+            &miner.index.current(&miner.store).unwrap()
+        ));
+        // A stored puzzle is listed at once.
+        let added = puzzles_effect(&["oo.oo./....../....../....../.....x/xxx..."]);
+        miner.store.apply(3, &done, "r3", &added).unwrap();
+        let listing = miner.list(&filter).unwrap();
+        assert_eq!(listing.total, 3);
+        assert!(
+            listing
+                .puzzles_json
+                .iter()
+                .any(|json| json.contains("oo.oo."))
+        );
+        assert!(!Arc::ptr_eq(
+            &first,
+            &miner.index.current(&miner.store).unwrap()
+        ));
     }
 
     #[tokio::test]

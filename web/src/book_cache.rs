@@ -16,7 +16,7 @@ use pentago::PositionKey;
 pub struct BookCacheSettings {
     /// The oldest an answer may be when served; zero turns the cache off.
     pub max_age: Duration,
-    /// The most bytes of answers kept (the least recently used go first); zero turns the
+    /// The most bytes of answers kept (rarely asked ones make room first); zero turns the
     /// cache off.
     pub max_bytes: u64,
 }

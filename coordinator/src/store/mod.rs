@@ -22,6 +22,7 @@ pub mod table;
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use prost::Message;
 use sled::Transactional;
@@ -132,6 +133,8 @@ pub struct Store {
     quarantine: sled::Tree,
     claims: sled::Tree,
     flagged_workers: sled::Tree,
+    /// Bumped after every committed write that may have stored a puzzle.
+    puzzles_version: AtomicU64,
 }
 
 /// What [`Store::sizes`] measures.
@@ -185,6 +188,7 @@ impl Store {
             quarantine: db.open_tree("quarantine")?,
             claims: db.open_tree("claims")?,
             flagged_workers: db.open_tree("flagged_workers")?,
+            puzzles_version: AtomicU64::new(0),
             db,
         })
     }
@@ -371,7 +375,13 @@ impl Store {
             results.insert(result_id.as_bytes(), &job_key)?;
             Ok(Applied::Applied)
         });
-        Ok(outcome?)
+        let outcome = outcome?;
+        // After the commit, so that a reader who saw the old version has not read the new
+        // puzzles under it.
+        if outcome == Applied::Applied && effect.verdicts.iter().any(|v| v.2.is_some()) {
+            self.puzzles_version.fetch_add(1, Ordering::Release);
+        }
+        Ok(outcome)
     }
 
     /// The playout table of a canonical position (empty if none).

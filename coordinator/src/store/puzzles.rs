@@ -1,5 +1,7 @@
 //! Puzzle candidates (their states) and stored puzzles (their stable JSON forms).
 
+use std::sync::atomic::Ordering;
+
 use super::{CandidateState, Store, StoreError, corrupt};
 
 impl Store {
@@ -37,6 +39,12 @@ impl Store {
             .get(key.to_be_bytes())?
             .map(|value| String::from_utf8(value.to_vec()).map_err(|e| corrupt("puzzle", e)))
             .transpose()
+    }
+
+    /// A number that changes whenever puzzles may have been stored (by this process: the
+    /// database has one writer), for caches of the stored puzzles to know they are stale.
+    pub fn puzzles_version(&self) -> u64 {
+        self.puzzles_version.load(Ordering::Acquire)
     }
 
     /// Every stored puzzle's JSON form.
