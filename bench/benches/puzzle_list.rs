@@ -4,11 +4,11 @@
 //! builds what listings keep between calls). Run with
 //! `cargo bench -p pentagrid-bench --bench puzzle_list -- [puzzles]` (default 5000).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use pentago::{MateSearch, Player, Position, Puzzle, Theme, play_game, splitmix64};
+use pentago::{MateSearch, Puzzle, Theme};
+use pentagrid_bench::late_positions;
 use pentagrid_coordinator::puzzles::PuzzleFilter;
 use pentagrid_coordinator::store::{CandidateState, ResultEffect, Store, StoredJob};
 use pentagrid_coordinator::{Coordinator, Settings};
@@ -16,46 +16,28 @@ use pentagrid_coordinator::{Coordinator, Settings};
 /// Puzzle records of positions from random games with a forced win in at most two moves.
 fn puzzles(count: usize) -> Vec<(u64, String)> {
     let mut search = MateSearch::new();
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut game_index = 0;
-    while out.len() < count {
-        game_index += 1;
-        let game = play_game(
-            &Position::START,
-            &Player::Random,
-            &Player::Random,
-            splitmix64(game_index),
-            1,
-        );
-        let mut position = game.start;
-        for mv in game.moves {
-            if position.stone_count() >= 20
-                && !position.is_over()
-                && seen.insert(position.canonical_key())
-                && out.len() < count
-                && let Some(proof) = search.find(&position, 2)
-            {
-                let puzzle = Puzzle {
-                    position,
-                    side_to_move: position.side_to_move(),
-                    mate_in: proof.mate_in,
-                    first_move: proof.first_move(),
-                    reply_groups: 0,
-                    uct_playouts: None,
-                    tempting: 0,
-                    difficulty: (out.len() % 80) as f64,
-                    source: "random game".into(),
-                    themes: Theme::of(&proof),
-                    proof,
-                };
-                let json = serde_json::to_string(&puzzle).expect("a puzzle serializes");
-                out.push((position.canonical_key().bits(), json));
-            }
-            position = position.play_unchecked(mv);
-        }
-    }
-    out
+    late_positions(20)
+        .filter_map(|position| Some((position, search.find(&position, 2)?)))
+        .take(count)
+        .enumerate()
+        .map(|(index, (position, proof))| {
+            let puzzle = Puzzle {
+                position,
+                side_to_move: position.side_to_move(),
+                mate_in: proof.mate_in,
+                first_move: proof.first_move(),
+                reply_groups: 0,
+                uct_playouts: None,
+                tempting: 0,
+                difficulty: (index % 80) as f64,
+                source: "random game".into(),
+                themes: Theme::of(&proof),
+                proof,
+            };
+            let json = serde_json::to_string(&puzzle).expect("a puzzle serializes");
+            (position.canonical_key().bits(), json)
+        })
+        .collect()
 }
 
 fn store(dir: &std::path::Path, puzzles: &[(u64, String)]) {

@@ -3,39 +3,15 @@
 //! Reports candidates and puzzles per second and the share of candidates that become puzzles.
 //! Run with `cargo bench -p pentagrid-bench --bench puzzles` (about a minute).
 
-use std::collections::HashSet;
 use std::time::Instant;
 
-use pentago::{Player, Position, PuzzleVerifier, Rejection, SolveLimits, play_game, splitmix64};
+use pentago::{Position, PuzzleVerifier, Rejection, SolveLimits};
+use pentagrid_bench::late_positions;
 
 const CANDIDATES: usize = 400;
 
 fn candidates() -> Vec<Position> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut index = 0u64;
-    while out.len() < CANDIDATES {
-        index += 1;
-        let game = play_game(
-            &Position::START,
-            &Player::Random,
-            &Player::Random,
-            splitmix64(index),
-            1,
-        );
-        let mut position = game.start;
-        for mv in game.moves {
-            if position.stone_count() >= 20
-                && !position.is_over()
-                && seen.insert(position.canonical_key())
-                && out.len() < CANDIDATES
-            {
-                out.push(position);
-            }
-            position = position.play_unchecked(mv);
-        }
-    }
-    out
+    late_positions(20).take(CANDIDATES).collect()
 }
 
 fn main() {

@@ -6,7 +6,9 @@ pub mod soak;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::Path;
 
-use pentago::{Move, Position, Symmetry, random_opening, seeded_rng};
+use pentago::{
+    Move, Player, Position, Symmetry, play_game, random_opening, seeded_rng, splitmix64,
+};
 use pentagrid_coordinator::store::{BookEntry, Counts, Store, StoreError, Table};
 use rand::RngExt;
 
@@ -29,6 +31,33 @@ pub fn book_positions(count: usize) -> Vec<Position> {
         }
     }
     out
+}
+
+/// Distinct positions (by canonical key) that random games reach with at least `min_stones`
+/// stones, the game not over, in the order games 1, 2, ... reach them: where puzzles are
+/// mined.
+pub fn late_positions(min_stones: u32) -> impl Iterator<Item = Position> {
+    let mut seen = HashSet::new();
+    (1..)
+        .flat_map(|index| {
+            let game = play_game(
+                &Position::START,
+                &Player::Random,
+                &Player::Random,
+                splitmix64(index),
+                1,
+            );
+            game.moves.into_iter().scan(game.start, |position, mv| {
+                let before = *position;
+                *position = position.play_unchecked(mv);
+                Some(before)
+            })
+        })
+        .filter(move |position| {
+            position.stone_count() >= min_stones
+                && !position.is_over()
+                && seen.insert(position.canonical_key())
+        })
 }
 
 /// A playout table of [`BOOK_ROWS`] rows for `position`.
