@@ -3,9 +3,9 @@
 //! Run with `cargo bench -p pentagrid-bench --bench explorer -- [positions] [connections]
 //! [seconds] [rate] [max-age] [distinct]` (defaults 1000000, 200, 20, 0, 5, 50000). Each
 //! connection asks for stored positions in turned orientations (every answer maps frames),
-//! `distinct` of them spread over the book: one request after another (closed loop, rate 0), or on a schedule that sums
-//! to `rate` requests per second over all connections (open loop: latency counts from each
-//! request's scheduled time). The explorer keeps answers for `max-age` seconds, as
+//! `distinct` of them spread over the book: one request after another (closed loop, rate 0),
+//! or on a schedule that sums to `rate` requests per second over all connections (open loop:
+//! latency counts from each request's scheduled time). The explorer keeps answers for `max-age` seconds, as
 //! `pentagrid serve --book-max-age` (0: every request reads the coordinator). With 0
 //! connections it only serves, for `bench/wrk.sh` to load it with wrk.
 
