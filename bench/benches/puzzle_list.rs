@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use pentago::{MateSearch, Puzzle, Theme};
+use pentago::{MateSearch, Puzzle};
 use pentagrid_bench::late_positions;
 use pentagrid_coordinator::puzzles::PuzzleFilter;
 use pentagrid_coordinator::store::{CandidateState, ResultEffect, Store, StoredJob};
@@ -22,17 +22,9 @@ fn puzzles(count: usize) -> Vec<(u64, String)> {
         .enumerate()
         .map(|(index, (position, proof))| {
             let puzzle = Puzzle {
-                position,
-                side_to_move: position.side_to_move(),
-                mate_in: proof.mate_in,
-                first_move: proof.first_move(),
-                reply_groups: 0,
-                uct_playouts: None,
-                tempting: 0,
                 difficulty: (index % 80) as f64,
                 source: "random game".into(),
-                themes: Theme::of(&proof),
-                proof,
+                ..Puzzle::from_proof(proof)
             };
             let json = serde_json::to_string(&puzzle).expect("a puzzle serializes");
             (position.canonical_key().bits(), json)

@@ -401,17 +401,11 @@ pub(crate) mod tests {
 
     fn puzzle_from(proof: ProofTree, difficulty: f64, source: &str) -> Puzzle {
         Puzzle {
-            position: proof.position,
-            side_to_move: proof.position.side_to_move(),
-            mate_in: proof.mate_in,
-            first_move: proof.first_move(),
-            themes: Theme::of(&proof),
             reply_groups: 1,
             uct_playouts: Some(100),
-            tempting: 0,
             difficulty,
             source: source.to_owned(),
-            proof,
+            ..Puzzle::from_proof(proof)
         }
     }
 

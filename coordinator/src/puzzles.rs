@@ -773,17 +773,8 @@ mod tests {
             let position: Position = text.parse().unwrap();
             let proof = pentago::MateSearch::new().find(&position, 1).unwrap();
             let puzzle = Puzzle {
-                position,
-                side_to_move: position.side_to_move(),
-                mate_in: proof.mate_in,
-                first_move: proof.first_move(),
-                reply_groups: 0,
-                uct_playouts: None,
-                tempting: 0,
                 difficulty: (positions.len() - index) as f64,
-                source: String::new(),
-                themes: Theme::of(&proof),
-                proof,
+                ..Puzzle::from_proof(proof)
             };
             let json = serde_json::to_string(&puzzle).unwrap();
             let key = position.canonical_key().bits();

@@ -124,17 +124,8 @@ fn honest(job: &v2::Job) -> Outcome {
 fn forged_puzzle(position: &Position, max_moves: u32) -> Option<Puzzle> {
     let proof = MateSearch::new().find(position, max_moves)?;
     Some(Puzzle {
-        position: *position,
-        side_to_move: position.side_to_move(),
-        mate_in: proof.mate_in,
-        first_move: proof.first_move(),
-        reply_groups: proof.reply_groups(),
-        uct_playouts: None,
-        tempting: 0,
-        difficulty: 0.0,
-        source: String::new(),
         themes: Vec::new(),
-        proof,
+        ..Puzzle::from_proof(proof)
     })
 }
 

@@ -1,16 +1,19 @@
 //! The stored puzzles in listing order with what the list filters read (length, difficulty,
 //! themes), kept between listings so that a page parses no stored puzzle's JSON: reading a
-//! collection of N puzzles page by page used to parse all N for every page. Rebuilt when the
-//! store's puzzles version moves.
+//! collection of N puzzles page by page used to parse all N for every page. Stored puzzles
+//! never change or go, so when the store's puzzles version moves the index parses only the
+//! puzzles it lacks.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pentago::Theme;
 
 use super::{PuzzleCursor, read_puzzle};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, corrupt};
 
 /// One stored puzzle as the listing sees it.
+#[derive(Clone)]
 pub(super) struct Listed {
     /// Its place in the listing order (mate length, difficulty, canonical key).
     pub(super) cursor: PuzzleCursor,
@@ -19,6 +22,7 @@ pub(super) struct Listed {
 }
 
 /// Every stored puzzle in listing order, as of one puzzles version of the store.
+#[derive(Default)]
 pub(super) struct PuzzleIndex {
     version: u64,
     /// In listing order.
@@ -26,12 +30,30 @@ pub(super) struct PuzzleIndex {
 }
 
 impl PuzzleIndex {
-    fn build(store: &Store, version: u64) -> Result<PuzzleIndex, StoreError> {
-        let mut puzzles = Vec::new();
-        for json in store.puzzles() {
-            let puzzle = read_puzzle(&json?)?;
+    /// `self` with the puzzles stored since added: a walk over the stored keys, and a parse of
+    /// each puzzle not yet listed.
+    fn refreshed(&self, store: &Store, version: u64) -> Result<PuzzleIndex, StoreError> {
+        let listed: HashSet<u64> = self.puzzles.iter().map(|l| l.cursor.key).collect();
+        let mut puzzles = self.puzzles.clone();
+        for key in store.puzzle_keys() {
+            let key = key?;
+            if listed.contains(&key) {
+                continue;
+            }
+            let json = store
+                .puzzle(key)?
+                .ok_or_else(|| corrupt("puzzle", format!("{key:#x} vanished while listed")))?;
+            let puzzle = read_puzzle(&json)?;
+            let cursor = PuzzleCursor::of(&puzzle);
+            // Pages read puzzles back by the key in their cursor.
+            if cursor.key != key {
+                return Err(corrupt(
+                    "puzzle",
+                    format!("{key:#x} holds another position"),
+                ));
+            }
             puzzles.push(Listed {
-                cursor: PuzzleCursor::of(&puzzle),
+                cursor,
                 themes: Theme::of(&puzzle.proof),
             });
         }
@@ -46,15 +68,16 @@ pub(super) struct IndexCache(Mutex<Option<Arc<PuzzleIndex>>>);
 
 impl IndexCache {
     /// The index of the puzzles stored now: the kept one while the store's puzzles version
-    /// has not moved, else a fresh one (a full read of the stored puzzles).
+    /// has not moved, else the kept one with the puzzles stored since.
     pub(super) fn current(&self, store: &Store) -> Result<Arc<PuzzleIndex>, StoreError> {
-        // Read before the scan: puzzles stored during it move the version again, so an index
+        // Read before the walk: puzzles stored during it move the version again, so an index
         // missing them is never taken for current.
         let version = store.puzzles_version();
-        if let Some(index) = self.kept().filter(|index| index.version == version) {
-            return Ok(index);
+        let kept = self.kept();
+        if let Some(index) = kept.as_ref().filter(|index| index.version == version) {
+            return Ok(index.clone());
         }
-        let index = Arc::new(PuzzleIndex::build(store, version)?);
+        let index = Arc::new(kept.unwrap_or_default().refreshed(store, version)?);
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(index.clone());
         Ok(index)
     }

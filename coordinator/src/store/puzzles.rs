@@ -2,7 +2,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{CandidateState, Store, StoreError, corrupt};
+use super::{CandidateState, Store, StoreError, corrupt, id_of};
 
 impl Store {
     /// Whether a puzzle candidate (canonical key) was queued or checked before.
@@ -47,11 +47,11 @@ impl Store {
         self.puzzles_version.load(Ordering::Acquire)
     }
 
-    /// Every stored puzzle's JSON form.
-    pub fn puzzles(&self) -> impl Iterator<Item = Result<String, StoreError>> + '_ {
-        self.puzzles.iter().map(|entry| {
-            let (_, value) = entry?;
-            String::from_utf8(value.to_vec()).map_err(|e| corrupt("puzzle", e))
-        })
+    /// The canonical position keys of the stored puzzles, in key order.
+    pub fn puzzle_keys(&self) -> impl Iterator<Item = Result<u64, StoreError>> + '_ {
+        self.puzzles
+            .iter()
+            .keys()
+            .map(|key| id_of(&key?, "puzzle key"))
     }
 }

@@ -86,6 +86,28 @@ pub struct Puzzle {
     pub themes: Vec<Theme>,
 }
 
+impl Puzzle {
+    /// The puzzle `proof` proves, with what the proof settles filled in (position, who mates,
+    /// length, first move, reply groups, themes) and the rest unrated: no UCT budget, no
+    /// tempting moves, difficulty 0, no source.
+    #[must_use]
+    pub fn from_proof(proof: ProofTree) -> Puzzle {
+        Puzzle {
+            position: proof.position,
+            side_to_move: proof.position.side_to_move(),
+            mate_in: proof.mate_in,
+            first_move: proof.first_move(),
+            reply_groups: proof.reply_groups(),
+            uct_playouts: None,
+            tempting: 0,
+            difficulty: 0.0,
+            source: String::new(),
+            themes: Theme::of(&proof),
+            proof,
+        }
+    }
+}
+
 /// Why a candidate is not a puzzle.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rejection {
@@ -189,20 +211,13 @@ impl PuzzleVerifier {
             Ok(Some(mv)) => return Err(Rejection::NotUnique(mv)),
             Err(mv) => return Err(Rejection::Undecided(mv)),
         }
-        let reply_groups = proof.reply_groups();
         let (uct_playouts, tempting) = self.playouts_to_find(position, solution);
+        let puzzle = Puzzle::from_proof(proof);
         Ok(Puzzle {
-            position: *position,
-            side_to_move: position.side_to_move(),
-            source: String::new(),
-            mate_in: proof.mate_in,
-            first_move,
-            reply_groups,
             uct_playouts,
             tempting,
-            difficulty: difficulty(proof.mate_in, reply_groups, uct_playouts, tempting),
-            themes: Theme::of(&proof),
-            proof,
+            difficulty: difficulty(puzzle.mate_in, puzzle.reply_groups, uct_playouts, tempting),
+            ..puzzle
         })
     }
 

@@ -8,25 +8,9 @@ use pentago::{Position, Symmetry};
 use pentagrid_coordinator::Settings;
 use pentagrid_proto::v2;
 use pentagrid_tests::TestCluster;
-use pentagrid_web::{BookCacheSettings, Source};
+use pentagrid_web::BookCacheSettings;
 
-use crate::support::{Answer, get};
-
-/// Starts an explorer over `cluster` with `book_cache`; returns its URL.
-async fn explorer(cluster: &TestCluster, book_cache: BookCacheSettings) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("address"));
-    let source = Source::new(cluster.client());
-    tokio::spawn(pentagrid_web::serve(
-        listener,
-        source,
-        book_cache,
-        std::future::pending(),
-    ));
-    base
-}
+use crate::support::{Answer, get, start_explorer};
 
 async fn start_book(base: &str) -> Answer {
     get(&format!("{base}/api/v1/book?position=start")).await
@@ -46,8 +30,8 @@ async fn book_answers_are_kept_for_their_max_age_and_not_with_the_cache_off() {
         max_age: Duration::from_secs(3_600),
         ..BookCacheSettings::default()
     };
-    let caching = explorer(&cluster, kept).await;
-    let uncached = explorer(&cluster, BookCacheSettings::OFF).await;
+    let caching = start_explorer(&cluster, kept).await;
+    let uncached = start_explorer(&cluster, BookCacheSettings::OFF).await;
     for base in [&caching, &uncached] {
         let answer = start_book(base).await;
         assert_eq!(answer.status, 200, "{}", answer.body);

@@ -171,21 +171,7 @@ async fn build() -> (Fixture, Running) {
             .await
             .expect("list");
     assert!(!puzzles.is_empty(), "the fixture found no puzzles");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("address"));
-    let source = Source::new(cluster.client());
-    tokio::spawn(async move {
-        pentagrid_web::serve(
-            listener,
-            source,
-            BookCacheSettings::default(),
-            std::future::pending(),
-        )
-        .await
-        .expect("serve");
-    });
+    let base = start_explorer(&cluster, BookCacheSettings::default()).await;
     let fixture = Fixture {
         base,
         solved,
@@ -194,6 +180,22 @@ async fn build() -> (Fixture, Running) {
         match_pairs,
     };
     (fixture, (cluster, stop_worker))
+}
+
+/// Starts an explorer over `cluster` on 127.0.0.1, keeping book answers as `book_cache` says;
+/// returns its URL.
+pub async fn start_explorer(cluster: &TestCluster, book_cache: BookCacheSettings) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let source = Source::new(cluster.client());
+    tokio::spawn(async move {
+        pentagrid_web::serve(listener, source, book_cache, std::future::pending())
+            .await
+            .expect("serve");
+    });
+    base
 }
 
 /// An HTTP answer.
