@@ -122,10 +122,7 @@ mod tests {
             .apply(1, &StoredJob::default(), "r1", &effect)
             .unwrap();
         release(&store, 7, &ended(&task, JobState::Failed, 0)).unwrap();
-        assert_eq!(
-            store.candidate_counts().unwrap()[CandidateState::NoMate as usize],
-            1
-        );
+        assert_eq!(store.candidate_counts()[CandidateState::NoMate as usize], 1);
     }
 
     #[test]
@@ -159,7 +156,7 @@ mod tests {
             ClaimState::from_stored(stored.state),
             ClaimState::Unresolved
         );
-        let counts = store.candidate_counts().unwrap();
+        let counts = store.candidate_counts();
         assert_eq!(counts[CandidateState::Undecided as usize], 1);
         assert_eq!(counts[CandidateState::Unconfirmed as usize], 0);
         assert_eq!(store.puzzle(key).unwrap(), None, "nothing is published");

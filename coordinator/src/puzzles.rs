@@ -629,7 +629,7 @@ impl PuzzleMiner {
         let shown = skip + page_json.len();
         let next_cursor = (shown < puzzles.len() && shown > 0).then(|| puzzles[shown - 1]);
         let puzzles = page_json;
-        let counts = self.store.candidate_counts()?;
+        let counts = self.store.candidate_counts();
         let count = |state: CandidateState| counts[state as usize];
         Ok(PuzzleListing {
             puzzles_json: puzzles,

@@ -11,6 +11,7 @@ use prost::Message;
 use sled::Transactional;
 use sled::transaction::ConflictableTransactionError;
 
+use super::puzzles::{forget_candidate, set_candidate};
 use super::{CandidateState, Store, StoreError, all_records, corrupt, get_record};
 
 /// An exact claim, stored under its id in the `claims` tree.
@@ -191,21 +192,24 @@ impl Store {
         forget: &[u64],
         claim: Option<&ReleasedClaim>,
     ) -> Result<(), StoreError> {
-        let outcome = (&self.candidates, &self.claims).transaction(|(candidates, claims)| {
+        let changes = (&self.candidates, &self.claims).transaction(|(candidates, claims)| {
+            let mut changes = Vec::new();
             for key in forget {
-                let key = key.to_be_bytes();
-                if candidates.get(key)?.as_deref() == Some(&[CandidateState::Pending as u8]) {
-                    candidates.remove(&key)?;
+                let pending = candidates.get(key.to_be_bytes())?.as_deref()
+                    == Some(&[CandidateState::Pending as u8]);
+                if pending {
+                    changes.push(forget_candidate(candidates, *key)?);
                 }
             }
             if let Some(released) = claim {
                 claims.insert(&released.id.to_be_bytes(), released.record.encode_to_vec())?;
                 if let Some((key, state)) = released.candidate {
-                    candidates.insert(&key.to_be_bytes(), &[state as u8])?;
+                    changes.push(set_candidate(candidates, key, state)?);
                 }
             }
-            Ok::<_, ConflictableTransactionError<StoreError>>(())
-        });
-        Ok(outcome?)
+            Ok::<_, ConflictableTransactionError<StoreError>>(changes)
+        })?;
+        self.candidate_tally.record(&changes);
+        Ok(())
     }
 }

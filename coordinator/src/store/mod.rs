@@ -29,9 +29,12 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use thiserror::Error;
 
+use puzzles::{CandidateTally, set_candidate};
+
 pub use book::{BookEntry, ProvenTable};
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
+pub use puzzles::CandidateCounts;
 pub use records::{
     CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
 };
@@ -135,6 +138,8 @@ pub struct Store {
     flagged_workers: sled::Tree,
     /// Bumped after every committed write that may have stored a puzzle.
     puzzles_version: AtomicU64,
+    /// The candidates tree's counts by state.
+    candidate_tally: CandidateTally,
 }
 
 /// What [`Store::sizes`] measures.
@@ -172,7 +177,10 @@ impl Store {
     /// Opens (or creates) the database in `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let db = sled::Config::new().path(path).open()?;
+        let candidates = db.open_tree("candidates")?;
         Ok(Store {
+            candidate_tally: CandidateTally::count(&candidates)?,
+            candidates,
             jobs: db.open_tree("jobs")?,
             results: db.open_tree("results")?,
             playouts: db.open_tree("playouts")?,
@@ -180,7 +188,6 @@ impl Store {
             games: db.open_tree("games")?,
             matches: db.open_tree("matches")?,
             puzzles: db.open_tree("puzzles")?,
-            candidates: db.open_tree("candidates")?,
             proven: db.open_tree("proven")?,
             builds: db.open_tree("builds")?,
             build_nodes: db.open_tree("build_nodes")?,
@@ -304,14 +311,20 @@ impl Store {
                 flagged_workers,
             ) = trees;
             if results.get(result_id.as_bytes())?.is_some() {
-                return Ok(Applied::Duplicate);
+                return Ok((Applied::Duplicate, Vec::new()));
             }
             let job_key = job_id.to_be_bytes();
             if let Some(bytes) = jobs.get(job_key)? {
                 let stored = StoredJob::decode(bytes.as_ref()).map_err(abort("job"))?;
                 if JobState::from_stored(stored.state) == JobState::Done {
-                    return Ok(Applied::JobAlreadyDone);
+                    return Ok((Applied::JobAlreadyDone, Vec::new()));
                 }
+            }
+            // Before any write: an outcome other than `Applied` must commit nothing.
+            if let Some(pair) = &effect.pair
+                && matches.get(pair_key(pair.match_id, pair.pair))?.is_some()
+            {
+                return Ok((Applied::JobAlreadyDone, Vec::new()));
             }
             let mut totals = totals_in(meta)?;
             totals.playout_positions += merge_tables(playouts, &effect.playouts)?;
@@ -322,9 +335,6 @@ impl Store {
             }
             if let Some(pair) = &effect.pair {
                 let key = pair_key(pair.match_id, pair.pair);
-                if matches.get(key)?.is_some() {
-                    return Ok(Applied::JobAlreadyDone);
-                }
                 let match_key = pair.match_id.to_be_bytes();
                 let bytes = matches.get(match_key)?.ok_or_else(|| {
                     ConflictableTransactionError::Abort(corrupt("match", "pair of no match"))
@@ -334,9 +344,10 @@ impl Store {
                 matches.insert(&match_key, record.encode_to_vec())?;
                 matches.insert(&key, pair.record.encode_to_vec())?;
             }
+            let mut changes = Vec::with_capacity(effect.verdicts.len());
             for (key, state, puzzle) in &effect.verdicts {
+                changes.push(set_candidate(candidates, *key, *state)?);
                 let key = key.to_be_bytes();
-                candidates.insert(&key, &[*state as u8])?;
                 if let Some(json) = puzzle
                     && puzzles.get(key)?.is_none()
                 {
@@ -373,9 +384,10 @@ impl Store {
             meta.insert(TOTALS, totals.encode_to_vec())?;
             jobs.insert(&job_key, done.encode_to_vec())?;
             results.insert(result_id.as_bytes(), &job_key)?;
-            Ok(Applied::Applied)
+            Ok((Applied::Applied, changes))
         });
-        let outcome = outcome?;
+        let (outcome, changes) = outcome?;
+        self.candidate_tally.record(&changes);
         // After the commit, so that a reader who saw the old version has not read the new
         // puzzles under it.
         if outcome == Applied::Applied && effect.verdicts.iter().any(|v| v.2.is_some()) {
@@ -613,6 +625,39 @@ mod tests {
             (totals.results, totals.playouts, totals.playout_positions),
             (1, 10, 1)
         );
+    }
+
+    #[test]
+    fn a_pair_played_twice_is_counted_once_and_its_replay_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.put_match(3, &StoredMatch::default()).unwrap();
+        let pair = |job: u64| ResultEffect {
+            pair: Some(PairEffect {
+                match_id: 3,
+                pair: 0,
+                record: StoredPair {
+                    job_id: job,
+                    ..StoredPair::default()
+                },
+                game_points: [1.0, 0.5],
+            }),
+            ..effect(10)
+        };
+        let done = StoredJob::default();
+        assert_eq!(
+            store.apply(7, &done, "r1", &pair(7)).unwrap(),
+            Applied::Applied
+        );
+        // Another job that played the same pair (its lease had lapsed) changes nothing.
+        assert_eq!(
+            store.apply(8, &done, "r2", &pair(8)).unwrap(),
+            Applied::JobAlreadyDone
+        );
+        assert_eq!(store.match_record(3).unwrap().unwrap().pairs_done, 1);
+        let table = store.playout_table(42).unwrap();
+        assert_eq!(table[&Move::from_index(3).unwrap()].games, 10);
+        assert_eq!(store.totals().unwrap().results, 1);
     }
 
     #[test]

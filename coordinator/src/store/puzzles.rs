@@ -1,8 +1,91 @@
-//! Puzzle candidates (their states) and stored puzzles (their stable JSON forms).
+//! Puzzle candidates (their states, and how many are in each) and stored puzzles (their stable
+//! JSON forms).
 
 use std::sync::atomic::Ordering;
+use std::sync::{Mutex, PoisonError};
+
+use sled::IVec;
+use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::{CandidateState, Store, StoreError, corrupt, id_of};
+
+/// How many candidates there are in each state, indexed as [`CandidateState::ALL`].
+pub type CandidateCounts = [u64; CandidateState::ALL.len()];
+
+/// A candidate's state before and after one write (`None`: not stored).
+pub(crate) type StateChange = (Option<CandidateState>, Option<CandidateState>);
+
+/// The candidates tree's counts by state, kept in step with every write so that reading them
+/// (every puzzle listing does) costs nothing, however many candidates were checked.
+pub(crate) struct CandidateTally(Mutex<CandidateCounts>);
+
+impl CandidateTally {
+    /// Counts the stored candidates (once, at open, before anything writes).
+    pub(crate) fn count(candidates: &sled::Tree) -> Result<CandidateTally, StoreError> {
+        let mut counts = CandidateCounts::default();
+        for entry in candidates.iter() {
+            let (_, value) = entry?;
+            counts[stored_state(&value)? as usize] += 1;
+        }
+        Ok(CandidateTally(Mutex::new(counts)))
+    }
+
+    fn counts(&self) -> std::sync::MutexGuard<'_, CandidateCounts> {
+        // Each update is applied whole under the lock, so a poisoned one is still consistent.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes in the changes of a committed write, all at once so readers never see half.
+    pub(crate) fn record(&self, changes: &[StateChange]) {
+        let mut counts = self.counts();
+        for (before, after) in changes {
+            if let Some(before) = before {
+                let count = &mut counts[*before as usize];
+                *count = count.saturating_sub(1);
+            }
+            if let Some(after) = after {
+                counts[*after as usize] += 1;
+            }
+        }
+    }
+}
+
+/// The state a stored candidate value holds.
+fn stored_state(value: &[u8]) -> Result<CandidateState, StoreError> {
+    let byte = *value.first().ok_or_else(|| corrupt("candidate", "empty"))?;
+    CandidateState::ALL
+        .get(byte as usize)
+        .copied()
+        .ok_or_else(|| corrupt("candidate", format!("unknown state {byte}")))
+}
+
+fn previous_state(
+    previous: Option<IVec>,
+) -> Result<Option<CandidateState>, ConflictableTransactionError<StoreError>> {
+    previous
+        .map(|value| stored_state(&value))
+        .transpose()
+        .map_err(ConflictableTransactionError::Abort)
+}
+
+/// Sets a candidate's state inside a transaction; returns the change for the tally.
+pub(crate) fn set_candidate(
+    candidates: &TransactionalTree,
+    key: u64,
+    state: CandidateState,
+) -> Result<StateChange, ConflictableTransactionError<StoreError>> {
+    let previous = candidates.insert(&key.to_be_bytes(), &[state as u8])?;
+    Ok((previous_state(previous)?, Some(state)))
+}
+
+/// Forgets a candidate inside a transaction; returns the change for the tally.
+pub(crate) fn forget_candidate(
+    candidates: &TransactionalTree,
+    key: u64,
+) -> Result<StateChange, ConflictableTransactionError<StoreError>> {
+    let previous = candidates.remove(&key.to_be_bytes())?;
+    Ok((previous_state(previous)?, None))
+}
 
 impl Store {
     /// Whether a puzzle candidate (canonical key) was queued or checked before.
@@ -10,27 +93,20 @@ impl Store {
         Ok(self.candidates.contains_key(key.to_be_bytes())?)
     }
 
-    /// Marks candidates as queued (durable at the next flush).
+    /// Marks candidates as queued, all or none (durable at the next flush).
     pub fn mark_candidates_pending(&self, keys: &[u64]) -> Result<(), StoreError> {
-        let mut batch = sled::Batch::default();
-        for key in keys {
-            batch.insert(&key.to_be_bytes(), &[CandidateState::Pending as u8]);
-        }
-        self.candidates.apply_batch(batch)?;
+        let changes = self.candidates.transaction(|candidates| {
+            keys.iter()
+                .map(|key| set_candidate(candidates, *key, CandidateState::Pending))
+                .collect::<Result<Vec<_>, _>>()
+        })?;
+        self.candidate_tally.record(&changes);
         Ok(())
     }
 
     /// Candidates by state, indexed as [`CandidateState::ALL`].
-    pub fn candidate_counts(&self) -> Result<[u64; CandidateState::ALL.len()], StoreError> {
-        let mut counts = [0; CandidateState::ALL.len()];
-        for entry in self.candidates.iter() {
-            let (_, value) = entry?;
-            let state = *value.first().ok_or_else(|| corrupt("candidate", "empty"))?;
-            *counts
-                .get_mut(state as usize)
-                .ok_or_else(|| corrupt("candidate", "unknown state"))? += 1;
-        }
-        Ok(counts)
+    pub fn candidate_counts(&self) -> CandidateCounts {
+        *self.candidate_tally.counts()
     }
 
     /// The JSON form of the puzzle stored under a canonical position key.
@@ -53,5 +129,124 @@ impl Store {
             .iter()
             .keys()
             .map(|key| id_of(&key?, "puzzle key"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::store::{ReleasedClaim, ResultEffect, StoredClaim, StoredJob};
+
+    /// One write to the candidates, on keys drawn from a few so that writes meet.
+    #[derive(Clone, Debug)]
+    enum Write {
+        Pending(Vec<u64>),
+        Verdicts(Vec<(u64, usize)>),
+        Release {
+            forget: Vec<u64>,
+            settle: Option<(u64, usize)>,
+        },
+    }
+
+    fn write() -> impl Strategy<Value = Write> {
+        let key = 1..6u64;
+        let state = 0..CandidateState::ALL.len();
+        prop_oneof![
+            prop::collection::vec(key.clone(), 0..4).prop_map(Write::Pending),
+            prop::collection::vec((key.clone(), state.clone()), 0..4).prop_map(Write::Verdicts),
+            (
+                prop::collection::vec(key.clone(), 0..4),
+                prop::option::of((key, state))
+            )
+                .prop_map(|(forget, settle)| Write::Release { forget, settle }),
+        ]
+    }
+
+    fn perform(store: &Store, index: usize, write: &Write) {
+        match write {
+            Write::Pending(keys) => store.mark_candidates_pending(keys).unwrap(),
+            Write::Verdicts(verdicts) => {
+                let effect = ResultEffect {
+                    verdicts: verdicts
+                        .iter()
+                        .map(|(key, state)| (*key, CandidateState::ALL[*state], None))
+                        .collect(),
+                    ..ResultEffect::default()
+                };
+                let id = index as u64 + 1;
+                store
+                    .apply(id, &StoredJob::default(), &format!("r{id}"), &effect)
+                    .unwrap();
+            }
+            Write::Release { forget, settle } => {
+                let claim = settle.map(|(key, state)| ReleasedClaim {
+                    id: index as u64,
+                    record: StoredClaim::default(),
+                    candidate: Some((key, CandidateState::ALL[state])),
+                });
+                store.release_abandoned(forget, claim.as_ref()).unwrap();
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn kept_counts_equal_a_fresh_count(writes in prop::collection::vec(write(), 0..24)) {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(dir.path()).unwrap();
+            for (index, write) in writes.iter().enumerate() {
+                perform(&store, index, write);
+            }
+            let counted = *CandidateTally::count(&store.candidates).unwrap().counts();
+            prop_assert_eq!(store.candidate_counts(), counted);
+            drop(store);
+            prop_assert_eq!(Store::open(dir.path()).unwrap().candidate_counts(), counted);
+        }
+    }
+
+    #[test]
+    fn a_replayed_result_changes_no_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.mark_candidates_pending(&[7, 8]).unwrap();
+        let effect = ResultEffect {
+            verdicts: vec![(7, CandidateState::NoMate, None)],
+            ..ResultEffect::default()
+        };
+        for _ in 0..2 {
+            store
+                .apply(1, &StoredJob::default(), "r1", &effect)
+                .unwrap();
+        }
+        let mut expected = CandidateCounts::default();
+        expected[CandidateState::Pending as usize] = 1;
+        expected[CandidateState::NoMate as usize] = 1;
+        assert_eq!(store.candidate_counts(), expected);
+    }
+
+    #[test]
+    fn an_unreadable_candidate_state_refuses_the_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = sled::open(dir.path()).unwrap();
+        db.open_tree("candidates")
+            .unwrap()
+            .insert(1u64.to_be_bytes(), &[99])
+            .unwrap();
+        drop(db);
+        let error = Store::open(dir.path()).err().expect("a corrupt candidate");
+        assert!(
+            matches!(
+                error,
+                StoreError::Corrupt {
+                    what: "candidate",
+                    ..
+                }
+            ),
+            "{error}"
+        );
     }
 }
