@@ -72,7 +72,7 @@ impl IndexCache {
     pub(super) fn current(&self, store: &Store) -> Result<Arc<PuzzleIndex>, StoreError> {
         // Read before the walk: puzzles stored during it move the version again, so an index
         // missing them is never taken for current.
-        let version = store.puzzles_version();
+        let version = store.stored_puzzles();
         let kept = self.kept();
         if let Some(index) = kept.as_ref().filter(|index| index.version == version) {
             return Ok(index.clone());

@@ -44,6 +44,23 @@ impl Store {
         Ok(found)
     }
 
+    /// How many matches are stored: one seek per match, past its pairs.
+    pub(crate) fn match_count(&self) -> Result<u64, StoreError> {
+        let mut count = 0;
+        let mut from = Some(0u64);
+        while let Some(id) = from {
+            let Some(entry) = self.matches.range(id.to_be_bytes()..).next() else {
+                break;
+            };
+            let (key, _) = entry?;
+            let id = id_of(key.get(..8).unwrap_or(&key), "match")?;
+            // A match's record key is its bare id; its pairs' keys are longer.
+            count += u64::from(key.len() == 8);
+            from = id.checked_add(1);
+        }
+        Ok(count)
+    }
+
     /// The stored pairs of a match from pair index `from` on, by pair index, at most `limit`.
     pub fn match_pairs(
         &self,

@@ -29,7 +29,7 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use thiserror::Error;
 
-use puzzles::{CandidateTally, set_candidate};
+use puzzles::{CandidateTally, StateChange, set_candidate};
 
 pub use book::{BookEntry, ProvenTable};
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags};
@@ -136,8 +136,8 @@ pub struct Store {
     quarantine: sled::Tree,
     claims: sled::Tree,
     flagged_workers: sled::Tree,
-    /// Bumped after every committed write that may have stored a puzzle.
-    puzzles_version: AtomicU64,
+    /// How many puzzles are stored (they are never removed), raised after each commit.
+    stored_puzzles: AtomicU64,
     /// The candidates tree's counts by state.
     candidate_tally: CandidateTally,
 }
@@ -166,6 +166,24 @@ pub struct LoadedJob {
 
 const TOTALS: &[u8] = b"totals";
 
+/// What a committed result transaction did, for the counts kept beside the trees.
+struct Committed {
+    outcome: Applied,
+    candidate_changes: Vec<StateChange>,
+    new_puzzles: u64,
+}
+
+impl Committed {
+    /// An outcome that wrote nothing.
+    fn nothing(outcome: Applied) -> Committed {
+        Committed {
+            outcome,
+            candidate_changes: Vec::new(),
+            new_puzzles: 0,
+        }
+    }
+}
+
 pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
     StoreError::Corrupt {
         what,
@@ -174,21 +192,23 @@ pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
 }
 
 impl Store {
-    /// Opens (or creates) the database in `path`, counting its puzzle candidates by state (one
-    /// walk of their tree, about 0.3 s per million).
+    /// Opens (or creates) the database in `path`, counting its puzzles and its puzzle
+    /// candidates by state (one walk of each tree; the candidates take about 0.3 s a million).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let db = sled::Config::new().path(path).open()?;
         let candidates = db.open_tree("candidates")?;
+        let puzzles = db.open_tree("puzzles")?;
         Ok(Store {
             candidate_tally: CandidateTally::count(&candidates)?,
             candidates,
+            stored_puzzles: AtomicU64::new(puzzles.len() as u64),
+            puzzles,
             jobs: db.open_tree("jobs")?,
             results: db.open_tree("results")?,
             playouts: db.open_tree("playouts")?,
             game_tables: db.open_tree("game_tables")?,
             games: db.open_tree("games")?,
             matches: db.open_tree("matches")?,
-            puzzles: db.open_tree("puzzles")?,
             proven: db.open_tree("proven")?,
             builds: db.open_tree("builds")?,
             build_nodes: db.open_tree("build_nodes")?,
@@ -196,7 +216,6 @@ impl Store {
             quarantine: db.open_tree("quarantine")?,
             claims: db.open_tree("claims")?,
             flagged_workers: db.open_tree("flagged_workers")?,
-            puzzles_version: AtomicU64::new(0),
             db,
         })
     }
@@ -296,7 +315,7 @@ impl Store {
             &self.claims,
             &self.flagged_workers,
         );
-        let outcome = trees.transaction(|trees| {
+        let committed = trees.transaction(|trees| {
             let (
                 jobs,
                 results,
@@ -312,20 +331,20 @@ impl Store {
                 flagged_workers,
             ) = trees;
             if results.get(result_id.as_bytes())?.is_some() {
-                return Ok((Applied::Duplicate, Vec::new()));
+                return Ok(Committed::nothing(Applied::Duplicate));
             }
             let job_key = job_id.to_be_bytes();
             if let Some(bytes) = jobs.get(job_key)? {
                 let stored = StoredJob::decode(bytes.as_ref()).map_err(abort("job"))?;
                 if JobState::from_stored(stored.state) == JobState::Done {
-                    return Ok((Applied::JobAlreadyDone, Vec::new()));
+                    return Ok(Committed::nothing(Applied::JobAlreadyDone));
                 }
             }
             // Before any write: an outcome other than `Applied` must commit nothing.
             if let Some(pair) = &effect.pair
                 && matches.get(pair_key(pair.match_id, pair.pair))?.is_some()
             {
-                return Ok((Applied::JobAlreadyDone, Vec::new()));
+                return Ok(Committed::nothing(Applied::JobAlreadyDone));
             }
             let mut totals = totals_in(meta)?;
             totals.playout_positions += merge_tables(playouts, &effect.playouts)?;
@@ -345,14 +364,20 @@ impl Store {
                 matches.insert(&match_key, record.encode_to_vec())?;
                 matches.insert(&key, pair.record.encode_to_vec())?;
             }
-            let mut changes = Vec::with_capacity(effect.verdicts.len());
+            let mut committed = Committed {
+                outcome: Applied::Applied,
+                candidate_changes: Vec::with_capacity(effect.verdicts.len()),
+                new_puzzles: 0,
+            };
             for (key, state, puzzle) in &effect.verdicts {
-                changes.push(set_candidate(candidates, *key, *state)?);
+                let change = set_candidate(candidates, *key, *state)?;
+                committed.candidate_changes.push(change);
                 let key = key.to_be_bytes();
                 if let Some(json) = puzzle
                     && puzzles.get(key)?.is_none()
                 {
                     puzzles.insert(&key, json.as_bytes())?;
+                    committed.new_puzzles += 1;
                 }
             }
             if let Some((key, table)) = &effect.proven {
@@ -385,16 +410,14 @@ impl Store {
             meta.insert(TOTALS, totals.encode_to_vec())?;
             jobs.insert(&job_key, done.encode_to_vec())?;
             results.insert(result_id.as_bytes(), &job_key)?;
-            Ok((Applied::Applied, changes))
-        });
-        let (outcome, changes) = outcome?;
-        self.candidate_tally.record(&changes);
-        // After the commit, so that a reader who saw the old version has not read the new
+            Ok(committed)
+        })?;
+        self.candidate_tally.record(&committed.candidate_changes);
+        // After the commit, so that a reader who saw the old count has not read the new
         // puzzles under it.
-        if outcome == Applied::Applied && effect.verdicts.iter().any(|v| v.2.is_some()) {
-            self.puzzles_version.fetch_add(1, Ordering::Release);
-        }
-        Ok(outcome)
+        self.stored_puzzles
+            .fetch_add(committed.new_puzzles, Ordering::Release);
+        Ok(committed.outcome)
     }
 
     /// The playout table of a canonical position (empty if none).
@@ -415,15 +438,10 @@ impl Store {
     /// Sizes for operators: bytes on disk and the numbers of stored puzzles and matches. Counts
     /// walk the keys of two small trees, so this is for scrapes, not hot paths.
     pub fn sizes(&self) -> Result<StoreSizes, StoreError> {
-        let mut matches = 0;
-        for key in self.matches.iter().keys() {
-            // Match records have 8-byte keys; their pairs live beside them under 16-byte keys.
-            matches += u64::from(key?.len() == 8);
-        }
         Ok(StoreSizes {
             bytes_on_disk: self.db.size_on_disk()?,
-            puzzles: self.puzzles.len() as u64,
-            matches,
+            puzzles: self.stored_puzzles(),
+            matches: self.match_count()?,
         })
     }
 
@@ -592,6 +610,42 @@ mod tests {
         assert_eq!(ids(9, 10), [5]);
         assert_eq!(ids(10, 1), [9]);
         assert!(ids(5, 10).is_empty());
+    }
+
+    #[test]
+    fn sizes_count_matches_past_their_pairs_and_each_puzzle_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for id in [1, 2, u64::MAX] {
+            store.put_match(id, &StoredMatch::default()).unwrap();
+            for pair in 0..3 {
+                let bytes = StoredPair::default().encode_to_vec();
+                store.matches.insert(pair_key(id, pair), bytes).unwrap();
+            }
+        }
+        let puzzles = |keys: &[u64]| ResultEffect {
+            verdicts: keys
+                .iter()
+                .map(|key| {
+                    (
+                        *key,
+                        CandidateState::Puzzle,
+                        Some(format!("{{\"k\":{key}}}")),
+                    )
+                })
+                .collect(),
+            ..ResultEffect::default()
+        };
+        let done = StoredJob::default();
+        store.apply(1, &done, "r1", &puzzles(&[10, 11])).unwrap();
+        // A puzzle stored before is not stored again, nor counted.
+        store.apply(2, &done, "r2", &puzzles(&[11, 12])).unwrap();
+        store.apply(2, &done, "r2", &puzzles(&[13])).unwrap();
+        let sizes = store.sizes().unwrap();
+        assert_eq!((sizes.matches, sizes.puzzles), (3, 3));
+        drop(store);
+        let sizes = Store::open(dir.path()).unwrap().sizes().unwrap();
+        assert_eq!((sizes.matches, sizes.puzzles), (3, 3));
     }
 
     #[test]

@@ -117,10 +117,11 @@ impl Store {
             .transpose()
     }
 
-    /// A number that changes whenever puzzles may have been stored (by this process: the
-    /// database has one writer), for caches of the stored puzzles to know they are stale.
-    pub fn puzzles_version(&self) -> u64 {
-        self.puzzles_version.load(Ordering::Acquire)
+    /// How many puzzles are stored. Puzzles are never removed, so this moves whenever one is
+    /// stored (by this process: the database has one writer), and caches of the stored puzzles
+    /// take it as their version.
+    pub fn stored_puzzles(&self) -> u64 {
+        self.stored_puzzles.load(Ordering::Acquire)
     }
 
     /// The canonical position keys of the stored puzzles, in key order.
