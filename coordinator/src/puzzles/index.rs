@@ -1,8 +1,8 @@
 //! The stored puzzles in listing order with what the list filters read (length, difficulty,
 //! themes), kept between listings so that a page parses no stored puzzle's JSON: reading a
 //! collection of N puzzles page by page used to parse all N for every page. Stored puzzles
-//! never change or go, so when the store's puzzles version moves the index parses only the
-//! puzzles it lacks.
+//! never change or go, so their count is the index's version: when it moves, the index parses
+//! only the puzzles it lacks.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,9 +21,10 @@ pub(super) struct Listed {
     pub(super) themes: Vec<Theme>,
 }
 
-/// Every stored puzzle in listing order, as of one puzzles version of the store.
+/// Every stored puzzle in listing order, as of one count of the store's puzzles.
 #[derive(Default)]
 pub(super) struct PuzzleIndex {
+    /// [`Store::stored_puzzles`] when the index was made.
     version: u64,
     /// In listing order.
     pub(super) puzzles: Vec<Listed>,
@@ -67,10 +68,10 @@ impl PuzzleIndex {
 pub(super) struct IndexCache(Mutex<Option<Arc<PuzzleIndex>>>);
 
 impl IndexCache {
-    /// The index of the puzzles stored now: the kept one while the store's puzzles version
+    /// The index of the puzzles stored now: the kept one while the store's count of puzzles
     /// has not moved, else the kept one with the puzzles stored since.
     pub(super) fn current(&self, store: &Store) -> Result<Arc<PuzzleIndex>, StoreError> {
-        // Read before the walk: puzzles stored during it move the version again, so an index
+        // Read before the walk: puzzles stored during it move the count again, so an index
         // missing them is never taken for current.
         let version = store.stored_puzzles();
         let kept = self.kept();
