@@ -18,18 +18,18 @@ mod games;
 pub mod match_records;
 mod puzzles;
 pub mod records;
+mod results;
 pub mod table;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use prost::Message;
-use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
 use thiserror::Error;
 
-use puzzles::{CandidateTally, StateChange, set_candidate};
+use puzzles::CandidateTally;
 
 pub use book::{BookEntry, ProvenTable};
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags};
@@ -38,6 +38,7 @@ pub use puzzles::CandidateCounts;
 pub use records::{
     CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
 };
+pub use results::{Applied, PairEffect, ResultEffect};
 pub use table::{Counts, Table};
 
 /// A storage failure.
@@ -67,55 +68,6 @@ impl From<TransactionError<StoreError>> for StoreError {
             TransactionError::Storage(error) => error.into(),
         }
     }
-}
-
-/// What [`Store::apply`] did.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Applied {
-    /// The result was applied now.
-    Applied,
-    /// This result id had been applied before; nothing changed.
-    Duplicate,
-    /// The job already has another result; nothing changed.
-    JobAlreadyDone,
-}
-
-/// Everything one result changes, prepared before the transaction.
-#[derive(Clone, Debug, Default)]
-pub struct ResultEffect {
-    /// Rows to add to playout tables, by canonical position key.
-    pub playouts: BTreeMap<u64, Table>,
-    /// Rows to add to game tables, by canonical position key.
-    pub games: BTreeMap<u64, Table>,
-    /// The game to store, for self-play results.
-    pub game: Option<StoredGame>,
-    /// Playouts this result adds.
-    pub playout_count: u64,
-    /// The pair to store, for match pair results.
-    pub pair: Option<PairEffect>,
-    /// Checked puzzle candidates: canonical key, outcome, and the puzzle's JSON for puzzles.
-    pub verdicts: Vec<(u64, CandidateState, Option<String>)>,
-    /// Exact move values of a solved position: canonical key and table.
-    pub proven: Option<(u64, ProvenTable)>,
-    /// Cross-check claims to write (made or settled by this result), by id.
-    pub claims: Vec<(u64, StoredClaim)>,
-    /// Jobs to queue with this result (cross-checks of its claims), by id.
-    pub new_jobs: Vec<(u64, StoredJob)>,
-    /// Workers a cross-check showed wrong, with what they got wrong (one flag each).
-    pub flags: Vec<(String, String)>,
-}
-
-/// A played pair and what it adds to its match.
-#[derive(Clone, Debug)]
-pub struct PairEffect {
-    /// The match.
-    pub match_id: u64,
-    /// The pair's index.
-    pub pair: u64,
-    /// The record to store.
-    pub record: StoredPair,
-    /// A's points in each game (1 win, ½ draw, 0 loss).
-    pub game_points: [f64; 2],
 }
 
 /// The coordinator's database.
@@ -165,24 +117,6 @@ pub struct LoadedJob {
 }
 
 const TOTALS: &[u8] = b"totals";
-
-/// What a committed result transaction did, for the counts kept beside the trees.
-struct Committed {
-    outcome: Applied,
-    candidate_changes: Vec<StateChange>,
-    new_puzzles: u64,
-}
-
-impl Committed {
-    /// An outcome that wrote nothing.
-    fn nothing(outcome: Applied) -> Committed {
-        Committed {
-            outcome,
-            candidate_changes: Vec::new(),
-            new_puzzles: 0,
-        }
-    }
-}
 
 pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
     StoreError::Corrupt {
@@ -281,143 +215,6 @@ impl Store {
     fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
         self.jobs.insert(id.to_be_bytes(), bytes)?;
         Ok(())
-    }
-
-    /// The job a result id was applied to, if any.
-    pub fn result_job(&self, result_id: &str) -> Result<Option<u64>, StoreError> {
-        self.results
-            .get(result_id.as_bytes())?
-            .map(|v| id_of(&v, "result"))
-            .transpose()
-    }
-
-    /// Applies a result in one transaction: records the result id, marks the job done (as
-    /// `done`), adds the rows to the tables and stores the game. Either all of it happens or
-    /// none. Not yet durable: call [`Store::flush`] before acknowledging.
-    pub fn apply(
-        &self,
-        job_id: u64,
-        done: &StoredJob,
-        result_id: &str,
-        effect: &ResultEffect,
-    ) -> Result<Applied, StoreError> {
-        let trees = (
-            &self.jobs,
-            &self.results,
-            &self.playouts,
-            &self.game_tables,
-            &self.games,
-            &self.matches,
-            &self.puzzles,
-            &self.candidates,
-            &self.proven,
-            &self.meta,
-            &self.claims,
-            &self.flagged_workers,
-        );
-        let committed = trees.transaction(|trees| {
-            let (
-                jobs,
-                results,
-                playouts,
-                game_tables,
-                games,
-                matches,
-                puzzles,
-                candidates,
-                proven,
-                meta,
-                claims,
-                flagged_workers,
-            ) = trees;
-            if results.get(result_id.as_bytes())?.is_some() {
-                return Ok(Committed::nothing(Applied::Duplicate));
-            }
-            let job_key = job_id.to_be_bytes();
-            if let Some(bytes) = jobs.get(job_key)? {
-                let stored = StoredJob::decode(bytes.as_ref()).map_err(abort("job"))?;
-                if JobState::from_stored(stored.state) == JobState::Done {
-                    return Ok(Committed::nothing(Applied::JobAlreadyDone));
-                }
-            }
-            // Before any write: an outcome other than `Applied` must commit nothing.
-            if let Some(pair) = &effect.pair
-                && matches.get(pair_key(pair.match_id, pair.pair))?.is_some()
-            {
-                return Ok(Committed::nothing(Applied::JobAlreadyDone));
-            }
-            let mut totals = totals_in(meta)?;
-            totals.playout_positions += merge_tables(playouts, &effect.playouts)?;
-            totals.game_positions += merge_tables(game_tables, &effect.games)?;
-            if let Some(game) = &effect.game {
-                games.insert(&job_key, game.encode_to_vec())?;
-                totals.games += 1;
-            }
-            if let Some(pair) = &effect.pair {
-                let key = pair_key(pair.match_id, pair.pair);
-                let match_key = pair.match_id.to_be_bytes();
-                let bytes = matches.get(match_key)?.ok_or_else(|| {
-                    ConflictableTransactionError::Abort(corrupt("match", "pair of no match"))
-                })?;
-                let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
-                record.add_pair(pair.game_points, pair.record.accuracy().as_ref());
-                matches.insert(&match_key, record.encode_to_vec())?;
-                matches.insert(&key, pair.record.encode_to_vec())?;
-            }
-            let mut committed = Committed {
-                outcome: Applied::Applied,
-                candidate_changes: Vec::with_capacity(effect.verdicts.len()),
-                new_puzzles: 0,
-            };
-            for (key, state, puzzle) in &effect.verdicts {
-                let change = set_candidate(candidates, *key, *state)?;
-                committed.candidate_changes.push(change);
-                let key = key.to_be_bytes();
-                if let Some(json) = puzzle
-                    && puzzles.get(key)?.is_none()
-                {
-                    puzzles.insert(&key, json.as_bytes())?;
-                    committed.new_puzzles += 1;
-                }
-            }
-            if let Some((key, table)) = &effect.proven {
-                // Exact values never change, so new ones join those already stored (an
-                // analysis may prove one move of a position a solve filled in).
-                let mut merged = proven
-                    .get(key.to_be_bytes())?
-                    .and_then(|bytes| book::decode_proven(&bytes))
-                    .unwrap_or_default();
-                merged.extend(table.iter().map(|(mv, value)| (*mv, *value)));
-                proven.insert(&key.to_be_bytes(), book::encode_proven(&merged))?;
-            }
-            for (id, claim) in &effect.claims {
-                claims.insert(&id.to_be_bytes(), claim.encode_to_vec())?;
-            }
-            for (id, job) in &effect.new_jobs {
-                jobs.insert(&id.to_be_bytes(), job.encode_to_vec())?;
-            }
-            for (worker, reason) in &effect.flags {
-                let mut record = match flagged_workers.get(worker.as_bytes())? {
-                    Some(bytes) => StoredFlags::decode(bytes.as_ref()).map_err(abort("flags"))?,
-                    None => StoredFlags::default(),
-                };
-                record.flags += 1;
-                record.last_reason.clone_from(reason);
-                flagged_workers.insert(worker.as_bytes(), record.encode_to_vec())?;
-            }
-            totals.playouts += effect.playout_count;
-            totals.results += 1;
-            meta.insert(TOTALS, totals.encode_to_vec())?;
-            jobs.insert(&job_key, done.encode_to_vec())?;
-            results.insert(result_id.as_bytes(), &job_key)?;
-            Ok(committed)
-        })?;
-        self.candidate_tally.record(&committed.candidate_changes);
-        // After the commit, so that a reader who saw the old count has not read the new
-        // puzzles under it.
-        self.stored_puzzles
-            .fetch_add(committed.new_puzzles, Ordering::Release);
-        Ok(committed.outcome)
     }
 
     /// The playout table of a canonical position (empty if none).
@@ -565,25 +362,8 @@ fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pentago::{Move, Position};
+    use pentago::Position;
     use pentagrid_proto::Task;
-
-    fn effect(games: u64) -> ResultEffect {
-        let mut table = Table::new();
-        table.insert(
-            Move::from_index(3).unwrap(),
-            Counts {
-                games,
-                wins: 1,
-                draws: 0,
-            },
-        );
-        ResultEffect {
-            playouts: BTreeMap::from([(42, table)]),
-            playout_count: games,
-            ..ResultEffect::default()
-        }
-    }
 
     #[test]
     fn matches_list_newest_first_a_page_at_a_time_past_their_pairs() {
@@ -646,73 +426,6 @@ mod tests {
         drop(store);
         let sizes = Store::open(dir.path()).unwrap().sizes().unwrap();
         assert_eq!((sizes.matches, sizes.puzzles), (3, 3));
-    }
-
-    #[test]
-    fn results_apply_once_and_survive_reopening() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let store = Store::open(dir.path()).unwrap();
-            let done = StoredJob {
-                state: JobState::Done as u32,
-                ..StoredJob::default()
-            };
-            assert_eq!(
-                store.apply(7, &done, "r1", &effect(10)).unwrap(),
-                Applied::Applied
-            );
-            assert_eq!(
-                store.apply(7, &done, "r1", &effect(10)).unwrap(),
-                Applied::Duplicate
-            );
-            assert_eq!(
-                store.apply(7, &done, "r2", &effect(10)).unwrap(),
-                Applied::JobAlreadyDone
-            );
-            store.flush_blocking().unwrap();
-        }
-        let store = Store::open(dir.path()).unwrap();
-        let table = store.playout_table(42).unwrap();
-        assert_eq!(table[&Move::from_index(3).unwrap()].games, 10);
-        assert_eq!(store.result_job("r1").unwrap(), Some(7));
-        let totals = store.totals().unwrap();
-        assert_eq!(
-            (totals.results, totals.playouts, totals.playout_positions),
-            (1, 10, 1)
-        );
-    }
-
-    #[test]
-    fn a_pair_played_twice_is_counted_once_and_its_replay_writes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        store.put_match(3, &StoredMatch::default()).unwrap();
-        let pair = |job: u64| ResultEffect {
-            pair: Some(PairEffect {
-                match_id: 3,
-                pair: 0,
-                record: StoredPair {
-                    job_id: job,
-                    ..StoredPair::default()
-                },
-                game_points: [1.0, 0.5],
-            }),
-            ..effect(10)
-        };
-        let done = StoredJob::default();
-        assert_eq!(
-            store.apply(7, &done, "r1", &pair(7)).unwrap(),
-            Applied::Applied
-        );
-        // Another job that played the same pair (its lease had lapsed) changes nothing.
-        assert_eq!(
-            store.apply(8, &done, "r2", &pair(8)).unwrap(),
-            Applied::JobAlreadyDone
-        );
-        assert_eq!(store.match_record(3).unwrap().unwrap().pairs_done, 1);
-        let table = store.playout_table(42).unwrap();
-        assert_eq!(table[&Move::from_index(3).unwrap()].games, 10);
-        assert_eq!(store.totals().unwrap().results, 1);
     }
 
     #[test]
