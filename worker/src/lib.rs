@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use pentago::{SearchControl, splitmix64};
 use pentagrid_proto::v2::ErrorReason;
-use pentagrid_proto::{Client, Task, reason_of, v2};
+use pentagrid_proto::{Client, Outcome, Task, reason_of, v2};
 use tokio::sync::watch;
 use tonic::Code;
 
@@ -179,16 +179,17 @@ pub async fn run_with_metrics(
     let worker_id = options
         .identity
         .worker_id(&options.name, std::process::id() as u64 ^ now_nanos());
-    let mut ack_log = match &options.ack_log {
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
+    let mut ack_log = options
+        .ack_log
+        .as_ref()
+        .map(|path| {
+            let log = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(path)
-                .map_err(WorkerError::AckLog)?,
-        ),
-        None => None,
-    };
+                .open(path);
+            log.map_err(WorkerError::AckLog)
+        })
+        .transpose()?;
     let mut report = WorkerReport::default();
     let mut backoff = Backoff::new(now_nanos());
     let mut heartbeat_every = Duration::from_secs(10);
@@ -203,16 +204,9 @@ pub async fn run_with_metrics(
         }
         let mut api = client.clone();
         if !said_hello {
-            let hello = v2::HelloRequest {
-                worker_id: worker_id.clone(),
-                name: options.name.clone(),
-                threads: options.threads as u32,
-            };
-            match api.hello(hello).await {
-                Ok(reply) => {
-                    let reply = reply.into_inner();
-                    heartbeat_every =
-                        Duration::from_secs(u64::from(reply.heartbeat_seconds.max(1)));
+            match hello(&mut api, &worker_id, &options).await {
+                Ok(every) => {
+                    heartbeat_every = every;
                     said_hello = true;
                     backoff.reset();
                     tracing::info!(worker = %worker_id, coordinator = %options.coordinator, "connected");
@@ -285,6 +279,25 @@ pub async fn run_with_metrics(
     }
 }
 
+/// Introduces the worker to the coordinator; answers how often to beat for a lease.
+async fn hello(
+    api: &mut Client,
+    worker_id: &str,
+    options: &WorkerOptions,
+) -> Result<Duration, tonic::Status> {
+    let reply = api
+        .hello(v2::HelloRequest {
+            worker_id: worker_id.to_owned(),
+            name: options.name.clone(),
+            threads: options.threads as u32,
+        })
+        .await?
+        .into_inner();
+    Ok(Duration::from_secs(u64::from(
+        reply.heartbeat_seconds.max(1),
+    )))
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_job(
     api: &Client,
@@ -314,47 +327,10 @@ async fn run_job(
         "running job"
     );
     let control = Arc::new(SearchControl::new());
-    let heartbeat = {
-        let (mut api, worker_id, control) = (api.clone(), worker_id.to_owned(), control.clone());
-        let lease_id = job.lease_id;
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(heartbeat_every).await;
-                let beat = api
-                    .heartbeat(v2::HeartbeatRequest {
-                        worker_id: worker_id.clone(),
-                        lease_ids: vec![lease_id],
-                    })
-                    .await;
-                if let Ok(reply) = beat
-                    && reply.into_inner().lost_lease_ids.contains(&lease_id)
-                {
-                    tracing::warn!(lease = lease_id, "lease lost; stopping the job");
-                    control.stop();
-                    return;
-                }
-            }
-        })
-    };
+    let heartbeat = spawn_heartbeat(api, worker_id, job.lease_id, heartbeat_every, &control);
     let kind = task.kind();
     let started = std::time::Instant::now();
-    let ran = {
-        let (pool, control, seed) = (pool.clone(), control.clone(), job.seed);
-        let panic_message = panic_message.map(str::to_owned);
-        tokio::task::spawn_blocking(move || {
-            // A panic in the job (or in the engine under it) is a failure to report, not a
-            // reason to lose the job silently or to bring the worker down.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                if let Some(message) = panic_message {
-                    panic!("{message}");
-                }
-                pool.install(|| execute(&task, seed, threads, &control))
-            }))
-            .map_err(|payload| panic_text(payload.as_ref()))
-        })
-        .await
-        .unwrap_or(Ok(None))
-    };
+    let ran = compute(pool, task, job.seed, threads, control, panic_message).await;
     heartbeat.abort();
     let outcome = ran.as_ref().ok().and_then(Option::as_ref);
     metrics.computed(kind, started.elapsed().as_secs_f64(), outcome);
@@ -383,9 +359,78 @@ async fn run_job(
         result_id: format!("{worker_id}-{}-{}", job.job_id, job.lease_id),
         result: Some(result),
     };
-    let mut backoff = Backoff::new(job.lease_id);
-    // Keep retrying while the coordinator is away; give up only when told the result is
-    // unwanted, or long after a shutdown was asked for.
+    submit(api, &request, kind, report, ack_log, shutdown, metrics).await
+}
+
+/// Beats for `lease_id` every `every` until aborted; stops the job through `control` when the
+/// coordinator says the lease is lost.
+fn spawn_heartbeat(
+    api: &Client,
+    worker_id: &str,
+    lease_id: u64,
+    every: Duration,
+    control: &Arc<SearchControl>,
+) -> tokio::task::JoinHandle<()> {
+    let (mut api, worker_id, control) = (api.clone(), worker_id.to_owned(), control.clone());
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let beat = api
+                .heartbeat(v2::HeartbeatRequest {
+                    worker_id: worker_id.clone(),
+                    lease_ids: vec![lease_id],
+                })
+                .await;
+            if let Ok(reply) = beat
+                && reply.into_inner().lost_lease_ids.contains(&lease_id)
+            {
+                tracing::warn!(lease = lease_id, "lease lost; stopping the job");
+                control.stop();
+                return;
+            }
+        }
+    })
+}
+
+/// Runs `task` on the pool off the runtime: its outcome (`None` when stopped), or the
+/// message of a panic in it.
+async fn compute(
+    pool: &Arc<rayon::ThreadPool>,
+    task: Task,
+    seed: u64,
+    threads: usize,
+    control: Arc<SearchControl>,
+    panic_message: Option<&str>,
+) -> Result<Option<Outcome>, String> {
+    let pool = pool.clone();
+    let panic_message = panic_message.map(str::to_owned);
+    tokio::task::spawn_blocking(move || {
+        // A panic in the job (or in the engine under it) is a failure to report, not a
+        // reason to lose the job silently or to bring the worker down.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Some(message) = panic_message {
+                panic!("{message}");
+            }
+            pool.install(|| execute(&task, seed, threads, &control))
+        }))
+        .map_err(|payload| panic_text(payload.as_ref()))
+    })
+    .await
+    .unwrap_or(Ok(None))
+}
+
+/// Submits a job's result until the coordinator settles it: retries while it is away, gives
+/// up when told the result is unwanted, or long after a shutdown was asked for.
+async fn submit(
+    api: &Client,
+    request: &v2::SubmitRequest,
+    kind: &'static str,
+    report: &mut WorkerReport,
+    ack_log: Option<&mut std::fs::File>,
+    shutdown: &watch::Receiver<bool>,
+    metrics: &WorkerMetrics,
+) -> Result<(), WorkerError> {
+    let mut backoff = Backoff::new(request.lease_id);
     let give_up_after = Duration::from_secs(30);
     let mut shutting_down_since: Option<std::time::Instant> = None;
     loop {
@@ -414,21 +459,21 @@ async fn run_job(
                     let since = *shutting_down_since.get_or_insert_with(std::time::Instant::now);
                     if since.elapsed() > give_up_after {
                         tracing::error!(
-                            job = job.job_id,
+                            job = request.job_id,
                             "coordinator unreachable at shutdown; result dropped"
                         );
                         return Ok(());
                     }
                 }
                 let wait = backoff.next();
-                tracing::warn!(job = job.job_id, error = %status.message(), ?wait, "submit failed; retrying");
+                tracing::warn!(job = request.job_id, error = %status.message(), ?wait, "submit failed; retrying");
                 tokio::time::sleep(wait).await;
             }
             Err(status) if reaction(&status) == Reaction::Stop => {
                 return Err(WorkerError::Refused(status.message().to_owned()));
             }
             Err(status) => {
-                tracing::warn!(job = job.job_id, error = %status.message(), "result refused");
+                tracing::warn!(job = request.job_id, error = %status.message(), "result refused");
                 report.refused += 1;
                 metrics.ended(kind, JobEnd::Refused);
                 return Ok(());
