@@ -2,7 +2,7 @@
 //! between databases (export and import in a stable row format).
 
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -114,84 +114,90 @@ pub fn run(args: &BookArgs) -> Result<()> {
             from,
             target,
             json,
-        } => {
-            let mut position = input::positions(from)?
-                .pop()
-                .context("--from needs a position")?;
-            let mut line = vec![position];
-            for text in moves {
-                let notation: MoveNotation =
-                    text.parse().with_context(|| format!("bad move {text:?}"))?;
-                let mv = position
-                    .resolve(notation)
-                    .with_context(|| format!("{text} in {position}"))?;
-                position = position
-                    .play(mv)
-                    .with_context(|| format!("{text} in {position}"))?;
-                line.push(position);
-            }
-            target.read(async |client| {
-                for (step, position) in line.iter().enumerate() {
-                    let reply = show(client, position).await?;
-                    if *json {
-                        let mut value = book_json(&reply);
-                        value["step"] = json!(step);
-                        value["move"] = json!(step.checked_sub(1).map(|i| &moves[i]));
-                        println!("{value}");
-                    } else {
-                        match step {
-                            0 => println!("== start of the line"),
-                            _ => println!("\n== after {}", moves[..step].join(" ")),
-                        }
-                        print_book(&reply);
-                    }
-                    if position.is_over() {
-                        break;
-                    }
-                }
-                Ok(())
-            })
-        }
+        } => show_line(moves, from, target, *json),
         BookCommand::Export {
             min_games,
             format,
             out,
             target,
-        } => {
-            let mut sink: Box<dyn Write> = match out {
-                Some(path) => Box::new(std::io::BufWriter::new(
-                    std::fs::File::create(path)
-                        .with_context(|| format!("creating {}", path.display()))?,
-                )),
-                None => Box::new(std::io::stdout().lock()),
-            };
-            let format = RowFormat::from(*format);
-            let rows = target.read(async |client| {
-                Ok(book::export(client, *min_games, format, &mut sink).await?)
-            })?;
-            sink.flush()?;
-            eprintln!("exported {rows} rows");
-            Ok(())
-        }
+        } => export(*min_games, *format, out.as_deref(), target),
         BookCommand::Import {
             file,
             format,
             target,
-        } => {
-            let format = format.map_or_else(|| RowFormat::of_file_name(file), RowFormat::from);
-            let reader: Box<dyn BufRead> = if file == "-" {
-                Box::new(std::io::stdin().lock())
-            } else {
-                Box::new(std::io::BufReader::new(
-                    std::fs::File::open(file).with_context(|| format!("opening {file}"))?,
-                ))
-            };
-            let rows = book::parse_rows(reader, format)?;
-            let count = target.read(async |client| Ok(book::import(client, &rows).await?))?;
-            println!("imported {count} rows");
-            Ok(())
-        }
+        } => import(file, *format, target),
     }
+}
+
+/// Prints the book at each step of a line of moves from `from`.
+fn show_line(moves: &[String], from: &str, target: &Target, json: bool) -> Result<()> {
+    let mut position = input::positions(from)?
+        .pop()
+        .context("--from needs a position")?;
+    let mut line = vec![position];
+    for text in moves {
+        let notation: MoveNotation = text.parse().with_context(|| format!("bad move {text:?}"))?;
+        let mv = position
+            .resolve(notation)
+            .with_context(|| format!("{text} in {position}"))?;
+        position = position
+            .play(mv)
+            .with_context(|| format!("{text} in {position}"))?;
+        line.push(position);
+    }
+    target.read(async |client| {
+        for (step, position) in line.iter().enumerate() {
+            let reply = show(client, position).await?;
+            if json {
+                let mut value = book_json(&reply);
+                value["step"] = json!(step);
+                value["move"] = json!(step.checked_sub(1).map(|i| &moves[i]));
+                println!("{value}");
+            } else {
+                match step {
+                    0 => println!("== start of the line"),
+                    _ => println!("\n== after {}", moves[..step].join(" ")),
+                }
+                print_book(&reply);
+            }
+            if position.is_over() {
+                break;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes every book row with at least `min_games` games to `out` (standard output if none).
+fn export(min_games: u64, format: Format, out: Option<&Path>, target: &Target) -> Result<()> {
+    let mut sink: Box<dyn Write> = match out {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let format = RowFormat::from(format);
+    let rows = target
+        .read(async |client| Ok(book::export(client, min_games, format, &mut sink).await?))?;
+    sink.flush()?;
+    eprintln!("exported {rows} rows");
+    Ok(())
+}
+
+/// Adds the rows of `file` (`-`: standard input) to the book.
+fn import(file: &str, format: Option<Format>, target: &Target) -> Result<()> {
+    let format = format.map_or_else(|| RowFormat::of_file_name(file), RowFormat::from);
+    let reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::io::BufReader::new(
+            std::fs::File::open(file).with_context(|| format!("opening {file}"))?,
+        ))
+    };
+    let rows = book::parse_rows(reader, format)?;
+    let count = target.read(async |client| Ok(book::import(client, &rows).await?))?;
+    println!("imported {count} rows");
+    Ok(())
 }
 
 fn rows_json(rows: &[v2::BookRow]) -> Vec<serde_json::Value> {

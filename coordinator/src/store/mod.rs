@@ -423,6 +423,7 @@ mod tests {
         store.apply(2, &done, "r2", &puzzles(&[13])).unwrap();
         let sizes = store.sizes().unwrap();
         assert_eq!((sizes.matches, sizes.puzzles), (3, 3));
+        store.flush_blocking().unwrap();
         drop(store);
         let sizes = Store::open(dir.path()).unwrap().sizes().unwrap();
         assert_eq!((sizes.matches, sizes.puzzles), (3, 3));
