@@ -1,8 +1,8 @@
 //! Running one job with the engine (blocking, on the worker's rayon pool).
 
 use pentago::{
-    Budget, MatchAccuracy, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, Solver,
-    pair_accuracy, play_game, play_pair, search,
+    Budget, MatchAccuracy, Position, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits,
+    Solver, UctConfig, pair_accuracy, play_game, play_pair, search,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;
@@ -23,33 +23,7 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
             position,
             config,
             playouts,
-        } => {
-            let config = config.with_budget(Budget::Playouts(*playouts));
-            let options = SearchOptions {
-                seed,
-                threads,
-                tables_min_visits: None,
-            };
-            let result = search(position, &config, &options, control).ok()?;
-            if control.is_stopped() {
-                return None;
-            }
-            Some(Outcome::Analyse {
-                rows: result
-                    .moves
-                    .iter()
-                    .filter(|m| m.games > 0)
-                    .map(|m| Row {
-                        mv: m.mv,
-                        games: m.games,
-                        wins: m.wins,
-                        draws: m.draws,
-                    })
-                    .collect(),
-                simulations: result.simulations,
-                seconds: result.seconds,
-            })
-        }
+        } => analyse(position, config, *playouts, seed, threads, control),
         Task::Selfplay {
             start,
             black,
@@ -76,29 +50,7 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
         Task::Verify {
             candidates,
             max_moves,
-        } => {
-            let limits = SolveLimits {
-                max_nodes: VERIFY_SOLVER_NODES,
-                max_time: None,
-            };
-            // A candidate's checkmate searches, alpha-beta and rating UCT run on one thread,
-            // so the job's candidates share the pool's threads, each thread reusing one
-            // verifier's memory; the verdicts keep the candidates' order.
-            let verdicts: Option<Vec<Verdict>> = candidates
-                .par_iter()
-                .with_max_len(1)
-                .map_init(
-                    || PuzzleVerifier::new(20, limits, seed),
-                    |verifier, (position, source)| {
-                        (!control.is_stopped())
-                            .then(|| verdict(verifier, position, source, *max_moves))
-                    },
-                )
-                .collect();
-            Some(Outcome::Verify {
-                verdicts: verdicts?,
-            })
-        }
+        } => verify(candidates, *max_moves, seed, control),
         Task::Pair {
             opening,
             a,
@@ -120,6 +72,70 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
             })
         }
     }
+}
+
+/// UCT rows of `position` after `playouts` playouts.
+fn analyse(
+    position: &Position,
+    config: &UctConfig,
+    playouts: u64,
+    seed: u64,
+    threads: usize,
+    control: &SearchControl,
+) -> Option<Outcome> {
+    let config = config.with_budget(Budget::Playouts(playouts));
+    let options = SearchOptions {
+        seed,
+        threads,
+        tables_min_visits: None,
+    };
+    let result = search(position, &config, &options, control).ok()?;
+    if control.is_stopped() {
+        return None;
+    }
+    Some(Outcome::Analyse {
+        rows: result
+            .moves
+            .iter()
+            .filter(|m| m.games > 0)
+            .map(|m| Row {
+                mv: m.mv,
+                games: m.games,
+                wins: m.wins,
+                draws: m.draws,
+            })
+            .collect(),
+        simulations: result.simulations,
+        seconds: result.seconds,
+    })
+}
+
+/// The verdicts on puzzle candidates, in their order.
+fn verify(
+    candidates: &[(Position, String)],
+    max_moves: u32,
+    seed: u64,
+    control: &SearchControl,
+) -> Option<Outcome> {
+    let limits = SolveLimits {
+        max_nodes: VERIFY_SOLVER_NODES,
+        max_time: None,
+    };
+    // A candidate's checkmate searches, alpha-beta and rating UCT run on one thread, so the
+    // job's candidates share the pool's threads, each thread reusing one verifier's memory.
+    let verdicts: Option<Vec<Verdict>> = candidates
+        .par_iter()
+        .with_max_len(1)
+        .map_init(
+            || PuzzleVerifier::new(20, limits, seed),
+            |verifier, (position, source)| {
+                (!control.is_stopped()).then(|| verdict(verifier, position, source, max_moves))
+            },
+        )
+        .collect();
+    Some(Outcome::Verify {
+        verdicts: verdicts?,
+    })
 }
 
 /// The verdict on one puzzle candidate.
