@@ -3,7 +3,7 @@
 //! analysis of the positions the games reach, short studies of Monica's five and triple power,
 //! a few checkmate puzzles), with progress and a summary.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -13,6 +13,7 @@ use pentagrid_client::EmbeddedCluster;
 use pentagrid_client::campaign::{CampaignPlan, CampaignProgress, CampaignReport, campaign};
 use pentagrid_client::{book, jobs};
 use pentagrid_coordinator::Settings;
+use pentagrid_proto::v2;
 use pentagrid_web::BookCacheSettings;
 
 use super::book::print_book;
@@ -126,35 +127,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 return Err(error.into());
             }
         };
-        let seconds = started.elapsed().as_secs_f64();
-        let playouts = after.playouts - before.playouts;
-        println!("summary");
-        println!("  jobs done     {} ({} failed)", after.done - before.done, after.failed - before.failed);
-        println!("  games stored  {} (total {})", after.games - before.games, after.games);
-        println!(
-            "  playouts      {playouts} analysed in {seconds:.1} s ({:.0}/s over the whole run, self-play included)",
-            playouts as f64 / seconds
-        );
-        println!("  database      {} positions with playout tables, {} with game tables", after.playout_positions, after.game_positions);
-        let phases: Vec<String> = report
-            .phases
-            .iter()
-            .map(|(name, took)| format!("{name} {:.1} s", took.as_secs_f64()))
-            .collect();
-        println!("  steps         {}", phases.join(", "));
+        print_summary(&before, &after, started.elapsed().as_secs_f64(), &report);
         println!(
             "  puzzles       {collection} in {}/puzzles.{{txt,jsonl,html}}",
             args.db.display()
         );
         print_book(&start_book);
-        for study in &report.studies {
-            println!();
-            super::study::print(study, 1);
-            let page = args.db.join(format!("study-{}.html", study.opening.name()));
-            std::fs::write(&page, pentagrid_client::study_html(study))
-                .with_context(|| format!("writing {}", page.display()))?;
-            println!("(the report with boards and charts: {})", page.display());
-        }
+        write_studies(&report, &args.db)?;
         let served = if args.serve {
             serve_explorer(client, &args.serve_listen, BookCacheSettings::default()).await
         } else {
@@ -163,4 +142,52 @@ pub fn run(args: &RunArgs) -> Result<()> {
         cluster.stop().await?;
         served
     })
+}
+
+/// The campaign's summary: jobs, games, playouts and the time each step took.
+fn print_summary(
+    before: &v2::StatusResponse,
+    after: &v2::StatusResponse,
+    seconds: f64,
+    report: &CampaignReport,
+) {
+    let playouts = after.playouts - before.playouts;
+    println!("summary");
+    println!(
+        "  jobs done     {} ({} failed)",
+        after.done - before.done,
+        after.failed - before.failed
+    );
+    println!(
+        "  games stored  {} (total {})",
+        after.games - before.games,
+        after.games
+    );
+    println!(
+        "  playouts      {playouts} analysed in {seconds:.1} s ({:.0}/s over the whole run, self-play included)",
+        playouts as f64 / seconds
+    );
+    println!(
+        "  database      {} positions with playout tables, {} with game tables",
+        after.playout_positions, after.game_positions
+    );
+    let phases: Vec<String> = report
+        .phases
+        .iter()
+        .map(|(name, took)| format!("{name} {:.1} s", took.as_secs_f64()))
+        .collect();
+    println!("  steps         {}", phases.join(", "));
+}
+
+/// Prints each opening study and writes its HTML report beside the database.
+fn write_studies(report: &CampaignReport, db: &Path) -> Result<()> {
+    for study in &report.studies {
+        println!();
+        super::study::print(study, 1);
+        let page = db.join(format!("study-{}.html", study.opening.name()));
+        std::fs::write(&page, pentagrid_client::study_html(study))
+            .with_context(|| format!("writing {}", page.display()))?;
+        println!("(the report with boards and charts: {})", page.display());
+    }
+    Ok(())
 }
