@@ -4,7 +4,6 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, PoisonError};
 
-use sled::IVec;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::{CandidateState, Store, StoreError, corrupt, id_of};
@@ -20,12 +19,24 @@ pub(crate) type StateChange = (Option<CandidateState>, Option<CandidateState>);
 pub(crate) struct CandidateTally(Mutex<CandidateCounts>);
 
 impl CandidateTally {
-    /// Counts the stored candidates (once, at open, before anything writes).
+    /// Counts the stored candidates (once, at open, before anything writes). An unreadable
+    /// state is logged and counted nowhere, as a write over it takes it for none: one bad byte
+    /// must not keep the coordinator from starting.
     pub(crate) fn count(candidates: &sled::Tree) -> Result<CandidateTally, StoreError> {
         let mut counts = CandidateCounts::default();
+        let mut unreadable = 0u64;
         for entry in candidates.iter() {
             let (_, value) = entry?;
-            counts[stored_state(&value)? as usize] += 1;
+            match stored_state(&value) {
+                Some(state) => counts[state as usize] += 1,
+                None => unreadable += 1,
+            }
+        }
+        if unreadable > 0 {
+            tracing::warn!(
+                unreadable,
+                "puzzle candidates with an unreadable state: not counted"
+            );
         }
         Ok(CandidateTally(Mutex::new(counts)))
     }
@@ -50,22 +61,10 @@ impl CandidateTally {
     }
 }
 
-/// The state a stored candidate value holds.
-fn stored_state(value: &[u8]) -> Result<CandidateState, StoreError> {
-    let byte = *value.first().ok_or_else(|| corrupt("candidate", "empty"))?;
-    CandidateState::ALL
-        .get(byte as usize)
-        .copied()
-        .ok_or_else(|| corrupt("candidate", format!("unknown state {byte}")))
-}
-
-fn previous_state(
-    previous: Option<IVec>,
-) -> Result<Option<CandidateState>, ConflictableTransactionError<StoreError>> {
-    previous
-        .map(|value| stored_state(&value))
-        .transpose()
-        .map_err(ConflictableTransactionError::Abort)
+/// The state a stored candidate value holds, `None` when it holds none that reads.
+fn stored_state(value: &[u8]) -> Option<CandidateState> {
+    let byte = *value.first()?;
+    CandidateState::ALL.get(byte as usize).copied()
 }
 
 /// Sets a candidate's state inside a transaction; returns the change for the tally.
@@ -75,7 +74,7 @@ pub(crate) fn set_candidate(
     state: CandidateState,
 ) -> Result<StateChange, ConflictableTransactionError<StoreError>> {
     let previous = candidates.insert(&key.to_be_bytes(), &[state as u8])?;
-    Ok((previous_state(previous)?, Some(state)))
+    Ok((previous.and_then(|value| stored_state(&value)), Some(state)))
 }
 
 /// Forgets a candidate inside a transaction; returns the change for the tally.
@@ -84,7 +83,7 @@ pub(crate) fn forget_candidate(
     key: u64,
 ) -> Result<StateChange, ConflictableTransactionError<StoreError>> {
     let previous = candidates.remove(&key.to_be_bytes())?;
-    Ok((previous_state(previous)?, None))
+    Ok((previous.and_then(|value| stored_state(&value)), None))
 }
 
 impl Store {
@@ -229,24 +228,25 @@ mod tests {
     }
 
     #[test]
-    fn an_unreadable_candidate_state_refuses_the_open() {
+    fn an_unreadable_candidate_state_is_counted_nowhere_until_a_verdict_replaces_it() {
         let dir = tempfile::tempdir().unwrap();
-        let db = sled::open(dir.path()).unwrap();
-        db.open_tree("candidates")
-            .unwrap()
-            .insert(1u64.to_be_bytes(), &[99])
+        let store = Store::open(dir.path()).unwrap();
+        store.candidates.insert(1u64.to_be_bytes(), &[99]).unwrap();
+        store.candidates.insert(2u64.to_be_bytes(), &[]).unwrap();
+        // What an open counts: nothing, and no error.
+        let counted = *CandidateTally::count(&store.candidates).unwrap().counts();
+        assert_eq!(counted, CandidateCounts::default());
+        let effect = ResultEffect {
+            verdicts: vec![(1, CandidateState::NoMate, None)],
+            ..ResultEffect::default()
+        };
+        store
+            .apply(1, &StoredJob::default(), "r1", &effect)
             .unwrap();
-        drop(db);
-        let error = Store::open(dir.path()).err().expect("a corrupt candidate");
-        assert!(
-            matches!(
-                error,
-                StoreError::Corrupt {
-                    what: "candidate",
-                    ..
-                }
-            ),
-            "{error}"
-        );
+        let mut expected = CandidateCounts::default();
+        expected[CandidateState::NoMate as usize] = 1;
+        assert_eq!(store.candidate_counts(), expected);
+        store.release_abandoned(&[2], None).unwrap();
+        assert_eq!(store.candidate_counts(), expected);
     }
 }
