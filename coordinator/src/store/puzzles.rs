@@ -2,9 +2,9 @@
 //! JSON forms).
 
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use sled::transaction::{ConflictableTransactionError, TransactionalTree};
+use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
 use super::{CandidateState, Store, StoreError, corrupt, id_of};
 
@@ -41,13 +41,17 @@ impl CandidateTally {
         Ok(CandidateTally(Mutex::new(counts)))
     }
 
-    fn counts(&self) -> std::sync::MutexGuard<'_, CandidateCounts> {
+    fn counts(&self) -> MutexGuard<'_, CandidateCounts> {
         // Each update is applied whole under the lock, so a poisoned one is still consistent.
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Takes in the changes of a committed write, all at once so readers never see half.
     pub(crate) fn record(&self, changes: &[StateChange]) {
+        // Most results (analyses, games, pairs) change no candidate: no lock for them.
+        if changes.is_empty() {
+            return;
+        }
         let mut counts = self.counts();
         for (before, after) in changes {
             if let Some(before) = before {
@@ -72,7 +76,7 @@ pub(crate) fn set_candidate(
     candidates: &TransactionalTree,
     key: u64,
     state: CandidateState,
-) -> Result<StateChange, ConflictableTransactionError<StoreError>> {
+) -> ConflictableTransactionResult<StateChange, StoreError> {
     let previous = candidates.insert(&key.to_be_bytes(), &[state as u8])?;
     Ok((previous.and_then(|value| stored_state(&value)), Some(state)))
 }
@@ -81,7 +85,7 @@ pub(crate) fn set_candidate(
 pub(crate) fn forget_candidate(
     candidates: &TransactionalTree,
     key: u64,
-) -> Result<StateChange, ConflictableTransactionError<StoreError>> {
+) -> ConflictableTransactionResult<StateChange, StoreError> {
     let previous = candidates.remove(&key.to_be_bytes())?;
     Ok((previous.and_then(|value| stored_state(&value)), None))
 }

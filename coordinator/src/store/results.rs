@@ -6,7 +6,9 @@ use std::sync::atomic::Ordering;
 
 use prost::Message;
 use sled::Transactional;
-use sled::transaction::{ConflictableTransactionError, TransactionalTree};
+use sled::transaction::{
+    ConflictableTransactionError, ConflictableTransactionResult, TransactionalTree,
+};
 
 use super::puzzles::{StateChange, set_candidate};
 use super::{
@@ -156,7 +158,8 @@ impl Store {
             if let Some(pair) = &effect.pair {
                 add_pair(matches, pair)?;
             }
-            let committed = add_verdicts(candidates, puzzles, &effect.verdicts)?;
+            let (candidate_changes, new_puzzles) =
+                add_verdicts(candidates, puzzles, &effect.verdicts)?;
             if let Some((key, table)) = &effect.proven {
                 add_proven(proven, *key, table)?;
             }
@@ -174,22 +177,28 @@ impl Store {
             meta.insert(TOTALS, totals.encode_to_vec())?;
             jobs.insert(&job_key, done.encode_to_vec())?;
             results.insert(result_id.as_bytes(), &job_key)?;
-            Ok(committed)
+            Ok(Committed {
+                outcome: Applied::Applied,
+                candidate_changes,
+                new_puzzles,
+            })
         })?;
         self.candidate_tally.record(&committed.candidate_changes);
         // After the commit, so that a reader who saw the old count has not read the new
-        // puzzles under it.
-        self.stored_puzzles
-            .fetch_add(committed.new_puzzles, Ordering::Release);
+        // puzzles under it. Most results store none and leave the count's cache line alone.
+        if committed.new_puzzles > 0 {
+            self.stored_puzzles
+                .fetch_add(committed.new_puzzles, Ordering::Release);
+        }
         Ok(committed.outcome)
     }
 }
 
-/// A transaction step's result: aborts carry a [`StoreError`].
-type Step<T> = Result<T, ConflictableTransactionError<StoreError>>;
-
 /// Stores a played pair and adds it to its match.
-fn add_pair(matches: &TransactionalTree, pair: &PairEffect) -> Step<()> {
+fn add_pair(
+    matches: &TransactionalTree,
+    pair: &PairEffect,
+) -> ConflictableTransactionResult<(), StoreError> {
     let match_key = pair.match_id.to_be_bytes();
     let bytes = matches
         .get(match_key)?
@@ -204,35 +213,35 @@ fn add_pair(matches: &TransactionalTree, pair: &PairEffect) -> Step<()> {
     Ok(())
 }
 
-/// Records the candidates' verdicts and stores the puzzles not stored before.
+/// Records the candidates' verdicts and stores the puzzles not stored before; returns the
+/// candidates' changes and how many puzzles were new.
 fn add_verdicts(
     candidates: &TransactionalTree,
     puzzles: &TransactionalTree,
     verdicts: &[(u64, CandidateState, Option<String>)],
-) -> Step<Committed> {
-    let mut committed = Committed {
-        outcome: Applied::Applied,
-        candidate_changes: Vec::with_capacity(verdicts.len()),
-        new_puzzles: 0,
-    };
+) -> ConflictableTransactionResult<(Vec<StateChange>, u64), StoreError> {
+    let mut changes = Vec::with_capacity(verdicts.len());
+    let mut new_puzzles = 0;
     for (key, state, puzzle) in verdicts {
-        committed
-            .candidate_changes
-            .push(set_candidate(candidates, *key, *state)?);
+        changes.push(set_candidate(candidates, *key, *state)?);
         let key = key.to_be_bytes();
         if let Some(json) = puzzle
             && puzzles.get(key)?.is_none()
         {
             puzzles.insert(&key, json.as_bytes())?;
-            committed.new_puzzles += 1;
+            new_puzzles += 1;
         }
     }
-    Ok(committed)
+    Ok((changes, new_puzzles))
 }
 
 /// Adds exact move values to those stored for a position. Exact values never change, so new
 /// ones join the old (an analysis may prove one move of a position a solve filled in).
-fn add_proven(proven: &TransactionalTree, key: u64, table: &ProvenTable) -> Step<()> {
+fn add_proven(
+    proven: &TransactionalTree,
+    key: u64,
+    table: &ProvenTable,
+) -> ConflictableTransactionResult<(), StoreError> {
     let mut merged = proven
         .get(key.to_be_bytes())?
         .and_then(|bytes| book::decode_proven(&bytes))
@@ -243,7 +252,11 @@ fn add_proven(proven: &TransactionalTree, key: u64, table: &ProvenTable) -> Step
 }
 
 /// Counts one more flag against a worker a cross-check showed wrong.
-fn flag_worker(flagged_workers: &TransactionalTree, worker: &str, reason: &str) -> Step<()> {
+fn flag_worker(
+    flagged_workers: &TransactionalTree,
+    worker: &str,
+    reason: &str,
+) -> ConflictableTransactionResult<(), StoreError> {
     let mut record = match flagged_workers.get(worker.as_bytes())? {
         Some(bytes) => StoredFlags::decode(bytes.as_ref()).map_err(abort("flags"))?,
         None => StoredFlags::default(),
