@@ -3,12 +3,14 @@
 //! The crate is in three layers, each building only on those before it: `board` (squares,
 //! twists, bitboards, positions, moves, the rules, symmetry), `search` (playouts, UCT, the exact
 //! solver, the checkmate search) and `play` (players, self-play, matches and ratings, openings,
-//! puzzles). The public API is the curated list of `pub use` below.
+//! puzzles). The public API is the curated list of `pub use` below. The second game, the card
+//! solitaire Calculation, is its own module [`calculation`] with its own curated API.
 //!
 //! Nothing here touches the network or the disk. Positions are two 64-bit stone sets in
 //! quadrant lanes, so a move is a few table lookups and a copy of 16 bytes.
 
 mod board;
+pub mod calculation;
 mod play;
 mod search;
 mod serde_text;
