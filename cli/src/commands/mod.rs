@@ -18,6 +18,7 @@ mod run;
 mod selfplay;
 mod serve;
 mod show;
+mod solitaire;
 mod solve;
 mod study;
 mod target;
@@ -50,6 +51,7 @@ pub enum Command {
     Study(study::StudyArgs),
     Run(run::RunArgs),
     Serve(serve::ServeArgs),
+    Solitaire(solitaire::SolitaireArgs),
 }
 
 impl Command {
@@ -86,6 +88,7 @@ impl Command {
             Command::Study(args) => study::run(&args),
             Command::Run(args) => run::run(&args),
             Command::Serve(args) => serve::run(&args),
+            Command::Solitaire(args) => solitaire::run(&args),
         }
     }
 }
