@@ -23,7 +23,7 @@ use super::observation::Observation;
 use super::table::Outcome;
 use crate::search::playout::seeded_rng;
 
-/// The default exploration constant of `uct` (tuned on standard deals at 1,000 playouts).
+/// The default exploration constant of `uct`: the Pentago engine's, not yet tuned for this game.
 pub const DEFAULT_K: f64 = 0.45;
 /// The most playouts a decision may be given.
 pub const MAX_PLAYOUTS: u64 = 1_000_000_000;
