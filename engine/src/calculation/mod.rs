@@ -23,3 +23,56 @@ pub use players::{
     DEFAULT_K, Decision, MAX_PLAYOUTS, ParsePlayerError, Player, Reward, SearchSettings,
 };
 pub use table::{IllegalMoveError, Outcome, Table};
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::{Debug, Display};
+    use std::str::FromStr;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What parses prints back to itself, and nothing panics.
+    fn round_trips<T: FromStr + Display + PartialEq + Debug>(
+        text: &str,
+    ) -> Result<(), TestCaseError> {
+        if let Ok(value) = text.parse::<T>() {
+            let printed = value.to_string();
+            prop_assert_eq!(
+                printed.parse::<T>().ok(),
+                Some(value),
+                "{:?} as {:?}",
+                text,
+                printed
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn parsers_never_panic_and_round_trip(text in "\\PC{0,40}") {
+            round_trips::<Card>(&text)?;
+            round_trips::<Move>(&text)?;
+            round_trips::<Variant>(&text)?;
+            round_trips::<Player>(&text)?;
+            round_trips::<Observation>(&text)?;
+        }
+
+        #[test]
+        fn near_miss_texts_round_trip(
+            tops in prop::collection::vec("(-|A|[2-9]|10|J|Q|K)", 4),
+            piles in prop::collection::vec("(-|[2-9AJQK](\\.[2-9AJQK]){0,3})", 3..=4),
+            turned in "(-|[2-9AJQK])",
+            stock in 0u8..60,
+            player in "(uct|flat):(playouts=[0-9]{1,4}|k=[0-9]\\.[0-9]{1,3}|value=(win|cards))(,(playouts=[0-9]{1,4}|k=[0-9]|value=cards)){0,2}",
+            mv in "[swf][0-5]?>[swf][0-5]",
+        ) {
+            let table = format!("f={} w={} t={turned} s={stock}", tops.join(","), piles.join(","));
+            round_trips::<Observation>(&table)?;
+            round_trips::<Player>(&player)?;
+            round_trips::<Move>(&mv)?;
+        }
+    }
+}
