@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pentago::{MID_MIN_STONES, splitmix64};
+use pentagrid_coordinator::store::StoreError;
 use pentagrid_coordinator::{Coordinator, Credentials, ServeError, Settings, serve};
 use pentagrid_proto::Client;
 use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
@@ -110,7 +111,8 @@ impl EmbeddedCluster {
         let coordinator = loop {
             match Coordinator::open(home.path(), settings.clone()) {
                 Ok(coordinator) => break coordinator,
-                Err(error) if started.elapsed() < Duration::from_secs(10) => {
+                // Only sled's own errors (the lock) pass; a refused integrity check stays so.
+                Err(error @ StoreError::Sled(_)) if started.elapsed() < Duration::from_secs(10) => {
                     tracing::debug!(%error, "database still locked");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }

@@ -59,7 +59,7 @@ impl Coordinator {
         settings: Settings,
         clock: Arc<dyn Clock>,
     ) -> Result<Arc<Coordinator>, StoreError> {
-        let store = Arc::new(Store::open(path)?);
+        let store = Arc::new(Store::open_checked(path, settings.open_check)?);
         let checks = CrossCheck::new(store.clone(), settings.crosscheck.clone());
         let jobs = Arc::new(JobQueue::open(store.clone(), settings, clock)?);
         let matches = Arc::new(Matches::new(store.clone(), jobs.clone()));

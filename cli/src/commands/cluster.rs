@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentagrid_client::{Client, read_token};
+use pentagrid_coordinator::store::OpenCheck;
 use pentagrid_coordinator::{
     BackgroundPriority, Coordinator, Credentials, CrossCheckSettings, Grant, Metrics, Role,
     Settings, TlsFiles, serve_opening,
@@ -86,6 +87,10 @@ pub struct CoordinatorArgs {
     /// Database directory (created if missing).
     #[arg(long, default_value = "pentagrid-data")]
     db: PathBuf,
+    /// Open a database that lost data it had acknowledged (found by its integrity check): go on
+    /// with what is left, log what was lost, and record the smaller state as the new normal.
+    #[arg(long)]
+    accept_data_loss: bool,
     /// File holding a token for every role (its first line): the one token of a one-person
     /// setup.
     #[arg(long, env = "PENTAGRID_TOKEN_FILE")]
@@ -155,6 +160,18 @@ impl CoordinatorArgs {
     }
 }
 
+/// How the database is checked at open: `--accept-data-loss` goes on past a shortfall.
+pub fn open_check(accept_data_loss: bool) -> OpenCheck {
+    if accept_data_loss {
+        tracing::warn!(
+            "--accept-data-loss: a database that lost acknowledged data will be opened with what is left"
+        );
+        OpenCheck::AcceptDataLoss
+    } else {
+        OpenCheck::Verify
+    }
+}
+
 pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
     ensure!(
         (1..=86_400).contains(&args.lease_seconds),
@@ -198,6 +215,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         // A standalone coordinator answers many workers: its mining and build rounds must
         // wait for the CPU before their heartbeats do.
         background: BackgroundPriority::Low,
+        open_check: open_check(args.accept_data_loss),
         ..Settings::default()
     };
     runtime()?.block_on(async {

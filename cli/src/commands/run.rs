@@ -17,7 +17,7 @@ use pentagrid_proto::v2;
 use pentagrid_web::BookCacheSettings;
 
 use super::book::print_book;
-use super::cluster::{runtime, shutdown_signal};
+use super::cluster::{open_check, runtime, shutdown_signal};
 use super::progress::Bars;
 use super::puzzles::write_collection;
 use super::serve::serve_explorer;
@@ -28,6 +28,10 @@ pub struct RunArgs {
     /// Database directory (reused: tables accumulate over runs).
     #[arg(long, default_value = "pentagrid-data")]
     db: PathBuf,
+    /// Open a database that lost data it had acknowledged (found by its integrity check): go on
+    /// with what is left, log what was lost, and record the smaller state as the new normal.
+    #[arg(long)]
+    accept_data_loss: bool,
     /// Self-play games to play.
     #[arg(long, default_value_t = 8)]
     games: u64,
@@ -84,7 +88,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "--workers must be from 1 to 64"
     );
     runtime()?.block_on(async {
-        let cluster = EmbeddedCluster::open(&args.db, args.workers, Settings::default()).await?;
+        let settings = Settings {
+            open_check: open_check(args.accept_data_loss),
+            ..Settings::default()
+        };
+        let cluster = EmbeddedCluster::open(&args.db, args.workers, settings).await?;
         let client = cluster.client();
         eprintln!(
             "pentagrid run: coordinator on {}, {} worker(s) × {} threads, database {}",

@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::crosscheck::CrossCheckSettings;
 use crate::metrics::Metrics;
 use crate::offload::BackgroundPriority;
+use crate::store::OpenCheck;
 
 /// Tunables of a coordinator.
 #[derive(Clone, Debug)]
@@ -27,6 +28,8 @@ pub struct Settings {
     pub crosscheck: CrossCheckSettings,
     /// Where puzzle mining and book build rounds run.
     pub background: BackgroundPriority,
+    /// How the database is checked against its integrity manifest at open.
+    pub open_check: OpenCheck,
 }
 
 impl Default for Settings {
@@ -40,6 +43,7 @@ impl Default for Settings {
             metrics: Metrics::new(),
             crosscheck: CrossCheckSettings::default(),
             background: BackgroundPriority::Normal,
+            open_check: OpenCheck::Verify,
         }
     }
 }

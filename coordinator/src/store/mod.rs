@@ -11,10 +11,21 @@
 //! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]).
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
 //! records are the store's own protobuf messages (see [`records`]), never wire messages.
+//!
+//! Integrity: beside sled's files the directory holds the [`manifest`], a small checksummed
+//! file in a stable format, rewritten after each flush that changed what it records (results
+//! applied, running totals, puzzles, highest job, match, build and handed-out ids). Opening
+//! compares it with what sled recovered and refuses any shortfall ([`StoreError::DataLoss`]),
+//! a damaged manifest, and sled failing or panicking on damaged files, so that nothing
+//! acknowledged goes missing unnoticed. It cannot see a loss that leaves these counts and ids
+//! whole (a damaged table whose position count survives), nor a loss in a directory whose
+//! manifest was deleted: a database without one is adopted as it is (that is how databases
+//! from before manifests open unchanged).
 
 pub mod book;
 pub mod claims;
 mod games;
+pub mod manifest;
 pub mod match_records;
 mod puzzles;
 pub mod records;
@@ -22,7 +33,8 @@ mod results;
 pub mod table;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use prost::Message;
@@ -33,6 +45,7 @@ use puzzles::CandidateTally;
 
 pub use book::{BookEntry, ProvenTable};
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags};
+pub use manifest::{ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use puzzles::CandidateCounts;
 pub use records::{
@@ -56,6 +69,43 @@ pub enum StoreError {
         /// Which record.
         what: &'static str,
         /// What was wrong.
+        why: String,
+    },
+    /// sled recovered less than the manifest says was acknowledged.
+    #[error(
+        "the database in {} has lost data it acknowledged: {}. Restore a backup (`pentagrid \
+         restore`), or pass --accept-data-loss to go on with what is left (the rest is lost for good)",
+        dir.display(),
+        manifest::list(shortfalls)
+    )]
+    DataLoss {
+        /// The database directory.
+        dir: PathBuf,
+        /// Every fact that fell short.
+        shortfalls: Vec<Shortfall>,
+    },
+    /// The integrity manifest cannot be read, so what was acknowledged is unknown.
+    #[error(
+        "the integrity manifest {} is damaged: {error}. Restore a backup (`pentagrid restore`), \
+         or pass --accept-data-loss to go on with what the database holds",
+        path.display()
+    )]
+    Manifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: ManifestError,
+    },
+    /// sled could not open its files (it reported corruption, or panicked on them).
+    #[error(
+        "the database files in {} are damaged and cannot be opened: {why}. Restore a backup \
+         (`pentagrid restore`)",
+        dir.display()
+    )]
+    Damaged {
+        /// The database directory.
+        dir: PathBuf,
+        /// What sled said.
         why: String,
     },
 }
@@ -92,6 +142,8 @@ pub struct Store {
     stored_puzzles: AtomicU64,
     /// The candidates tree's counts by state.
     candidate_tally: CandidateTally,
+    /// The integrity manifest, written after each flush.
+    manifest: Arc<manifest::Keeper>,
 }
 
 /// What [`Store::sizes`] measures.
@@ -126,9 +178,48 @@ pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
 }
 
 impl Store {
-    /// Opens (or creates) the database in `path`, counting its puzzles and its puzzle
-    /// candidates by state (one walk of each tree; the candidates take about 0.3 s a million).
+    /// Opens (or creates) the database in `path` and checks it against its manifest
+    /// ([`OpenCheck::Verify`]); see [`Store::open_checked`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_checked(path, OpenCheck::Verify)
+    }
+
+    /// Opens (or creates) the database in `path`, counting its puzzles and its puzzle
+    /// candidates by state (one walk of each tree; the candidates take about 0.3 s a million),
+    /// then compares what sled recovered with the [`manifest`] as `check` says. sled failing
+    /// or panicking on damaged files is [`StoreError::Damaged`], never a panic.
+    pub fn open_checked(path: &Path, check: OpenCheck) -> Result<Store, StoreError> {
+        // Read before sled opens: sled cuts a damaged log at once, as it recovers.
+        let recorded = manifest::read(path);
+        let opened =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Store::open_trees(path)));
+        let damaged = |why: String| StoreError::Damaged {
+            dir: path.to_owned(),
+            why,
+        };
+        let store = match opened {
+            Ok(Ok(store)) => store,
+            Ok(Err(StoreError::Sled(
+                error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
+            ))) => return Err(damaged(error.to_string())),
+            Ok(Err(StoreError::Corrupt { what, why })) => {
+                return Err(damaged(format!("corrupt {what}: {why}")));
+            }
+            Ok(Err(error)) => return Err(error),
+            Err(panic) => {
+                let why = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_else(|| "sled panicked".to_owned());
+                return Err(damaged(why));
+            }
+        };
+        store.check_integrity(check, recorded)?;
+        Ok(store)
+    }
+
+    fn open_trees(path: &Path) -> Result<Store, StoreError> {
         let db = sled::Config::new().path(path).open()?;
         let candidates = db.open_tree("candidates")?;
         let puzzles = db.open_tree("puzzles")?;
@@ -150,6 +241,7 @@ impl Store {
             quarantine: db.open_tree("quarantine")?,
             claims: db.open_tree("claims")?,
             flagged_workers: db.open_tree("flagged_workers")?,
+            manifest: Arc::new(manifest::Keeper::new(path)),
             db,
         })
     }
@@ -157,7 +249,9 @@ impl Store {
     /// A fresh id, never handed out before in this database.
     pub fn generate_id(&self) -> Result<u64, StoreError> {
         // sled's ids start at 0; keep 0 free as "none".
-        Ok(self.db.generate_id()? + 1)
+        let id = self.db.generate_id()? + 1;
+        self.manifest.handed_out(id);
+        Ok(id)
     }
 
     /// Writes a job record (durable at the next flush).
@@ -250,16 +344,24 @@ impl Store {
         }
     }
 
-    /// Makes everything written so far durable on disk.
+    /// Makes everything written so far durable on disk, then records it in the manifest
+    /// (read before the flush, written after it: the manifest never claims more than sled made
+    /// durable).
     pub async fn flush(&self) -> Result<(), StoreError> {
+        let facts = self.facts()?;
         self.db.flush_async().await?;
-        Ok(())
+        // Two fsyncs and a rename: off the async runtime.
+        let keeper = self.manifest.clone();
+        tokio::task::spawn_blocking(move || keeper.record(facts))
+            .await
+            .map_err(|e| StoreError::Durability(format!("the manifest writer failed: {e}")))?
     }
 
     /// Blocking [`Store::flush`], for shutdown paths.
     pub fn flush_blocking(&self) -> Result<(), StoreError> {
+        let facts = self.facts()?;
         self.db.flush()?;
-        Ok(())
+        self.manifest.record(facts)
     }
 }
 
