@@ -1,6 +1,7 @@
 //! The subcommands, one file each.
 
 mod analyze;
+mod backup;
 mod book;
 mod canonical;
 mod check_proof;
@@ -50,6 +51,9 @@ pub enum Command {
     Study(study::StudyArgs),
     Run(run::RunArgs),
     Serve(serve::ServeArgs),
+    Backup(backup::BackupArgs),
+    VerifyBackup(backup::VerifyBackupArgs),
+    Restore(backup::RestoreArgs),
 }
 
 impl Command {
@@ -86,6 +90,9 @@ impl Command {
             Command::Study(args) => study::run(&args),
             Command::Run(args) => run::run(&args),
             Command::Serve(args) => serve::run(&args),
+            Command::Backup(args) => backup::backup(&args),
+            Command::VerifyBackup(args) => backup::verify_backup(&args),
+            Command::Restore(args) => backup::restore_backup(&args),
         }
     }
 }
