@@ -42,10 +42,10 @@ echo "== systemd-analyze verify"
 if command -v systemd-analyze >/dev/null; then
     # verify wants the binary to exist and a template to have an instance.
     binary="$(command -v true)"
-    for unit in deploy/systemd/*.service; do
+    for unit in deploy/systemd/*.service deploy/systemd/*.timer; do
         sed "s#/usr/local/bin/pentagrid#$binary#" "$unit" > "$work/$(basename "$unit" | sed 's/@\./@1./')"
     done
-    out="$(cd "$work" && systemd-analyze verify ./*.service 2>&1)" || { echo "$out"; exit 1; }
+    out="$(cd "$work" && systemd-analyze verify ./*.service ./*.timer 2>&1)" || { echo "$out"; exit 1; }
     if [ -n "$out" ]; then echo "$out"; echo "systemd-analyze verify complained"; exit 1; fi
     echo "units verified"
 else

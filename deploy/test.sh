@@ -2,7 +2,8 @@
 # The cluster for real, as containers on a private Docker network: a coordinator and three
 # workers run a campaign (analyses, self-play games and a short match) while one worker is
 # killed, another is cut off from the network for longer than its lease and reconnected, and
-# the coordinator is killed and restarted mid-ingest. Then it checks that every job was done
+# the coordinator is killed and restarted mid-ingest, and a backup taken while the workers
+# submit is restored, verified and served by a second coordinator. Then it checks that every job was done
 # exactly once, that the stored totals are exactly the sum of the acknowledged results, that the
 # partitioned worker's late result was answered "duplicate" or refused, and that the match has
 # exactly its pairs. Bounded in time; removes its containers, network and volume whatever
@@ -47,7 +48,7 @@ trap 'echo "deploy/test.sh: interrupted" >&2; exit 130' INT TERM
 source deploy/lib.sh
 fail() {
     say "FAILED: $*"
-    for c in coordinator w1 w2 w3 match; do
+    for c in coordinator w1 w2 w3 match restored; do
         echo "--- last log lines of $c"
         docker logs --tail 15 "$run-$c" 2>&1 || true
     done
@@ -159,6 +160,57 @@ sleep 2
 start_coordinator
 say "coordinator restarted"
 
+# 4. An online backup while the workers submit: verified, restored into a new directory and
+# served by a second coordinator, whose status must be the backup's single point in time.
+mkdir -m 0777 "$work/backup"
+backup_mount=(-v "$work/backup:/backup")
+docker run --rm --network "$network" "${secrets_mount[@]}" "${coordinator_url[@]}" $(as_role admin) \
+    "${backup_mount[@]}" "$image" backup --out /backup/online.pgbak --json > "$work/backup.json"
+docker run --rm "${backup_mount[@]}" "$image" verify-backup /backup/online.pgbak --json \
+    > "$work/verified.json"
+cmp -s "$work/backup.json" "$work/verified.json" || fail "verify-backup read another backup than was taken"
+if docker run --rm "${backup_mount[@]}" "$image" restore /backup/online.pgbak --db /backup >/dev/null 2>&1; then
+    fail "a restore into a non-empty directory was allowed"
+fi
+docker run --rm "${backup_mount[@]}" "$image" restore /backup/online.pgbak --db /backup/restored \
+    --json > "$work/restored.json"
+docker run -d --name "$run-restored" --network "$network" --network-alias restored \
+    "${backup_mount[@]}" "${secrets_mount[@]}" --read-only --cap-drop ALL "$image" coordinator \
+    --listen 0.0.0.0:7878 --db /backup/restored \
+    --admin-token-file /run/secrets/pentagrid/admin.token \
+    --read-token-file /run/secrets/pentagrid/read.token >/dev/null
+restored_status() {
+    docker run --rm --network "$network" "${secrets_mount[@]}" \
+        -e PENTAGRID_COORDINATOR=http://restored:7878 $(as_role read) "$image" status --json 2>/dev/null
+}
+while ! restored="$(restored_status)"; do check_time; sleep 0.5; done
+backup_check="$(python3 - "$work/backup.json" "$work/restored.json" "$restored" "$TOTAL" "$PLAYOUTS" <<'PY'
+import json, sys
+taken, restored_summary = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+status, total, playouts = json.loads(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+trees = taken["trees"]
+errors = []
+if restored_summary != taken:
+    errors.append("the restore read another backup than was taken")
+if status["done"] != trees["results"]:
+    errors.append(f"restored: {status['done']} jobs done, the backup holds {trees['results']} results")
+if status["games"] != trees["games"]:
+    errors.append(f"restored: {status['games']} games, the backup holds {trees['games']}")
+if status["playouts"] % playouts:
+    errors.append(f"restored: {status['playouts']} playouts, not whole analyses of {playouts}")
+jobs = sum(status[k] for k in ("queued", "leased", "done", "failed", "cancelled"))
+if jobs != total:
+    errors.append(f"restored: {jobs} jobs, the campaign queued {total}")
+if errors:
+    print("; ".join(errors))
+    sys.exit(1)
+print(f"backup of {taken['records']} records ({taken['bytes']} bytes) taken under load restored: "
+      f"{status['done']} done = {trees['results']} results, {status['games']} games")
+PY
+)" || fail "$backup_check"
+docker rm -f "$run-restored" >/dev/null
+say "$backup_check"
+
 wait_for "every job" "s['done'] + s['failed'] + s['cancelled'] >= $TOTAL and s['leased'] == 0"
 final="$(status)"
 say "all $TOTAL jobs finished"
@@ -221,4 +273,4 @@ print(f"{final['done']} jobs exactly once ({analyses} analyses, {games} games, {
 PY
 )" || fail "$summary"
 say "checks passed"
-echo "deploy/test.sh: PASSED: coordinator + 3 workers; worker killed, worker partitioned $((3 * LEASE + 4))s > lease ${LEASE}s (late result answered), coordinator killed and restarted; $summary; $((SECONDS - started))s"
+echo "deploy/test.sh: PASSED: coordinator + 3 workers; worker killed, worker partitioned $((3 * LEASE + 4))s > lease ${LEASE}s (late result answered), coordinator killed and restarted; $backup_check; $summary; $((SECONDS - started))s"

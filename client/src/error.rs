@@ -47,6 +47,14 @@ pub enum ClientError {
         /// The failure.
         source: pentagrid_coordinator::store::StoreError,
     },
+    /// A backup file could not be read, is damaged, or could not be restored.
+    #[error("{path}: {source}")]
+    Backup {
+        /// The backup file.
+        path: String,
+        /// What went wrong.
+        source: pentagrid_coordinator::store::backup::BackupError,
+    },
     /// The embedded coordinator failed.
     #[error(transparent)]
     Serve(#[from] pentagrid_coordinator::ServeError),

@@ -7,6 +7,7 @@
 //! Workflows report progress through callbacks and return plain reports; refusals by the
 //! coordinator keep their typed reason ([`ClientError::reason`]).
 
+pub mod backup;
 pub mod book;
 pub mod campaign;
 pub mod collection;

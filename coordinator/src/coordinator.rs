@@ -15,6 +15,7 @@ use crate::jobs::{JobQueue, QueueStatus, Settings};
 use crate::matches::Matches;
 use crate::metrics::Metrics;
 use crate::puzzles::PuzzleMiner;
+use crate::store::backup::{BackupError, BackupSnapshot};
 use crate::store::{Store, StoreError, StoreSizes, Totals};
 
 /// Job counts, workers and stored totals.
@@ -101,6 +102,28 @@ impl Coordinator {
     /// The database's size on disk and its numbers of puzzles and matches.
     pub fn store_sizes(&self) -> Result<StoreSizes, StoreError> {
         self.store.sizes()
+    }
+
+    /// A consistent backup of the whole database in a temporary file beside it (see
+    /// [`crate::store::backup`]), copied on the blocking pool; writes wait while it is copied.
+    pub async fn backup(&self) -> Result<BackupSnapshot, BackupError> {
+        let store = self.store.clone();
+        let created_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+            });
+        let snapshot = crate::offload::blocking(move || {
+            store.backup_to_temp_file(created_unix_ms, env!("CARGO_PKG_VERSION"))
+        })
+        .await?;
+        tracing::info!(
+            records = snapshot.summary.records,
+            bytes = snapshot.summary.bytes,
+            writes_paused_ms = snapshot.writes_paused.as_millis() as u64,
+            "backup taken"
+        );
+        Ok(snapshot)
     }
 
     /// The periodic work: requeue expired leases, advance book builds.

@@ -1,6 +1,7 @@
 //! The subcommands, one file each.
 
 mod analyze;
+mod backup;
 mod book;
 mod canonical;
 mod check_proof;
@@ -52,6 +53,9 @@ pub enum Command {
     Run(run::RunArgs),
     Serve(serve::ServeArgs),
     Solitaire(solitaire::SolitaireArgs),
+    Backup(backup::BackupArgs),
+    VerifyBackup(backup::VerifyBackupArgs),
+    Restore(backup::RestoreArgs),
 }
 
 impl Command {
@@ -89,6 +93,9 @@ impl Command {
             Command::Run(args) => run::run(&args),
             Command::Serve(args) => serve::run(&args),
             Command::Solitaire(args) => solitaire::run(&args),
+            Command::Backup(args) => backup::backup(&args),
+            Command::VerifyBackup(args) => backup::verify_backup(&args),
+            Command::Restore(args) => backup::restore_backup(&args),
         }
     }
 }

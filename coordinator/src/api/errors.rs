@@ -14,6 +14,7 @@ use crate::jobs::{FailureError, JobError, WatchError};
 use crate::matches::MatchError;
 use crate::puzzles::PuzzleError;
 use crate::store::StoreError;
+use crate::store::backup::BackupError;
 
 /// A malformed request (found while reading it off the wire).
 pub(crate) fn invalid(message: impl Into<String>) -> Status {
@@ -28,6 +29,23 @@ impl From<StoreError> for Status {
             ErrorReason::Storage,
             format!("storage failure: {error}"),
         )
+    }
+}
+
+impl From<BackupError> for Status {
+    fn from(error: BackupError) -> Status {
+        match error {
+            BackupError::Store(error) => error.into(),
+            // Taking a backup only writes one: anything else failing is the coordinator's disk.
+            other => {
+                tracing::error!(error = %other, "backup failed");
+                error_status(
+                    Code::Internal,
+                    ErrorReason::Storage,
+                    format!("the backup failed: {other}"),
+                )
+            }
+        }
     }
 }
 

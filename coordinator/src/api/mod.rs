@@ -75,9 +75,51 @@ type Answer<T> = Result<Response<T>, Status>;
 /// Updates a watch may run ahead of a slow reader before it waits for it.
 const WATCH_BUFFER: usize = 4;
 
+/// Bytes of a backup file per message: far below the message cap, large enough that a
+/// gigabyte is a few thousand messages.
+const BACKUP_CHUNK_BYTES: usize = 256 * 1024;
+
+/// Sends the backup `file` in chunks until it ends or the caller hangs up; reads go through
+/// tokio's file, which runs them on the blocking pool.
+async fn stream_backup(
+    file: std::fs::File,
+    sender: tokio::sync::mpsc::Sender<Result<v2::BackupChunk, Status>>,
+) {
+    use tokio::io::AsyncReadExt;
+    let mut file = tokio::fs::File::from_std(file);
+    loop {
+        let mut data = Vec::with_capacity(BACKUP_CHUNK_BYTES);
+        let read = (&mut file)
+            .take(BACKUP_CHUNK_BYTES as u64)
+            .read_to_end(&mut data)
+            .await;
+        let message = match read {
+            Ok(0) => return,
+            Ok(_) => Ok(v2::BackupChunk { data }),
+            Err(source) => {
+                let context = "reading the backup's temporary file".to_owned();
+                Err(crate::store::backup::BackupError::Io { context, source }.into())
+            }
+        };
+        let failed = message.is_err();
+        if sender.send(message).await.is_err() || failed {
+            return;
+        }
+    }
+}
+
 #[tonic::async_trait]
 impl CoordinatorApi for Service {
     type WatchJobsStream = ReceiverStream<Result<v2::JobsUpdate, Status>>;
+    type BackupStream = ReceiverStream<Result<v2::BackupChunk, Status>>;
+
+    async fn backup(&self, _request: Request<v2::BackupRequest>) -> Answer<Self::BackupStream> {
+        let snapshot = self.coordinator.backup().await?;
+        let (sender, receiver) = tokio::sync::mpsc::channel(WATCH_BUFFER);
+        // The file has no name: it is gone once this task drops it.
+        tokio::spawn(stream_backup(snapshot.file, sender));
+        Ok(Response::new(ReceiverStream::new(receiver)))
+    }
 
     async fn watch_jobs(
         &self,

@@ -8,7 +8,7 @@ use std::fmt;
 pub enum Role {
     /// Join, lease, heartbeat, submit results and return leases.
     Worker,
-    /// Submit, cancel, import, build, mine puzzles and start matches; also reads.
+    /// Submit, cancel, import, build, mine puzzles, start matches and take backups; also reads.
     Admin,
     /// Read status, the book, puzzles, matches, builds and games.
     Read,
@@ -68,6 +68,7 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("GeneratePuzzles", Role::Admin),
     ("StartBuild", Role::Admin),
     ("BookImport", Role::Admin),
+    ("Backup", Role::Admin),
     ("Status", Role::Read),
     ("BookShow", Role::Read),
     ("MatchStatus", Role::Read),
@@ -131,6 +132,7 @@ mod tests {
             ("StartBuild", Role::Admin),
             ("CreateMatch", Role::Admin),
             ("GeneratePuzzles", Role::Admin),
+            ("Backup", Role::Admin),
             ("Status", Role::Read),
             ("BookExport", Role::Read),
             ("GetGames", Role::Read),

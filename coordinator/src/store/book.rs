@@ -77,6 +77,7 @@ impl Store {
 
     /// Writes a build record (durable at the next flush).
     pub fn put_build(&self, id: u64, build: &StoredBuild) -> Result<(), StoreError> {
+        let _writing = self.writing();
         put_record(&self.builds, id, build)
     }
 
@@ -106,8 +107,9 @@ impl Store {
         for &key in keys {
             batch.insert(&pair_key(build, key), &[]);
         }
+        let _writing = self.writing();
         self.build_nodes.apply_batch(batch)?;
-        self.put_build(build, record)
+        put_record(&self.builds, build, record)
     }
 
     /// The keys of up to `limit` positions with any stored table, in key order from `from` on
@@ -150,6 +152,7 @@ impl Store {
     /// Adds imported rows: counts add to the stored tables, proven values replace stored ones.
     /// One transaction; not yet durable.
     pub fn import(&self, entries: &BTreeMap<u64, BookEntry>) -> Result<(), StoreError> {
+        let _writing = self.writing();
         let trees = (&self.playouts, &self.game_tables, &self.proven, &self.meta);
         let outcome = trees.transaction(|(playouts, game_tables, proven, meta)| {
             let mut totals = totals_in(meta)?;

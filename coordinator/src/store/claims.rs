@@ -192,6 +192,7 @@ impl Store {
         forget: &[u64],
         claim: Option<&ReleasedClaim>,
     ) -> Result<(), StoreError> {
+        let _writing = self.writing();
         let changes = (&self.candidates, &self.claims).transaction(|(candidates, claims)| {
             let mut changes = Vec::new();
             for key in forget {

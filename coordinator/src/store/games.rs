@@ -10,6 +10,7 @@ use super::{
 impl Store {
     /// Stores a new match record (durable at the next flush).
     pub fn put_match(&self, id: u64, record: &StoredMatch) -> Result<(), StoreError> {
+        let _writing = self.writing();
         put_record(&self.matches, id, record)
     }
 

@@ -9,6 +9,8 @@
 //! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
 //! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]).
+//! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
+//! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
 //! records are the store's own protobuf messages (see [`records`]), never wire messages.
 //!
@@ -22,6 +24,7 @@
 //! manifest was deleted: a database without one is adopted as it is (that is how databases
 //! from before manifests open unchanged).
 
+pub mod backup;
 pub mod book;
 pub mod claims;
 mod games;
@@ -34,7 +37,7 @@ pub mod table;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::sync::atomic::AtomicU64;
 
 use prost::Message;
@@ -123,6 +126,13 @@ impl From<TransactionError<StoreError>> for StoreError {
 /// The coordinator's database.
 pub struct Store {
     db: sled::Db,
+    /// The database's directory.
+    path: PathBuf,
+    /// Held shared by every write, exclusively by a backup's copy (see [`backup`]).
+    write_gate: RwLock<()>,
+    /// Added to sled's id counter: every id the source of a restored database handed out is
+    /// below it (0 for a database never restored).
+    id_base: u64,
     jobs: sled::Tree,
     results: sled::Tree,
     playouts: sled::Tree,
@@ -223,7 +233,11 @@ impl Store {
         let db = sled::Config::new().path(path).open()?;
         let candidates = db.open_tree("candidates")?;
         let puzzles = db.open_tree("puzzles")?;
+        let meta = db.open_tree("meta")?;
         Ok(Store {
+            path: path.to_owned(),
+            write_gate: RwLock::new(()),
+            id_base: backup::read_id_base(&meta)?,
             candidate_tally: CandidateTally::count(&candidates)?,
             candidates,
             stored_puzzles: AtomicU64::new(puzzles.len() as u64),
@@ -237,7 +251,7 @@ impl Store {
             proven: db.open_tree("proven")?,
             builds: db.open_tree("builds")?,
             build_nodes: db.open_tree("build_nodes")?,
-            meta: db.open_tree("meta")?,
+            meta,
             quarantine: db.open_tree("quarantine")?,
             claims: db.open_tree("claims")?,
             flagged_workers: db.open_tree("flagged_workers")?,
@@ -249,13 +263,19 @@ impl Store {
     /// A fresh id, never handed out before in this database.
     pub fn generate_id(&self) -> Result<u64, StoreError> {
         // sled's ids start at 0; keep 0 free as "none".
-        let id = self.db.generate_id()? + 1;
+        let id = self
+            .db
+            .generate_id()?
+            .checked_add(1)
+            .and_then(|id| id.checked_add(self.id_base))
+            .ok_or_else(|| corrupt("id counter", "every id has been handed out"))?;
         self.manifest.handed_out(id);
         Ok(id)
     }
 
     /// Writes a job record (durable at the next flush).
     pub fn put_job(&self, id: u64, job: &StoredJob) -> Result<(), StoreError> {
+        let _writing = self.writing();
         put_record(&self.jobs, id, job)
     }
 
@@ -268,6 +288,7 @@ impl Store {
     /// job whose task does not read back, is moved to the `quarantine` tree and logged: it is
     /// reported in the status and never runs blindly.
     pub fn load_jobs(&self) -> Result<Vec<LoadedJob>, StoreError> {
+        let _writing = self.writing();
         let mut loaded = Vec::new();
         for entry in self.jobs.iter() {
             let (key, bytes) = entry?;

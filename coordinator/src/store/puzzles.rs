@@ -98,6 +98,7 @@ impl Store {
 
     /// Marks candidates as queued, all or none (durable at the next flush).
     pub fn mark_candidates_pending(&self, keys: &[u64]) -> Result<(), StoreError> {
+        let _writing = self.writing();
         let changes = self.candidates.transaction(|candidates| {
             keys.iter()
                 .map(|key| set_candidate(candidates, *key, CandidateState::Pending))

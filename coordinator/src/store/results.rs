@@ -117,6 +117,7 @@ impl Store {
             &self.claims,
             &self.flagged_workers,
         );
+        let writing = self.writing();
         let committed = trees.transaction(|trees| {
             let (
                 jobs,
@@ -183,6 +184,7 @@ impl Store {
                 new_puzzles,
             })
         })?;
+        drop(writing);
         self.candidate_tally.record(&committed.candidate_changes);
         // After the commit, so that a reader who saw the old count has not read the new
         // puzzles under it. Most results store none and leave the count's cache line alone.

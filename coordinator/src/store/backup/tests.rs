@@ -1,0 +1,274 @@
+//! Backups of real sled databases on disk: round trips, consistency under concurrent writes,
+//! damaged files and occupied targets.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pentago::Move;
+
+use super::*;
+use crate::store::{Counts, JobState, ResultEffect, StoredGame, StoredJob, StoredMatch, Table};
+
+fn done() -> StoredJob {
+    StoredJob {
+        state: JobState::Done as u32,
+        ..StoredJob::default()
+    }
+}
+
+/// A result adding `games` playouts to position `key` and, for odd jobs, a stored game.
+fn effect(key: u64, games: u64, job: u64) -> ResultEffect {
+    let mut table = Table::new();
+    let counts = Counts {
+        games,
+        wins: games / 2,
+        draws: 0,
+    };
+    table.insert(Move::from_index(3).unwrap(), counts);
+    ResultEffect {
+        playouts: BTreeMap::from([(key, table)]),
+        playout_count: games,
+        game: (job % 2 == 1).then(StoredGame::default),
+        ..ResultEffect::default()
+    }
+}
+
+/// Key and value of each record of a tree, in key order.
+type Records = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// Every record of every tree.
+fn contents(store: &Store) -> BTreeMap<&'static str, Records> {
+    TREES
+        .iter()
+        .map(|name| {
+            let records = store
+                .tree(name)
+                .unwrap()
+                .iter()
+                .map(|entry| {
+                    let (key, value) = entry.unwrap();
+                    (key.to_vec(), value.to_vec())
+                })
+                .collect();
+            (*name, records)
+        })
+        .collect()
+}
+
+fn filled_store(dir: &Path) -> Store {
+    let store = Store::open(dir).unwrap();
+    for job in 1..=40u64 {
+        let id = store.generate_id().unwrap();
+        store.put_job(id, &StoredJob::default()).unwrap();
+        store
+            .apply(id, &done(), &format!("r{job}"), &effect(job % 7, job, job))
+            .unwrap();
+    }
+    store.put_match(9, &StoredMatch::default()).unwrap();
+    store
+}
+
+fn backup_bytes(store: &Store) -> (Vec<u8>, BackupSummary) {
+    store
+        .write_backup(Vec::new(), 1_700_000_000_000, "test")
+        .unwrap()
+}
+
+#[test]
+fn a_restored_database_holds_exactly_the_backup_and_hands_out_only_new_ids() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let source = filled_store(source_dir.path());
+    let (bytes, written) = backup_bytes(&source);
+    assert_eq!(verify_backup(&bytes[..]).unwrap(), written);
+    assert_eq!(written.trees["results"], 40);
+    assert_eq!(written.trees["jobs"], 40);
+    assert_eq!(written.trees.len(), TREES.len());
+    let last_source_id = source.generate_id().unwrap();
+
+    let target = tempfile::tempdir().unwrap();
+    let restored_dir = target.path().join("restored");
+    let summary = restore_backup(&bytes[..], &restored_dir).unwrap();
+    assert_eq!(summary, written);
+    let restored = Store::open(&restored_dir).unwrap();
+    let mut expected = contents(&source);
+    let mut got = contents(&restored);
+    // The restored meta tree holds one more record: the id base.
+    let base = got
+        .get_mut("meta")
+        .unwrap()
+        .iter()
+        .position(|(key, _)| key == ID_BASE)
+        .map(|at| got.get_mut("meta").unwrap().remove(at))
+        .expect("an id base");
+    assert_eq!(base.1, written.header.next_id.to_be_bytes());
+    expected
+        .get_mut("meta")
+        .unwrap()
+        .retain(|(key, _)| key != ID_BASE);
+    assert_eq!(got, expected);
+    assert_eq!(restored.totals().unwrap(), source.totals().unwrap());
+    // Ids continue above everything the source handed out up to the backup.
+    assert!(restored.generate_id().unwrap() > written.header.next_id);
+    assert!(written.header.next_id < last_source_id);
+    // A backup of the restored database restores again, with a higher base still.
+    let (again, _) = backup_bytes(&restored);
+    let twice = target.path().join("twice");
+    restore_backup(&again[..], &twice).unwrap();
+    let twice = Store::open(&twice).unwrap();
+    assert!(twice.generate_id().unwrap() > restored.generate_id().unwrap());
+    assert_eq!(twice.totals().unwrap(), source.totals().unwrap());
+}
+
+/// What must agree inside any consistent copy: the totals against the trees they count.
+fn assert_consistent(store: &Store) {
+    let totals = store.totals().unwrap();
+    assert_eq!(totals.results, store.results.len() as u64, "results");
+    assert_eq!(totals.games, store.games.len() as u64, "games");
+    let playouts: u64 = (0..7)
+        .map(|key| {
+            let table = store.playout_table(key).unwrap();
+            table.values().map(|counts| counts.games).sum::<u64>()
+        })
+        .sum();
+    assert_eq!(totals.playouts, playouts, "playouts");
+}
+
+#[test]
+fn backups_taken_while_results_are_applied_are_single_points_in_time() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let source = Arc::new(filled_store(source_dir.path()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (source, stop) = (source.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut job = 1000;
+            while !stop.load(Ordering::Relaxed) {
+                job += 1;
+                let result = format!("load{job}");
+                source
+                    .apply(job, &done(), &result, &effect(job % 7, 3, job))
+                    .unwrap();
+            }
+            job - 1000
+        })
+    };
+    let target = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for round in 0..8 {
+        let snapshot = source.backup_to_temp_file(0, "test").unwrap();
+        let dir = target.path().join(format!("r{round}"));
+        let summary = restore_backup(snapshot.file, &dir).unwrap();
+        let restored = Store::open(&dir).unwrap();
+        assert_consistent(&restored);
+        assert_eq!(summary.trees["results"], restored.totals().unwrap().results);
+        seen.push(summary.trees["results"]);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let applied = writer.join().unwrap();
+    assert!(applied > 0, "the writer never ran");
+    assert!(
+        seen.windows(2).any(|pair| pair[0] < pair[1]),
+        "no backup saw the load: {seen:?}"
+    );
+}
+
+/// The directory entries of `dir`, by name.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn damaged_backups_are_refused_and_leave_no_directory_behind() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let (bytes, _) = backup_bytes(&filled_store(source_dir.path()));
+    let target = tempfile::tempdir().unwrap();
+    let dir = target.path().join("restored");
+    let offsets = [
+        0,
+        9,
+        30,
+        bytes.len() / 3,
+        bytes.len() / 2,
+        bytes.len() - 20,
+        bytes.len() - 1,
+    ];
+    for offset in offsets {
+        let mut damaged = bytes.clone();
+        damaged[offset] ^= 0x01;
+        assert!(
+            verify_backup(&damaged[..]).is_err(),
+            "verify passed a flip at {offset}"
+        );
+        let error = restore_backup(&damaged[..], &dir).unwrap_err();
+        assert!(
+            entries(target.path()).is_empty(),
+            "after a flip at {offset}: {error}"
+        );
+    }
+    for len in [0, 10, bytes.len() / 2, bytes.len() - 1] {
+        let error = restore_backup(&bytes[..len], &dir).unwrap_err();
+        assert!(
+            matches!(error, BackupError::Truncated(..)),
+            "{len}: {error}"
+        );
+        assert!(verify_backup(&bytes[..len]).is_err());
+        assert!(entries(target.path()).is_empty(), "after a cut at {len}");
+    }
+}
+
+#[test]
+fn a_restore_into_an_occupied_place_is_refused_and_changes_nothing() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let (bytes, _) = backup_bytes(&filled_store(source_dir.path()));
+    let target = tempfile::tempdir().unwrap();
+    let full = target.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("keep"), "mine").unwrap();
+    let error = restore_backup(&bytes[..], &full).unwrap_err();
+    assert!(matches!(error, BackupError::TargetNotEmpty(_)), "{error}");
+    assert!(
+        error.to_string().contains("not an empty directory"),
+        "{error}"
+    );
+    let file = target.path().join("file");
+    std::fs::write(&file, "mine").unwrap();
+    assert!(matches!(
+        restore_backup(&bytes[..], &file),
+        Err(BackupError::TargetNotEmpty(_))
+    ));
+    assert_eq!(entries(target.path()), ["file", "full"]);
+    assert_eq!(entries(&full), ["keep"]);
+    // An empty directory is taken.
+    let empty = target.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    restore_backup(&bytes[..], &empty).unwrap();
+    assert_eq!(Store::open(&empty).unwrap().totals().unwrap().results, 40);
+}
+
+#[test]
+fn a_backup_with_a_tree_this_store_does_not_know_is_refused() {
+    let header = BackupHeader {
+        created_unix_ms: 0,
+        next_id: 1,
+        coordinator_version: "future".into(),
+    };
+    let mut writer = BackupWriter::start(Vec::new(), &header).unwrap();
+    writer.begin_tree("telemetry").unwrap();
+    writer.record(b"k", b"v").unwrap();
+    let (bytes, _) = writer.finish(header).unwrap();
+    let error = verify_backup(&bytes[..]).unwrap_err();
+    assert!(
+        matches!(error, BackupError::UnknownTree(ref name) if name == "telemetry"),
+        "{error}"
+    );
+    let target = tempfile::tempdir().unwrap();
+    assert!(restore_backup(&bytes[..], &target.path().join("db")).is_err());
+    assert!(entries(target.path()).is_empty());
+}
