@@ -14,6 +14,8 @@
 //! counter, which starts again from zero in a new database.
 
 pub mod format;
+mod reader;
+mod writer;
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
@@ -21,7 +23,9 @@ use std::path::Path;
 use std::sync::{PoisonError, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
-pub use format::{BackupError, BackupHeader, BackupReader, BackupSummary, BackupWriter, Chunk};
+pub use format::{BackupError, BackupHeader, BackupSummary};
+pub use reader::{BackupReader, Chunk};
+pub use writer::BackupWriter;
 
 use super::{Store, StoreError, corrupt};
 

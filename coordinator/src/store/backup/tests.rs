@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use pentago::Move;
 
@@ -271,4 +272,73 @@ fn a_backup_with_a_tree_this_store_does_not_know_is_refused() {
     let target = tempfile::tempdir().unwrap();
     assert!(restore_backup(&bytes[..], &target.path().join("db")).is_err());
     assert!(entries(target.path()).is_empty());
+}
+
+/// How long writes pause for a backup of a database of `PENTAGRID_PAUSE_POSITIONS` (default
+/// 200,000) positions with playout tables of 8 moves: prints the database's size on disk, the
+/// backup's size, the pause, and the longest a result waited meanwhile. A measurement, not a
+/// check: `cargo test -p pentagrid-coordinator --lib measure_write_pause -- --ignored
+/// --nocapture` (add `--release` for figures worth quoting).
+#[test]
+#[ignore = "a measurement; run by hand"]
+fn measure_write_pause() {
+    let positions: u64 = std::env::var("PENTAGRID_PAUSE_POSITIONS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(200_000);
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let mut table = Table::new();
+    for index in (0..64).step_by(8) {
+        let counts = Counts {
+            games: 1000,
+            wins: 400,
+            draws: 10,
+        };
+        table.insert(Move::from_index(index).unwrap(), counts);
+    }
+    for batch in 0..positions.div_ceil(1000) {
+        let keys = batch * 1000..((batch + 1) * 1000).min(positions);
+        let effect = ResultEffect {
+            playouts: keys.map(|key| (key, table.clone())).collect(),
+            playout_count: 1,
+            ..ResultEffect::default()
+        };
+        store
+            .apply(batch + 1, &done(), &format!("fill{batch}"), &effect)
+            .unwrap();
+    }
+    store.flush_blocking().unwrap();
+    let on_disk = store.sizes().unwrap().bytes_on_disk;
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (store, stop) = (store.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let (mut job, mut longest) = (10_000_000, Duration::ZERO);
+            while !stop.load(Ordering::Relaxed) {
+                job += 1;
+                let started = Instant::now();
+                store
+                    .apply(job, &done(), &format!("w{job}"), &effect(job % 7, 1, job))
+                    .unwrap();
+                longest = longest.max(started.elapsed());
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            longest
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let snapshot = store.backup_to_temp_file(0, "measure").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    stop.store(true, Ordering::Relaxed);
+    let longest = writer.join().unwrap();
+    println!(
+        "{positions} positions, {:.1} MB on disk: backup of {} records, {:.1} MB; writes paused \
+         {:.0} ms; the longest result write meanwhile took {:.0} ms",
+        on_disk as f64 / 1e6,
+        snapshot.summary.records,
+        snapshot.summary.bytes as f64 / 1e6,
+        snapshot.writes_paused.as_secs_f64() * 1e3,
+        longest.as_secs_f64() * 1e3,
+    );
 }
