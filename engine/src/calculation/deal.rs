@@ -9,6 +9,8 @@
 //! 3. Fisher–Yates from the back: for i = n−1 down to 1, draw x = `next_u64()` and swap card i
 //!    with card j = ⌊x · (i+1) / 2^64⌋ (the high half of the 128-bit product);
 //! 4. card 0 of the result is the top of the stock: the first card turned up.
+//!
+//! `docs/calculation_deal.py` implements the same shuffle in Python, independently.
 
 use std::fmt;
 use std::str::FromStr;

@@ -69,7 +69,7 @@ mod tests {
     use crate::calculation::players::Player;
 
     #[test]
-    fn flat_takes_the_sure_win() {
+    fn flat_frees_the_buried_card_first() {
         // Only the K is face down; foundation 1 wants J, Q, K. Moving the waste's J up first
         // keeps every card free (random play then wins 84% of the time); placing the Q on a
         // waste pile first risks burying the J or the Q under the K (well under half win).
