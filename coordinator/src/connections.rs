@@ -25,6 +25,9 @@ use tokio::time::{Instant, Sleep};
 /// ClientHello is longer).
 pub const HANDSHAKE_BYTES: u64 = 24;
 
+/// Pending connections closed each time descriptors run out.
+const EVICTED_PER_SHORTAGE: usize = 8;
+
 /// The bounds on connections.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnectionLimits {
@@ -213,13 +216,17 @@ async fn accept_loop(
                     warned_descriptors = true;
                     tracing::warn!(%error, "out of file descriptors: closing the oldest pending connections and backing off (lower --max-connections or raise the descriptor limit)");
                 }
-                if !close_oldest(&pending) {
+                // A few at once: the backlog may hold a flood, and a real caller behind it.
+                let closed = (0..EVICTED_PER_SHORTAGE)
+                    .take_while(|_| close_oldest(&pending))
+                    .count();
+                if closed == 0 {
                     backoff =
                         (backoff * 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
                     tokio::time::sleep(backoff).await;
                 } else {
-                    // Let the closed connection's task drop its descriptor.
-                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    // Let the closed connections' tasks drop their descriptors.
+                    tokio::time::sleep(Duration::from_millis(1)).await;
                 }
                 continue;
             }
