@@ -161,3 +161,77 @@ fn idle_sockets_past_the_descriptor_limit_do_not_lock_out_a_fresh_client() {
 fn handshakes_that_never_complete_do_not_lock_out_a_fresh_client() {
     check(b"PRI * HTTP/2.0\r\n");
 }
+
+/// Runs `pentagrid coordinator` with `args` on free ports; it must fail. Returns its
+/// standard output and error.
+fn failed_start(args: &[&str]) -> (String, String) {
+    let mut all = vec!["coordinator", "--listen", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    let out = common::pentagrid(&all);
+    assert!(!out.status.success(), "{args:?} started");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_over_long_token_is_refused_at_start_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t".repeat(133_000)).unwrap();
+    let db = dir.path().join("db");
+    let (stdout, stderr) = failed_start(&[
+        "--db",
+        db.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr.contains("133000 bytes long; at most 1024"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("listening"), "{stdout}");
+}
+
+#[test]
+fn listening_is_printed_only_once_tls_and_the_database_are_ready() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "start-token\n").unwrap();
+    let bad = dir.path().join("bad.pem");
+    std::fs::write(&bad, "not a certificate").unwrap();
+    let db = dir.path().join("db");
+    let (stdout, stderr) = failed_start(&[
+        "--db",
+        db.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+        "--tls-cert",
+        bad.to_str().unwrap(),
+        "--tls-key",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(!stdout.contains("listening"), "{stdout}\n{stderr}");
+    assert!(!stderr.is_empty());
+    // A second coordinator on a database in use fails on its lock, silently as to listening.
+    let (_first, _url) = start(dir.path());
+    let (stdout, stderr) = failed_start(&[
+        "--db",
+        db.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+    ]);
+    assert!(!stdout.contains("listening"), "{stdout}\n{stderr}");
+}
+
+#[test]
+fn connection_limits_out_of_range_are_refused_at_start() {
+    let (_, stderr) = failed_start(&["--idle-timeout", "10", "--token-file", "/nonexistent"]);
+    assert!(stderr.contains("idle timeout"), "{stderr}");
+    let (_, stderr) = failed_start(&["--max-connections", "0", "--token-file", "/nonexistent"]);
+    assert!(
+        stderr.contains("max connections must be from 1"),
+        "{stderr}"
+    );
+}
