@@ -267,6 +267,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             let coordinator = Coordinator::open(&db, settings)?;
             let _ = opened.set(coordinator.clone());
             println!("coordinator listening on {address}");
+            tracing::info!(%address, "coordinator listening; database open");
             Ok(coordinator)
         };
         serve_opening(listener, open, metrics, credentials, tls, limits, shutdown_signal())
