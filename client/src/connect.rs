@@ -17,6 +17,14 @@ pub fn read_token(path: &Path) -> Result<String> {
             path.display()
         )));
     }
+    if token.len() > pentagrid_proto::MAX_TOKEN_BYTES {
+        return Err(ClientError::Token(format!(
+            "the token in {} is {} bytes long; at most {} are allowed",
+            path.display(),
+            token.len(),
+            pentagrid_proto::MAX_TOKEN_BYTES
+        )));
+    }
     Ok(token)
 }
 
@@ -43,6 +51,14 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("must hold a token")
+        );
+        let long = dir.path().join("long");
+        std::fs::write(&long, "t".repeat(133_000)).unwrap();
+        assert!(
+            read_token(&long)
+                .unwrap_err()
+                .to_string()
+                .contains("133000 bytes")
         );
         assert!(matches!(
             read_token(&dir.path().join("missing")),

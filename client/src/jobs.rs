@@ -37,7 +37,7 @@ pub struct JobsProgress {
 pub async fn status(client: &Client) -> Result<v2::StatusResponse> {
     Ok(client
         .clone()
-        .status(v2::StatusRequest {})
+        .status(v2::StatusRequest::default())
         .await?
         .into_inner())
 }

@@ -11,7 +11,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::crosscheck::CrossCheck;
 use crate::crosscheck::flags::{FlaggedWorker, flagged_workers};
 use crate::ingest::ResultIngest;
-use crate::jobs::{JobQueue, QueueStatus, Settings};
+use crate::jobs::{JobQueue, QueueStatus, Settings, WorkerPage};
 use crate::matches::Matches;
 use crate::metrics::Metrics;
 use crate::puzzles::PuzzleMiner;
@@ -65,7 +65,7 @@ impl Coordinator {
         let jobs = Arc::new(JobQueue::open(store.clone(), settings, clock)?);
         let matches = Arc::new(Matches::new(store.clone(), jobs.clone()));
         matches.cancel_decided_pairs()?;
-        let status = jobs.status();
+        let status = jobs.status_page(&WorkerPage::default());
         tracing::info!(
             queued = status.queued,
             leased = status.leased,
@@ -92,9 +92,14 @@ impl Coordinator {
 
     /// Job counts, workers, stored totals and flagged workers.
     pub fn status(&self) -> Result<ClusterStatus, StoreError> {
+        self.status_page(&WorkerPage::first())
+    }
+
+    /// Job counts, one page of workers, stored totals and flagged workers.
+    pub fn status_page(&self, page: &WorkerPage) -> Result<ClusterStatus, StoreError> {
         Ok(ClusterStatus {
             totals: self.store.totals()?,
-            jobs: self.jobs.status(),
+            jobs: self.jobs.status_page(page),
             flagged: flagged_workers(&self.store)?,
         })
     }

@@ -41,8 +41,8 @@ pub enum Submitted {
 /// Why a result was refused. Nothing changed.
 #[derive(Debug, Error)]
 pub enum SubmitError {
-    /// The worker id is empty or too long.
-    #[error("worker_id must be 1 to 200 bytes")]
+    /// The worker id is empty, too long or unprintable.
+    #[error("worker_id must be 1 to 200 bytes of printable characters")]
     BadWorkerId,
     /// The result id is empty or too long.
     #[error("result_id must be 1 to 200 bytes")]
@@ -102,7 +102,7 @@ impl ResultIngest {
     /// Refuses bad ids and quarantined workers.
     fn check_submitter(&self, submission: &Submission) -> Result<(), SubmitError> {
         let worker = &submission.worker_id;
-        if worker.is_empty() || worker.len() > 200 {
+        if crate::jobs::identity::worker_id(worker).is_err() {
             return Err(SubmitError::BadWorkerId);
         }
         let result_id = &submission.result_id;
@@ -111,7 +111,7 @@ impl ResultIngest {
         }
         if self.jobs.flags().quarantined(worker) {
             let job = submission.job_id;
-            tracing::warn!(worker, job, "result of a quarantined worker refused");
+            tracing::warn!(worker = ?worker, job, "result of a quarantined worker refused");
             return Err(SubmitError::Quarantined(worker.clone()));
         }
         Ok(())
@@ -138,7 +138,7 @@ impl ResultIngest {
             return Ok(Submitted::Duplicate);
         }
         let refused = |e: crate::jobs::scheduler::NotLeased| {
-            tracing::warn!(worker, job = job_id, reason = %e.0, "result refused");
+            tracing::warn!(worker = ?worker, job = job_id, reason = ?e.0, "result refused");
             SubmitError::NotLeased(e.0)
         };
         let job = self
@@ -147,7 +147,7 @@ impl ResultIngest {
             .map_err(refused)?;
         // Validate outside the lock; an invalid result changes nothing, not even the lease.
         let effect = result_effect(&job.task, job_id, outcome).map_err(|why| {
-            tracing::warn!(worker, job = job_id, %why, "invalid result refused");
+            tracing::warn!(worker = ?worker, job = job_id, why = ?why, "invalid result refused");
             SubmitError::Invalid(why)
         })?;
         let effect = self.checks.review(worker, job_id, &job, effect).await?;

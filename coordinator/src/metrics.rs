@@ -18,6 +18,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use crate::coordinator::Coordinator;
 use crate::ingest::{SubmitError, Submitted};
+use crate::jobs::WorkerPage;
 
 /// One label: a fixed name and a value from a small, closed set.
 type Label = [(&'static str, &'static str); 1];
@@ -348,7 +349,7 @@ impl Metrics {
             .registry
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let status = coordinator.and_then(|c| c.status().ok());
+        let status = coordinator.and_then(|c| c.status_page(&WorkerPage::default()).ok());
         self.0.up.set(i64::from(status.is_some()));
         if let (Some(status), Some(coordinator)) = (status, coordinator) {
             let (jobs, totals) = (&status.jobs, &status.totals);
@@ -363,11 +364,7 @@ impl Metrics {
                 self.0.jobs.get_or_create(&[("state", state)]).set(gauge(n));
             }
             let lease = coordinator.jobs.lease_duration();
-            let connected = jobs
-                .workers
-                .iter()
-                .filter(|w| w.since_seen <= lease)
-                .count();
+            let connected = coordinator.jobs.workers_seen_within(lease);
             self.0.workers.set(gauge(connected as u64));
             self.0.playouts.set(gauge(totals.playouts));
             self.0.games.set(gauge(totals.games));

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
-use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use crate::api::auth::Credentials;
 use crate::api::{Service, grpc_service};
+use crate::connections::{ConnectionLimits, LimitsError, bounded_incoming};
 use crate::coordinator::Coordinator;
 use crate::health::{Gate, Health};
 use crate::metrics::{Metrics, RpcLatencyLayer};
@@ -27,6 +27,9 @@ pub enum ServeError {
     /// The transport failed (bad TLS material, socket errors).
     #[error("gRPC transport: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The connection limits are out of range.
+    #[error("connection limits: {0}")]
+    Limits(#[from] LimitsError),
     /// The final flush failed.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
@@ -50,25 +53,58 @@ pub async fn serve(
     tls: Option<TlsFiles>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let limits = ConnectionLimits::default();
+    serve_with(listener, coordinator, credentials, tls, limits, shutdown).await
+}
+
+/// [`serve`] under connection `limits` (validated first).
+pub async fn serve_with(
+    listener: TcpListener,
+    coordinator: Arc<Coordinator>,
+    credentials: Credentials,
+    tls: Option<TlsFiles>,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     let metrics = coordinator.metrics().clone();
     let start = Start::Open(coordinator);
-    run(listener, start, metrics, credentials, tls, shutdown).await
+    let edge = Edge {
+        credentials,
+        tls,
+        limits,
+    };
+    run(listener, start, metrics, edge, shutdown).await
 }
 
 /// Serves on `listener` at once — health checks answer NOT_SERVING and coordinator calls
 /// UNAVAILABLE — while `open` opens the database on a blocking thread; then serves the
 /// coordinator until `shutdown` completes, reporting NOT_SERVING again, stopping leases,
-/// letting calls in flight finish and flushing the database. Calls are timed into `metrics`.
+/// letting calls in flight finish and flushing the database. Calls are timed into `metrics`;
+/// connections are bounded by `limits` (validated, with the TLS material, before the
+/// database is opened).
 pub async fn serve_opening(
     listener: TcpListener,
     open: impl FnOnce() -> Result<Arc<Coordinator>, StoreError> + Send + 'static,
     metrics: Metrics,
     credentials: Credentials,
     tls: Option<TlsFiles>,
+    limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let start = Start::Opening(Box::new(open));
-    run(listener, start, metrics, credentials, tls, shutdown).await
+    let edge = Edge {
+        credentials,
+        tls,
+        limits,
+    };
+    run(listener, start, metrics, edge, shutdown).await
+}
+
+/// Who may call, over what, within which bounds.
+struct Edge {
+    credentials: Credentials,
+    tls: Option<TlsFiles>,
+    limits: ConnectionLimits,
 }
 
 /// How the coordinator comes to the server.
@@ -83,27 +119,39 @@ async fn run(
     listener: TcpListener,
     start: Start,
     metrics: Metrics,
-    credentials: Credentials,
-    tls: Option<TlsFiles>,
+    edge: Edge,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let Edge {
+        credentials,
+        tls,
+        limits,
+    } = edge;
+    limits.validate()?;
     let (health, health_service) = Health::not_serving::<CoordinatorServer<Service>>().await;
     let (gate, slot) = Gate::closed();
     let opened: Arc<OnceLock<Arc<Coordinator>>> = Arc::default();
     let mut builder = Server::builder()
+        // Peers that stop answering are found and closed; live ones answer the pings, so the
+        // idle timeout below never closes them.
+        .http2_keepalive_interval(Some(limits.keepalive_interval))
+        .http2_keepalive_timeout(Some(limits.keepalive_timeout))
         .layer(RpcLatencyLayer(metrics))
         .trace_fn(|request| tracing::info_span!("rpc", method = %request.uri().path()));
     if let Some(tls) = tls {
-        builder = builder
-            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(tls.cert, tls.key)))?;
+        let identity = Identity::from_pem(tls.cert, tls.key);
+        let config = ServerTlsConfig::new()
+            .identity(identity)
+            .timeout(limits.handshake_timeout);
+        builder = builder.tls_config(config)?;
     }
     let stopping = (health.clone(), opened.clone());
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    // Sets TCP_NODELAY: without it a reply written in more than one segment (HTTP/2 headers,
+    // data, trailers) waits for the peer's delayed acknowledgement: ~40 ms tails on loopback.
+    let incoming = bounded_incoming(listener, limits);
     let server = builder
         .add_service(health_service)
         .add_service(gate)
-        // Without TCP_NODELAY a reply written in more than one segment (HTTP/2 headers, data,
-        // trailers) waits for the peer's delayed acknowledgement: ~40 ms tails on loopback.
         .serve_with_incoming_shutdown(incoming, async move {
             shutdown.await;
             tracing::info!("shutting down: no more leases, finishing calls in flight");

@@ -8,7 +8,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
 use crate::v2::coordinator_client::CoordinatorClient;
-use crate::{MAX_MESSAGE_BYTES, PROTOCOL_HEADER, PROTOCOL_VERSION};
+use crate::{MAX_MESSAGE_BYTES, MAX_TOKEN_BYTES, PROTOCOL_HEADER, PROTOCOL_VERSION};
 
 /// Adds `authorization` and the protocol version to each request.
 #[derive(Clone)]
@@ -42,6 +42,9 @@ pub enum ConnectError {
     /// The token has characters a header cannot carry.
     #[error("the token must be printable ASCII without spaces")]
     Token,
+    /// The token is longer than a coordinator accepts in a header.
+    #[error("the token is {0} bytes long; at most {MAX_TOKEN_BYTES} are allowed")]
+    TokenTooLong(usize),
     /// TLS setup failed.
     #[error("TLS: {0}")]
     Tls(tonic::transport::Error),
@@ -73,6 +76,12 @@ pub fn connect(url: &str, token: &str, tls_ca: Option<&[u8]>) -> Result<Client, 
             .tls_config(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(ca)))
             .map_err(ConnectError::Tls)?;
     }
+    if token.len() > MAX_TOKEN_BYTES {
+        return Err(ConnectError::TokenTooLong(token.len()));
+    }
+    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(ConnectError::Token);
+    }
     let token = format!("Bearer {token}")
         .parse()
         .map_err(|_| ConnectError::Token)?;
@@ -82,4 +91,22 @@ pub fn connect(url: &str, token: &str, tls_ca: Option<&[u8]>) -> Result<Client, 
             .max_decoding_message_size(MAX_MESSAGE_BYTES)
             .max_encoding_message_size(MAX_MESSAGE_BYTES),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_over_long_or_unprintable_token_is_refused_before_any_call() {
+        let long = "t".repeat(133_000);
+        assert!(matches!(
+            connect("http://127.0.0.1:1", &long, None),
+            Err(ConnectError::TokenTooLong(133_000))
+        ));
+        assert!(matches!(
+            connect("http://127.0.0.1:1", "a\u{1b}b", None),
+            Err(ConnectError::Token)
+        ));
+    }
 }

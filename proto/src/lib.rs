@@ -32,3 +32,7 @@ pub const PROTOCOL_HEADER: &str = "x-pentagrid-protocol";
 /// Largest message either side accepts, in bytes: ample for any real job or result (a full move
 /// table is about 12 KB), small enough to refuse absurd ones.
 pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
+
+/// Longest token either side accepts, in bytes: it travels in a header, and HTTP/2 peers
+/// commonly refuse header blocks past 8 to 16 KB.
+pub const MAX_TOKEN_BYTES: usize = 1_024;

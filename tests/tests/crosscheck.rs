@@ -241,7 +241,7 @@ async fn listing(admin: &mut Client) -> v2::ListPuzzlesResponse {
 
 async fn status(admin: &mut Client) -> v2::StatusResponse {
     admin
-        .status(v2::StatusRequest {})
+        .status(v2::StatusRequest::default())
         .await
         .unwrap()
         .into_inner()

@@ -3,7 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use pentagrid_coordinator::{Coordinator, Credentials, Metrics, Settings, serve_opening};
+use pentagrid_coordinator::{
+    ConnectionLimits, Coordinator, Credentials, Metrics, Settings, serve_opening,
+};
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 use tokio::sync::watch;
@@ -48,6 +50,7 @@ async fn not_serving_until_the_database_is_open_and_again_once_shutdown_begins()
         Metrics::new(),
         Credentials::all_roles(TOKEN).unwrap(),
         None,
+        ConnectionLimits::default(),
         async move {
             let _ = stopped.wait_for(|s| *s).await;
         },
@@ -59,7 +62,10 @@ async fn not_serving_until_the_database_is_open_and_again_once_shutdown_begins()
         ServingStatus::NotServing
     );
     let mut client = pentagrid_proto::connect(&url, TOKEN, None).unwrap();
-    let early = client.status(v2::StatusRequest {}).await.unwrap_err();
+    let early = client
+        .status(v2::StatusRequest::default())
+        .await
+        .unwrap_err();
     assert_eq!(early.code(), tonic::Code::Unavailable, "{early:?}");
 
     open_now.send(()).unwrap();
@@ -72,7 +78,10 @@ async fn not_serving_until_the_database_is_open_and_again_once_shutdown_begins()
         check(&url, COORDINATOR_SERVICE).await,
         ServingStatus::Serving
     );
-    client.status(v2::StatusRequest {}).await.expect("serving");
+    client
+        .status(v2::StatusRequest::default())
+        .await
+        .expect("serving");
 
     // A watcher sees the change as shutdown begins (its stream keeps the server draining
     // until the watcher hangs up).
@@ -118,6 +127,7 @@ async fn a_database_that_cannot_open_stops_the_server_with_its_error() {
         Metrics::new(),
         Credentials::all_roles(TOKEN).unwrap(),
         None,
+        ConnectionLimits::default(),
         std::future::pending(),
     )
     .await;

@@ -248,7 +248,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 })
                 .await,
         ),
-        "Status" => done(client.status(v2::StatusRequest {}).await),
+        "Status" => done(client.status(v2::StatusRequest::default()).await),
         "BookShow" => done(
             client
                 .book_show(v2::BookShowRequest {
@@ -337,7 +337,7 @@ fn done<T>(answer: Result<tonic::Response<T>, Status>) -> Result<(), Status> {
 async fn snapshot(clients: &Clients, context: &Context) -> String {
     let mut read = clients.with(Role::Read);
     let mut status = read
-        .status(v2::StatusRequest {})
+        .status(v2::StatusRequest::default())
         .await
         .unwrap()
         .into_inner();
@@ -491,7 +491,10 @@ async fn a_single_token_does_everything() {
     let mut context = seed(&clients).await;
     every_method_succeeds_with_its_role(&clients, &mut context).await;
     // Another server's role token is just a wrong token here.
-    let status = server.client(ADMIN).status(v2::StatusRequest {}).await;
+    let status = server
+        .client(ADMIN)
+        .status(v2::StatusRequest::default())
+        .await;
     assert_eq!(status.unwrap_err().code(), Code::Unauthenticated);
     server.stop().await;
 }

@@ -68,16 +68,16 @@ async fn calls_without_the_right_token_or_protocol_are_refused() {
         |r: Result<tonic::Response<v2::StatusResponse>, tonic::Status>| r.unwrap_err().code();
     let mut none = raw_client(cluster.url.clone(), None, Some("2")).await;
     assert_eq!(
-        code(none.status(v2::StatusRequest {}).await),
+        code(none.status(v2::StatusRequest::default()).await),
         Code::Unauthenticated
     );
     let mut wrong = raw_client(cluster.url.clone(), Some("Bearer guess"), Some("2")).await;
     assert_eq!(
-        code(wrong.status(v2::StatusRequest {}).await),
+        code(wrong.status(v2::StatusRequest::default()).await),
         Code::Unauthenticated
     );
     let mut old = raw_client(cluster.url.clone(), Some(bearer), Some("1")).await;
-    let refused = old.status(v2::StatusRequest {}).await.unwrap_err();
+    let refused = old.status(v2::StatusRequest::default()).await.unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
         refused.message().contains("protocol"),
@@ -85,7 +85,7 @@ async fn calls_without_the_right_token_or_protocol_are_refused() {
         refused.message()
     );
     let mut right = raw_client(cluster.url.clone(), Some(bearer), Some("2")).await;
-    assert!(right.status(v2::StatusRequest {}).await.is_ok());
+    assert!(right.status(v2::StatusRequest::default()).await.is_ok());
     // A worker with a wrong token stops with a clear error instead of retrying forever.
     let options = pentagrid_worker::WorkerOptions {
         coordinator: cluster.url.clone(),

@@ -33,10 +33,16 @@ async fn coordinator_serves_tls_to_clients_that_trust_it() {
         Some(cert.as_bytes()),
     )
     .unwrap();
-    let status = secure.clone().status(v2::StatusRequest {}).await;
+    let status = secure.clone().status(v2::StatusRequest::default()).await;
     assert!(status.is_ok(), "{status:?}");
     let plain = pentagrid_proto::connect(&format!("http://localhost:{port}"), TOKEN, None).unwrap();
-    assert!(plain.clone().status(v2::StatusRequest {}).await.is_err());
+    assert!(
+        plain
+            .clone()
+            .status(v2::StatusRequest::default())
+            .await
+            .is_err()
+    );
     stop.send(true).unwrap();
     server.await.unwrap();
 }

@@ -8,6 +8,8 @@
 mod api;
 mod assets;
 mod book_cache;
+mod listener;
+mod refusals;
 mod source;
 mod throughput;
 
@@ -16,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::serve::ListenerExt;
+use pentagrid_coordinator::ConnectionLimits;
 use tokio::net::TcpListener;
 
 pub use api::{ApiError, OPENAPI};
@@ -69,6 +71,7 @@ fn app(source: Source, book_cache: BookCacheSettings) -> (Router, AppState) {
     let router = Router::new()
         .nest("/api/v1", api::routes())
         .merge(assets::routes())
+        .layer(axum::middleware::from_fn(refusals::json_refusals))
         .with_state(state.clone());
     (router, state)
 }
@@ -81,6 +84,21 @@ pub async fn serve(
     book_cache: BookCacheSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let limits = ConnectionLimits::default();
+    serve_with(listener, source, book_cache, limits, shutdown).await
+}
+
+/// [`serve`] with connections bounded by `limits` (validated first).
+pub async fn serve_with(
+    listener: TcpListener,
+    source: Source,
+    book_cache: BookCacheSettings,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    limits
+        .validate()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     let (router, state) = app(source, book_cache);
     let sampler = tokio::spawn(async move {
         let mut ticks = tokio::time::interval(SAMPLE_INTERVAL);
@@ -89,13 +107,9 @@ pub async fn serve(
             state.sample().await;
         }
     });
-    // Without TCP_NODELAY a reply written in two segments waits for the client's delayed
-    // acknowledgement (~40 ms).
-    let listener = listener.tap_io(|stream| {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::warn!(%error, "could not set TCP_NODELAY");
-        }
-    });
+    // Sets TCP_NODELAY: without it a reply written in two segments waits for the client's
+    // delayed acknowledgement (~40 ms).
+    let listener = listener::BoundedListener::new(listener, limits)?;
     let served = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await;

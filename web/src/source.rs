@@ -92,8 +92,10 @@ pub struct BookTables {
 pub struct ClusterStatus {
     /// Jobs by state.
     pub jobs: JobCounts,
-    /// The workers the coordinator knows.
+    /// The workers the coordinator knows: the first page of them, by name.
     pub workers: Vec<WorkerInfo>,
+    /// Every worker the coordinator knows (more than `workers` lists when there are many).
+    pub worker_count: u64,
     /// What the database holds.
     pub stored: StoredTotals,
 }
@@ -265,6 +267,8 @@ impl Source {
     /// The coordinator's status.
     pub async fn status(&self) -> Result<ClusterStatus, SourceError> {
         let s = jobs::status(&self.client).await?;
+        // A coordinator from before the count was sent: what it listed is all it knows.
+        let worker_count = s.worker_count.max(s.workers.len() as u64);
         Ok(ClusterStatus {
             jobs: JobCounts {
                 queued: s.queued,
@@ -287,6 +291,7 @@ impl Source {
                     quarantined: w.quarantined,
                 })
                 .collect(),
+            worker_count,
             stored: StoredTotals {
                 playout_positions: s.playout_positions,
                 game_positions: s.game_positions,

@@ -101,7 +101,12 @@ impl Admin {
     pub async fn wait_until_open(&self, timeout: Duration) -> Result<(), SoakError> {
         let started = Instant::now();
         loop {
-            match self.client.clone().status(v2::StatusRequest {}).await {
+            match self
+                .client
+                .clone()
+                .status(v2::StatusRequest::default())
+                .await
+            {
                 Ok(_) => return Ok(()),
                 Err(status) if started.elapsed() > timeout => {
                     return Err(SoakError::Rpc {
@@ -302,7 +307,7 @@ async fn feed_campaign(
         .collect();
     let mut next = 0;
     loop {
-        let queued = match client.status(v2::StatusRequest {}).await {
+        let queued = match client.status(v2::StatusRequest::default()).await {
             Ok(status) => Some(status.into_inner().queued),
             Err(status) => {
                 errors.push(format!("status: {status}"));

@@ -9,8 +9,8 @@ use clap::Args;
 use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::store::OpenCheck;
 use pentagrid_coordinator::{
-    BackgroundPriority, Coordinator, Credentials, CrossCheckSettings, Grant, Metrics, Role,
-    Settings, TlsFiles, serve_opening,
+    BackgroundPriority, ConnectionLimits, Coordinator, Credentials, CrossCheckSettings, Grant,
+    Metrics, Role, Settings, TlsFiles, serve_opening,
 };
 use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
@@ -134,6 +134,45 @@ pub struct CoordinatorArgs {
     /// stones (the midsolver; 18 to 36), other workers below; 0: always other workers.
     #[arg(long, default_value_t = 20, value_name = "STONES")]
     judge_stones: u32,
+    /// Most workers known at once; a new worker past it evicts the longest-silent one that
+    /// holds no lease.
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    max_workers: usize,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// Bounds on connections, shared by the coordinator and the explorer.
+#[derive(Args, Clone)]
+pub struct LimitArgs {
+    /// Most connections open at once (keep it below the descriptor limit, `ulimit -n`).
+    #[arg(long, default_value_t = 4_096, value_name = "N")]
+    max_connections: usize,
+    /// Most connections that have not yet spoken; past it the oldest is closed.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_pending_connections: usize,
+    /// Seconds a new connection has to send its first bytes.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    handshake_timeout: u64,
+    /// Seconds a connection may stay silent before it is closed (more than 50: live peers
+    /// answer keepalive pings every 30 s).
+    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
+    idle_timeout: u64,
+}
+
+impl LimitArgs {
+    /// The limits, validated.
+    pub fn limits(&self) -> Result<ConnectionLimits> {
+        let limits = ConnectionLimits {
+            max_connections: self.max_connections,
+            max_pending: self.max_pending_connections,
+            handshake_timeout: Duration::from_secs(self.handshake_timeout),
+            idle_timeout: Duration::from_secs(self.idle_timeout),
+            ..ConnectionLimits::default()
+        };
+        limits.validate()?;
+        Ok(limits)
+    }
 }
 
 impl CoordinatorArgs {
@@ -192,6 +231,11 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         args.judge_stones == 0 || (18..=36).contains(&args.judge_stones),
         "--judge-stones must be 0 (never) or from 18 to 36"
     );
+    ensure!(
+        (1..=10_000_000).contains(&args.max_workers),
+        "--max-workers must be from 1 to 10000000"
+    );
+    let limits = args.limits.limits()?;
     let credentials = args.credentials()?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(TlsFiles {
@@ -206,6 +250,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         heartbeat_interval: Duration::from_secs((args.lease_seconds / 4).max(1)),
         max_attempts: args.max_attempts,
         prune_after_leases: args.prune_after_leases,
+        max_workers: args.max_workers,
         metrics: metrics.clone(),
         crosscheck: CrossCheckSettings {
             puzzle_sample: args.check_puzzles,
@@ -232,15 +277,18 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             .await?;
             println!("metrics at http://{bound}/metrics");
         }
-        println!("coordinator listening on {address}");
-        tracing::info!(%address, db = %args.db.display(), "coordinator listening; opening the database");
+        tracing::info!(%address, db = %args.db.display(), "coordinator bound; opening the database");
         let db = args.db.clone();
+        // Announced once the TLS material is read (before the opening starts) and the
+        // database is open (its lock taken), so a failure is never preceded by it.
         let open = move || {
             let coordinator = Coordinator::open(&db, settings)?;
             let _ = opened.set(coordinator.clone());
+            println!("coordinator listening on {address}");
+            tracing::info!(%address, "coordinator listening; database open");
             Ok(coordinator)
         };
-        serve_opening(listener, open, metrics, credentials, tls, shutdown_signal())
+        serve_opening(listener, open, metrics, credentials, tls, limits, shutdown_signal())
             .await
             .with_context(|| format!("coordinator with the database in {}", args.db.display()))?;
         Ok(())

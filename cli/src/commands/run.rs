@@ -143,7 +143,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         print_book(&start_book);
         write_studies(&report, &args.db)?;
         let served = if args.serve {
-            serve_explorer(client, &args.serve_listen, BookCacheSettings::default()).await
+            serve_explorer(
+                client,
+                &args.serve_listen,
+                BookCacheSettings::default(),
+                pentagrid_coordinator::ConnectionLimits::default(),
+            )
+            .await
         } else {
             Ok(())
         };

@@ -8,7 +8,7 @@ use clap::Args;
 use pentagrid_client::Client;
 use pentagrid_web::{BookCacheSettings, Source};
 
-use super::cluster::{Connection, shutdown_signal};
+use super::cluster::{Connection, LimitArgs, shutdown_signal};
 
 /// Serve the web explorer: the opening book, puzzles, matches and the live cluster in a
 /// browser, with a read-only JSON API under /api/v1/.
@@ -26,15 +26,18 @@ pub struct ServeArgs {
     book_cache_mb: u64,
     #[command(flatten)]
     connection: Connection,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 pub fn run(args: &ServeArgs) -> Result<()> {
+    let limits = args.limits.limits()?;
     let (rt, client) = args.connection.client()?;
     let book_cache = BookCacheSettings {
         max_age: Duration::from_secs(args.book_max_age),
         max_bytes: args.book_cache_mb.saturating_mul(1 << 20),
     };
-    rt.block_on(serve_explorer(client, &args.listen, book_cache))
+    rt.block_on(serve_explorer(client, &args.listen, book_cache, limits))
 }
 
 /// Checks that the coordinator answers and takes the credential, then serves the explorer on
@@ -43,6 +46,7 @@ pub async fn serve_explorer(
     client: Client,
     listen: &str,
     book_cache: BookCacheSettings,
+    limits: pentagrid_coordinator::ConnectionLimits,
 ) -> Result<()> {
     let source = Source::new(client);
     source.check().await.context("the explorer cannot start")?;
@@ -52,6 +56,6 @@ pub async fn serve_explorer(
     let address = listener.local_addr()?;
     println!("explorer on http://{address}/ (Ctrl-C stops it)");
     tracing::info!(%address, "explorer listening");
-    pentagrid_web::serve(listener, source, book_cache, shutdown_signal()).await?;
+    pentagrid_web::serve_with(listener, source, book_cache, limits, shutdown_signal()).await?;
     Ok(())
 }

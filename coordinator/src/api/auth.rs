@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
 use tonic::Status;
 use tonic::body::Body;
@@ -57,6 +58,12 @@ pub enum CredentialError {
     /// A token is empty.
     #[error("the token for {0} is empty")]
     Empty(Grant),
+    /// A token is longer than any client can send in a header.
+    #[error("the token for {0} is {1} bytes long; at most {max} are allowed", max = pentagrid_proto::MAX_TOKEN_BYTES)]
+    TooLong(Grant, usize),
+    /// A token holds characters an HTTP header cannot carry.
+    #[error("the token for {0} must be printable ASCII without spaces")]
+    Unprintable(Grant),
     /// The same token was given twice: a caller holding it would have two meanings.
     #[error(
         "the same token is given for {0} and for {1}: each role needs its own token (one token for every role is --token-file)"
@@ -90,6 +97,12 @@ impl Credentials {
         for (i, (grant, token)) in tokens.iter().enumerate() {
             if token.is_empty() {
                 return Err(CredentialError::Empty(*grant));
+            }
+            if token.len() > pentagrid_proto::MAX_TOKEN_BYTES {
+                return Err(CredentialError::TooLong(*grant, token.len()));
+            }
+            if !token.bytes().all(|b| b.is_ascii_graphic()) {
+                return Err(CredentialError::Unprintable(*grant));
             }
             if let Some((first, _)) = tokens[..i].iter().find(|(_, earlier)| earlier == token) {
                 return Err(CredentialError::Shared(*first, *grant));
@@ -195,13 +208,42 @@ where
             .and_then(|rest| rest.strip_prefix('/'))
             .unwrap_or(path);
         match authorize(&self.credentials, request.headers(), method) {
-            Ok(()) => Box::pin(self.inner.call(request)),
+            Ok(()) => {
+                let answer = self.inner.call(request);
+                Box::pin(async move {
+                    let mut response = answer.await?;
+                    explain_size_refusal(&mut response);
+                    Ok(response)
+                })
+            }
             Err(refusal) => {
                 let response = Status::from(refusal).into_http();
                 Box::pin(std::future::ready(Ok(response)))
             }
         }
     }
+}
+
+/// Gives the transport's refusal of an oversized request (OUT_OF_RANGE, with no details:
+/// the coordinator's own errors never use that code) the [`ErrorReason::TooLarge`] reason
+/// and a message that says what to do.
+fn explain_size_refusal(response: &mut http::Response<Body>) {
+    let Some(status) = Status::from_header_map(response.headers()) else {
+        return;
+    };
+    if status.code() != tonic::Code::OutOfRange || !status.details().is_empty() {
+        return;
+    }
+    let explained = pentagrid_proto::error_status(
+        tonic::Code::OutOfRange,
+        ErrorReason::TooLarge,
+        format!(
+            "the request is over the {} byte message cap: send it in smaller parts ({})",
+            pentagrid_proto::MAX_MESSAGE_BYTES,
+            super::quote::prefix(status.message(), 200)
+        ),
+    );
+    let _ = explained.add_header(response.headers_mut());
 }
 
 /// Compares without an early exit, so timing does not reveal how much of a token matched.
@@ -213,7 +255,6 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
     use pentagrid_proto::reason_of;
-    use pentagrid_proto::v2::ErrorReason;
     use tonic::Code;
 
     fn headers(token: Option<&str>, protocol: Option<&str>) -> http::HeaderMap {
@@ -309,6 +350,14 @@ mod tests {
         assert_eq!(
             Credentials::new(vec![(Grant::All, "t".into()), (read, "t".into())]).unwrap_err(),
             CredentialError::Shared(Grant::All, read)
+        );
+        assert_eq!(
+            Credentials::new(vec![(worker, "t".repeat(133_000))]).unwrap_err(),
+            CredentialError::TooLong(worker, 133_000)
+        );
+        assert_eq!(
+            Credentials::new(vec![(worker, "t\nx".into())]).unwrap_err(),
+            CredentialError::Unprintable(worker)
         );
         let both = Credentials::new(vec![(Grant::All, "t".into()), (worker, "u".into())]).unwrap();
         assert_eq!(both.grant_of("Bearer u"), Some(worker));

@@ -12,6 +12,7 @@ use crate::book::{BookRow, BookView, ExportRow, TableSource};
 use crate::builder::BuildReport;
 use crate::coordinator::ClusterStatus;
 use crate::crosscheck::flags::QUARANTINE_FLAGS;
+use crate::jobs::registry::WorkerCursor;
 use crate::jobs::{JobsUpdate, LeasedJob};
 use crate::matches::{MatchReport, MatchState};
 use crate::puzzles::PuzzleListing;
@@ -24,6 +25,23 @@ pub(crate) fn job(job: LeasedJob) -> v2::Job {
         attempt: job.attempt,
         seed: job.seed,
         spec: Some(v2::JobSpec::from(&job.task)),
+    }
+}
+
+/// Separates name and id in a worker cursor: neither may hold a control character.
+const CURSOR_SEPARATOR: char = '\u{0}';
+
+/// The worker cursor a status request carries (`None` when empty).
+pub(crate) fn worker_cursor(text: &str) -> Result<Option<WorkerCursor>, Status> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match text.split_once(CURSOR_SEPARATOR) {
+        Some((name, id)) => Ok(Some((name.to_owned(), id.to_owned()))),
+        None => Err(invalid(format!(
+            "bad workers_after {}: pass a status answer's next_workers_after",
+            super::quote::bounded(text, super::quote::QUOTED_BYTES)
+        ))),
     }
 }
 
@@ -58,6 +76,11 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
         games: totals.games,
         playouts: totals.playouts,
         quarantined: jobs.quarantined,
+        worker_count: jobs.worker_count,
+        next_workers_after: jobs
+            .next_workers
+            .map(|(name, id)| format!("{name}{CURSOR_SEPARATOR}{id}"))
+            .unwrap_or_default(),
         flagged_workers: flagged
             .into_iter()
             .map(|w| v2::FlaggedWorker {

@@ -2,9 +2,10 @@
 //! message for people, and a machine-readable [`ErrorReason`] in the status details, which is
 //! what workers and clients branch on.
 
-use pentagrid_proto::error_status;
 use pentagrid_proto::v2::ErrorReason;
 use tonic::{Code, Status};
+
+use super::quote::capped;
 
 use super::auth::AuthError;
 use crate::book::BookError;
@@ -15,6 +16,13 @@ use crate::matches::MatchError;
 use crate::puzzles::PuzzleError;
 use crate::store::StoreError;
 use crate::store::backup::BackupError;
+
+/// A status with `code`, `reason` in its details and `message` cut to a length every peer's
+/// header limits allow (a message quoting a huge input would otherwise reach the caller as
+/// an opaque transport error).
+fn error_status(code: Code, reason: ErrorReason, message: impl Into<String>) -> Status {
+    pentagrid_proto::error_status(code, reason, capped(message.into()))
+}
 
 /// A malformed request (found while reading it off the wire).
 pub(crate) fn invalid(message: impl Into<String>) -> Status {
@@ -75,7 +83,13 @@ impl From<JobError> for Status {
                 ErrorReason::UnknownWorker,
                 error.to_string(),
             ),
-            JobError::BadWorkerId
+            JobError::RegistryFull(_) => error_status(
+                Code::ResourceExhausted,
+                ErrorReason::AtCapacity,
+                error.to_string(),
+            ),
+            JobError::BadWorkerId(_)
+            | JobError::BadWorkerName(_)
             | JobError::TooManyJobs(_)
             | JobError::PairsBelongToMatches
             | JobError::TooManyWatched => invalid(error.to_string()),
@@ -193,6 +207,8 @@ pub(crate) fn not_found_message(message: impl Into<String>) -> Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jobs::identity::LabelError;
+    use crate::jobs::registry::RegistryFull;
     use pentagrid_proto::reason_of;
 
     #[test]
@@ -204,9 +220,19 @@ mod tests {
                 ErrorReason::UnknownWorker,
             ),
             (
-                JobError::BadWorkerId.into(),
+                JobError::BadWorkerId(LabelError::Empty).into(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidArgument,
+            ),
+            (
+                JobError::BadWorkerName(LabelError::TooLong { len: 101, max: 100 }).into(),
+                Code::InvalidArgument,
+                ErrorReason::InvalidArgument,
+            ),
+            (
+                JobError::RegistryFull(RegistryFull(3)).into(),
+                Code::ResourceExhausted,
+                ErrorReason::AtCapacity,
             ),
             (
                 SubmitError::NotLeased("gone".into()).into(),
@@ -269,6 +295,8 @@ mod tests {
                 ErrorReason::Storage,
             ),
         ];
+        let long = invalid("x".repeat(100_000));
+        assert!(long.message().len() < 1_100, "{}", long.message().len());
         for (status, code, reason) in cases {
             assert_eq!(
                 (status.code(), reason_of(&status)),

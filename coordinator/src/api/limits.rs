@@ -106,3 +106,69 @@ fn a_full_submission_of_small_jobs_is_well_below_the_cap() {
     };
     assert!(request.encoded_len() < BUDGET, "{}", request.encoded_len());
 }
+
+/// Arbitrary worker ids and names at Hello are registered or refused cleanly, and a status at
+/// its fullest (1,000 workers with the longest ids and names) stays well below the cap.
+mod hello_status {
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::coordinator::Coordinator;
+    use crate::jobs::identity::{MAX_WORKER_ID_BYTES, MAX_WORKER_NAME_BYTES};
+    use crate::jobs::{JobError, Settings, WorkerPage};
+
+    fn coordinator() -> (tokio::runtime::Runtime, tempfile::TempDir, Arc<Coordinator>) {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let coordinator = {
+            let _context = runtime.enter();
+            Coordinator::open(dir.path(), Settings::default()).unwrap()
+        };
+        (runtime, dir, coordinator)
+    }
+
+    #[test]
+    fn a_full_status_page_is_well_below_the_cap() {
+        let (_runtime, _dir, coordinator) = coordinator();
+        for i in 0..1_500 {
+            let id = format!("{i:\u{10FFFF}>50}");
+            let name = "\u{10FFFF}".repeat(MAX_WORKER_NAME_BYTES / 4);
+            assert!(id.len() <= MAX_WORKER_ID_BYTES && id.len() > 180);
+            coordinator.jobs.hello(&id, &name, u32::MAX).unwrap();
+        }
+        let status = coordinator.status_page(&WorkerPage::first()).unwrap();
+        let wire = super::super::convert::status(status);
+        assert_eq!((wire.workers.len(), wire.worker_count), (1_000, 1_500));
+        assert!(wire.encoded_len() < BUDGET, "{}", wire.encoded_len());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn arbitrary_hellos_are_registered_or_refused_and_status_fits(
+            hellos in proptest::collection::vec((any::<String>(), any::<String>()), 1..40),
+        ) {
+            let (_runtime, _dir, coordinator) = coordinator();
+            let mut registered = std::collections::HashSet::new();
+            for (id, name) in &hellos {
+                match coordinator.jobs.hello(id, name, 1) {
+                    Ok(_) => {
+                        prop_assert!(!id.is_empty() && id.len() <= MAX_WORKER_ID_BYTES);
+                        prop_assert!(name.len() <= MAX_WORKER_NAME_BYTES);
+                        prop_assert!(!id.chars().chain(name.chars()).any(char::is_control));
+                        registered.insert(id.clone());
+                    }
+                    Err(JobError::BadWorkerId(_) | JobError::BadWorkerName(_)) => {}
+                    Err(other) => prop_assert!(false, "unexpected refusal {other}"),
+                }
+            }
+            let status = coordinator.status_page(&WorkerPage::first()).unwrap();
+            let wire = super::super::convert::status(status);
+            prop_assert_eq!(wire.worker_count, registered.len() as u64);
+            prop_assert!(wire.encoded_len() < BUDGET);
+        }
+    }
+}

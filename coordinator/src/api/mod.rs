@@ -7,6 +7,7 @@ mod convert;
 mod errors;
 #[cfg(test)]
 mod limits;
+mod quote;
 pub mod roles;
 pub mod untrusted;
 
@@ -21,10 +22,12 @@ use tonic::{Request, Response, Status};
 use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
 use crate::ingest::{Submission, Submitted};
+use crate::jobs::{DEFAULT_WORKERS_PAGE, WorkerPage};
 use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec};
 use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleFilter};
 use auth::{Credentials, Guarded};
 use errors::invalid;
+use quote::{QUOTED_BYTES, bounded};
 
 /// The gRPC service for `coordinator`, behind authentication and roles (`credentials`) and
 /// message limits.
@@ -57,7 +60,7 @@ where
     T::Err: std::fmt::Display,
 {
     text.parse()
-        .map_err(|e| invalid(format!("bad {what} {text:?}: {e}")))
+        .map_err(|e| invalid(format!("bad {what} {}: {e}", bounded(text, QUOTED_BYTES))))
 }
 
 fn tasks(specs: &[v2::JobSpec]) -> Result<Vec<Task>, Status> {
@@ -248,8 +251,18 @@ impl CoordinatorApi for Service {
         }))
     }
 
-    async fn status(&self, _request: Request<v2::StatusRequest>) -> Answer<v2::StatusResponse> {
-        Ok(Response::new(convert::status(self.coordinator.status()?)))
+    async fn status(&self, request: Request<v2::StatusRequest>) -> Answer<v2::StatusResponse> {
+        let r = request.get_ref();
+        let page = WorkerPage {
+            after: convert::worker_cursor(&r.workers_after)?,
+            limit: match r.workers_limit {
+                0 => DEFAULT_WORKERS_PAGE,
+                n => n as usize,
+            },
+        };
+        Ok(Response::new(convert::status(
+            self.coordinator.status_page(&page)?,
+        )))
     }
 
     async fn book_show(
@@ -356,7 +369,8 @@ impl CoordinatorApi for Service {
             level if DIFFICULTY_LABELS.contains(&level) => Some(level.to_owned()),
             other => {
                 return Err(invalid(format!(
-                    "bad level {other:?}: expected easy, medium, hard or expert"
+                    "bad level {}: expected easy, medium, hard or expert",
+                    bounded(other, QUOTED_BYTES)
                 )));
             }
         };
@@ -403,16 +417,16 @@ impl CoordinatorApi for Service {
         if r.roots.len() > crate::builder::MAX_BUILD_ROOTS {
             return Err(invalid("a build has 1 to 10000 roots"));
         }
-        let config: UctConfig = r
-            .config
-            .parse()
-            .map_err(|e| invalid(format!("bad engine config {:?}: {e}", r.config)))?;
+        let config: UctConfig = r.config.parse().map_err(|e| {
+            let config = bounded(&r.config, QUOTED_BYTES);
+            invalid(format!("bad engine config {config}: {e}"))
+        })?;
         let roots = r
             .roots
             .iter()
             .map(|text| {
                 text.parse::<Position>()
-                    .map_err(|e| invalid(format!("bad root {text:?}: {e}")))
+                    .map_err(|e| invalid(format!("bad root {}: {e}", bounded(text, QUOTED_BYTES))))
             })
             .collect::<Result<_, _>>()?;
         let spec = BuildSpec {

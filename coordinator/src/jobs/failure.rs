@@ -9,8 +9,8 @@ use crate::store::{JobState, StoreError};
 /// Why a reported job failure was refused. Nothing changed.
 #[derive(Debug, Error)]
 pub enum FailureError {
-    /// The worker id is empty or too long.
-    #[error("worker_id must be 1 to 200 bytes")]
+    /// The worker id is empty, too long or unprintable.
+    #[error("worker_id must be 1 to 200 bytes of printable characters")]
     BadWorkerId,
     /// The worker does not hold this lease on this job.
     #[error("{0}")]
@@ -50,10 +50,10 @@ impl JobQueue {
         .map_err(|e| FailureError::NotLeased(e.0))?;
         let state = JobState::from_stored(record.state);
         tracing::warn!(
-            worker = id,
+            worker = ?id,
             job = job_id,
             ?state,
-            error,
+            error = ?error,
             "job failed on its worker"
         );
         self.record_changes(&[(job_id, record)])?;

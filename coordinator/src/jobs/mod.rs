@@ -3,6 +3,8 @@
 //! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
 
 mod failure;
+pub mod identity;
+pub mod registry;
 pub mod scheduler;
 mod settings;
 mod status;
@@ -25,9 +27,11 @@ use crate::metrics::{LeaseEvent, Metrics};
 use crate::offload::{BackgroundPriority, blocking};
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 pub use failure::FailureError;
+use identity::LabelError;
+use registry::{Registry, RegistryFull};
 use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
 pub use settings::Settings;
-pub use status::{QueueStatus, WorkerSnapshot};
+pub use status::{DEFAULT_WORKERS_PAGE, QueueStatus, WorkerPage, WorkerSnapshot};
 pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
 
 /// The seed a job runs with: fixed by its id, so a retried job repeats the same computation.
@@ -43,11 +47,18 @@ pub const MAX_JOBS_PER_SUBMISSION: usize = 1_000;
 /// Why a job-queue call was refused.
 #[derive(Debug, Error)]
 pub enum JobError {
-    /// The worker id is empty or too long.
-    #[error("worker_id must be 1 to 200 bytes")]
-    BadWorkerId,
-    /// The worker has not said hello to this coordinator process (it may have restarted).
-    #[error("unknown worker {0}: say hello first")]
+    /// The worker id is empty, too long or unprintable.
+    #[error("bad worker_id: it {0}")]
+    BadWorkerId(LabelError),
+    /// The worker name is too long or unprintable.
+    #[error("bad worker name: it {0}")]
+    BadWorkerName(LabelError),
+    /// The registry is full of workers holding leases.
+    #[error(transparent)]
+    RegistryFull(#[from] RegistryFull),
+    /// The worker has not said hello to this coordinator process (it may have restarted, or
+    /// forgotten the worker after a long silence).
+    #[error("unknown worker {0:?}: say hello first")]
     UnknownWorker(String),
     /// Too many jobs in one submission.
     #[error("at most {MAX_JOBS_PER_SUBMISSION} jobs per call, not {0}: submit in batches")]
@@ -94,10 +105,7 @@ pub struct LeasedJob {
 }
 
 fn checked_worker_id(id: &str) -> Result<&str, JobError> {
-    if id.is_empty() || id.len() > 200 {
-        return Err(JobError::BadWorkerId);
-    }
-    Ok(id)
+    identity::worker_id(id).map_err(JobError::BadWorkerId)
 }
 
 /// A job's state changed (sent once the new state is written to the store).
@@ -121,6 +129,8 @@ pub struct JobQueue {
     clock: Arc<dyn Clock>,
     draining: AtomicBool,
     flags: WorkerFlags,
+    /// A full registry is logged once, not once per refused hello.
+    warn_full: std::sync::Once,
     events: broadcast::Sender<JobEvent>,
     /// Turns true on shutdown: open watches end then, so they do not hold the server up.
     stopping: tokio::sync::watch::Sender<bool>,
@@ -135,6 +145,7 @@ impl JobQueue {
         clock: Arc<dyn Clock>,
     ) -> Result<JobQueue, StoreError> {
         let mut scheduler = Scheduler::new(settings.lease_duration, settings.max_attempts);
+        scheduler.workers = Registry::new(settings.max_workers);
         let now = clock.now();
         for LoadedJob { id, record, task } in store.load_jobs()? {
             scheduler.restore(id, record, task, now);
@@ -147,6 +158,7 @@ impl JobQueue {
             settings,
             clock,
             draining: AtomicBool::new(false),
+            warn_full: std::sync::Once::new(),
             events: broadcast::Sender::new(EVENT_BACKLOG),
             stopping: tokio::sync::watch::Sender::new(false),
         })
@@ -207,23 +219,33 @@ impl JobQueue {
         self.flusher.durable().await.map_err(StoreError::Durability)
     }
 
-    /// A worker introduces itself (again, after a coordinator restart).
+    /// A worker introduces itself (again, after a coordinator restart). Its id and name must
+    /// be printable and bounded ([`identity`]); a new id in a full registry evicts the
+    /// longest-silent worker without leases ([`registry`]).
     pub fn hello(&self, worker_id: &str, name: &str, threads: u32) -> Result<LeaseTerms, JobError> {
         let id = checked_worker_id(worker_id)?;
-        let mut scheduler = self.scheduler();
-        // A restarted worker comes back with its id: it is the same worker, results and all.
-        let results = scheduler.workers.get(id).map_or(0, |info| info.results);
-        scheduler.workers.insert(
-            id.to_owned(),
-            WorkerInfo {
-                name: name.chars().take(100).collect(),
-                threads,
-                last_seen: self.clock.now(),
-                results,
-            },
-        );
-        drop(scheduler);
-        tracing::info!(worker = id, name, threads, "worker joined");
+        let name = identity::worker_name(name).map_err(JobError::BadWorkerName)?;
+        let info = WorkerInfo {
+            name: name.to_owned(),
+            threads,
+            last_seen: self.clock.now(),
+            results: 0,
+        };
+        let evicted = self.scheduler().join_worker(id, info);
+        let evicted = match evicted {
+            Ok(evicted) => evicted,
+            Err(full) => {
+                self.warn_full.call_once(|| {
+                    tracing::warn!(worker = ?id, "worker registry full of leaseholders: hello refused");
+                });
+                return Err(full.into());
+            }
+        };
+        if let Some(evicted) = evicted {
+            tracing::debug!(worker = ?evicted, "registry full: the longest-silent worker evicted");
+        }
+        // Peer text is logged escaped (`?`), so a name cannot forge a log line.
+        tracing::info!(worker = ?id, name = ?name, threads, "worker joined");
         Ok(LeaseTerms {
             lease: self.settings.lease_duration,
             heartbeat: self.settings.heartbeat_interval,
@@ -236,7 +258,8 @@ impl JobQueue {
         if self.draining.load(Ordering::Relaxed) {
             return Ok(Vec::new());
         }
-        let max = max_jobs.clamp(1, self.settings.max_jobs_per_lease) as usize;
+        // Zero asks for nothing and gets nothing (proto3's default is not "one").
+        let max = max_jobs.min(self.settings.max_jobs_per_lease) as usize;
         let now = self.clock.now();
         if self.flags.quarantined(id) {
             return Err(JobError::Quarantined(id.to_owned()));
@@ -246,6 +269,9 @@ impl JobQueue {
             return Err(JobError::UnknownWorker(id.to_owned()));
         }
         scheduler.seen(id, now);
+        if max == 0 {
+            return Ok(Vec::new());
+        }
         let store = &self.store;
         let mut id_error = None;
         let granted = scheduler.lease(id, max, now, || {
@@ -369,7 +395,7 @@ impl JobQueue {
             (changed, pruned)
         };
         for worker in pruned {
-            tracing::info!(worker, "silent worker forgotten");
+            tracing::info!(worker = ?worker, "silent worker forgotten");
         }
         self.metrics().leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
@@ -609,7 +635,7 @@ mod tests {
         ));
         assert!(matches!(
             queue.hello("", "x", 1),
-            Err(JobError::BadWorkerId)
+            Err(JobError::BadWorkerId(LabelError::Empty))
         ));
     }
 }

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use pentago::Position;
 use pentagrid_proto::Task;
 
+pub use super::registry::WorkerInfo;
+use super::registry::{DEFAULT_MAX_WORKERS, Registry, RegistryFull};
 use crate::store::{JobState, StoredJob};
 
 /// A job that is queued or leased.
@@ -29,19 +31,6 @@ pub struct Lease {
     pub worker_id: String,
     /// When it goes back to the queue unless renewed.
     pub expires: Instant,
-}
-
-/// What the coordinator knows of a worker.
-#[derive(Clone, Debug)]
-pub struct WorkerInfo {
-    /// Its display name.
-    pub name: String,
-    /// Threads it runs.
-    pub threads: u32,
-    /// Last call.
-    pub last_seen: Instant,
-    /// Results it had applied.
-    pub results: u64,
 }
 
 /// Why a submission's lease check failed.
@@ -65,7 +54,8 @@ pub struct Scheduler {
     /// book builder learns what is being worked on without copying the queue each round.
     book_jobs: HashMap<u64, BookJobs>,
     leases: HashMap<u64, Lease>,
-    pub workers: HashMap<String, WorkerInfo>,
+    /// The known workers, bounded.
+    pub workers: Registry,
     lease_duration: Duration,
     max_attempts: u32,
     /// Jobs done, failed and cancelled.
@@ -81,7 +71,7 @@ impl Scheduler {
             active: HashMap::new(),
             book_jobs: HashMap::new(),
             leases: HashMap::new(),
-            workers: HashMap::new(),
+            workers: Registry::new(DEFAULT_MAX_WORKERS),
             lease_duration,
             max_attempts,
             finished: [0; 3],
@@ -118,9 +108,7 @@ impl Scheduler {
 
     /// Notes a call from a worker.
     pub fn seen(&mut self, worker_id: &str, now: Instant) {
-        if let Some(info) = self.workers.get_mut(worker_id) {
-            info.last_seen = now;
-        }
+        self.workers.seen(worker_id, now);
     }
 
     /// Grants up to `max` queued jobs to `worker_id`; `lease_ids` supplies fresh ids.
@@ -262,25 +250,30 @@ impl Scheduler {
 
     /// Forgets workers silent since before `cutoff` that hold no lease; returns their ids.
     pub fn prune_workers(&mut self, cutoff: Instant) -> Vec<String> {
-        let leases = self.lease_counts();
-        let silent: Vec<String> = self
-            .workers
-            .iter()
-            .filter(|(id, info)| info.last_seen < cutoff && !leases.contains_key(id.as_str()))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in &silent {
-            self.workers.remove(id);
-        }
-        silent
+        let holders = self.leaseholders();
+        self.workers.prune(cutoff, |id| holders.contains(id))
+    }
+
+    /// The workers holding a lease.
+    #[must_use]
+    pub fn leaseholders(&self) -> HashSet<String> {
+        leaseholders(&self.leases)
+    }
+
+    /// Registers a worker (see [`Registry::join`]); returns the worker evicted for it.
+    pub fn join_worker(
+        &mut self,
+        id: &str,
+        info: WorkerInfo,
+    ) -> Result<Option<String>, RegistryFull> {
+        let leases = &self.leases;
+        self.workers.join(id, info, || leaseholders(leases))
     }
 
     /// Counts a finished job.
     pub fn mark_done(&mut self, worker_id: &str) {
         self.finished[0] += 1;
-        if let Some(info) = self.workers.get_mut(worker_id) {
-            info.results += 1;
-        }
+        self.workers.record_result(worker_id);
     }
 
     /// Sends expired leases' jobs back to the queue, or fails them after too many attempts.
@@ -443,6 +436,14 @@ impl Scheduler {
     }
 }
 
+/// The workers holding one of `leases`.
+fn leaseholders(leases: &HashMap<u64, Lease>) -> HashSet<String> {
+    leases
+        .values()
+        .map(|lease| lease.worker_id.clone())
+        .collect()
+}
+
 /// The position a task analyses or solves (what the book builder cares about).
 fn book_position(task: &Task) -> Option<&Position> {
     match task {
@@ -567,7 +568,7 @@ mod tests {
                 last_seen: t0,
                 results: 0,
             };
-            s.workers.insert(id.into(), info);
+            s.workers.join(id, info, HashSet::new).unwrap();
         }
         let (record, task) = job();
         s.restore(1, record, Some(task), t0);
@@ -579,7 +580,7 @@ mod tests {
         );
         let pruned = s.prune_workers(t0 + Duration::from_secs(20));
         assert_eq!(pruned, vec!["quiet".to_owned()]);
-        let mut left: Vec<&String> = s.workers.keys().collect();
+        let mut left: Vec<&String> = s.workers.ids().collect();
         left.sort();
         assert_eq!(left, ["busy", "fresh"]);
     }

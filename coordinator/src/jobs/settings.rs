@@ -22,6 +22,8 @@ pub struct Settings {
     /// Workers silent for longer than this many lease durations (and holding no lease) are
     /// forgotten.
     pub prune_after_leases: u32,
+    /// Most workers known at once (see [`super::registry`]); at least 1.
+    pub max_workers: usize,
     /// Where the coordinator counts what it does.
     pub metrics: Metrics,
     /// How exact claims are cross-checked.
@@ -40,6 +42,7 @@ impl Default for Settings {
             max_attempts: 5,
             max_jobs_per_lease: 64,
             prune_after_leases: 10,
+            max_workers: super::registry::DEFAULT_MAX_WORKERS,
             metrics: Metrics::new(),
             crosscheck: CrossCheckSettings::default(),
             background: BackgroundPriority::Normal,

@@ -22,8 +22,17 @@ pub enum ApiError {
     #[error("{0}")]
     NotFound(String),
     /// No such route.
-    #[error("no such API route: {0}")]
+    #[error("no such route: {0:?}")]
     NoRoute(String),
+    /// The route does not take this method (the API only reads: GET).
+    #[error("method {0} is not allowed here: the API only reads (GET)")]
+    MethodNotAllowed(String),
+    /// The request target is too long.
+    #[error("the URI is {0} bytes long; at most {max} are taken", max = crate::refusals::MAX_URI_BYTES)]
+    UriTooLong(usize),
+    /// The headers are too large.
+    #[error("the request headers are too large ({0} bytes); at most {max} are taken", max = crate::refusals::MAX_HEADER_BYTES)]
+    HeadersTooLarge(usize),
     /// The coordinator could not answer.
     #[error(transparent)]
     Source(#[from] SourceError),
@@ -47,6 +56,12 @@ impl ApiError {
             ApiError::BadParameter { .. } => (StatusCode::BAD_REQUEST, "bad_parameter"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::NoRoute(_) => (StatusCode::NOT_FOUND, "no_route"),
+            ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+            ApiError::UriTooLong(_) => (StatusCode::URI_TOO_LONG, "uri_too_long"),
+            ApiError::HeadersTooLarge(_) => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "headers_too_large",
+            ),
             ApiError::Encode(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             ApiError::Source(error) => match error {
                 SourceError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),

@@ -4,4 +4,5 @@
 mod api;
 mod browser;
 mod cache;
+mod limits;
 mod support;

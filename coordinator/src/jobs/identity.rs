@@ -1,0 +1,114 @@
+//! What a worker may call itself: ids and names are peer-supplied text that ends up in the
+//! registry, in every `Status` answer and in the logs, so they are bounded and printable.
+
+use thiserror::Error;
+
+/// Longest worker id, in bytes.
+pub const MAX_WORKER_ID_BYTES: usize = 200;
+
+/// Longest worker name, in bytes.
+pub const MAX_WORKER_NAME_BYTES: usize = 100;
+
+/// Why a peer-supplied label (a worker id or name) was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum LabelError {
+    /// It is empty where one is needed.
+    #[error("is empty")]
+    Empty,
+    /// It is longer than allowed.
+    #[error("is {len} bytes long; at most {max} are allowed")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// It holds a character that could rewrite a terminal or a log line.
+    #[error(
+        "holds the control or formatting character {found:?} at byte {at}: use printable characters"
+    )]
+    Unprintable {
+        /// The character.
+        found: char,
+        /// Its byte offset.
+        at: usize,
+    },
+}
+
+/// Control characters (newlines, ESC, DEL, C1) and the invisible formatting characters that
+/// reorder or hide text (bidirectional overrides and isolates, zero-width marks).
+fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Checks a label: at most `max` bytes, printable, and non-empty when `required`.
+fn checked(text: &str, max: usize, required: bool) -> Result<&str, LabelError> {
+    if required && text.is_empty() {
+        return Err(LabelError::Empty);
+    }
+    if text.len() > max {
+        return Err(LabelError::TooLong {
+            len: text.len(),
+            max,
+        });
+    }
+    if let Some((at, found)) = text.char_indices().find(|&(_, c)| unprintable(c)) {
+        return Err(LabelError::Unprintable { found, at });
+    }
+    Ok(text)
+}
+
+/// A worker id: 1 to [`MAX_WORKER_ID_BYTES`] bytes of printable characters.
+pub fn worker_id(id: &str) -> Result<&str, LabelError> {
+    checked(id, MAX_WORKER_ID_BYTES, true)
+}
+
+/// A worker name: up to [`MAX_WORKER_NAME_BYTES`] bytes of printable characters.
+pub fn worker_name(name: &str) -> Result<&str, LabelError> {
+    checked(name, MAX_WORKER_NAME_BYTES, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn ids_and_names_are_bounded_and_printable() {
+        assert_eq!(worker_id("host-1234-ab"), Ok("host-1234-ab"));
+        assert_eq!(worker_id("ünï cödé 工人"), Ok("ünï cödé 工人"));
+        assert_eq!(worker_id(""), Err(LabelError::Empty));
+        assert_eq!(worker_name(""), Ok(""));
+        assert_eq!(
+            worker_id(&"x".repeat(201)),
+            Err(LabelError::TooLong { len: 201, max: 200 })
+        );
+        assert_eq!(
+            worker_name(&"é".repeat(51)),
+            Err(LabelError::TooLong { len: 102, max: 100 })
+        );
+        for (bad, found, at) in [
+            ("a\nINFO forged", '\n', 1),
+            ("\u{1b}[2J", '\u{1b}', 0),
+            ("ab\u{7f}", '\u{7f}', 2),
+            ("x\u{202e}gpj", '\u{202e}', 1),
+            ("\u{85}", '\u{85}', 0),
+        ] {
+            assert_eq!(worker_name(bad), Err(LabelError::Unprintable { found, at }));
+            assert_eq!(worker_id(bad), Err(LabelError::Unprintable { found, at }));
+        }
+        let message = worker_id("a\u{1b}").unwrap_err().to_string();
+        assert!(message.contains("'\\u{1b}'"), "{message}");
+    }
+
+    proptest! {
+        #[test]
+        fn an_accepted_label_has_no_control_character_and_fits(text in any::<String>()) {
+            if let Ok(id) = worker_id(&text) {
+                prop_assert!(!id.is_empty() && id.len() <= MAX_WORKER_ID_BYTES);
+                prop_assert!(!id.chars().any(char::is_control));
+            }
+        }
+    }
+}
