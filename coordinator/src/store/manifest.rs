@@ -347,9 +347,9 @@ impl Keeper {
 }
 
 impl Store {
-    /// The facts as the store holds them now; cheap (one read, four last keys, two counters),
-    /// so that it can run before every flush.
-    pub(super) fn facts(&self) -> Result<Facts, StoreError> {
+    /// The facts as the store holds them now, as the manifest would record them; cheap (one
+    /// read, four last keys, two counters), so that it runs before every flush.
+    pub fn facts(&self) -> Result<Facts, StoreError> {
         let totals = self.totals()?;
         let mut facts = Facts::default();
         facts.set(Fact::Results, totals.results);
