@@ -53,12 +53,18 @@ impl Setup {
 
     /// Starts a coordinator on a free port; returns it, its URL and its stdout's lines.
     fn coordinator(&self, extra: &[&str]) -> (Process, String, mpsc::Receiver<String>) {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let listen = format!("127.0.0.1:{port}");
         let db = self.path("db");
         let token = self.path("token");
         let mut args = vec![
             "coordinator",
             "--listen",
-            "127.0.0.1:0",
+            &listen,
             "--db",
             db.to_str().unwrap(),
             "--token-file",
@@ -81,13 +87,7 @@ impl Setup {
                 }
             }
         });
-        let first = lines
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the coordinator prints its address");
-        let address = first
-            .strip_prefix("coordinator listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line: {first}"));
-        (Process(child), format!("http://{address}"), lines)
+        (Process(child), format!("http://{listen}"), lines)
     }
 
     fn status(&self, url: &str) -> Option<serde_json::Value> {
@@ -233,7 +233,7 @@ fn a_coordinator_on_a_database_that_lost_results_refuses_then_accepts_when_told(
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    let stdout: Vec<String> = lines.try_iter().collect();
+    let stdout: Vec<String> = lines.iter().collect();
     assert!(stdout.iter().all(|l| !l.contains("serving")), "{stdout:?}");
     assert!(!stderr.contains("serving"), "{stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
@@ -246,8 +246,10 @@ fn a_coordinator_on_a_database_that_lost_results_refuses_then_accepts_when_told(
     eprintln!("refused after {polls} health polls: {}", errors[0]);
 
     // Accepted when told, and logged.
-    let (mut accepted, url, _lines) = setup.coordinator(&["--accept-data-loss"]);
+    let (mut accepted, url, lines) = setup.coordinator(&["--accept-data-loss"]);
     setup.wait_status(&url, |s| s["done"] == 0);
+    let announced = lines.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(announced, format!("coordinator listening on {}", &url[7..]));
     let stderr = terminate(&mut accepted);
     assert!(
         stderr.contains("accept-data-loss") && stderr.contains(&expected),

@@ -232,12 +232,16 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             .await?;
             println!("metrics at http://{bound}/metrics");
         }
-        println!("coordinator listening on {address}");
-        tracing::info!(%address, db = %args.db.display(), "coordinator listening; opening the database");
+        // Health answers NOT_SERVING on the address while the database opens and is checked;
+        // the address is announced only once it passed, so a refused database never reads
+        // as a coordinator that came up.
+        tracing::info!(%address, db = %args.db.display(), "opening and checking the database");
         let db = args.db.clone();
         let open = move || {
             let coordinator = Coordinator::open(&db, settings)?;
             let _ = opened.set(coordinator.clone());
+            println!("coordinator listening on {address}");
+            tracing::info!(%address, "coordinator listening; the database passed its check");
             Ok(coordinator)
         };
         serve_opening(listener, open, metrics, credentials, tls, shutdown_signal())
