@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use pentagrid_bench::{book_positions, book_table, fill_book};
 use pentagrid_coordinator::store::manifest;
-use pentagrid_coordinator::store::{BookEntry, Store};
+use pentagrid_coordinator::store::{BookEntry, Store, StoreError};
 
 const OPENS: usize = 5;
 const CALLS: usize = 1_000;
@@ -22,6 +22,20 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let started = Instant::now();
     let value = f();
     (value, started.elapsed())
+}
+
+/// Opens the store, waiting while a store just dropped still holds sled's lock (its threads let
+/// go of it a moment later); returns the store and the time of the open that succeeded.
+fn open(dir: &std::path::Path) -> Result<(Store, Duration), StoreError> {
+    let started = Instant::now();
+    loop {
+        match timed(|| Store::open(dir)) {
+            (Err(StoreError::Sled(_)), _) if started.elapsed() < Duration::from_secs(30) => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            (opened, took) => return opened.map(|store| (store, took)),
+        }
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -42,11 +56,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (read, took) = timed(|| manifest::read(dir.path()));
         read?.ok_or("no manifest")?;
         reads.push(took);
-        let (store, took) = timed(|| Store::open(dir.path()));
-        drop(store?);
+        let (store, took) = open(dir.path())?;
+        drop(store);
         opens.push(took);
     }
-    let store = Store::open(dir.path())?;
+    let (store, _) = open(dir.path())?;
     let mut facts_times = Vec::new();
     let mut facts = store.facts()?;
     for _ in 0..CALLS {
