@@ -392,7 +392,7 @@ impl Store {
             }
             (_, Ok(None)) if found.is_empty() => {}
             (_, Ok(None)) => {
-                tracing::warn!(db = %dir.display(), "the database has no integrity manifest (written by a pentagrid before 0.x manifests, or the manifest was deleted): adopting it as it is; from now on data loss is caught");
+                tracing::warn!(db = %dir.display(), "the database has no integrity manifest (written by a pentagrid from before integrity manifests, or the manifest was deleted): adopting it as it is; from now on data loss is caught");
             }
             (check, Ok(Some(recorded))) => {
                 let shortfalls = found.shortfalls(&recorded);
