@@ -277,15 +277,16 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             .await?;
             println!("metrics at http://{bound}/metrics");
         }
-        tracing::info!(%address, db = %args.db.display(), "coordinator bound; opening the database");
+        // Health answers NOT_SERVING on the address while the database opens and is checked;
+        // the address is announced only once the TLS material was read and the database passed
+        // its check, so a refused start never reads as a coordinator that came up.
+        tracing::info!(%address, db = %args.db.display(), "opening and checking the database");
         let db = args.db.clone();
-        // Announced once the TLS material is read (before the opening starts) and the
-        // database is open (its lock taken), so a failure is never preceded by it.
         let open = move || {
             let coordinator = Coordinator::open(&db, settings)?;
             let _ = opened.set(coordinator.clone());
             println!("coordinator listening on {address}");
-            tracing::info!(%address, "coordinator listening; database open");
+            tracing::info!(%address, "coordinator listening; the database passed its check");
             Ok(coordinator)
         };
         serve_opening(listener, open, metrics, credentials, tls, limits, shutdown_signal())

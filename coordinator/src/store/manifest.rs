@@ -347,9 +347,9 @@ impl Keeper {
 }
 
 impl Store {
-    /// The facts as the store holds them now; cheap (one read, four last keys, two counters),
-    /// so that it can run before every flush.
-    pub(super) fn facts(&self) -> Result<Facts, StoreError> {
+    /// The facts as the store holds them now, as the manifest would record them; cheap (one
+    /// read, four last keys, two counters), so that it runs before every flush.
+    pub fn facts(&self) -> Result<Facts, StoreError> {
         let totals = self.totals()?;
         let mut facts = Facts::default();
         facts.set(Fact::Results, totals.results);
@@ -392,7 +392,7 @@ impl Store {
             }
             (_, Ok(None)) if found.is_empty() => {}
             (_, Ok(None)) => {
-                tracing::warn!(db = %dir.display(), "the database has no integrity manifest (written by a pentagrid before 0.x manifests, or the manifest was deleted): adopting it as it is; from now on data loss is caught");
+                tracing::warn!(db = %dir.display(), "the database has no integrity manifest (written by a pentagrid from before integrity manifests, or the manifest was deleted): adopting it as it is; from now on data loss is caught");
             }
             (check, Ok(Some(recorded))) => {
                 let shortfalls = found.shortfalls(&recorded);

@@ -209,9 +209,13 @@ impl Store {
         };
         let store = match opened {
             Ok(Ok(store)) => store,
-            Ok(Err(StoreError::Sled(
-                error @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)),
-            ))) => return Err(damaged(error.to_string())),
+            Ok(Err(StoreError::Sled(sled::Error::Corruption { at, .. }))) => {
+                let at = at.map_or_else(String::new, |at| format!(" at {at:?}"));
+                return Err(damaged(format!("sled found corrupt data{at}")));
+            }
+            Ok(Err(StoreError::Sled(error @ sled::Error::ReportableBug(_)))) => {
+                return Err(damaged(error.to_string()));
+            }
             Ok(Err(StoreError::Corrupt { what, why })) => {
                 return Err(damaged(format!("corrupt {what}: {why}")));
             }
