@@ -84,8 +84,13 @@ impl CanonicalFrame {
     }
 }
 
-fn add(table: &mut Table, mv: Move, counts: Counts) {
-    table.entry(mv).or_default().add(counts);
+/// Adds a row's counts under its representative move; rows that merge must not overflow.
+fn add(table: &mut Table, mv: Move, counts: Counts) -> Result<(), String> {
+    table
+        .entry(mv)
+        .or_default()
+        .add(counts)
+        .map_err(|_| format!("the counts of move {mv} overflow"))
 }
 
 fn analyse_effect(
@@ -143,7 +148,7 @@ fn analyse_effect(
                 wins: row.wins,
                 draws: row.draws,
             },
-        );
+        )?;
     }
     if total > playouts {
         return Err(format!(
@@ -209,7 +214,7 @@ fn selfplay_effect(
             wins: u64::from(value == Value::Win),
             draws: u64::from(value == Value::Draw),
         };
-        add(games.entry(frame.key).or_default(), frame.map(mv), counts);
+        add(games.entry(frame.key).or_default(), frame.map(mv), counts)?;
     }
     Ok(ResultEffect {
         games,

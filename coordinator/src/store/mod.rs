@@ -58,6 +58,12 @@ pub enum StoreError {
         /// What was wrong.
         why: String,
     },
+    /// A stored count would pass 2^64 − 1: the whole request is refused and nothing stored.
+    #[error("the stored {what} would pass 2^64 - 1, so nothing was stored")]
+    Overflow {
+        /// Which count.
+        what: &'static str,
+    },
 }
 
 /// A transaction's failure: the error it aborted with, or the database's.
@@ -286,10 +292,28 @@ pub(crate) fn merge_tables(
                 Table::new()
             }
         };
-        table::merge(&mut current, delta);
+        table::merge(&mut current, delta).map_err(|table::Overflow| {
+            ConflictableTransactionError::Abort(StoreError::Overflow {
+                what: "move counts",
+            })
+        })?;
         tree.insert(&key, table::encode(&current))?;
     }
     Ok(new_positions)
+}
+
+/// Adds `n` to a stored count inside a transaction; overflow aborts the whole transaction.
+pub(crate) fn add_count(
+    total: &mut u64,
+    n: u64,
+    what: &'static str,
+) -> Result<(), ConflictableTransactionError<StoreError>> {
+    *total = total
+        .checked_add(n)
+        .ok_or(ConflictableTransactionError::Abort(StoreError::Overflow {
+            what,
+        }))?;
+    Ok(())
 }
 
 /// The key of an entry under a parent (a match's pair, a build's position): both ids as 8
