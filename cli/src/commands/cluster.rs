@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::output::outln;
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentagrid_client::{Client, read_token};
@@ -212,9 +213,9 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
                 metrics.render(opened.get().map(|c| &**c))
             })
             .await?;
-            println!("metrics at http://{bound}/metrics");
+            outln!("metrics at http://{bound}/metrics");
         }
-        println!("coordinator listening on {address}");
+        outln!("coordinator listening on {address}");
         tracing::info!(%address, db = %args.db.display(), "coordinator listening; opening the database");
         let db = args.db.clone();
         let open = move || {
@@ -285,7 +286,7 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
             let metrics = metrics.clone();
             let bound =
                 crate::metrics_http::start(metrics_listen, move || metrics.render()).await?;
-            println!("metrics at http://{bound}/metrics");
+            outln!("metrics at http://{bound}/metrics");
         }
         let report = pentagrid_worker::run_with_metrics(options, stopped, metrics).await?;
         tracing::info!(?report, "worker stopped");

@@ -9,6 +9,7 @@ use pentagrid_client::Client;
 use pentagrid_web::{BookCacheSettings, Source};
 
 use super::cluster::{Connection, shutdown_signal};
+use crate::output::outln;
 
 /// Serve the web explorer: the opening book, puzzles, matches and the live cluster in a
 /// browser, with a read-only JSON API under /api/v1/.
@@ -50,7 +51,7 @@ pub async fn serve_explorer(
         .await
         .with_context(|| format!("listening on {listen}"))?;
     let address = listener.local_addr()?;
-    println!("explorer on http://{address}/ (Ctrl-C stops it)");
+    outln!("explorer on http://{address}/ (Ctrl-C stops it)");
     tracing::info!(%address, "explorer listening");
     pentagrid_web::serve(listener, source, book_cache, shutdown_signal()).await?;
     Ok(())

@@ -45,8 +45,10 @@ pub use table::{Counts, Table};
 #[derive(Debug, Error)]
 pub enum StoreError {
     /// The database reported an error (disk, corruption, lock held by another process).
+    // sled's error is in the message (wire statuses carry only this text), so it is not also
+    // this error's source: a chain printer would say it twice.
     #[error("database error: {0}")]
-    Sled(#[from] sled::Error),
+    Sled(sled::Error),
     /// Flushing to disk failed, so nothing since the last flush is known to be durable.
     #[error("could not make the database durable: {0}")]
     Durability(String),
@@ -64,6 +66,12 @@ pub enum StoreError {
         /// Which count.
         what: &'static str,
     },
+}
+
+impl From<sled::Error> for StoreError {
+    fn from(error: sled::Error) -> StoreError {
+        StoreError::Sled(error)
+    }
 }
 
 /// A transaction's failure: the error it aborted with, or the database's.

@@ -74,12 +74,14 @@ pub struct MoveNotation {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ParseMoveError {
     /// The placement part is not a square.
-    #[error("bad square in move {text:?}: {source}")]
+    // The square's error is part of this message, not a `source`: a chain printer would
+    // otherwise say it twice.
+    #[error("bad square in move {text:?}: {why}")]
     Square {
         /// The whole move text.
         text: String,
         /// What was wrong with the square.
-        source: ParseSquareError,
+        why: ParseSquareError,
     },
     /// The twist part is not `<quadrant 1-4><R|L>`.
     #[error(
@@ -106,9 +108,9 @@ impl FromStr for MoveNotation {
         };
         let square = square_text
             .parse::<Square>()
-            .map_err(|source| ParseMoveError::Square {
+            .map_err(|why| ParseMoveError::Square {
                 text: s.to_owned(),
-                source,
+                why,
             })?;
         let twist = twist_text.map(|t| parse_twist(s, t)).transpose()?;
         Ok(MoveNotation { square, twist })
