@@ -70,6 +70,28 @@ pub fn error_line(args: fmt::Arguments<'_>) {
         .and_then(|()| stderr.write_all(b"\n"));
 }
 
+/// Most characters of peer-supplied text shown in one place.
+const PEER_CHARS: usize = 64;
+
+/// Text that came from the network (worker names and ids, player strings, reasons) as a
+/// terminal may show it: control characters (ESC, newlines...) escaped, so that a peer can neither
+/// drive the admin's terminal nor forge lines, and at most [`PEER_CHARS`] characters.
+pub fn peer(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * PEER_CHARS));
+    for (index, c) in text.chars().enumerate() {
+        if index == PEER_CHARS {
+            out.push_str(&format!("… ({} bytes)", text.len()));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Whether the error is, anywhere in its chain, a write to a reader that went away (`head`, a
 /// closed pager): the conventional quiet end of a command in a pipeline.
 pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
@@ -83,6 +105,17 @@ pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peer_text_is_escaped_and_bounded() {
+        assert_eq!(peer("w-1 ünïcode"), "w-1 ünïcode");
+        assert_eq!(peer("evil\u{1b}[2J\nfake"), "evil\\u{1b}[2J\\nfake");
+        let long = "n".repeat(10_000);
+        assert_eq!(
+            peer(&long),
+            format!("{}… (10000 bytes)", "n".repeat(PEER_CHARS))
+        );
+    }
 
     #[test]
     fn a_closed_pipe_is_found_anywhere_in_the_chain() {

@@ -186,3 +186,26 @@ fn cluster_commands_end_quietly_on_a_closed_pipe_and_say_why_on_a_full_disk() {
     );
     drop(coordinator);
 }
+
+#[test]
+fn bad_input_is_quoted_by_a_bounded_prefix_and_thread_counts_are_bounded() {
+    let huge = format!("{}\n", "x".repeat(10 << 20));
+    let out = run(&["show", "-"], Stdio::null(), &huge);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.len() < 400, "{} bytes of stderr", stderr.len());
+    assert!(stderr.contains("(10485760 bytes)"), "{stderr}");
+    let long_move = format!("a1-{}", "9".repeat(100_000));
+    let out = run(&["play", &long_move], Stdio::null(), "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.len() < 600, "{} bytes of stderr", stderr.len());
+    let out = run(
+        &["playouts", "--games", "5", "--threads", "2000"],
+        Stdio::null(),
+        "",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("from 1 to 1024"), "{stderr}");
+}

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::cluster::Connection;
 use crate::input;
-use crate::output::outln;
+use crate::output::{self, outln};
 
 /// Queue jobs on the coordinator.
 #[derive(Args)]
@@ -184,7 +184,7 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         };
         outln!(
             "  {:<24} {:>3} threads {:>3} leases {:>8} results  seen {:.1}s ago{state}",
-            w.name,
+            output::peer(&w.name),
             w.threads,
             w.leases,
             w.results,
@@ -204,9 +204,9 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             };
             outln!(
                 "  {:<24} {state} {}x, last: {}",
-                w.worker_id,
+                output::peer(&w.worker_id),
                 w.flags,
-                w.last_reason
+                output::peer(&w.last_reason)
             );
         }
     }

@@ -259,7 +259,11 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    ensure!(threads >= 1, "--threads must be at least 1");
+    ensure!(
+        (1..=super::MAX_THREADS).contains(&threads),
+        "--threads must be from 1 to {}, not {threads}",
+        super::MAX_THREADS
+    );
     let (token, tls_ca) = args.connection.credentials()?;
     let options = WorkerOptions {
         coordinator: args.connection.coordinator.clone(),

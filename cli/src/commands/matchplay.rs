@@ -345,7 +345,13 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
         outln!("decided   after {} pairs", report.decided_after);
     }
     outln!("{}", progress(&score, sprt.as_ref(), false));
-    summary(&report.a, &report.b, &score, decision, sprt.is_some())?;
+    summary(
+        &output::peer(&report.a),
+        &output::peer(&report.b),
+        &score,
+        decision,
+        sprt.is_some(),
+    )?;
     if let Some(accuracy) = &accuracy {
         print_accuracy(accuracy)?;
     }
@@ -354,8 +360,8 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
             "pair {} game {}: black {} white {} from {}: {} -> {}",
             game.pair,
             index % 2 + 1,
-            game.black,
-            game.white,
+            output::peer(&game.black),
+            output::peer(&game.white),
             game.opening,
             game.moves.join(" "),
             game.result

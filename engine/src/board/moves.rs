@@ -109,7 +109,7 @@ impl FromStr for MoveNotation {
         let square = square_text
             .parse::<Square>()
             .map_err(|why| ParseMoveError::Square {
-                text: s.to_owned(),
+                text: crate::excerpt(s),
                 why,
             })?;
         let twist = twist_text.map(|t| parse_twist(s, t)).transpose()?;
@@ -119,8 +119,8 @@ impl FromStr for MoveNotation {
 
 fn parse_twist(text: &str, twist: &str) -> Result<Twist, ParseMoveError> {
     let error = || ParseMoveError::Twist {
-        text: text.to_owned(),
-        twist: twist.to_owned(),
+        text: crate::excerpt(text),
+        twist: crate::excerpt(twist),
     };
     let bytes = twist.as_bytes();
     if bytes.len() != 2 {
@@ -143,7 +143,7 @@ impl FromStr for Move {
         let notation: MoveNotation = s.parse()?;
         match notation.twist {
             Some(twist) => Ok(Move::new(notation.square, twist)),
-            None => Err(ParseMoveError::MissingTwist(s.to_owned())),
+            None => Err(ParseMoveError::MissingTwist(crate::excerpt(s))),
         }
     }
 }
