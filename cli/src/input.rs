@@ -26,7 +26,7 @@ pub fn positions(argument: &str) -> Result<Vec<Position>> {
         }
         let position = text
             .parse()
-            .with_context(|| format!("line {}: {text:?}", number + 1))?;
+            .with_context(|| format!("line {}: {:?}", number + 1, pentago::excerpt(text)))?;
         out.push(position);
     }
     if out.is_empty() {
@@ -38,5 +38,5 @@ pub fn positions(argument: &str) -> Result<Vec<Position>> {
 /// One position from an argument, with the text in the error.
 pub fn parse_position(text: &str) -> Result<Position> {
     text.parse()
-        .with_context(|| format!("bad position {text:?}"))
+        .with_context(|| format!("bad position {:?}", pentago::excerpt(text)))
 }

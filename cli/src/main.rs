@@ -1,9 +1,12 @@
 //! `pentagrid`: the one binary — Pentago tools, search, and (later) the cluster.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod commands;
 mod input;
 mod logging;
 mod metrics_http;
+mod output;
 
 use clap::Parser;
 
@@ -37,17 +40,20 @@ fn main() -> std::process::ExitCode {
         "warn"
     };
     logging::init(cli.log_format, default_level);
-    match cli.command.run() {
+    match cli.command.run().and_then(|()| output::flush()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // The reader went away (`| head`): what it wanted it has, so end quietly, with
+        // success, as `cat` and `grep` do when the shell ignores SIGPIPE.
+        Err(error) if output::is_closed_pipe(&error) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             match error.downcast_ref::<pentagrid_client::ClientError>() {
                 Some(error @ pentagrid_client::ClientError::Rpc(_)) if error.is_unreachable() => {
-                    eprintln!("error: the coordinator is unreachable: {error}");
+                    output::errln!("error: the coordinator is unreachable: {error}");
                 }
                 Some(error @ pentagrid_client::ClientError::Rpc(_)) => {
-                    eprintln!("error: the coordinator refused: {error}");
+                    output::errln!("error: the coordinator refused: {error}");
                 }
-                _ => eprintln!("error: {error:#}"),
+                _ => output::errln!("error: {error:#}"),
             }
             std::process::ExitCode::FAILURE
         }

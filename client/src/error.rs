@@ -32,7 +32,8 @@ pub enum ClientError {
     #[error("the coordinator sent {0}")]
     Unreadable(String),
     /// Reading or writing a file failed.
-    #[error("{context}: {source}")]
+    // The io error is the source: error chains print it after the context, once.
+    #[error("{context}")]
     Io {
         /// What was being done.
         context: String,
@@ -40,7 +41,7 @@ pub enum ClientError {
         source: std::io::Error,
     },
     /// The embedded cluster's database could not be opened.
-    #[error("opening the database in {path}: {source}")]
+    #[error("opening the database in {path}")]
     Database {
         /// The database directory.
         path: String,

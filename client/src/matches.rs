@@ -148,18 +148,27 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         .match_id)
 }
 
-/// Follows a cluster match until it ends, telling `progress` each time more pairs are stored.
+/// A progress report that could not be written, as the error that ends the match's following.
+fn progress_failed(source: std::io::Error) -> ClientError {
+    ClientError::Io {
+        context: "writing the match's progress".into(),
+        source,
+    }
+}
+
+/// Follows a cluster match until it ends, telling `progress` each time more pairs are stored;
+/// a failure of `progress` (the reader of the output went away) stops following at once.
 pub async fn follow(
     client: &Client,
     match_id: u64,
-    progress: &mut dyn FnMut(&MatchScore),
+    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
 ) -> Result<MatchOutcome> {
     let mut shown = 0;
     let report = poll(async || {
         let report = status(client, match_id, false).await?;
         if report.pairs_done != shown {
             shown = report.pairs_done;
-            progress(&report_score(&report));
+            progress(&report_score(&report)).map_err(progress_failed)?;
         }
         Ok((report.state() != v2::MatchState::Running).then_some(report))
     })
@@ -177,7 +186,7 @@ pub async fn follow(
 pub fn play_in_process(
     plan: &MatchPlan,
     pool: &rayon::ThreadPool,
-    progress: &mut dyn FnMut(&PairResult, &MatchScore),
+    progress: &mut dyn FnMut(&PairResult, &MatchScore) -> std::io::Result<()>,
 ) -> Result<MatchOutcome> {
     plan.validate()?;
     let OpeningSource::Random { plies } = plan.openings else {
@@ -204,7 +213,7 @@ pub fn play_in_process(
             total.sides[1] += sides[1];
         }
         decision = sprt_stop::decision(&score, plan.sprt.as_ref());
-        progress(&result, &score);
+        progress(&result, &score).map_err(progress_failed)?;
         if decision != SprtDecision::Continue {
             break;
         }

@@ -117,9 +117,12 @@ async fn a_match_stops_at_the_sprt_on_the_cluster_and_in_process() {
     let plan = lopsided(60);
     let match_id = matches::create(&client, &plan).await.unwrap();
     let mut updates = 0;
-    let outcome = matches::follow(&client, match_id, &mut |_| updates += 1)
-        .await
-        .unwrap();
+    let outcome = matches::follow(&client, match_id, &mut |_| {
+        updates += 1;
+        Ok(())
+    })
+    .await
+    .unwrap();
     assert_eq!(outcome.decision, SprtDecision::AcceptH1);
     assert!(!outcome.stopped);
     assert!(updates >= 1);
@@ -134,7 +137,11 @@ async fn a_match_stops_at_the_sprt_on_the_cluster_and_in_process() {
         .build()
         .unwrap();
     let mut pairs = 0;
-    let here = matches::play_in_process(&plan, &pool, &mut |_, _| pairs += 1).unwrap();
+    let here = matches::play_in_process(&plan, &pool, &mut |_, _| {
+        pairs += 1;
+        Ok(())
+    })
+    .unwrap();
     assert_eq!(here.decision, SprtDecision::AcceptH1);
     assert_eq!(here.score.pairs.pairs(), pairs);
     assert!(pairs < 60);
@@ -142,7 +149,7 @@ async fn a_match_stops_at_the_sprt_on_the_cluster_and_in_process() {
         openings: "book:plies=2".parse().unwrap(),
         ..plan
     };
-    assert!(matches::play_in_process(&book_openings, &pool, &mut |_, _| {}).is_err());
+    assert!(matches::play_in_process(&book_openings, &pool, &mut |_, _| Ok(())).is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -218,7 +218,11 @@ pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEnt
             return Err(bad(index, format!("{mv} is not its group's first move")));
         }
         let counts = row.counts;
-        if counts.wins.saturating_add(counts.draws) > counts.games {
+        if counts
+            .wins
+            .checked_add(counts.draws)
+            .is_none_or(|decided| decided > counts.games)
+        {
             return Err(bad(index, "wins + draws exceed games"));
         }
         let entry = entries.entry(position.key().bits()).or_default();
@@ -227,7 +231,11 @@ pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEnt
             TableSource::Games => &mut entry.games,
         };
         if counts.games > 0 {
-            table.entry(mv).or_default().add(counts);
+            table
+                .entry(mv)
+                .or_default()
+                .add(counts)
+                .map_err(|_| bad(index, format!("the counts of {mv} overflow across rows")))?;
         }
         if let Some(value) = row.proven {
             entry.proven.insert(mv, value);

@@ -22,9 +22,14 @@ pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<Resu
                 position, playouts, ..
             },
             Outcome::Analyse {
-                rows, simulations, ..
+                rows,
+                simulations,
+                seconds,
             },
-        ) => analyse_effect(position, *playouts, rows, *simulations),
+        ) => {
+            check_seconds(*seconds)?;
+            analyse_effect(position, *playouts, rows, *simulations)
+        }
         (
             Task::Selfplay {
                 start,
@@ -52,6 +57,21 @@ pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<Resu
         ) => verify_effect(candidates, *max_moves, verdicts),
         (Task::Solve { position }, Outcome::Solve { moves }) => solve_effect(position, moves),
         _ => Err("the result is not of the job's kind".into()),
+    }
+}
+
+/// Longest time an analysis may report: far beyond any lease a worker keeps alive, far below
+/// what would distort the rates computed from it.
+pub const MAX_RESULT_SECONDS: f64 = 30.0 * 86_400.0;
+
+/// The time an analysis reports must be a real duration: finite, not negative, in range.
+fn check_seconds(seconds: f64) -> Result<(), String> {
+    if (0.0..=MAX_RESULT_SECONDS).contains(&seconds) {
+        Ok(())
+    } else {
+        Err(format!(
+            "seconds {seconds} is not a duration from 0 to {MAX_RESULT_SECONDS}"
+        ))
     }
 }
 
@@ -84,8 +104,13 @@ impl CanonicalFrame {
     }
 }
 
-fn add(table: &mut Table, mv: Move, counts: Counts) {
-    table.entry(mv).or_default().add(counts);
+/// Adds a row's counts under its representative move; rows that merge must not overflow.
+fn add(table: &mut Table, mv: Move, counts: Counts) -> Result<(), String> {
+    table
+        .entry(mv)
+        .or_default()
+        .add(counts)
+        .map_err(|_| format!("the counts of move {mv} overflow"))
 }
 
 fn analyse_effect(
@@ -143,7 +168,7 @@ fn analyse_effect(
                 wins: row.wins,
                 draws: row.draws,
             },
-        );
+        )?;
     }
     if total > playouts {
         return Err(format!(
@@ -209,7 +234,7 @@ fn selfplay_effect(
             wins: u64::from(value == Value::Win),
             draws: u64::from(value == Value::Draw),
         };
-        add(games.entry(frame.key).or_default(), frame.map(mv), counts);
+        add(games.entry(frame.key).or_default(), frame.map(mv), counts)?;
     }
     Ok(ResultEffect {
         games,
@@ -595,5 +620,26 @@ mod tests {
             let error = result_effect(&task(asked), 3, &outcome).unwrap_err();
             assert!(error.contains(needle), "{error} lacks {needle}");
         }
+    }
+
+    #[test]
+    fn analyses_with_unreal_durations_are_refused() {
+        let task = analyse(100);
+        for bad in [f64::NAN, -1e300, -0.5, f64::INFINITY, 1e300] {
+            let Outcome::Analyse {
+                rows, simulations, ..
+            } = rows(&[("a1-1R", 10, 5, 0)])
+            else {
+                unreachable!()
+            };
+            let outcome = Outcome::Analyse {
+                rows,
+                simulations,
+                seconds: bad,
+            };
+            let refused = result_effect(&task, 1, &outcome).unwrap_err();
+            assert!(refused.contains("seconds"), "{bad}: {refused}");
+        }
+        assert!(result_effect(&task, 1, &rows(&[("a1-1R", 10, 5, 0)])).is_ok());
     }
 }

@@ -11,6 +11,7 @@
 
 mod board;
 pub mod calculation;
+mod excerpt;
 mod play;
 mod search;
 mod serde_text;
@@ -26,6 +27,7 @@ pub use board::square::{ParseSquareError, Square};
 pub use board::status::{ParseStatusError, Status};
 pub use board::symmetry::{Canonical, Symmetry};
 pub use board::twist::{Direction, Quadrant, Twist};
+pub use excerpt::{EXCERPT_CHARS, excerpt};
 pub use play::accuracy::{
     ACCURACY_MIN_STONES, ACCURACY_STONES, Accuracy, MatchAccuracy, game_accuracy, judged_moves,
     pair_accuracy,

@@ -306,3 +306,102 @@ async fn exact_values_stand_beside_the_game_statistics_in_the_book_and_its_expor
     }
     cluster.stop().await;
 }
+
+/// A playout row of `position` (canonical) for the first move of its `group`-th move group.
+fn row(position: Position, group: usize, games: u64, wins: u64) -> v2::BookExportRow {
+    let mv = pentago::MoveGroups::of(&position, true)
+        .iter()
+        .nth(group)
+        .unwrap()[0];
+    v2::BookExportRow {
+        position: position.to_string(),
+        r#move: mv.to_string(),
+        source: v2::TableSource::Playouts.into(),
+        games,
+        wins,
+        draws: 0,
+        proven: 0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn imports_that_would_overflow_a_stored_count_are_refused_whole_and_store_nothing() {
+    let cluster = TestCluster::start(settings()).await;
+    let mut client = cluster.client();
+    let start = Position::START;
+    let other = start.play(pentago::MoveGroups::of(&start, true).iter().next().unwrap()[0]);
+    let other = other.unwrap().canonical().position;
+    let import = |rows: Vec<v2::BookExportRow>| {
+        let mut client = cluster.client();
+        async move { client.book_import(v2::BookImportRequest { rows }).await }
+    };
+    import(vec![row(start, 0, 10, 4), row(start, 1, 7, 7)])
+        .await
+        .unwrap();
+    let before = export_all(&mut client).await;
+    let totals = cluster.status().await;
+    assert_eq!(totals.playouts, 17);
+
+    let refused: Vec<(&str, Vec<v2::BookExportRow>, tonic::Code)> = vec![
+        // The probe of issue 28: added to the stored 10 games and 4 wins, both wrap.
+        (
+            "merge into a stored row",
+            vec![row(start, 0, u64::MAX, u64::MAX)],
+            tonic::Code::OutOfRange,
+        ),
+        // A new position whose games fit its own row but not the running playout total; the
+        // good row before it in the same request is not stored either.
+        (
+            "running total",
+            vec![row(other, 0, 5, 1), row(other, 1, u64::MAX - 3, 0)],
+            tonic::Code::OutOfRange,
+        ),
+        // Two rows of one move in one request that only overflow together.
+        (
+            "rows of one request",
+            vec![row(other, 2, u64::MAX, 0), row(other, 2, 1, 0)],
+            tonic::Code::InvalidArgument,
+        ),
+        // Inconsistent counts, with and without overflow in the check itself.
+        (
+            "wins above games",
+            vec![row(other, 0, 3, 4)],
+            tonic::Code::InvalidArgument,
+        ),
+        (
+            "wins + draws overflow",
+            vec![v2::BookExportRow {
+                draws: u64::MAX,
+                ..row(other, 0, u64::MAX, u64::MAX)
+            }],
+            tonic::Code::InvalidArgument,
+        ),
+    ];
+    for (case, rows, code) in refused {
+        let status = import(rows).await.expect_err(case);
+        assert_eq!(status.code(), code, "{case}: {status:?}");
+        assert!(
+            status.message().contains("2^64")
+                || status.message().contains("exceed")
+                || status.message().contains("overflow"),
+            "{case}: {status:?}"
+        );
+        assert_eq!(export_all(&mut client).await, before, "{case}");
+        let after = cluster.status().await;
+        assert_eq!(
+            (after.playouts, after.playout_positions),
+            (totals.playouts, totals.playout_positions),
+            "{case}"
+        );
+    }
+
+    // The coordinator's own export still imports: counts add up exactly.
+    import(before.clone()).await.unwrap();
+    let doubled = export_all(&mut client).await;
+    assert_eq!(doubled.len(), before.len());
+    for (once, twice) in before.iter().zip(&doubled) {
+        assert_eq!((twice.games, twice.wins), (2 * once.games, 2 * once.wins));
+    }
+    assert_eq!(cluster.status().await.playouts, 34);
+    cluster.stop().await;
+}

@@ -53,7 +53,7 @@ async fn a_cluster_match_keeps_the_accuracy_its_stored_games_give() {
     let (stop, worker) = cluster.worker("w", 2);
     let outcome = tokio::time::timeout(
         Duration::from_secs(300),
-        matches::follow(&client, id, &mut |_| {}),
+        matches::follow(&client, id, &mut |_| Ok(())),
     )
     .await
     .expect("the match ends")

@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use pentago::{Budget, Position, SearchControl, SearchOptions, SearchResult, UctConfig, search};
 
 use crate::input;
+use crate::output::outln;
 
 /// Search positions with UCT and print each move table (sorted by visits), the best move, the
 /// principal variation and the speed.
@@ -70,9 +71,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     for position in &positions {
         let result = pool.install(|| search_with_progress(position, &config, &options))?;
         if args.json {
-            println!("{}", serde_json::to_string(&result)?);
+            outln!("{}", serde_json::to_string(&result)?);
         } else {
-            print_report(&result, &config, args.top);
+            print_report(&result, &config, args.top)?;
         }
     }
     Ok(())
@@ -123,12 +124,16 @@ pub fn search_with_progress(
     })
 }
 
-fn print_report(result: &SearchResult, config: &UctConfig, top: usize) {
-    println!("position  {}", result.position);
-    println!("config    {config}");
-    println!(
+fn print_report(result: &SearchResult, config: &UctConfig, top: usize) -> Result<()> {
+    outln!("position  {}", result.position);
+    outln!("config    {config}");
+    outln!(
         "{:<8} {:>10} {:>8} {:>9} {:>7}  also",
-        "move", "games", "win%", "draws", "proven"
+        "move",
+        "games",
+        "win%",
+        "draws",
+        "proven"
     );
     for stats in result.moves.iter().take(top) {
         let also = if stats.also.is_empty() {
@@ -136,7 +141,7 @@ fn print_report(result: &SearchResult, config: &UctConfig, top: usize) {
         } else {
             format!("+{} merged", stats.also.len())
         };
-        println!(
+        outln!(
             "{:<8} {:>10} {:>7.2}% {:>9} {:>7}  {also}",
             stats.mv.to_string(),
             stats.games,
@@ -146,17 +151,17 @@ fn print_report(result: &SearchResult, config: &UctConfig, top: usize) {
         );
     }
     if result.moves.len() > top {
-        println!("... {} more moves (--top)", result.moves.len() - top);
+        outln!("... {} more moves (--top)", result.moves.len() - top);
     }
     if let Some(best) = result.best {
-        println!("best      {best}");
+        outln!("best      {best}");
     }
     let pv: Vec<String> = result.pv.iter().map(ToString::to_string).collect();
-    println!("pv        {}", pv.join(" "));
+    outln!("pv        {}", pv.join(" "));
     if let Some(value) = result.value {
-        println!("proven    {value} for {}", result.position.side_to_move());
+        outln!("proven    {value} for {}", result.position.side_to_move());
     }
-    println!(
+    outln!(
         "speed     {} simulations in {:.2} s: {:.0} sims/s ({} threads, {} tree nodes)",
         result.simulations,
         result.seconds,
@@ -164,4 +169,5 @@ fn print_report(result: &SearchResult, config: &UctConfig, top: usize) {
         result.threads,
         result.tree_nodes
     );
+    Ok(())
 }

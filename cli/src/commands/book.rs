@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::target::Target;
 use crate::input;
+use crate::output::{errln, outln};
 
 /// Read the opening book (the stored move tables), or export and import it.
 #[derive(Args)]
@@ -101,9 +102,9 @@ pub fn run(args: &BookArgs) -> Result<()> {
                 for position in positions {
                     let reply = show(client, &position).await?;
                     if *json {
-                        println!("{}", book_json(&reply));
+                        outln!("{}", book_json(&reply));
                     } else {
-                        print_book(&reply);
+                        print_book(&reply)?;
                     }
                 }
                 Ok(())
@@ -152,13 +153,13 @@ fn show_line(moves: &[String], from: &str, target: &Target, json: bool) -> Resul
                 let mut value = book_json(&reply);
                 value["step"] = json!(step);
                 value["move"] = json!(step.checked_sub(1).map(|i| &moves[i]));
-                println!("{value}");
+                outln!("{value}");
             } else {
                 match step {
-                    0 => println!("== start of the line"),
-                    _ => println!("\n== after {}", moves[..step].join(" ")),
+                    0 => outln!("== start of the line"),
+                    _ => outln!("\n== after {}", moves[..step].join(" ")),
                 }
-                print_book(&reply);
+                print_book(&reply)?;
             }
             if position.is_over() {
                 break;
@@ -180,7 +181,7 @@ fn export(min_games: u64, format: Format, out: Option<&Path>, target: &Target) -
     let rows = target
         .read(async |client| Ok(book::export(client, min_games, format, &mut sink).await?))?;
     sink.flush()?;
-    eprintln!("exported {rows} rows");
+    errln!("exported {rows} rows");
     Ok(())
 }
 
@@ -196,7 +197,7 @@ fn import(file: &str, format: Option<Format>, target: &Target) -> Result<()> {
     };
     let rows = book::parse_rows(reader, format)?;
     let count = target.read(async |client| Ok(book::import(client, &rows).await?))?;
-    println!("imported {count} rows");
+    outln!("imported {count} rows");
     Ok(())
 }
 
@@ -220,20 +221,25 @@ pub fn book_json(reply: &v2::BookShowResponse) -> serde_json::Value {
 }
 
 /// A book reply as two tables.
-pub fn print_book(reply: &v2::BookShowResponse) {
-    println!("position  {}", reply.position);
+pub fn print_book(reply: &v2::BookShowResponse) -> Result<()> {
+    outln!("position  {}", reply.position);
     for (title, rows) in [
         ("playouts (UCT analyses)", &reply.playouts),
         ("games (self-play)", &reply.games),
     ] {
-        println!("{title}:");
+        outln!("{title}:");
         if rows.is_empty() {
-            println!("  none stored");
+            outln!("  none stored");
             continue;
         }
-        println!(
+        outln!(
             "  {:<8} {:>12} {:>8} {:>15} {:>10} {:>7}  also",
-            "move", "games", "win%", "95% interval", "draws", "proven"
+            "move",
+            "games",
+            "win%",
+            "95% interval",
+            "draws",
+            "proven"
         );
         for r in rows.iter().take(20) {
             let also = if r.also.is_empty() {
@@ -244,7 +250,7 @@ pub fn print_book(reply: &v2::BookShowResponse) {
             let interval = win_rate_interval(r)
                 .map(|(low, high)| format!("[{:.1}, {:.1}]", 100.0 * low, 100.0 * high))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "  {:<8} {:>12} {:>7.2}% {interval:>15} {:>10} {:>7}  {also}",
                 r.r#move,
                 r.games,
@@ -254,7 +260,8 @@ pub fn print_book(reply: &v2::BookShowResponse) {
             );
         }
         if rows.len() > 20 {
-            println!("  ... {} more", rows.len() - 20);
+            outln!("  ... {} more", rows.len() - 20);
         }
     }
+    Ok(())
 }

@@ -5,6 +5,7 @@ use clap::Args;
 use serde_json::json;
 
 use crate::input;
+use crate::output::outln;
 
 /// Print the canonical form of each position: of its 8 symmetric images, the one with the
 /// smallest exact key.
@@ -27,9 +28,9 @@ pub fn run(args: &CanonicalArgs) -> Result<()> {
                 "symmetry": canonical.symmetry.to_string(),
                 "key": canonical.position.key().bits(),
             });
-            println!("{line}");
+            outln!("{line}");
         } else {
-            println!("{}", canonical.position);
+            outln!("{}", canonical.position);
         }
     }
     Ok(())

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::output::outln;
 use anyhow::{Context, Result};
 use clap::Args;
 use pentago::ProofDag;
@@ -18,7 +19,7 @@ pub fn run(args: &CheckProofArgs) -> Result<()> {
         .with_context(|| format!("reading {}", args.file.display()))?;
     let proof = ProofDag::parse(&text).context("not a proof file")?;
     proof.check().context("the proof is invalid")?;
-    println!(
+    outln!(
         "valid: {} wins {} ({} nodes)",
         proof.root.side_to_move().name(),
         proof.root,

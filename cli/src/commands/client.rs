@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::cluster::Connection;
 use crate::input;
+use crate::output::{self, outln};
 
 /// Queue jobs on the coordinator.
 #[derive(Args)]
@@ -99,7 +100,7 @@ pub fn submit(args: &SubmitArgs) -> Result<()> {
     let (rt, client) = connection.client()?;
     let job_ids = rt.block_on(jobs::submit(&client, &tasks))?;
     let ids: Vec<String> = job_ids.iter().map(ToString::to_string).collect();
-    println!("queued {} jobs: {}", ids.len(), ids.join(" "));
+    outln!("queued {} jobs: {}", ids.len(), ids.join(" "));
     Ok(())
 }
 
@@ -116,7 +117,7 @@ pub struct CancelArgs {
 pub fn cancel(args: &CancelArgs) -> Result<()> {
     let (rt, client) = args.connection.client()?;
     let cancelled = rt.block_on(jobs::cancel(&client, &args.jobs))?;
-    println!("cancelled {cancelled} of {} jobs", args.jobs.len());
+    outln!("cancelled {cancelled} of {} jobs", args.jobs.len());
     Ok(())
 }
 
@@ -150,37 +151,48 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             "game_positions": s.game_positions, "games": s.games, "playouts": s.playouts,
             "quarantined": s.quarantined, "flagged_workers": flagged,
         });
-        println!("{line}");
+        outln!("{line}");
         return Ok(());
     }
-    println!(
+    outln!(
         "jobs      {} queued, {} leased, {} done, {} failed, {} cancelled",
-        s.queued, s.leased, s.done, s.failed, s.cancelled
+        s.queued,
+        s.leased,
+        s.done,
+        s.failed,
+        s.cancelled
     );
-    println!(
+    outln!(
         "stored    {} positions with playout tables, {} with game tables, {} games, {} playouts",
-        s.playout_positions, s.game_positions, s.games, s.playouts
+        s.playout_positions,
+        s.game_positions,
+        s.games,
+        s.playouts
     );
     if s.quarantined > 0 {
-        println!(
+        outln!(
             "damaged   {} unreadable job records set aside at start-up (see the coordinator log)",
             s.quarantined
         );
     }
-    println!("workers   {}", s.workers.len());
+    outln!("workers   {}", s.workers.len());
     for w in &s.workers {
         let state = match (w.quarantined, w.flags) {
             (true, _) => "  QUARANTINED".to_owned(),
             (false, 0) => String::new(),
             (false, flags) => format!("  flagged {flags}x"),
         };
-        println!(
+        outln!(
             "  {:<24} {:>3} threads {:>3} leases {:>8} results  seen {:.1}s ago{state}",
-            w.name, w.threads, w.leases, w.results, w.seconds_since_seen
+            output::peer(&w.name),
+            w.threads,
+            w.leases,
+            w.results,
+            w.seconds_since_seen
         );
     }
     if !s.flagged_workers.is_empty() {
-        println!(
+        outln!(
             "flagged   {} (caught by cross-checks)",
             s.flagged_workers.len()
         );
@@ -190,9 +202,11 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             } else {
                 "flagged"
             };
-            println!(
+            outln!(
                 "  {:<24} {state} {}x, last: {}",
-                w.worker_id, w.flags, w.last_reason
+                output::peer(&w.worker_id),
+                w.flags,
+                output::peer(&w.last_reason)
             );
         }
     }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::output::outln;
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentagrid_client::{Client, read_token};
@@ -275,7 +276,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
                 metrics.render(opened.get().map(|c| &**c))
             })
             .await?;
-            println!("metrics at http://{bound}/metrics");
+            outln!("metrics at http://{bound}/metrics");
         }
         // Health answers NOT_SERVING on the address while the database opens and is checked;
         // the address is announced only once the TLS material was read and the database passed
@@ -285,7 +286,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         let open = move || {
             let coordinator = Coordinator::open(&db, settings)?;
             let _ = opened.set(coordinator.clone());
-            println!("coordinator listening on {address}");
+            outln!("coordinator listening on {address}");
             tracing::info!(%address, "coordinator listening; the database passed its check");
             Ok(coordinator)
         };
@@ -325,7 +326,11 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    ensure!(threads >= 1, "--threads must be at least 1");
+    ensure!(
+        (1..=super::MAX_THREADS).contains(&threads),
+        "--threads must be from 1 to {}, not {threads}",
+        super::MAX_THREADS
+    );
     let (token, tls_ca) = args.connection.credentials()?;
     let options = WorkerOptions {
         coordinator: args.connection.coordinator.clone(),
@@ -352,7 +357,7 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
             let metrics = metrics.clone();
             let bound =
                 crate::metrics_http::start(metrics_listen, move || metrics.render()).await?;
-            println!("metrics at http://{bound}/metrics");
+            outln!("metrics at http://{bound}/metrics");
         }
         let report = pentagrid_worker::run_with_metrics(options, stopped, metrics).await?;
         tracing::info!(?report, "worker stopped");

@@ -9,6 +9,7 @@ use clap::Args;
 use pentagrid_client::health::{Health, check};
 
 use super::cluster::runtime;
+use crate::output::outln;
 
 /// Check that a coordinator is up and serving (exit 0), or not (exit 1). Needs no token.
 #[derive(Args)]
@@ -51,7 +52,7 @@ pub fn run(args: &HealthArgs) -> Result<()> {
     ))?;
     match health {
         Health::Serving => {
-            println!("serving");
+            outln!("serving");
             Ok(())
         }
         other => bail!("the coordinator is not serving ({})", other.name()),

@@ -12,6 +12,7 @@ use pentagrid_proto::{pentanomial_counts, sprt_decision_of_wire, v2};
 use serde_json::json;
 
 use super::target::Target;
+use crate::output::{self, outln};
 
 /// Play engine A against engine B in game pairs (one opening, colours swapped) and report Elo
 /// with a 95% interval (from pair scores); with --sprt, stop as soon as the test decides (on
@@ -120,15 +121,15 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     } else {
         play_on_cluster(args, &plan)?
     };
-    finish(args, a, b, &outcome.score, outcome.decision);
+    finish(args, a, b, &outcome.score, outcome.decision)?;
     if outcome.stopped {
-        println!("stopped before all pairs were played (failed or cancelled pairs)");
+        outln!("stopped before all pairs were played (failed or cancelled pairs)");
     }
     if let Some(accuracy) = &outcome.accuracy {
         if args.json {
-            println!("{}", json!({ "accuracy": accuracy_json(accuracy) }));
+            outln!("{}", json!({ "accuracy": accuracy_json(accuracy) }));
         } else {
-            print_accuracy(accuracy);
+            print_accuracy(accuracy)?;
         }
     }
     Ok(())
@@ -145,9 +146,9 @@ fn accuracy_json(accuracy: &MatchAccuracy) -> serde_json::Value {
 }
 
 /// Each engine's share of moves that kept the exact value (positions with enough stones).
-fn print_accuracy(accuracy: &MatchAccuracy) {
+fn print_accuracy(accuracy: &MatchAccuracy) -> Result<()> {
     for (name, side) in ["A", "B"].iter().zip(accuracy.sides) {
-        println!(
+        outln!(
             "accuracy  {name} {:.1}% of {} moves from {}+ stones kept the exact value ({} drops)",
             100.0 * side.share(),
             side.moves,
@@ -155,6 +156,7 @@ fn print_accuracy(accuracy: &MatchAccuracy) {
             side.drops
         );
     }
+    Ok(())
 }
 
 /// The live line (or JSON object) for a score so far.
@@ -200,14 +202,24 @@ fn verdict(decision: SprtDecision, tested: bool) -> &'static str {
     }
 }
 
-fn summary(a: &str, b: &str, score: &MatchScore, decision: SprtDecision, tested: bool) {
+fn summary(
+    a: &str,
+    b: &str,
+    score: &MatchScore,
+    decision: SprtDecision,
+    tested: bool,
+) -> Result<()> {
     let t = score.games;
-    println!("A = {a}\nB = {b}");
-    println!(
+    outln!("A = {a}\nB = {b}");
+    outln!(
         "A: {} wins, {} draws, {} losses; pairs (0..2 points) {:?}",
-        t.wins, t.draws, t.losses, score.pairs.counts
+        t.wins,
+        t.draws,
+        t.losses,
+        score.pairs.counts
     );
-    println!("{}", verdict(decision, tested));
+    outln!("{}", verdict(decision, tested));
+    Ok(())
 }
 
 fn play_in_process(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
@@ -218,17 +230,26 @@ fn play_in_process(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
                 "pair": score.pairs.pairs() - 1, "opening": result.opening.to_string(),
                 "a_points": result.a_points, "games": result.games,
             });
-            println!("{line}");
+            output::io_line(format_args!("{line}"))?;
         }
-        println!("{}", progress(score, args.sprt.as_ref(), args.json));
+        output::io_line(format_args!(
+            "{}",
+            progress(score, args.sprt.as_ref(), args.json)
+        ))
     })?;
     Ok(outcome)
 }
 
-fn finish(args: &MatchArgs, a: &Player, b: &Player, score: &MatchScore, decision: SprtDecision) {
+fn finish(
+    args: &MatchArgs,
+    a: &Player,
+    b: &Player,
+    score: &MatchScore,
+    decision: SprtDecision,
+) -> Result<()> {
     let t = score.games;
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({"a": a.to_string(), "b": b.to_string(), "wins": t.wins, "draws": t.draws, "losses": t.losses, "pentanomial": score.pairs.counts, "decision": decision})
         );
@@ -239,23 +260,27 @@ fn finish(args: &MatchArgs, a: &Player, b: &Player, score: &MatchScore, decision
             score,
             decision,
             args.sprt.is_some(),
-        );
+        )?;
     }
+    Ok(())
 }
 
 fn play_on_cluster(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
     args.target.run(async |client| {
         let match_id = matches::create(client, plan).await?;
         if args.json {
-            println!("{}", json!({ "match_id": match_id }));
+            outln!("{}", json!({ "match_id": match_id }));
         } else {
-            println!(
+            outln!(
                 "match {match_id}: {} pairs queued (`pentagrid match show {match_id}` reprints it)",
                 args.pairs
             );
         }
         let mut tell = |score: &MatchScore| {
-            println!("{}", progress(score, args.sprt.as_ref(), args.json));
+            output::io_line(format_args!(
+                "{}",
+                progress(score, args.sprt.as_ref(), args.json)
+            ))
         };
         Ok(matches::follow(client, match_id, &mut tell).await?)
     })
@@ -286,7 +311,7 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
             .map(|g| json!({"pair": g.pair, "opening": g.opening, "black": g.black, "white": g.white, "moves": g.moves, "result": g.result}))
             .collect();
         let elo = score.pairs.stats().map(|s| s.elo());
-        println!(
+        outln!(
             "{}",
             json!({
                 "match_id": report.match_id, "a": report.a, "b": report.b, "pairs": report.pairs,
@@ -301,32 +326,42 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
         );
         return Ok(());
     }
-    println!(
+    outln!(
         "match {}  ({}, seed {})",
-        report.match_id, report.openings, report.seed
+        report.match_id,
+        report.openings,
+        report.seed
     );
     if !report.sprt.is_empty() {
-        println!("sprt      {}", report.sprt);
+        outln!("sprt      {}", report.sprt);
     }
-    println!(
+    outln!(
         "state     {} ({} of {} pairs stored)",
-        state, report.pairs_done, report.pairs
+        state,
+        report.pairs_done,
+        report.pairs
     );
     if report.decided_after > 0 {
-        println!("decided   after {} pairs", report.decided_after);
+        outln!("decided   after {} pairs", report.decided_after);
     }
-    println!("{}", progress(&score, sprt.as_ref(), false));
-    summary(&report.a, &report.b, &score, decision, sprt.is_some());
+    outln!("{}", progress(&score, sprt.as_ref(), false));
+    summary(
+        &output::peer(&report.a),
+        &output::peer(&report.b),
+        &score,
+        decision,
+        sprt.is_some(),
+    )?;
     if let Some(accuracy) = &accuracy {
-        print_accuracy(accuracy);
+        print_accuracy(accuracy)?;
     }
     for (index, game) in report.games.iter().enumerate() {
-        println!(
+        outln!(
             "pair {} game {}: black {} white {} from {}: {} -> {}",
             game.pair,
             index % 2 + 1,
-            game.black,
-            game.white,
+            output::peer(&game.black),
+            output::peer(&game.white),
             game.opening,
             game.moves.join(" "),
             game.result

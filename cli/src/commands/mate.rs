@@ -6,6 +6,7 @@ use pentago::{AttackNode, MAX_MATE_MOVES, MateSearch};
 use serde_json::json;
 
 use crate::input;
+use crate::output::outln;
 
 /// Find the shortest checkmate (a win by continuous checks) within N moves and print its proof
 /// tree; `--all` lists every first move that mates within N.
@@ -49,22 +50,22 @@ pub fn run(args: &MateArgs) -> Result<()> {
                     .map(|(mv, n)| json!({ "move": mv.to_string(), "mate_in": n }))
                     .collect();
             }
-            println!("{line}");
+            outln!("{line}");
             continue;
         }
-        println!("position {position}");
+        outln!("position {position}");
         match &proof {
-            None => println!("no mate within {}", args.max_moves),
+            None => outln!("no mate within {}", args.max_moves),
             Some(proof) => {
-                println!(
+                outln!(
                     "{} mates in {}: {}",
                     position.side_to_move(),
                     proof.mate_in,
                     proof.first_move()
                 );
                 let line: Vec<String> = proof.main_line().iter().map(ToString::to_string).collect();
-                println!("main line {}", line.join(" "));
-                print_tree(&proof.tree, 0);
+                outln!("main line {}", line.join(" "));
+                print_tree(&proof.tree, 0)?;
             }
         }
         if args.all {
@@ -72,7 +73,7 @@ pub fn run(args: &MateArgs) -> Result<()> {
                 .iter()
                 .map(|(mv, n)| format!("{mv} (mate in {n})"))
                 .collect();
-            println!(
+            outln!(
                 "mating moves: {}",
                 if moves.is_empty() {
                     "none".to_owned()
@@ -81,19 +82,19 @@ pub fn run(args: &MateArgs) -> Result<()> {
                 }
             );
         }
-        println!("time {seconds:.3}s");
+        outln!("time {seconds:.3}s");
     }
     Ok(())
 }
 
 /// The tree as indented lines: the attacker's move, then each group of defender replies.
-fn print_tree(node: &AttackNode, depth: usize) {
+fn print_tree(node: &AttackNode, depth: usize) -> Result<()> {
     let indent = "  ".repeat(depth);
     if node.replies.is_empty() {
-        println!("{indent}{} wins", node.mv);
-        return;
+        outln!("{indent}{} wins", node.mv);
+        return Ok(());
     }
-    println!("{indent}{} (check)", node.mv);
+    outln!("{indent}{} (check)", node.mv);
     for reply in &node.replies {
         let shown: Vec<String> = reply
             .moves
@@ -108,14 +109,15 @@ fn print_tree(node: &AttackNode, depth: usize) {
             shown.join(" ")
         };
         match &reply.then {
-            None => println!("{indent}  {moves}: loses at once"),
+            None => outln!("{indent}  {moves}: loses at once"),
             Some(next) if next.replies.is_empty() => {
-                println!("{indent}  {moves}: {} wins", next.mv)
+                outln!("{indent}  {moves}: {} wins", next.mv)
             }
             Some(next) => {
-                println!("{indent}  {moves}:");
-                print_tree(next, depth + 2);
+                outln!("{indent}  {moves}:");
+                print_tree(next, depth + 2)?;
             }
         }
     }
+    Ok(())
 }

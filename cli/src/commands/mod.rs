@@ -100,11 +100,18 @@ impl Command {
     }
 }
 
+/// Most threads any `--threads` may ask for: far above any machine this runs on, far below what
+/// makes the system refuse to start threads.
+pub const MAX_THREADS: usize = 1024;
+
 /// A rayon pool of `threads` threads (all cores when `None`).
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(threads) = threads {
-        anyhow::ensure!(threads > 0, "--threads must be at least 1");
+        anyhow::ensure!(
+            (1..=MAX_THREADS).contains(&threads),
+            "--threads must be from 1 to {MAX_THREADS}, not {threads}"
+        );
         builder = builder.num_threads(threads);
     }
     Ok(builder.build()?)

@@ -8,6 +8,7 @@ use pentago::{PerftCounts, Position, perft};
 use serde_json::json;
 
 use crate::input;
+use crate::output::outln;
 
 /// Count the move sequences of exactly DEPTH moves (every square, quadrant and direction counts;
 /// a move that ends the game is not continued), and those that end the game within DEPTH.
@@ -32,12 +33,12 @@ pub struct PerftArgs {
 pub fn run(args: &PerftArgs) -> Result<()> {
     let pool = super::thread_pool(args.threads)?;
     for position in input::positions(&args.from)? {
-        run_one(args, &pool, &position);
+        run_one(args, &pool, &position)?;
     }
     Ok(())
 }
 
-fn run_one(args: &PerftArgs, pool: &rayon::ThreadPool, position: &Position) {
+fn run_one(args: &PerftArgs, pool: &rayon::ThreadPool, position: &Position) -> Result<()> {
     let position = *position;
     let started = Instant::now();
     let (total, divided) = pool.install(|| {
@@ -71,15 +72,18 @@ fn run_one(args: &PerftArgs, pool: &rayon::ThreadPool, position: &Position) {
             "seconds": seconds,
             "divide": divide,
         });
-        println!("{line}");
+        outln!("{line}");
     } else {
         for (mv, counts) in &divided {
-            println!("{mv} {} {}", counts.sequences, counts.finished);
+            outln!("{mv} {} {}", counts.sequences, counts.finished);
         }
-        println!(
+        outln!(
             "depth {}: {} sequences, {} finished games",
-            args.depth, total.sequences, total.finished
+            args.depth,
+            total.sequences,
+            total.finished
         );
-        println!("time {seconds:.3} s");
+        outln!("time {seconds:.3} s");
     }
+    Ok(())
 }

@@ -6,6 +6,7 @@ use pentago::{MoveNotation, Position};
 use serde_json::json;
 
 use crate::input;
+use crate::output::outln;
 
 /// Apply moves in order; print `PLY MOVE POSITION STATUS` after each.
 #[derive(Args)]
@@ -46,9 +47,9 @@ fn play_moves(args: &PlayArgs, mut position: Position) -> Result<()> {
                 "position": position.to_string(),
                 "status": position.status(),
             });
-            println!("{line}");
+            outln!("{line}");
         } else {
-            println!("{ply} {mv} {position} {}", position.status());
+            outln!("{ply} {mv} {position} {}", position.status());
         }
     }
     Ok(())

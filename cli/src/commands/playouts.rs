@@ -8,6 +8,7 @@ use pentago::{Policy, Position, run_playouts};
 use serde_json::json;
 
 use crate::input;
+use crate::output::outln;
 
 /// Play N random games and print their statistics (results, mean length, how games end, speed).
 #[derive(Args)]
@@ -43,12 +44,12 @@ pub fn run(args: &PlayoutsArgs) -> Result<()> {
     }
     let pool = super::thread_pool(args.threads)?;
     for position in &positions {
-        run_one(args, &pool, position);
+        run_one(args, &pool, position)?;
     }
     Ok(())
 }
 
-fn run_one(args: &PlayoutsArgs, pool: &rayon::ThreadPool, position: &Position) {
+fn run_one(args: &PlayoutsArgs, pool: &rayon::ThreadPool, position: &Position) -> Result<()> {
     let started = Instant::now();
     let stats = pool.install(|| run_playouts(position, args.policy, args.games, args.seed));
     let seconds = started.elapsed().as_secs_f64();
@@ -71,43 +72,44 @@ fn run_one(args: &PlayoutsArgs, pool: &rayon::ThreadPool, position: &Position) {
             "seconds": seconds,
             "games_per_second": rate,
         });
-        println!("{line}");
+        outln!("{line}");
     } else {
-        println!("games            {}", stats.games);
-        println!(
+        outln!("games            {}", stats.games);
+        outln!(
             "black wins       {} ({:.2}%)",
             stats.black_wins,
             percent(stats.black_wins)
         );
-        println!(
+        outln!(
             "white wins       {} ({:.2}%)",
             stats.white_wins,
             percent(stats.white_wins)
         );
-        println!(
+        outln!(
             "draws            {} ({:.2}%)",
             stats.draws,
             percent(stats.draws)
         );
-        println!("mean length      {:.2} stones", stats.mean_length());
-        println!(
+        outln!("mean length      {:.2} stones", stats.mean_length());
+        outln!(
             "placement wins   {} ({:.2}%)",
             stats.placement_wins,
             percent(stats.placement_wins)
         );
-        println!(
+        outln!(
             "both-five draws  {} ({:.2}%)",
             stats.both_five_draws,
             percent(stats.both_five_draws)
         );
-        println!(
+        outln!(
             "full-board games {} ({:.2}%)",
             stats.full_board_games,
             percent(stats.full_board_games)
         );
-        println!(
+        outln!(
             "speed            {rate:.0} games/s ({} threads, {seconds:.2} s)",
             pool.current_num_threads()
         );
     }
+    Ok(())
 }

@@ -12,6 +12,7 @@ use pentagrid_client::{Client, collection_html};
 use super::progress::Bars;
 use super::show::board;
 use super::target::Target;
+use crate::output::{errln, out, outln};
 
 /// Checkmate puzzles: positions where the side to move forces a win by continuous checks and
 /// only one first move wins (checked by the exact solver).
@@ -125,7 +126,7 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
             let report = generate
                 .target
                 .run(async |client| generate_with_bar(client, &goal).await)?;
-            println!("{report}");
+            outln!("{report}");
             report.delivered(&goal)?;
             Ok(())
         }
@@ -149,13 +150,13 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
                 Some(path) => {
                     std::fs::write(path, document)
                         .with_context(|| format!("writing {}", path.display()))?;
-                    eprintln!(
+                    errln!(
                         "wrote {} puzzles to {}",
                         collection.summary.total,
                         path.display()
                     );
                 }
-                None => print!("{document}"),
+                None => out!("{document}"),
             }
             Ok(())
         }

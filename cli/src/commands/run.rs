@@ -21,6 +21,7 @@ use super::cluster::{open_check, runtime, shutdown_signal};
 use super::progress::Bars;
 use super::puzzles::write_collection;
 use super::serve::serve_explorer;
+use crate::output::{errln, outln};
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
 #[derive(Args)]
@@ -94,7 +95,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         };
         let cluster = EmbeddedCluster::open(&args.db, args.workers, settings).await?;
         let client = cluster.client();
-        eprintln!(
+        errln!(
             "pentagrid run: coordinator on {}, {} worker(s) × {} threads, database {}",
             cluster.address,
             args.workers,
@@ -113,7 +114,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let outcome = tokio::select! {
             result = campaign(&client, &plan, &mut show) => result,
             _ = shutdown_signal() => {
-                eprintln!("interrupted: stopping");
+                errln!("interrupted: stopping");
                 Ok(CampaignReport::default())
             }
         };
@@ -123,7 +124,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }) = &outcome
         {
             bars.puzzles_done(round.ran_dry);
-            eprintln!("{round}");
+            errln!("{round}");
         }
         let after = jobs::status(&client).await?;
         let collection = write_collection(&client, &args.db).await?;
@@ -135,12 +136,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 return Err(error.into());
             }
         };
-        print_summary(&before, &after, started.elapsed().as_secs_f64(), &report);
-        println!(
+        print_summary(&before, &after, started.elapsed().as_secs_f64(), &report)?;
+        outln!(
             "  puzzles       {collection} in {}/puzzles.{{txt,jsonl,html}}",
             args.db.display()
         );
-        print_book(&start_book);
+        print_book(&start_book)?;
         write_studies(&report, &args.db)?;
         let served = if args.serve {
             serve_explorer(
@@ -164,44 +165,46 @@ fn print_summary(
     after: &v2::StatusResponse,
     seconds: f64,
     report: &CampaignReport,
-) {
+) -> Result<()> {
     let playouts = after.playouts - before.playouts;
-    println!("summary");
-    println!(
+    outln!("summary");
+    outln!(
         "  jobs done     {} ({} failed)",
         after.done - before.done,
         after.failed - before.failed
     );
-    println!(
+    outln!(
         "  games stored  {} (total {})",
         after.games - before.games,
         after.games
     );
-    println!(
+    outln!(
         "  playouts      {playouts} analysed in {seconds:.1} s ({:.0}/s over the whole run, self-play included)",
         playouts as f64 / seconds
     );
-    println!(
+    outln!(
         "  database      {} positions with playout tables, {} with game tables",
-        after.playout_positions, after.game_positions
+        after.playout_positions,
+        after.game_positions
     );
     let phases: Vec<String> = report
         .phases
         .iter()
         .map(|(name, took)| format!("{name} {:.1} s", took.as_secs_f64()))
         .collect();
-    println!("  steps         {}", phases.join(", "));
+    outln!("  steps         {}", phases.join(", "));
+    Ok(())
 }
 
 /// Prints each opening study and writes its HTML report beside the database.
 fn write_studies(report: &CampaignReport, db: &Path) -> Result<()> {
     for study in &report.studies {
-        println!();
-        super::study::print(study, 1);
+        outln!();
+        super::study::print(study, 1)?;
         let page = db.join(format!("study-{}.html", study.opening.name()));
         std::fs::write(&page, pentagrid_client::study_html(study))
             .with_context(|| format!("writing {}", page.display()))?;
-        println!("(the report with boards and charts: {})", page.display());
+        outln!("(the report with boards and charts: {})", page.display());
     }
     Ok(())
 }

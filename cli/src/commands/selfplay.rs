@@ -7,6 +7,7 @@ use pentago::{Color, Player, Status, UctConfig, play_game, splitmix64};
 use serde_json::json;
 
 use crate::input;
+use crate::output::outln;
 
 /// Play games between engines locally and print each game's moves and result.
 #[derive(Args)]
@@ -75,7 +76,7 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
             Status::Draw => 1,
             _ => 2,
         }] += 1;
-        bar.suspend(|| {
+        bar.suspend(|| -> Result<()> {
             if args.json {
                 let line = json!({
                     "game": game_number,
@@ -83,26 +84,27 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
                     "white": white.to_string(),
                     "record": game,
                 });
-                println!("{line}");
+                outln!("{line}");
             } else {
                 let moves: Vec<String> = game.moves.iter().map(ToString::to_string).collect();
-                println!(
+                outln!(
                     "game {game_number}: {} -> {} ({} moves)",
                     moves.join(" "),
                     game.result,
                     game.moves.len()
                 );
             }
-        });
+            Ok(())
+        })?;
         bar.inc(1);
     }
     bar.finish_and_clear();
     if !args.json {
         let [wins, draws, losses] = score;
         let points = wins as f64 + 0.5 * draws as f64;
-        println!("A = {a}");
-        println!("B = {b}");
-        println!(
+        outln!("A = {a}");
+        outln!("B = {b}");
+        outln!(
             "A scored {points} / {} ({:.1}%): {wins} wins, {draws} draws, {losses} losses",
             args.games,
             100.0 * points / args.games as f64

@@ -9,6 +9,7 @@ use pentagrid_client::Client;
 use pentagrid_web::{BookCacheSettings, Source};
 
 use super::cluster::{Connection, LimitArgs, shutdown_signal};
+use crate::output::outln;
 
 /// Serve the web explorer: the opening book, puzzles, matches and the live cluster in a
 /// browser, with a read-only JSON API under /api/v1/.
@@ -54,7 +55,7 @@ pub async fn serve_explorer(
         .await
         .with_context(|| format!("listening on {listen}"))?;
     let address = listener.local_addr()?;
-    println!("explorer on http://{address}/ (Ctrl-C stops it)");
+    outln!("explorer on http://{address}/ (Ctrl-C stops it)");
     tracing::info!(%address, "explorer listening");
     pentagrid_web::serve_with(listener, source, book_cache, limits, shutdown_signal()).await?;
     Ok(())

@@ -6,6 +6,7 @@ use pentago::{Position, Square};
 use serde_json::json;
 
 use crate::input;
+use crate::output::outln;
 
 /// Show a position as a diagram (quadrant borders drawn), with side to move and status.
 #[derive(Args)]
@@ -20,9 +21,9 @@ pub struct ShowArgs {
 pub fn run(args: &ShowArgs) -> Result<()> {
     for position in input::positions(&args.position)? {
         if args.json {
-            println!("{}", describe(&position));
+            outln!("{}", describe(&position));
         } else {
-            println!("{}", diagram(&position));
+            outln!("{}", diagram(&position));
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ use pentago::{Move, Position, SolveLimits, Solver, Value, move_groups, prove};
 use serde_json::json;
 
 use crate::input;
+use crate::output::{errln, outln};
 
 /// Solve positions exactly: win, draw or loss for the side to move, with a best move.
 #[derive(Args)]
@@ -72,7 +73,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             .with_context(|| format!("no proof for {}", positions[0]))?;
         std::fs::write(path, proof.to_text())
             .with_context(|| format!("writing the proof to {}", path.display()))?;
-        eprintln!(
+        errln!(
             "proof of {} nodes written to {}",
             proof.nodes.len(),
             path.display()
@@ -101,12 +102,12 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                     })
                     .collect();
             }
-            println!("{line}");
+            outln!("{line}");
         } else {
             let best = solution
                 .best
                 .map_or_else(|| "-".to_owned(), |m| m.to_string());
-            println!(
+            outln!(
                 "{position} {value} best {best} by {} nodes {} time {:.3}s",
                 solution.method.name(),
                 solution.nodes,
@@ -115,7 +116,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             for (group, value) in &moves {
                 let names: Vec<String> = group.iter().map(Move::to_string).collect();
                 let value = value.map_or("unknown", |v| v.name());
-                println!("  {value:<7} {}", names.join(" "));
+                outln!("  {value:<7} {}", names.join(" "));
             }
         }
     }

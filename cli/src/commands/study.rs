@@ -13,6 +13,7 @@ use serde_json::json;
 use super::book::print_book;
 use super::progress::Bars;
 use super::target::Target;
+use crate::output::outln;
 
 /// Study an opening (monicas-five, middle-five, straight-five, triple-power): grow the opening
 /// book from its start positions on the cluster, play self-play games from them, and report.
@@ -88,9 +89,9 @@ pub fn run(args: &StudyArgs) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if args.json {
-        println!("{}", json(&report));
+        outln!("{}", json(&report));
     } else {
-        print(&report, usize::MAX);
+        print(&report, usize::MAX)?;
     }
     Ok(())
 }
@@ -107,10 +108,10 @@ async fn with_bars(
 }
 
 /// The report for people, with at most `key_positions` tables.
-pub fn print(report: &StudyReport, key_positions: usize) {
+pub fn print(report: &StudyReport, key_positions: usize) -> Result<()> {
     let b = &report.build;
-    println!("== {} study", report.opening.title());
-    println!(
+    outln!("== {} study", report.opening.title());
+    outln!(
         "book      {} start positions, {} positions analysed ({} solved exactly), {} playouts, depth {}",
         b.roots.len(),
         b.positions,
@@ -119,14 +120,14 @@ pub fn print(report: &StudyReport, key_positions: usize) {
         b.depth
     );
     for (index, table) in report.key_positions.iter().take(key_positions).enumerate() {
-        println!(
+        outln!(
             "\nkey position {} (white to move after black's second stone)",
             index + 1
         );
-        print_book(table);
+        print_book(table)?;
     }
     if !report.defences.is_empty() {
-        println!(
+        outln!(
             "\nwhite's strongest defences at key position 1, with black's best plan after each\n\
              (white's win rate over the playouts through the move, with its 95% interval;\n\
              ~ marks a defence the samples cannot tell apart from the best):"
@@ -137,7 +138,7 @@ pub fn print(report: &StudyReport, key_positions: usize) {
                 .exact
                 .map(|v| format!(", exactly a {v} for white"))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "  {close}{:<8} white scores {:>5.1}% [{:.1}, {:.1}] over {} playouts{exact}; then {}",
                 defence.mv,
                 100.0 * defence.win_rate,
@@ -152,11 +153,16 @@ pub fn print(report: &StudyReport, key_positions: usize) {
             );
         }
     }
-    println!(
+    outln!(
         "\nself-play {} games from the start positions: black won {}, white {}, drawn {};\n\
          {} of black's wins ended with five on the line the opening aims at",
-        report.games, report.black_wins, report.white_wins, report.draws, report.aim_completed
+        report.games,
+        report.black_wins,
+        report.white_wins,
+        report.draws,
+        report.aim_completed
     );
+    Ok(())
 }
 
 /// The report as JSON.

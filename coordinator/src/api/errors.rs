@@ -31,6 +31,14 @@ pub(crate) fn invalid(message: impl Into<String>) -> Status {
 
 impl From<StoreError> for Status {
     fn from(error: StoreError) -> Status {
+        if let StoreError::Overflow { .. } = error {
+            // The request itself would push a count past its range: the caller's to fix.
+            return error_status(
+                Code::OutOfRange,
+                ErrorReason::InvalidArgument,
+                error.to_string(),
+            );
+        }
         tracing::error!(%error, "storage failure");
         error_status(
             Code::Internal,
@@ -293,6 +301,11 @@ mod tests {
                 StoreError::Durability("disk".into()).into(),
                 Code::Internal,
                 ErrorReason::Storage,
+            ),
+            (
+                BookError::Store(StoreError::Overflow { what: "playouts" }).into(),
+                Code::OutOfRange,
+                ErrorReason::InvalidArgument,
             ),
         ];
         let long = invalid("x".repeat(100_000));

@@ -271,8 +271,9 @@ impl JobWatch {
             return;
         }
         if state == JobState::Done {
-            self.counts.playouts += record.playouts;
-            self.counts.games += record.games;
+            // Display sums over every stored job: they stop at the top rather than wrap.
+            self.counts.playouts = self.counts.playouts.saturating_add(record.playouts);
+            self.counts.games = self.counts.games.saturating_add(record.games);
         }
         let error = match state {
             JobState::Failed => record.error.clone(),

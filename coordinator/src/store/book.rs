@@ -16,8 +16,8 @@ use sled::Transactional;
 use super::records::StoredBuild;
 use super::table::Table;
 use super::{
-    Store, StoreError, TOTALS, all_records, corrupt, get_record, id_of, pair_key, put_record,
-    totals_in,
+    Store, StoreError, TOTALS, add_count, all_records, corrupt, get_record, id_of, pair_key,
+    put_record, totals_in,
 };
 
 /// Exact values of a position's moves (canonical frame).
@@ -166,13 +166,17 @@ impl Store {
                 .filter(|(_, e)| !e.games.is_empty())
                 .map(|(k, e)| (*k, e.games.clone()))
                 .collect();
-            totals.playout_positions += super::merge_tables(playouts, &playout_deltas)?;
-            totals.game_positions += super::merge_tables(game_tables, &game_deltas)?;
-            totals.playouts += playout_deltas
-                .values()
-                .flat_map(|t| t.values())
-                .map(|c| c.games)
-                .sum::<u64>();
+            let new_positions = super::merge_tables(playouts, &playout_deltas)?;
+            add_count(
+                &mut totals.playout_positions,
+                new_positions,
+                "playout positions",
+            )?;
+            let new_positions = super::merge_tables(game_tables, &game_deltas)?;
+            add_count(&mut totals.game_positions, new_positions, "game positions")?;
+            for counts in playout_deltas.values().flat_map(|t| t.values()) {
+                add_count(&mut totals.playouts, counts.games, "playout total")?;
+            }
             for (key, entry) in entries.iter().filter(|(_, e)| !e.proven.is_empty()) {
                 let key = key.to_be_bytes();
                 let mut current = match proven.get(key)? {

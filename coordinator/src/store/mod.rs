@@ -61,8 +61,10 @@ pub use table::{Counts, Table};
 #[derive(Debug, Error)]
 pub enum StoreError {
     /// The database reported an error (disk, corruption, lock held by another process).
+    // sled's error is in the message (wire statuses carry only this text), so it is not also
+    // this error's source: a chain printer would say it twice.
     #[error("database error: {0}")]
-    Sled(#[from] sled::Error),
+    Sled(sled::Error),
     /// Flushing to disk failed, so nothing since the last flush is known to be durable.
     #[error("could not make the database durable: {0}")]
     Durability(String),
@@ -111,6 +113,18 @@ pub enum StoreError {
         /// What sled said.
         why: String,
     },
+    /// A stored count would pass 2^64 − 1: the whole request is refused and nothing stored.
+    #[error("the stored {what} would pass 2^64 - 1, so nothing was stored")]
+    Overflow {
+        /// Which count.
+        what: &'static str,
+    },
+}
+
+impl From<sled::Error> for StoreError {
+    fn from(error: sled::Error) -> StoreError {
+        StoreError::Sled(error)
+    }
 }
 
 /// A transaction's failure: the error it aborted with, or the database's.
@@ -413,10 +427,28 @@ pub(crate) fn merge_tables(
                 Table::new()
             }
         };
-        table::merge(&mut current, delta);
+        table::merge(&mut current, delta).map_err(|table::Overflow| {
+            ConflictableTransactionError::Abort(StoreError::Overflow {
+                what: "move counts",
+            })
+        })?;
         tree.insert(&key, table::encode(&current))?;
     }
     Ok(new_positions)
+}
+
+/// Adds `n` to a stored count inside a transaction; overflow aborts the whole transaction.
+pub(crate) fn add_count(
+    total: &mut u64,
+    n: u64,
+    what: &'static str,
+) -> Result<(), ConflictableTransactionError<StoreError>> {
+    *total = total
+        .checked_add(n)
+        .ok_or(ConflictableTransactionError::Abort(StoreError::Overflow {
+            what,
+        }))?;
+    Ok(())
 }
 
 /// The key of an entry under a parent (a match's pair, a build's position): both ids as 8

@@ -13,8 +13,8 @@ use sled::transaction::{
 use super::puzzles::{StateChange, set_candidate};
 use super::{
     CandidateState, JobState, ProvenTable, Store, StoreError, StoredClaim, StoredFlags, StoredGame,
-    StoredJob, StoredMatch, StoredPair, TOTALS, Table, abort, book, corrupt, id_of, merge_tables,
-    pair_key, totals_in,
+    StoredJob, StoredMatch, StoredPair, TOTALS, Table, abort, add_count, book, corrupt, id_of,
+    merge_tables, pair_key, totals_in,
 };
 
 /// What [`Store::apply`] did.
@@ -150,11 +150,17 @@ impl Store {
                 return Ok(Committed::nothing(Applied::JobAlreadyDone));
             }
             let mut totals = totals_in(meta)?;
-            totals.playout_positions += merge_tables(playouts, &effect.playouts)?;
-            totals.game_positions += merge_tables(game_tables, &effect.games)?;
+            let new_positions = merge_tables(playouts, &effect.playouts)?;
+            add_count(
+                &mut totals.playout_positions,
+                new_positions,
+                "playout positions",
+            )?;
+            let new_positions = merge_tables(game_tables, &effect.games)?;
+            add_count(&mut totals.game_positions, new_positions, "game positions")?;
             if let Some(game) = &effect.game {
                 games.insert(&job_key, game.encode_to_vec())?;
-                totals.games += 1;
+                add_count(&mut totals.games, 1, "game total")?;
             }
             if let Some(pair) = &effect.pair {
                 add_pair(matches, pair)?;
@@ -173,8 +179,8 @@ impl Store {
             for (worker, reason) in &effect.flags {
                 flag_worker(flagged_workers, worker, reason)?;
             }
-            totals.playouts += effect.playout_count;
-            totals.results += 1;
+            add_count(&mut totals.playouts, effect.playout_count, "playout total")?;
+            add_count(&mut totals.results, 1, "result total")?;
             meta.insert(TOTALS, totals.encode_to_vec())?;
             jobs.insert(&job_key, done.encode_to_vec())?;
             results.insert(result_id.as_bytes(), &job_key)?;
@@ -263,7 +269,12 @@ fn flag_worker(
         Some(bytes) => StoredFlags::decode(bytes.as_ref()).map_err(abort("flags"))?,
         None => StoredFlags::default(),
     };
-    record.flags += 1;
+    record.flags = record
+        .flags
+        .checked_add(1)
+        .ok_or(ConflictableTransactionError::Abort(StoreError::Overflow {
+            what: "flag count",
+        }))?;
     record.last_reason = reason.to_owned();
     flagged_workers.insert(worker.as_bytes(), record.encode_to_vec())?;
     Ok(())

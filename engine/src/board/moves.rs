@@ -74,12 +74,14 @@ pub struct MoveNotation {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ParseMoveError {
     /// The placement part is not a square.
-    #[error("bad square in move {text:?}: {source}")]
+    // The square's error is part of this message, not a `source`: a chain printer would
+    // otherwise say it twice.
+    #[error("bad square in move {text:?}: {why}")]
     Square {
         /// The whole move text.
         text: String,
         /// What was wrong with the square.
-        source: ParseSquareError,
+        why: ParseSquareError,
     },
     /// The twist part is not `<quadrant 1-4><R|L>`.
     #[error(
@@ -106,9 +108,9 @@ impl FromStr for MoveNotation {
         };
         let square = square_text
             .parse::<Square>()
-            .map_err(|source| ParseMoveError::Square {
-                text: s.to_owned(),
-                source,
+            .map_err(|why| ParseMoveError::Square {
+                text: crate::excerpt(s),
+                why,
             })?;
         let twist = twist_text.map(|t| parse_twist(s, t)).transpose()?;
         Ok(MoveNotation { square, twist })
@@ -117,8 +119,8 @@ impl FromStr for MoveNotation {
 
 fn parse_twist(text: &str, twist: &str) -> Result<Twist, ParseMoveError> {
     let error = || ParseMoveError::Twist {
-        text: text.to_owned(),
-        twist: twist.to_owned(),
+        text: crate::excerpt(text),
+        twist: crate::excerpt(twist),
     };
     let bytes = twist.as_bytes();
     if bytes.len() != 2 {
@@ -141,7 +143,7 @@ impl FromStr for Move {
         let notation: MoveNotation = s.parse()?;
         match notation.twist {
             Some(twist) => Ok(Move::new(notation.square, twist)),
-            None => Err(ParseMoveError::MissingTwist(s.to_owned())),
+            None => Err(ParseMoveError::MissingTwist(crate::excerpt(s))),
         }
     }
 }

@@ -64,7 +64,7 @@ impl FromStr for Player {
                 .strip_prefix("playouts=")
                 .and_then(|n| n.parse::<u64>().ok())
                 .filter(|n| (1..=1_000_000_000).contains(n))
-                .ok_or_else(|| ParsePlayerError::Flat(s.to_owned()))?;
+                .ok_or_else(|| ParsePlayerError::Flat(crate::excerpt(s)))?;
             return Ok(Player::Flat { playouts });
         }
         if s.starts_with("uct") {
@@ -76,7 +76,7 @@ impl FromStr for Player {
         if let Some(rest) = s.strip_prefix("perfect:") {
             return Ok(Player::Perfect(rest.parse()?));
         }
-        Err(ParsePlayerError::Unknown(s.to_owned()))
+        Err(ParsePlayerError::Unknown(crate::excerpt(s)))
     }
 }
 

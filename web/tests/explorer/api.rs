@@ -341,22 +341,114 @@ async fn cluster_status_lists_jobs_workers_and_throughput() {
     assert_eq!(cluster["window_seconds"], 600);
 }
 
-/// The answer's top-level fields are exactly those its documented schema names, when the
-/// schema is a named object with its properties listed.
+/// A schema with its `$ref` followed (to any depth).
+fn resolve<'a>(spec: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(name) => resolve(
+            spec,
+            &spec["components"]["schemas"][name.trim_start_matches("#/components/schemas/")],
+        ),
+        None => schema,
+    }
+}
+
+/// The properties an object schema names, through `$ref`s and every part of an `allOf`; `None`
+/// when the schema lists none (a free-form object, or not an object).
+fn properties(spec: &Value, schema: &Value) -> Option<serde_json::Map<String, Value>> {
+    let schema = resolve(spec, schema);
+    if let Some(parts) = schema["allOf"].as_array() {
+        let mut all = serde_json::Map::new();
+        for part in parts {
+            all.extend(properties(spec, part)?);
+        }
+        all.extend(
+            schema["properties"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        return Some(all);
+    }
+    schema["properties"].as_object().cloned()
+}
+
+/// Checks `value` against its documented schema: an object's fields are exactly those the
+/// schema names (through `$ref`s and `allOf`), each checked in turn, and every item of an array
+/// against the array's `items`. Disagreements are collected, with where they are.
+fn check_documented(
+    spec: &Value,
+    schema: &Value,
+    value: &Value,
+    at: &str,
+    errors: &mut Vec<String>,
+) {
+    if value.is_null() {
+        return;
+    }
+    let schema = resolve(spec, schema);
+    if let Some(items) = schema.get("items") {
+        match value.as_array() {
+            Some(values) => {
+                for (index, item) in values.iter().enumerate() {
+                    check_documented(spec, items, item, &format!("{at}[{index}]"), errors);
+                }
+            }
+            None => errors.push(format!("{at}: documented as an array, is {value}")),
+        }
+        return;
+    }
+    let Some(documented) = properties(spec, schema) else {
+        return;
+    };
+    let Some(given) = value.as_object() else {
+        errors.push(format!("{at}: documented as an object, is {value}"));
+        return;
+    };
+    let mut names: Vec<&String> = documented.keys().collect();
+    let mut present: Vec<&String> = given.keys().collect();
+    names.sort();
+    present.sort();
+    if names != present {
+        errors.push(format!("{at}: fields {present:?}, documented {names:?}"));
+    }
+    for (name, field) in given {
+        if let Some(field_schema) = documented.get(name) {
+            check_documented(spec, field_schema, field, &format!("{at}.{name}"), errors);
+        }
+    }
+}
+
+/// The answer agrees with its documented schema, all the way down.
 fn assert_documented(spec: &Value, operation: &Value, answer: &Value, path: &str) {
     let schema = &operation["responses"]["200"]["content"]["application/json"]["schema"];
-    let Some(name) = schema["$ref"].as_str() else {
-        return;
+    assert!(schema.is_object(), "{path}: no documented schema");
+    let mut errors = Vec::new();
+    check_documented(spec, schema, answer, path, &mut errors);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn the_schema_check_follows_refs_all_of_and_arrays() {
+    let spec = serde_json::json!({"components": {"schemas": {
+        "Base": {"type": "object", "properties": {"a": {"type": "integer"}}},
+        "Row": {"allOf": [{"$ref": "#/components/schemas/Base"},
+                          {"type": "object", "properties": {"b": {"type": "string"}}}]},
+        "Page": {"type": "object", "properties": {"rows": {"type": "array", "items": {"$ref": "#/components/schemas/Row"}}}}
+    }}});
+    let page = serde_json::json!({"$ref": "#/components/schemas/Page"});
+    let check = |value: Value| {
+        let mut errors = Vec::new();
+        check_documented(&spec, &page, &value, "page", &mut errors);
+        errors
     };
-    let schema = &spec["components"]["schemas"][name.trim_start_matches("#/components/schemas/")];
-    let Some(documented) = schema["properties"].as_object() else {
-        return;
-    };
-    let mut documented: Vec<&String> = documented.keys().collect();
-    let mut given: Vec<&String> = answer.as_object().expect("an object").keys().collect();
-    documented.sort();
-    given.sort();
-    assert_eq!(given, documented, "{path}: fields of {name}");
+    assert!(check(serde_json::json!({"rows": [{"a": 1, "b": "x"}]})).is_empty());
+    let errors = check(serde_json::json!({"rows": [{"a": 1, "b": "x"}, {"a": 1, "c": 2}]}));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("page[1]") || errors[0].starts_with("page.rows[1]"),
+        "{errors:?}"
+    );
+    assert_eq!(check(serde_json::json!({"rows": {"a": 1}})).len(), 1);
 }
 
 #[tokio::test]

@@ -135,14 +135,23 @@ async fn screenshot(browser: &Client, name: &str) {
     std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
 }
 
+/// A browser test that cannot run here: under CI (`CI` set, other than `false` or `0`) that is
+/// a failure, never a silent pass; elsewhere it says on standard error that it skipped.
+fn skip_without_browser(test: &str, why: &str) {
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    assert!(!ci, "{test} cannot run under CI: {why}");
+    eprintln!("SKIPPED {test}: {why}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_work_in_headless_chromium() {
     let chromium = find_program(&["chromium", "chromium-browser", "google-chrome"]);
     let chromedriver = find_program(&["chromedriver"]);
     let (Some(chromium), Some(chromedriver)) = (chromium, chromedriver) else {
-        println!(
-            "SKIPPED pages_work_in_headless_chromium: chromium and chromedriver are not both on \
-             the PATH (apt-get install chromium chromium-driver; .ci/run installs them)"
+        skip_without_browser(
+            "pages_work_in_headless_chromium",
+            "chromium and chromedriver are not both on the PATH (apt-get install chromium \
+             chromium-driver; .ci/run installs them)",
         );
         return;
     };

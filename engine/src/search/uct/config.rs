@@ -137,18 +137,18 @@ impl FromStr for UctConfig {
             Some("") => "",
             Some(rest) => rest
                 .strip_prefix(':')
-                .ok_or_else(|| ParseConfigError::Engine(s.to_owned()))?,
-            None => return Err(ParseConfigError::Engine(s.to_owned())),
+                .ok_or_else(|| ParseConfigError::Engine(crate::excerpt(s)))?,
+            None => return Err(ParseConfigError::Engine(crate::excerpt(s))),
         };
         let mut config = UctConfig::default();
         let mut seen: Vec<&str> = Vec::new();
         for item in items.split(',').filter(|i| !i.is_empty()) {
             let (key, value) = item
                 .split_once('=')
-                .ok_or_else(|| ParseConfigError::Item(item.to_owned()))?;
+                .ok_or_else(|| ParseConfigError::Item(crate::excerpt(item)))?;
             let slot = if key == "seconds" { "playouts" } else { key };
             if seen.contains(&slot) {
-                return Err(ParseConfigError::Repeated(key.to_owned()));
+                return Err(ParseConfigError::Repeated(crate::excerpt(key)));
             }
             seen.push(slot);
             let bad = |why| ParseConfigError::Value {
@@ -213,7 +213,7 @@ impl FromStr for UctConfig {
                     }
                     config.max_nodes = n;
                 }
-                _ => return Err(ParseConfigError::Key(key.to_owned())),
+                _ => return Err(ParseConfigError::Key(crate::excerpt(key))),
             }
         }
         Ok(config)

@@ -1,0 +1,130 @@
+//! Everything the commands print goes through here, so that no write can panic: a failed write
+//! to standard output is an error the command returns (a closed pipe among them, which `main`
+//! turns into a quiet exit), and a failed write to standard error is dropped (there is nowhere
+//! left to say so).
+
+use std::fmt;
+use std::io::{self, Write};
+
+use anyhow::{Context, Result};
+
+/// Writes one formatted line to standard output, returning from the enclosing function with the
+/// error when the write fails.
+macro_rules! outln {
+    () => {
+        $crate::output::line(format_args!(""))?
+    };
+    ($($arg:tt)*) => {
+        $crate::output::line(format_args!($($arg)*))?
+    };
+}
+
+/// Writes formatted text to standard output, returning from the enclosing function with the
+/// error when the write fails.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::output::text(format_args!($($arg)*))?
+    };
+}
+
+/// Writes one formatted line to standard error; a failure is dropped, never a panic.
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::output::error_line(format_args!($($arg)*))
+    };
+}
+
+pub(crate) use {errln, out, outln};
+
+const WRITING: &str = "cannot write to standard output";
+
+/// One line on standard output.
+pub fn line(args: fmt::Arguments<'_>) -> Result<()> {
+    io_line(args).context(WRITING)
+}
+
+/// One line on standard output, for callbacks that report an [`io::Error`].
+pub fn io_line(args: fmt::Arguments<'_>) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_fmt(args)
+        .and_then(|()| stdout.write_all(b"\n"))
+}
+
+/// Text on standard output, as it is.
+pub fn text(args: fmt::Arguments<'_>) -> Result<()> {
+    io::stdout().lock().write_fmt(args).context(WRITING)
+}
+
+/// Flushes standard output, so that a failure to write what is buffered is reported, not lost
+/// at exit.
+pub fn flush() -> Result<()> {
+    io::stdout().lock().flush().context(WRITING)
+}
+
+/// One line on standard error, if it can be written.
+pub fn error_line(args: fmt::Arguments<'_>) {
+    let mut stderr = io::stderr().lock();
+    let _ = stderr
+        .write_fmt(args)
+        .and_then(|()| stderr.write_all(b"\n"));
+}
+
+/// Most characters of peer-supplied text shown in one place.
+const PEER_CHARS: usize = 64;
+
+/// Text that came from the network (worker names and ids, player strings, reasons) as a
+/// terminal may show it: control characters (ESC, newlines...) escaped, so that a peer can neither
+/// drive the admin's terminal nor forge lines, and at most [`PEER_CHARS`] characters.
+pub fn peer(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * PEER_CHARS));
+    for (index, c) in text.chars().enumerate() {
+        if index == PEER_CHARS {
+            out.push_str(&format!("… ({} bytes)", text.len()));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether the error is, anywhere in its chain, a write to a reader that went away (`head`, a
+/// closed pager): the conventional quiet end of a command in a pipeline.
+pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peer_text_is_escaped_and_bounded() {
+        assert_eq!(peer("w-1 ünïcode"), "w-1 ünïcode");
+        assert_eq!(peer("evil\u{1b}[2J\nfake"), "evil\\u{1b}[2J\\nfake");
+        let long = "n".repeat(10_000);
+        assert_eq!(
+            peer(&long),
+            format!("{}… (10000 bytes)", "n".repeat(PEER_CHARS))
+        );
+    }
+
+    #[test]
+    fn a_closed_pipe_is_found_anywhere_in_the_chain() {
+        let closed = anyhow::Error::new(io::Error::from(io::ErrorKind::BrokenPipe))
+            .context(WRITING)
+            .context("printing the status");
+        assert!(is_closed_pipe(&closed));
+        let full = anyhow::Error::new(io::Error::from_raw_os_error(28)).context(WRITING);
+        assert!(!is_closed_pipe(&full));
+        assert!(!is_closed_pipe(&anyhow::anyhow!("broken pipe")));
+    }
+}
