@@ -109,7 +109,12 @@ fn local_commands_end_quietly_on_a_closed_pipe_and_say_why_on_a_full_disk() {
             ),
             (
                 vec![
-                    "solitaire", "bench", "--deals", "1..=2", "--player", "random",
+                    "solitaire",
+                    "bench",
+                    "--deals",
+                    "1..=2",
+                    "--player",
+                    "random",
                 ],
                 "",
             ),

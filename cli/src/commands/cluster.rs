@@ -290,9 +290,17 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             tracing::info!(%address, "coordinator listening; the database passed its check");
             Ok(coordinator)
         };
-        serve_opening(listener, open, metrics, credentials, tls, limits, shutdown_signal())
-            .await
-            .with_context(|| format!("coordinator with the database in {}", args.db.display()))?;
+        serve_opening(
+            listener,
+            open,
+            metrics,
+            credentials,
+            tls,
+            limits,
+            shutdown_signal(),
+        )
+        .await
+        .with_context(|| format!("coordinator with the database in {}", args.db.display()))?;
         Ok(())
     })
 }

@@ -37,8 +37,8 @@ pub mod table;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
 use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, RwLock};
 
 use prost::Message;
 use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
