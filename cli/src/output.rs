@@ -51,6 +51,16 @@ pub fn io_line(args: fmt::Arguments<'_>) -> io::Result<()> {
         .and_then(|()| stdout.write_all(b"\n"))
 }
 
+/// `error` as a command that printed through its own [`Write`] reports it: a failed write says
+/// it was writing to standard output (a closed pipe stays recognisable under the context).
+pub fn writing(error: anyhow::Error) -> anyhow::Error {
+    if error.is::<io::Error>() {
+        error.context(WRITING)
+    } else {
+        error
+    }
+}
+
 /// Text on standard output, as it is.
 pub fn text(args: fmt::Arguments<'_>) -> Result<()> {
     io::stdout().lock().write_fmt(args).context(WRITING)

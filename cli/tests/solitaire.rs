@@ -210,7 +210,7 @@ fn bad_arguments_are_refused_clearly() {
                 "--threads",
                 "0",
             ],
-            "at least 1",
+            "--threads must be from 1 to 1024",
         ),
     ];
     for (args, expected) in cases {

@@ -2,9 +2,9 @@
 //! of a running coordinator into a file, reading a backup file through to check it, and
 //! restoring one into a new database directory.
 
-use std::io::Write;
 use std::path::PathBuf;
 
+use crate::output::outln;
 use anyhow::Result;
 use clap::Args;
 use pentagrid_client::backup::{BackupSummary, fetch, restore, verify};
@@ -84,7 +84,6 @@ pub fn restore_backup(args: &RestoreArgs) -> Result<()> {
 
 /// Prints what a backup holds, as text under `headline` or as JSON.
 fn print(summary: &BackupSummary, as_json: bool, headline: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
     if as_json {
         let value = json!({
             "created_unix_ms": summary.header.created_unix_ms,
@@ -96,28 +95,25 @@ fn print(summary: &BackupSummary, as_json: bool, headline: &str) -> Result<()> {
             "chunks": summary.chunks,
             "bytes": summary.bytes,
         });
-        writeln!(out, "{value}")?;
+        outln!("{value}");
         return Ok(());
     }
-    writeln!(out, "{headline}")?;
-    writeln!(
-        out,
+    outln!("{headline}");
+    outln!(
         "taken {} by coordinator {}",
         utc(summary.header.created_unix_ms),
         summary.header.coordinator_version.escape_debug()
-    )?;
+    );
     for (tree, records) in &summary.trees {
-        writeln!(
-            out,
-            "  {:<16} {records:>12}",
-            tree.escape_debug().to_string()
-        )?;
+        outln!("  {:<16} {records:>12}", tree.escape_debug().to_string());
     }
-    writeln!(
-        out,
+    outln!(
         "  {:<16} {:>12}  ({} chunks, {} bytes)",
-        "total", summary.records, summary.chunks, summary.bytes
-    )?;
+        "total",
+        summary.records,
+        summary.chunks,
+        summary.bytes
+    );
     Ok(())
 }
 

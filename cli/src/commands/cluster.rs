@@ -286,7 +286,8 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         let open = move || {
             let coordinator = Coordinator::open(&db, settings)?;
             let _ = opened.set(coordinator.clone());
-            outln!("coordinator listening on {address}");
+            // A daemon whose standard output went away keeps serving: the line is a courtesy.
+            let _ = crate::output::io_line(format_args!("coordinator listening on {address}"));
             tracing::info!(%address, "coordinator listening; the database passed its check");
             Ok(coordinator)
         };

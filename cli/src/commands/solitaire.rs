@@ -138,9 +138,9 @@ pub fn run(args: &SolitaireArgs) -> Result<()> {
     match &args.command {
         SolitaireCommand::Bench(args) => run_bench(args, &mut out),
         SolitaireCommand::Play(args) => run_play(args, &mut out),
-    }?;
-    out.flush()?;
-    Ok(())
+    }
+    .and_then(|()| Ok(out.flush()?))
+    .map_err(crate::output::writing)
 }
 
 fn run_bench(args: &BenchArgs, out: &mut dyn Write) -> Result<()> {

@@ -58,7 +58,7 @@ impl FromStr for Status {
             "black" => Ok(Status::Won(Color::Black)),
             "white" => Ok(Status::Won(Color::White)),
             "draw" => Ok(Status::Draw),
-            _ => Err(ParseStatusError(s.to_owned())),
+            _ => Err(ParseStatusError(crate::excerpt(s))),
         }
     }
 }

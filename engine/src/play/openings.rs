@@ -337,7 +337,7 @@ impl FromStr for Opening {
         Opening::ALL
             .into_iter()
             .find(|o| o.name() == wanted)
-            .ok_or_else(|| ParseOpeningError(text.to_owned()))
+            .ok_or_else(|| ParseOpeningError(crate::excerpt(text)))
     }
 }
 

@@ -67,7 +67,7 @@ impl FromStr for Policy {
         match s {
             "uniform" => Ok(Policy::Uniform),
             "safe" => Ok(Policy::Safe),
-            _ => Err(ParsePolicyError(s.to_owned())),
+            _ => Err(ParsePolicyError(crate::excerpt(s))),
         }
     }
 }

@@ -84,7 +84,7 @@ impl FromStr for Sprt {
 
     /// Reads `elo0=0,elo1=10,alpha=0.05,beta=0.05` (alpha and beta default to 0.05).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let error = || ParseSprtError(s.to_owned());
+        let error = || ParseSprtError(crate::excerpt(s));
         let mut sprt = Sprt {
             elo0: f64::NAN,
             elo1: f64::NAN,
