@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use pentago::{Move, PositionKey};
+use pentago::Move;
 use thiserror::Error;
 
 const VERSION: u8 = 1;
@@ -49,12 +49,6 @@ impl Counts {
 
 /// A move table: counts per representative move, in the canonical frame.
 pub type Table = BTreeMap<Move, Counts>;
-
-/// The database key of a position.
-#[must_use]
-pub fn key_bytes(key: PositionKey) -> [u8; 8] {
-    key.bits().to_be_bytes()
-}
 
 /// A table from its stored bytes; `None` if they are not a valid table.
 #[must_use]

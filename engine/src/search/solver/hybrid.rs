@@ -1,9 +1,9 @@
 //! The hybrid solve: a short alpha-beta attempt (it settles easy positions in milliseconds),
-//! then the retrograde midsolver from [`MID_MIN_STONES`] stones on (its time depends only on
-//! the stone count, so there is no tail), and alpha-beta alone below.
+//! then the retrograde midsolver from [`MID_MIN_STONES`](super::mid::MID_MIN_STONES) stones on
+//! (its time depends only on the stone count, so there is no tail), and alpha-beta alone below.
 
 use super::exact::{Solution, SolveLimits, SolveMethod, Solver};
-use super::mid::{MID_MIN_STONES, midsolve};
+use super::mid::midsolve;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::search::value::Value;
@@ -16,14 +16,6 @@ pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
 pub const MOVE_ATTEMPT_NODES: u64 = 2_000;
 
 impl Solver {
-    /// Positions with at least `stones` stones (never fewer than [`MID_MIN_STONES`]) go to the
-    /// midsolver when the first alpha-beta attempt does not settle them.
-    #[must_use]
-    pub fn with_mid_min_stones(mut self, stones: u32) -> Solver {
-        self.mid_min_stones = stones.max(MID_MIN_STONES);
-        self
-    }
-
     /// The hybrid's first alpha-beta attempt spends at most `nodes` nodes (default
     /// [`FIRST_ATTEMPT_NODES`]) before the midsolver takes over.
     #[must_use]
