@@ -19,9 +19,15 @@ async function refresh() {
       stat(c.stored.game_positions, "positions with game tables"),
       stat(c.stored.games, "games"),
       stat(c.stored.playouts, "playouts"));
-    const ago = (r) => -r.seconds_ago / 60;
+    // Older samples to the left of "now" (0); whole seconds while the history is short, else whole minutes.
+    const minutes = c.throughput.some((r) => r.seconds_ago >= 120);
+    const ago = (r) => -r.seconds_ago / (minutes ? 60 : 1);
     lineChart(document.getElementById("throughput-chart"), {
-      xLabel: "minutes ago",
+      xLabel: minutes ? "minutes ago" : "seconds ago",
+      xMax: 0,
+      xMinStep: 1,
+      xFormat: (label) => label.replace(/^-/, ""),
+      yMin: 0,
       series: [
         { name: "playouts", color: "#1f6feb", points: c.throughput.map((r) => [ago(r), r.playouts_per_second]) },
         { name: "jobs", color: "#2e8540", points: c.throughput.map((r) => [ago(r), 60 * r.jobs_per_second]) },

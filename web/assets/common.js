@@ -70,7 +70,24 @@ function say(id, text, isError) {
  * Draws a line chart in `svg`: `series` is a list of {name, color, points: [[x, y]...],
  * band: [[x, low, high]...] (optional)}; `rules` are horizontal lines {y, color, name}.
  */
-function lineChart(svg, { series, rules = [], xLabel = "", width = 640, height = 260 }) {
+// Tick positions for [lo, hi]: multiples of a step of 1, 2 or 5 times a power of ten (at least
+// `minStep`), at most six of them, each label distinct once written with the step's decimals.
+function niceTicks(lo, hi, minStep = 0) {
+  const raw = (hi - lo) / 5;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(minStep, [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) || 10 * power);
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  const ticks = [];
+  for (let x = Math.ceil(lo / step - 1e-9) * step; x <= hi + step * 1e-9; x += step) {
+    ticks.push({ x, label: Math.abs(x) < step / 2 ? (0).toFixed(decimals) : x.toFixed(decimals) });
+  }
+  return ticks;
+}
+
+// A line chart. Options beyond the series: `yMin` fixes the bottom of the y-axis (0 for a
+// quantity that cannot be negative), `xMax` the right end of the x-axis, `xMinStep` the least
+// step between x ticks (1 for whole numbers) and `xFormat` turns a tick's label into its text.
+function lineChart(svg, { series, rules = [], xLabel = "", width = 640, height = 260, yMin, xMax, xMinStep = 0, xFormat = (label) => label }) {
   const pad = { left: 56, right: 16, top: 14, bottom: 34 };
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("width", width);
@@ -90,20 +107,22 @@ function lineChart(svg, { series, rules = [], xLabel = "", width = 640, height =
   }
   let [x0, x1] = [Math.min(...xs), Math.max(...xs)];
   let [y0, y1] = [Math.min(...ys), Math.max(...ys)];
-  if (x0 === x1) { x0 -= 1; x1 += 1; }
-  if (y0 === y1) { y0 -= 1; y1 += 1; }
+  if (xMax !== undefined) x1 = Math.max(x1, xMax);
+  if (x0 === x1) { x0 -= 1; if (xMax === undefined) x1 += 1; }
+  if (yMin !== undefined) y0 = Math.min(y0, yMin);
+  if (y0 === y1) { if (yMin === undefined) y0 -= 1; y1 += 1; }
   const margin = (y1 - y0) * 0.08;
-  y0 -= margin; y1 += margin;
+  if (yMin === undefined || y0 < yMin) y0 -= margin;
+  y1 += margin;
   const sx = (x) => pad.left + ((x - x0) / (x1 - x0)) * (width - pad.left - pad.right);
   const sy = (y) => height - pad.bottom - ((y - y0) / (y1 - y0)) * (height - pad.top - pad.bottom);
   for (let i = 0; i <= 4; i++) {
     const y = y0 + ((y1 - y0) * i) / 4;
     svg.append(el("svg:line", { class: "grid", x1: pad.left, x2: width - pad.right, y1: sy(y), y2: sy(y) }));
-    svg.append(el("svg:text", { class: "tick", x: pad.left - 6, y: sy(y) + 4, "text-anchor": "end" }, y.toFixed(Math.abs(y1 - y0) < 10 ? 2 : 0)));
+    svg.append(el("svg:text", { class: "tick", "data-axis": "y", x: pad.left - 6, y: sy(y) + 4, "text-anchor": "end" }, y.toFixed(Math.abs(y1 - y0) < 10 ? 2 : 0)));
   }
-  for (let i = 0; i <= 4; i++) {
-    const x = x0 + ((x1 - x0) * i) / 4;
-    svg.append(el("svg:text", { class: "tick", x: sx(x), y: height - pad.bottom + 16, "text-anchor": "middle" }, Math.round(x)));
+  for (const tick of niceTicks(x0, x1, xMinStep)) {
+    svg.append(el("svg:text", { class: "tick", "data-axis": "x", x: sx(tick.x), y: height - pad.bottom + 16, "text-anchor": "middle" }, xFormat(tick.label)));
   }
   svg.append(el("svg:text", { class: "tick", x: width - pad.right, y: height - 4, "text-anchor": "end" }, xLabel));
   svg.append(el("svg:line", { class: "axis", x1: pad.left, x2: pad.left, y1: pad.top, y2: height - pad.bottom }));

@@ -76,6 +76,7 @@ async function loadMatch(id) {
   const elo = m.history.filter((h) => h.elo);
   lineChart(document.getElementById("elo-chart"), {
     xLabel: "pairs",
+    xMinStep: 1,
     series: [{
       name: "elo", color: "#1f6feb",
       points: elo.map((h) => [h.pairs, h.elo.elo]),
@@ -87,6 +88,7 @@ async function loadMatch(id) {
   if (m.sprt) {
     lineChart(document.getElementById("llr-chart"), {
       xLabel: "pairs",
+      xMinStep: 1,
       series: [{ name: "llr", color: "#8250df", points: m.history.map((h) => [h.pairs, h.llr]) }],
       rules: [
         { y: m.sprt.upper, color: "#2e8540", name: "accept H1" },

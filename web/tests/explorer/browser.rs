@@ -444,5 +444,39 @@ async fn cluster(browser: &Client, base: &str) {
     )
     .await;
     assert_ne!(done, "0");
+    // The throughput chart, once it has a rate (the server samples every 5 seconds): a rate is
+    // never negative, and its x-axis says how long ago, each label once.
+    wait_for(
+        browser,
+        "document.querySelector('#throughput-chart [data-axis=x]')",
+    )
+    .await;
+    let labels = |axis: &str| {
+        format!(
+            "Array.from(document.querySelectorAll('#throughput-chart [data-axis={axis}]'), \
+             (t) => t.textContent).join('|')"
+        )
+    };
+    let x = text_of(browser, &labels("x")).await;
+    let x: Vec<&str> = x.split('|').collect();
+    let distinct: std::collections::BTreeSet<&str> = x.iter().copied().collect();
+    assert_eq!(distinct.len(), x.len(), "x labels {x:?}");
+    assert!(x.iter().all(|l| l.parse::<u32>().is_ok()), "x labels {x:?}");
+    let y = text_of(browser, &labels("y")).await;
+    assert!(
+        y.split('|')
+            .all(|l| l.parse::<f64>().is_ok_and(|v| v >= 0.0)),
+        "y labels {y}"
+    );
+    assert_eq!(
+        text_of(
+            browser,
+            "document.querySelector('#throughput-chart [data-axis=y]').textContent"
+        )
+        .await
+        .parse::<f64>(),
+        Ok(0.0),
+        "the y-axis starts at 0"
+    );
     screenshot(browser, "cluster").await;
 }
