@@ -99,6 +99,11 @@ impl ResultIngest {
         answer
     }
 
+    /// Whether job `job_id` is stored as cancelled (a read error counts as not cancelled).
+    fn cancelled(&self, job_id: u64) -> bool {
+        matches!(self.store.job(job_id), Ok(Some(job)) if job.state == JobState::Cancelled as u32)
+    }
+
     /// Refuses bad ids and quarantined workers.
     fn check_submitter(&self, submission: &Submission) -> Result<(), SubmitError> {
         let worker = &submission.worker_id;
@@ -138,7 +143,13 @@ impl ResultIngest {
             return Ok(Submitted::Duplicate);
         }
         let refused = |e: crate::jobs::scheduler::NotLeased| {
-            tracing::warn!(worker = ?worker, job = job_id, reason = ?e.0, "result refused");
+            if self.cancelled(job_id) {
+                // An admin (or the `run` that asked for it) cancelled the job: its worker's
+                // result is expected to come back and be refused.
+                tracing::debug!(worker = ?worker, job = job_id, reason = ?e.0, "result of a cancelled job refused");
+            } else {
+                tracing::warn!(worker = ?worker, job = job_id, reason = ?e.0, "result refused");
+            }
             SubmitError::NotLeased(e.0)
         };
         let job = self
@@ -184,5 +195,31 @@ impl ResultIngest {
             Applied::Applied => Submitted::Applied,
             Applied::Duplicate | Applied::JobAlreadyDone => Submitted::Duplicate,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Coordinator;
+    use crate::jobs::Settings;
+    use pentago::Position;
+    use pentagrid_proto::Task;
+
+    #[tokio::test]
+    async fn only_a_cancelled_job_makes_a_refused_result_expected() {
+        let dir = tempfile::tempdir().unwrap();
+        let coordinator = Coordinator::open(dir.path(), Settings::default()).unwrap();
+        let solve = Task::Solve {
+            position: Position::START,
+        };
+        let ids = coordinator
+            .jobs
+            .submit(vec![solve.clone(), solve])
+            .await
+            .unwrap();
+        coordinator.jobs.cancel(&ids[..1]).await.unwrap();
+        assert!(coordinator.ingest.cancelled(ids[0]));
+        assert!(!coordinator.ingest.cancelled(ids[1]));
+        assert!(!coordinator.ingest.cancelled(u64::MAX));
     }
 }

@@ -143,6 +143,13 @@ fn reaction(status: &tonic::Status) -> Reaction {
     }
 }
 
+/// Whether a refused result is an expected outcome rather than a fault: the lease is no longer
+/// held because the job was cancelled (or the lease expired), which the coordinator logs with
+/// the detail the worker lacks. Decided by the typed reason, never by the message.
+fn expected_refusal(status: &tonic::Status) -> bool {
+    reason_of(status) == ErrorReason::LeaseNotHeld
+}
+
 /// Sleeps `duration` unless shutdown comes first; true if shutting down.
 async fn sleep_or_shutdown(duration: Duration, shutdown: &mut watch::Receiver<bool>) -> bool {
     tokio::select! {
@@ -473,7 +480,11 @@ async fn submit(
                 return Err(WorkerError::Refused(status.message().to_owned()));
             }
             Err(status) => {
-                tracing::warn!(job = request.job_id, error = %status.message(), "result refused");
+                if expected_refusal(&status) {
+                    tracing::info!(job = request.job_id, error = %status.message(), "result refused");
+                } else {
+                    tracing::warn!(job = request.job_id, error = %status.message(), "result refused");
+                }
                 report.refused += 1;
                 metrics.ended(kind, JobEnd::Refused);
                 return Ok(());
@@ -536,6 +547,18 @@ mod tests {
             reaction(&tonic::Status::unauthenticated("x")),
             Reaction::Stop
         );
+    }
+
+    #[test]
+    fn only_a_lease_no_longer_held_is_an_expected_refusal_whatever_the_message_says() {
+        for message in ["", "lease 40 is not held", "banana"] {
+            let lost = error_status(Code::FailedPrecondition, ErrorReason::LeaseNotHeld, message);
+            assert!(expected_refusal(&lost), "{message:?}");
+            let bare = tonic::Status::failed_precondition(message);
+            assert!(!expected_refusal(&bare), "{message:?}");
+            let invalid = error_status(Code::InvalidArgument, ErrorReason::InvalidResult, message);
+            assert!(!expected_refusal(&invalid), "{message:?}");
+        }
     }
 
     #[test]
