@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use pentago::Move;
@@ -141,8 +141,9 @@ fn backups_taken_while_results_are_applied_are_single_points_in_time() {
     let source_dir = tempfile::tempdir().unwrap();
     let source = Arc::new(filled_store(source_dir.path()));
     let stop = Arc::new(AtomicBool::new(false));
+    let applied = Arc::new(AtomicU64::new(0));
     let writer = {
-        let (source, stop) = (source.clone(), stop.clone());
+        let (source, stop, applied) = (source.clone(), stop.clone(), applied.clone());
         std::thread::spawn(move || {
             let mut job = 1000;
             while !stop.load(Ordering::Relaxed) {
@@ -151,6 +152,7 @@ fn backups_taken_while_results_are_applied_are_single_points_in_time() {
                 source
                     .apply(job, &done(), &result, &effect(job % 7, 3, job))
                     .unwrap();
+                applied.fetch_add(1, Ordering::Relaxed);
             }
             job - 1000
         })
@@ -165,13 +167,21 @@ fn backups_taken_while_results_are_applied_are_single_points_in_time() {
         assert_consistent(&restored);
         assert_eq!(summary.trees["results"], restored.totals().unwrap().results);
         seen.push(summary.trees["results"]);
+        // On a loaded machine the writer may not have run between two backups: wait for its
+        // next result, so that every backup has something new to see.
+        let before = applied.load(Ordering::Relaxed);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while applied.load(Ordering::Relaxed) == before {
+            assert!(Instant::now() < deadline, "the writer stalled");
+            std::thread::yield_now();
+        }
     }
     stop.store(true, Ordering::Relaxed);
     let applied = writer.join().unwrap();
     assert!(applied > 0, "the writer never ran");
     assert!(
-        seen.windows(2).any(|pair| pair[0] < pair[1]),
-        "no backup saw the load: {seen:?}"
+        seen.windows(2).all(|pair| pair[0] < pair[1]),
+        "a backup missed results applied before it: {seen:?}"
     );
 }
 
