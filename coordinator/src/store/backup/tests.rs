@@ -92,7 +92,7 @@ fn a_restored_database_holds_exactly_the_backup_and_hands_out_only_new_ids() {
     let restored_dir = target.path().join("restored");
     let summary = restore_backup(&bytes[..], &restored_dir).unwrap();
     assert_eq!(summary, written);
-    let restored = Store::open(&restored_dir).unwrap();
+    let restored = open_released(&restored_dir);
     let mut expected = contents(&source);
     let mut got = contents(&restored);
     // The restored meta tree holds one more record: the id base.
@@ -117,7 +117,7 @@ fn a_restored_database_holds_exactly_the_backup_and_hands_out_only_new_ids() {
     let (again, _) = backup_bytes(&restored);
     let twice = target.path().join("twice");
     restore_backup(&again[..], &twice).unwrap();
-    let twice = Store::open(&twice).unwrap();
+    let twice = open_released(&twice);
     assert!(twice.generate_id().unwrap() > restored.generate_id().unwrap());
     assert_eq!(twice.totals().unwrap(), source.totals().unwrap());
 }
@@ -163,7 +163,7 @@ fn backups_taken_while_results_are_applied_are_single_points_in_time() {
         let snapshot = source.backup_to_temp_file(0, "test").unwrap();
         let dir = target.path().join(format!("r{round}"));
         let summary = restore_backup(snapshot.file, &dir).unwrap();
-        let restored = Store::open(&dir).unwrap();
+        let restored = open_released(&dir);
         assert_consistent(&restored);
         assert_eq!(summary.trees["results"], restored.totals().unwrap().results);
         seen.push(summary.trees["results"]);
@@ -183,6 +183,22 @@ fn backups_taken_while_results_are_applied_are_single_points_in_time() {
         seen.windows(2).all(|pair| pair[0] < pair[1]),
         "a backup missed results applied before it: {seen:?}"
     );
+}
+
+/// Opens a database that a restore just closed: sled lets go of its lock a moment after the
+/// store is dropped, as its flusher thread winds down.
+fn open_released(dir: &Path) -> Store {
+    let started = Instant::now();
+    loop {
+        match Store::open(dir) {
+            Ok(store) => return store,
+            // Only sled's own errors (the lock) are waited out; a refused check fails at once.
+            Err(StoreError::Sled(_)) if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(error) => panic!("{}: {error}", dir.display()),
+        }
+    }
 }
 
 /// The directory entries of `dir`, by name.
@@ -260,7 +276,7 @@ fn a_restore_into_an_occupied_place_is_refused_and_changes_nothing() {
     let empty = target.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     restore_backup(&bytes[..], &empty).unwrap();
-    assert_eq!(Store::open(&empty).unwrap().totals().unwrap().results, 40);
+    assert_eq!(open_released(&empty).totals().unwrap().results, 40);
 }
 
 #[test]
