@@ -4,21 +4,13 @@
 
 mod common;
 
+use common::Process;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use common::{ok, pentagrid, wait_healthy};
-
-/// A child process that is killed when the test ends, however it ends.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A coordinator process on `db` with the token file `token`; returns it and its URL.
 fn coordinator(db: &Path, token: &Path) -> (Process, String) {

@@ -1,20 +1,14 @@
 //! The cluster as real processes of the `pentagrid` binary: a worker killed mid-job, a
 //! coordinator killed while results stream in, and the guarantees that must survive both.
 
+mod common;
+
+use common::Process;
+
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A child process that is killed if the test fails before stopping it.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 struct Cluster {
     dir: tempfile::TempDir,

@@ -2,23 +2,17 @@
 //! acknowledged results exits non-zero with one clear line and never reports serving;
 //! `--accept-data-loss` goes on with what is left and says so; the next plain start is clean.
 
+mod common;
+
+use common::Process;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const JOBS: u64 = 12;
-
-/// A child process that is killed if the test fails before it ends.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 struct Setup {
     dir: tempfile::TempDir,

@@ -3,18 +3,10 @@
 
 mod common;
 
+use common::Process;
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
-
-/// A child process that is killed when the test ends, however it ends.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::{Command, Stdio};
 
 fn pentagrid(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pentagrid"));

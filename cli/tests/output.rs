@@ -5,8 +5,10 @@
 
 mod common;
 
+use common::Process;
+
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 const LATE: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
 const MATE: &str = "oo.x.o/xo.ox./x..o.x/...xxo/..x.xo/o..o.x";
@@ -145,16 +147,6 @@ fn check_proof_ends_quietly_on_a_closed_pipe() {
     let proof = proof.to_str().unwrap();
     common::ok(&["solve", LATE, "--proof", proof]);
     check(&[(vec!["check-proof", proof], "")], false);
-}
-
-/// A child process killed when the test ends, however it ends.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]

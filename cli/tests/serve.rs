@@ -4,21 +4,13 @@
 
 mod common;
 
+use common::Process;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A child process killed when the test ends.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn pentagrid(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pentagrid"));

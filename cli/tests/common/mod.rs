@@ -2,7 +2,7 @@
 // Each test binary compiles this module and uses only some of it.
 #![allow(dead_code)]
 
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 /// Runs `pentagrid` with `args` and waits for it.
@@ -37,5 +37,15 @@ pub fn wait_healthy(url: &str) {
             "{url} never became healthy"
         );
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A child process that is killed when the test ends, however it ends.
+pub struct Process(pub Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
