@@ -4,41 +4,9 @@
 
 mod common;
 
-use common::Process;
-
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use common::{ok, pentagrid, wait_healthy};
-
-/// A coordinator process on `db` with the token file `token`; returns it and its URL.
-fn coordinator(db: &Path, token: &Path) -> (Process, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pentagrid"))
-        .args(["coordinator", "--listen", "127.0.0.1:0", "--db"])
-        .arg(db)
-        .arg("--token-file")
-        .arg(token)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let process = Process(child);
-    loop {
-        let mut line = String::new();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "no address printed"
-        );
-        if let Some(address) = line.trim().strip_prefix("coordinator listening on ") {
-            let url = format!("http://{address}");
-            wait_healthy(&url);
-            return (process, url);
-        }
-    }
-}
+use common::{coordinator, ok, pentagrid};
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text.trim()).unwrap()

@@ -5,9 +5,6 @@
 
 mod common;
 
-use common::Process;
-
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 
 const LATE: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
@@ -155,26 +152,7 @@ fn cluster_commands_end_quietly_on_a_closed_pipe_and_say_why_on_a_full_disk() {
     std::fs::write(dir.path().join("token"), "output-token\n").unwrap();
     let db = dir.path().join("db");
     let token = dir.path().join("token");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pentagrid"))
-        .args(["coordinator", "--listen", "127.0.0.1:0", "--db"])
-        .arg(&db)
-        .arg("--token-file")
-        .arg(&token)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let coordinator = Process(child);
-    let url = loop {
-        let mut line = String::new();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "no address");
-        if let Some(address) = line.trim().strip_prefix("coordinator listening on ") {
-            break format!("http://{address}");
-        }
-    };
-    common::wait_healthy(&url);
+    let (coordinator, url) = common::coordinator(&db, &token);
     let token = token.to_str().unwrap();
     let target = ["--coordinator", url.as_str(), "--token-file", token];
     let with = |args: &[&'static str]| -> Vec<&str> {

@@ -2,7 +2,9 @@
 // Each test binary compiles this module and uses only some of it.
 #![allow(dead_code)]
 
-use std::process::{Child, Command, Output};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs `pentagrid` with `args` and waits for it.
@@ -47,5 +49,33 @@ impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+/// A coordinator process on `db` with the token file `token`; returns it and its URL.
+pub fn coordinator(db: &Path, token: &Path) -> (Process, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pentagrid"))
+        .args(["coordinator", "--listen", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .arg("--token-file")
+        .arg(token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let process = Process(child);
+    loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "no address printed"
+        );
+        if let Some(address) = line.trim().strip_prefix("coordinator listening on ") {
+            let url = format!("http://{address}");
+            wait_healthy(&url);
+            return (process, url);
+        }
     }
 }
