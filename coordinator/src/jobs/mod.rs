@@ -40,9 +40,7 @@ pub fn job_seed(job_id: u64) -> u64 {
     splitmix64(job_id ^ 0x5EED)
 }
 
-/// Most jobs one submission may queue: a full call stays far below the message cap (a job
-/// spec is a few hundred bytes at most); clients split larger submissions into batches.
-pub const MAX_JOBS_PER_SUBMISSION: usize = 1_000;
+pub use pentagrid_proto::limits::MAX_JOBS_PER_SUBMISSION;
 
 /// Why a job-queue call was refused.
 #[derive(Debug, Error)]
