@@ -51,6 +51,7 @@ pub use play::rating::{
     elo_of_score, score_of_elo, win_rate,
 };
 pub use play::selfplay::{GameRecord, play_game};
+pub use play::sprt_stop::sprt_stop;
 pub use play::themes::{ParseThemeError, Theme};
 pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
 pub use search::playout::{

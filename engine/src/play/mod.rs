@@ -10,4 +10,5 @@ pub(crate) mod player;
 pub(crate) mod puzzle;
 pub(crate) mod rating;
 pub(crate) mod selfplay;
+pub(crate) mod sprt_stop;
 pub(crate) mod themes;
