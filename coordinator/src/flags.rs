@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::store::{Store, StoreError};
+use crate::store::{Flag, Store, StoreError};
 
 /// Flags after which a worker is quarantined: its results are refused and it gets no jobs.
 pub const QUARANTINE_FLAGS: u32 = 2;
@@ -56,9 +56,9 @@ impl WorkerFlags {
     }
 
     /// Counts flags that are now stored (one per entry), logging each.
-    pub(crate) fn add(&self, flagged: &[(String, String)]) {
+    pub(crate) fn add(&self, flagged: &[Flag]) {
         let mut counts = self.counts();
-        for (worker, reason) in flagged {
+        for Flag { worker, reason } in flagged {
             let count = counts.entry(worker.clone()).or_default();
             *count += 1;
             tracing::warn!(
@@ -98,7 +98,10 @@ mod tests {
     #[test]
     fn a_second_flag_quarantines() {
         let flags = WorkerFlags::default();
-        let flag = |w: &str| (w.to_owned(), "wrong".to_owned());
+        let flag = |w: &str| Flag {
+            worker: w.to_owned(),
+            reason: "wrong".to_owned(),
+        };
         flags.add(&[flag("a")]);
         assert_eq!((flags.flags("a"), flags.quarantined("a")), (1, false));
         flags.add(&[flag("a"), flag("b")]);

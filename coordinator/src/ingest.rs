@@ -10,23 +10,24 @@ use thiserror::Error;
 
 use crate::crosscheck::CrossCheck;
 use crate::flags::WorkerFlags;
+use crate::identity::{ResultId, WorkerId};
 use crate::jobs::{JobQueue, NotLeased};
 use crate::matches::Matches;
 use crate::metrics::{Metrics, RefusedReason, ResultAnswer};
 use crate::store::{Applied, JobState, Store, StoreError};
-use crate::validate::result_effect;
+use crate::validate::{InvalidResult, result_effect};
 
 /// A result handed in by a worker (already read from the wire, not yet validated).
 #[derive(Clone, Debug)]
 pub struct Submission {
     /// The worker.
-    pub worker_id: String,
+    pub worker_id: WorkerId,
     /// The job.
     pub job_id: u64,
     /// The lease the worker holds on it.
     pub lease_id: u64,
     /// Chosen by the worker, the same on every retry.
-    pub result_id: String,
+    pub result_id: ResultId,
     /// The result.
     pub outcome: Outcome,
 }
@@ -43,17 +44,11 @@ pub enum Submitted {
 /// Why a result was refused. Nothing changed.
 #[derive(Debug, Error)]
 pub enum SubmitError {
-    /// The worker id is empty, too long or unprintable.
-    #[error("worker_id must be 1 to 200 bytes of printable characters")]
-    BadWorkerId,
-    /// The result id is empty or too long.
-    #[error("result_id must be 1 to 200 bytes")]
-    BadResultId,
     /// The result id was applied to another job.
     #[error("result id {result_id} was used for job {job_id}")]
     ResultIdReused {
         /// The result id.
-        result_id: String,
+        result_id: ResultId,
         /// The job it was applied to.
         job_id: u64,
     },
@@ -62,7 +57,7 @@ pub enum SubmitError {
     NotLeased(String),
     /// The result fails validation against its job.
     #[error("invalid result: {0}")]
-    Invalid(String),
+    Invalid(InvalidResult),
     /// The worker is quarantined: its results are no longer applied.
     #[error("worker {0} is quarantined: cross-checks caught it twice with a wrong exact claim")]
     Quarantined(String),
@@ -79,9 +74,7 @@ impl SubmitError {
         match self {
             SubmitError::NotLeased(_) => Some(RefusedReason::NotLeased),
             SubmitError::Invalid(_) => Some(RefusedReason::Invalid),
-            SubmitError::BadWorkerId
-            | SubmitError::BadResultId
-            | SubmitError::ResultIdReused { .. } => Some(RefusedReason::Malformed),
+            SubmitError::ResultIdReused { .. } => Some(RefusedReason::Malformed),
             SubmitError::Quarantined(_) => Some(RefusedReason::Quarantined),
             SubmitError::Store(_) => None,
         }
@@ -126,6 +119,12 @@ impl ResultIngest {
         }
     }
 
+    /// Counts a submission refused at the edge for a bad worker or result id.
+    pub(crate) fn count_malformed(&self) {
+        self.metrics
+            .result(ResultAnswer::Refused(RefusedReason::Malformed));
+    }
+
     /// Validates and applies a result; answers only once it is durable.
     pub async fn submit(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
         let answer = self.apply(submission).await;
@@ -140,20 +139,13 @@ impl ResultIngest {
         matches!(self.store.job(job_id), Ok(Some(job)) if job.state == JobState::Cancelled as u32)
     }
 
-    /// Refuses bad ids and quarantined workers.
+    /// Refuses quarantined workers.
     fn check_submitter(&self, submission: &Submission) -> Result<(), SubmitError> {
         let worker = &submission.worker_id;
-        if crate::jobs::identity::worker_id(worker).is_err() {
-            return Err(SubmitError::BadWorkerId);
-        }
-        let result_id = &submission.result_id;
-        if result_id.is_empty() || result_id.len() > 200 {
-            return Err(SubmitError::BadResultId);
-        }
-        if self.flags.quarantined(worker) {
+        if self.flags.quarantined(worker.as_str()) {
             let job = submission.job_id;
             tracing::warn!(worker = ?worker, job, "result of a quarantined worker refused");
-            return Err(SubmitError::Quarantined(worker.clone()));
+            return Err(SubmitError::Quarantined(worker.to_string()));
         }
         Ok(())
     }
@@ -168,7 +160,7 @@ impl ResultIngest {
         } = submission;
         let (job_id, lease_id) = (*job_id, *lease_id);
         self.check_submitter(submission)?;
-        if let Some(applied_to) = self.store.result_job(result_id)? {
+        if let Some(applied_to) = self.store.result_job(result_id.as_str())? {
             if applied_to != job_id {
                 return Err(SubmitError::ResultIdReused {
                     result_id: result_id.clone(),
@@ -199,7 +191,13 @@ impl ResultIngest {
         })?;
         let effect = self
             .checks
-            .review(worker, job_id, job.record.claim_id, &job.task, effect)
+            .review(
+                worker.as_str(),
+                job_id,
+                job.record.claim_id,
+                &job.task,
+                effect,
+            )
             .await?;
         let active = self
             .jobs
@@ -207,10 +205,10 @@ impl ResultIngest {
             .map_err(refused)?;
         let mut done = active.record.clone();
         done.state = JobState::Done as u32;
-        done.result_id = result_id.clone();
+        done.result_id = result_id.to_string();
         done.playouts = effect.playout_count;
         done.games = u64::from(effect.game.is_some()) + 2 * u64::from(effect.pair.is_some());
-        let applied = match self.store.apply(job_id, &done, result_id, &effect) {
+        let applied = match self.store.apply(job_id, &done, result_id.as_str(), &effect) {
             Ok(applied) => applied,
             Err(error) => {
                 self.jobs.put_back(job_id, active);

@@ -12,6 +12,7 @@
 //! - `api`: the only module that names wire types or builds gRPC statuses;
 //! - `health` and `metrics`: what operators and probes see (`metrics` renders plain snapshots
 //!   and knows no service);
+//! - [`identity`]: worker and result ids, parsed once at the edge into typed values;
 //! - `settings`: one [`CoordinatorSettings`] composed of each component's own settings;
 //! - `seed` and `flags`: a job's seed and the workers cross-checks flagged, below both the job
 //!   queue and the cross-checks;
@@ -31,6 +32,7 @@ pub mod crosscheck;
 mod flags;
 mod flusher;
 mod health;
+pub mod identity;
 pub mod ingest;
 pub mod jobs;
 pub mod matches;
@@ -53,6 +55,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use coordinator::{ClusterStatus, Coordinator};
 pub use crosscheck::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 pub use flags::{FlaggedWorker, QUARANTINE_FLAGS};
+pub use identity::{BadResultId, BadWorkerId, LabelError, ResultId, WorkerId};
 pub use jobs::{
     JobSettings, JobSettingsError, MAX_JOBS_PER_SUBMISSION, MAX_LEASE, MAX_PRUNE_AFTER_LEASES,
     MAX_WORKERS,

@@ -1,93 +1,16 @@
-//! Engine-level views of jobs and results, checked on the way in from the wire.
+//! Conversions between the wire's jobs and results and their domain values
+//! ([`pentagrid_model::Task`], [`pentagrid_model::Outcome`]), checked on the way in.
 
-use pentago::{
-    ACCURACY_STONES, MAX_PUZZLE_MOVES, MatchAccuracy, Move, Player, Position, Puzzle, Rejection,
-    Status, UctConfig, Value,
+use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES, Move, Position, Puzzle, Status};
+
+use pentagrid_model::{
+    MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
+    parse_field,
 };
 
 use crate::errors::ConversionError;
 use crate::states::{accuracy_of_wire, accuracy_to_wire, value_of_wire, value_to_wire};
 use crate::v2;
-
-fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, ConversionError>
-where
-    T::Err: std::fmt::Display,
-{
-    text.parse()
-        .map_err(|e| ConversionError(format!("bad {what} {text:?}: {e}")))
-}
-
-/// Most playouts one analyse job may ask for.
-pub const MAX_JOB_PLAYOUTS: u64 = 1_000_000_000;
-
-/// A job: what a worker is asked to do.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Task {
-    /// Search `position` with `config` for exactly `playouts` playouts.
-    Analyse {
-        /// The position (ongoing).
-        position: Position,
-        /// The engine configuration (its own budget is replaced by `playouts`).
-        config: UctConfig,
-        /// The playout budget, 1 to [`MAX_JOB_PLAYOUTS`].
-        playouts: u64,
-    },
-    /// Play one game from `start`.
-    Selfplay {
-        /// The start position (ongoing).
-        start: Position,
-        /// Black's player.
-        black: Player,
-        /// White's player.
-        white: Player,
-    },
-    /// Play game pair `pair` of match `match_id`: `opening` with A black, then with B black.
-    Pair {
-        /// The match.
-        match_id: u64,
-        /// The pair's index in its match.
-        pair: u64,
-        /// The opening (ongoing).
-        opening: Position,
-        /// Player A.
-        a: Player,
-        /// Player B.
-        b: Player,
-        /// Also judge both players' moves from positions with at least this many stones
-        /// (within [`ACCURACY_STONES`]) against perfect play.
-        accuracy_stones: Option<u32>,
-    },
-    /// Solve `position` exactly: the value of every first move.
-    Solve {
-        /// The position (ongoing).
-        position: Position,
-    },
-    /// Check candidate positions as checkmate puzzles.
-    Verify {
-        /// Positions (ongoing) with where each came from.
-        candidates: Vec<(Position, String)>,
-        /// Longest mate looked for, 1 to [`MAX_PUZZLE_MOVES`].
-        max_moves: u32,
-    },
-}
-
-/// Most candidates one verify job may carry.
-pub const MAX_VERIFY_CANDIDATES: usize = 256;
-
-impl Task {
-    /// The kind's stable name (`analyse`, `selfplay`, `pair`, `solve`, `verify`), as metrics
-    /// label it.
-    #[must_use]
-    pub const fn kind(&self) -> &'static str {
-        match self {
-            Task::Analyse { .. } => "analyse",
-            Task::Selfplay { .. } => "selfplay",
-            Task::Pair { .. } => "pair",
-            Task::Solve { .. } => "solve",
-            Task::Verify { .. } => "verify",
-        }
-    }
-}
 
 impl TryFrom<&v2::JobSpec> for Task {
     type Error = ConversionError;
@@ -102,22 +25,22 @@ impl TryFrom<&v2::JobSpec> for Task {
                     )));
                 }
                 Task::Analyse {
-                    position: parse("position", &a.position)?,
-                    config: parse("engine config", &a.config)?,
+                    position: parse_field("position", &a.position)?,
+                    config: parse_field("engine config", &a.config)?,
                     playouts,
                 }
             }
             Some(v2::job_spec::Kind::Selfplay(s)) => Task::Selfplay {
-                start: parse("position", &s.start)?,
-                black: parse("player", &s.black)?,
-                white: parse("player", &s.white)?,
+                start: parse_field("position", &s.start)?,
+                black: parse_field("player", &s.black)?,
+                white: parse_field("player", &s.white)?,
             },
             Some(v2::job_spec::Kind::Pair(p)) => Task::Pair {
                 match_id: p.match_id,
                 pair: p.pair,
-                opening: parse("opening", &p.opening)?,
-                a: parse("player", &p.a)?,
-                b: parse("player", &p.b)?,
+                opening: parse_field("opening", &p.opening)?,
+                a: parse_field("player", &p.a)?,
+                b: parse_field("player", &p.b)?,
                 accuracy_stones: match p.accuracy_stones {
                     0 => None,
                     n if ACCURACY_STONES.contains(&n) => Some(n),
@@ -147,13 +70,13 @@ impl TryFrom<&v2::JobSpec> for Task {
                     candidates: v
                         .candidates
                         .iter()
-                        .map(|c| Ok((parse("position", &c.position)?, c.source.clone())))
+                        .map(|c| Ok((parse_field("position", &c.position)?, c.source.clone())))
                         .collect::<Result<_, ConversionError>>()?,
                     max_moves: v.max_moves,
                 }
             }
             Some(v2::job_spec::Kind::Solve(v)) => Task::Solve {
-                position: parse("position", &v.position)?,
+                position: parse_field("position", &v.position)?,
             },
             None => return Err(ConversionError("job has no kind".into())),
         };
@@ -229,98 +152,12 @@ impl From<&Task> for v2::JobSpec {
     }
 }
 
-/// One row of a move table.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Row {
-    /// The move.
-    pub mv: Move,
-    /// Games (playouts or self-play games) through the move.
-    pub games: u64,
-    /// Of those, won by the player making the move.
-    pub wins: u64,
-    /// Of those, drawn.
-    pub draws: u64,
-}
-
-/// A job's result as a worker reports it (not yet validated against the job).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// The root move table of an analysis.
-    Analyse {
-        /// Its rows.
-        rows: Vec<Row>,
-        /// Simulations run.
-        simulations: u64,
-        /// Seconds taken.
-        seconds: f64,
-    },
-    /// A finished game.
-    Selfplay {
-        /// The moves from the job's start.
-        moves: Vec<Move>,
-        /// The final status.
-        result: Status,
-    },
-    /// The two games of a pair (A black first), each as its moves and final status.
-    Pair {
-        /// The games.
-        games: [(Vec<Move>, Status); 2],
-        /// A's and B's accuracy in them, when the job asked for it.
-        accuracy: Option<MatchAccuracy>,
-    },
-    /// Exact values of first moves (for the player making them); unsettled moves left out.
-    Solve {
-        /// The moves with their values.
-        moves: Vec<(Move, Value)>,
-    },
-    /// One verdict per candidate, in order.
-    Verify {
-        /// The verdicts.
-        verdicts: Vec<Verdict>,
-    },
-}
-
-/// What a worker found for one puzzle candidate.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// A verified puzzle.
-    Puzzle(Box<Puzzle>),
-    /// Not a puzzle, for this reason (`no_mate`, `not_unique`, `undecided`, `game_over`).
-    Rejected(RejectionKind),
-}
-
-/// Why a candidate was rejected.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RejectionKind {
-    /// No checkmate within the limit.
-    NoMate,
-    /// Another first move wins too.
-    NotUnique,
-    /// The solver could not settle uniqueness within its limits.
-    Undecided,
-    /// The game was over.
-    GameOver,
-}
-
-impl From<&Rejection> for RejectionKind {
-    fn from(rejection: &Rejection) -> RejectionKind {
-        match rejection {
-            Rejection::GameOver => RejectionKind::GameOver,
-            Rejection::NoMate => RejectionKind::NoMate,
-            Rejection::NotUnique(_) => RejectionKind::NotUnique,
-            Rejection::Undecided(_) => RejectionKind::Undecided,
-        }
-    }
-}
-
-impl RejectionKind {
-    fn to_wire(self) -> v2::CandidateVerdict {
-        match self {
-            RejectionKind::NoMate => v2::CandidateVerdict::NoMate,
-            RejectionKind::NotUnique => v2::CandidateVerdict::NotUnique,
-            RejectionKind::Undecided => v2::CandidateVerdict::Undecided,
-            RejectionKind::GameOver => v2::CandidateVerdict::GameOver,
-        }
+fn rejection_to_wire(kind: RejectionKind) -> v2::CandidateVerdict {
+    match kind {
+        RejectionKind::NoMate => v2::CandidateVerdict::NoMate,
+        RejectionKind::NotUnique => v2::CandidateVerdict::NotUnique,
+        RejectionKind::Undecided => v2::CandidateVerdict::Undecided,
+        RejectionKind::GameOver => v2::CandidateVerdict::GameOver,
     }
 }
 
@@ -352,7 +189,7 @@ fn verdict_to_wire(verdict: &Verdict) -> v2::Verdict {
             puzzle_json: serde_json::to_string(puzzle).expect("puzzles serialize"),
         },
         Verdict::Rejected(kind) => v2::Verdict {
-            outcome: kind.to_wire() as i32,
+            outcome: rejection_to_wire(*kind) as i32,
             puzzle_json: String::new(),
         },
     }
@@ -362,9 +199,9 @@ fn game_of_wire(game: &v2::SelfplayResult) -> Result<(Vec<Move>, Status), Conver
     let moves = game
         .moves
         .iter()
-        .map(|m| parse("move", m))
+        .map(|m| parse_field("move", m))
         .collect::<Result<_, _>>()?;
-    Ok((moves, parse("result", &game.result)?))
+    Ok((moves, parse_field("result", &game.result)?))
 }
 
 fn game_to_wire(moves: &[Move], result: Status) -> v2::SelfplayResult {
@@ -385,7 +222,7 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     .iter()
                     .map(|r| {
                         Ok(Row {
-                            mv: parse("move", &r.r#move)?,
+                            mv: parse_field("move", &r.r#move)?,
                             games: r.games,
                             wins: r.wins,
                             draws: r.draws,
@@ -418,7 +255,7 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     .map(|m| {
                         let value = value_of_wire(m.value)?
                             .ok_or_else(|| ConversionError(format!("{} has no value", m.r#move)))?;
-                        Ok((parse("move", &m.r#move)?, value))
+                        Ok((parse_field("move", &m.r#move)?, value))
                     })
                     .collect::<Result<_, ConversionError>>()?,
             },
@@ -486,6 +323,7 @@ impl From<&Row> for v2::MoveRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pentago::{MatchAccuracy, Player};
 
     #[test]
     fn tasks_round_trip_through_the_wire() {

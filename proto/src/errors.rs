@@ -13,6 +13,12 @@ use crate::v2::{ErrorDetail, ErrorReason};
 #[error("{0}")]
 pub struct ConversionError(pub String);
 
+impl From<pentagrid_model::FieldError> for ConversionError {
+    fn from(error: pentagrid_model::FieldError) -> ConversionError {
+        ConversionError(error.to_string())
+    }
+}
+
 /// A status with `code`, a message for people, and `reason` in its details.
 #[must_use]
 pub fn error_status(code: Code, reason: ErrorReason, message: impl Into<String>) -> Status {

@@ -18,10 +18,10 @@ pub mod v2 {
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
 pub use connections::{ConnectionLimits, LimitsError};
-pub use convert::{
+pub use errors::{ConversionError, error_status, reason_of};
+pub use pentagrid_model::{
     MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
 };
-pub use errors::{ConversionError, error_status, reason_of};
 pub use states::{
     accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts,
     sprt_decision_of_wire, sprt_decision_to_wire, value_of_wire, value_to_wire,

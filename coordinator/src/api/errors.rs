@@ -10,6 +10,7 @@ use super::quote::capped;
 use super::auth::AuthError;
 use crate::book::BookError;
 use crate::builder::BuildError;
+use crate::identity::{BadResultId, BadWorkerId};
 use crate::ingest::SubmitError;
 use crate::jobs::{FailureError, JobError, WatchError};
 use crate::matches::MatchError;
@@ -82,6 +83,18 @@ impl From<AuthError> for Status {
     }
 }
 
+impl From<BadWorkerId> for Status {
+    fn from(error: BadWorkerId) -> Status {
+        invalid(error.to_string())
+    }
+}
+
+impl From<BadResultId> for Status {
+    fn from(error: BadResultId) -> Status {
+        invalid(error.to_string())
+    }
+}
+
 impl From<JobError> for Status {
     fn from(error: JobError) -> Status {
         match error {
@@ -96,8 +109,7 @@ impl From<JobError> for Status {
                 ErrorReason::AtCapacity,
                 error.to_string(),
             ),
-            JobError::BadWorkerId(_)
-            | JobError::BadWorkerName(_)
+            JobError::BadWorkerName(_)
             | JobError::TooManyJobs(_)
             | JobError::PairsBelongToMatches
             | JobError::TooManyWatched => invalid(error.to_string()),
@@ -124,7 +136,6 @@ impl From<FailureError> for Status {
     fn from(error: FailureError) -> Status {
         match error {
             FailureError::Store(error) => error.into(),
-            FailureError::BadWorkerId => invalid(error.to_string()),
             FailureError::NotLeased(_) => error_status(
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
@@ -138,9 +149,6 @@ impl From<SubmitError> for Status {
     fn from(error: SubmitError) -> Status {
         let (code, reason) = match error {
             SubmitError::Store(error) => return error.into(),
-            SubmitError::BadWorkerId | SubmitError::BadResultId => {
-                (Code::InvalidArgument, ErrorReason::InvalidArgument)
-            }
             SubmitError::ResultIdReused { .. } => {
                 (Code::InvalidArgument, ErrorReason::ResultIdReused)
             }
@@ -215,7 +223,7 @@ pub(crate) fn not_found_message(message: impl Into<String>) -> Status {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::identity::LabelError;
+    use crate::identity::LabelError;
     use crate::jobs::registry::RegistryFull;
     use pentagrid_proto::reason_of;
 
@@ -228,7 +236,12 @@ mod tests {
                 ErrorReason::UnknownWorker,
             ),
             (
-                JobError::BadWorkerId(LabelError::Empty).into(),
+                BadWorkerId(LabelError::Empty).into(),
+                Code::InvalidArgument,
+                ErrorReason::InvalidArgument,
+            ),
+            (
+                BadResultId(0).into(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidArgument,
             ),
@@ -248,7 +261,7 @@ mod tests {
                 ErrorReason::LeaseNotHeld,
             ),
             (
-                SubmitError::Invalid("bad".into()).into(),
+                SubmitError::Invalid(crate::validate::InvalidResult::WrongKind).into(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidResult,
             ),

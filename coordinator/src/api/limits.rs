@@ -116,7 +116,7 @@ mod hello_status {
 
     use super::*;
     use crate::coordinator::Coordinator;
-    use crate::jobs::identity::{MAX_WORKER_ID_BYTES, MAX_WORKER_NAME_BYTES};
+    use crate::identity::{MAX_WORKER_ID_BYTES, MAX_WORKER_NAME_BYTES, WorkerId};
     use crate::jobs::{JobError, WorkerPage};
     use crate::settings::CoordinatorSettings;
 
@@ -137,6 +137,7 @@ mod hello_status {
             let id = format!("{i:\u{10FFFF}>50}");
             let name = "\u{10FFFF}".repeat(MAX_WORKER_NAME_BYTES / 4);
             assert!(id.len() <= MAX_WORKER_ID_BYTES && id.len() > 180);
+            let id = WorkerId::parse(&id).unwrap();
             coordinator.jobs.hello(&id, &name, u32::MAX).unwrap();
         }
         let status = coordinator.status_page(&WorkerPage::first()).unwrap();
@@ -155,14 +156,17 @@ mod hello_status {
             let (_runtime, _dir, coordinator) = coordinator();
             let mut registered = std::collections::HashSet::new();
             for (id, name) in &hellos {
-                match coordinator.jobs.hello(id, name, 1) {
+                let Ok(worker) = WorkerId::parse(id) else {
+                    continue;
+                };
+                match coordinator.jobs.hello(&worker, name, 1) {
                     Ok(_) => {
                         prop_assert!(!id.is_empty() && id.len() <= MAX_WORKER_ID_BYTES);
                         prop_assert!(name.len() <= MAX_WORKER_NAME_BYTES);
                         prop_assert!(!id.chars().chain(name.chars()).any(char::is_control));
                         registered.insert(id.clone());
                     }
-                    Err(JobError::BadWorkerId(_) | JobError::BadWorkerName(_)) => {}
+                    Err(JobError::BadWorkerName(_)) => {}
                     Err(other) => prop_assert!(false, "unexpected refusal {other}"),
                 }
             }

@@ -21,6 +21,7 @@ use tonic::{Request, Response, Status};
 
 use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
+use crate::identity::{ResultId, WorkerId};
 use crate::ingest::{Submission, Submitted};
 use crate::jobs::{DEFAULT_WORKERS_PAGE, WorkerPage};
 use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec};
@@ -55,12 +56,12 @@ impl Service {
     }
 }
 
-fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, Status>
+/// `text` read as a `T` by the workspace's one field parser, refused as an invalid argument.
+fn parse<T: std::str::FromStr>(what: &'static str, text: &str) -> Result<T, Status>
 where
     T::Err: std::fmt::Display,
 {
-    text.parse()
-        .map_err(|e| invalid(format!("bad {what} {}: {e}", bounded(text, QUOTED_BYTES))))
+    pentagrid_model::parse_field(what, text).map_err(|e| invalid(e.to_string()))
 }
 
 fn tasks(specs: &[v2::JobSpec]) -> Result<Vec<Task>, Status> {
@@ -149,10 +150,10 @@ impl CoordinatorApi for Service {
 
     async fn hello(&self, request: Request<v2::HelloRequest>) -> Answer<v2::HelloResponse> {
         let r = request.get_ref();
-        let terms = self
-            .coordinator
-            .jobs
-            .hello(&r.worker_id, &r.name, r.threads)?;
+        let terms =
+            self.coordinator
+                .jobs
+                .hello(&WorkerId::parse(&r.worker_id)?, &r.name, r.threads)?;
         Ok(Response::new(v2::HelloResponse {
             lease_seconds: terms.lease.as_secs().max(1) as u32,
             heartbeat_seconds: terms.heartbeat.as_secs().max(1) as u32,
@@ -161,7 +162,8 @@ impl CoordinatorApi for Service {
 
     async fn lease(&self, request: Request<v2::LeaseRequest>) -> Answer<v2::LeaseResponse> {
         let r = request.get_ref();
-        let jobs = self.coordinator.jobs.lease(&r.worker_id, r.max_jobs)?;
+        let worker = WorkerId::parse(&r.worker_id)?;
+        let jobs = self.coordinator.jobs.lease(&worker, r.max_jobs)?;
         Ok(Response::new(v2::LeaseResponse {
             jobs: jobs.into_iter().map(convert::job).collect(),
         }))
@@ -175,7 +177,7 @@ impl CoordinatorApi for Service {
         let lost_lease_ids = self
             .coordinator
             .jobs
-            .heartbeat(&r.worker_id, &r.lease_ids)?;
+            .heartbeat(&WorkerId::parse(&r.worker_id)?, &r.lease_ids)?;
         Ok(Response::new(v2::HeartbeatResponse { lost_lease_ids }))
     }
 
@@ -186,20 +188,26 @@ impl CoordinatorApi for Service {
             .as_ref()
             .ok_or_else(|| invalid("the submission has no result"))?;
         if let v2::submit_request::Result::Failure(failure) = wire {
+            let worker = WorkerId::parse(&r.worker_id)?;
             self.coordinator
                 .jobs
-                .report_failure(&r.worker_id, r.job_id, r.lease_id, &failure.message)
+                .report_failure(&worker, r.job_id, r.lease_id, &failure.message)
                 .await?;
             return Ok(Response::new(v2::SubmitResponse {
                 outcome: v2::SubmitOutcome::FailureRecorded as i32,
             }));
         }
         let outcome = Outcome::try_from(wire).map_err(|e| invalid(e.0))?;
+        let ids = WorkerId::parse(&r.worker_id)
+            .map_err(Status::from)
+            .and_then(|worker| Ok((worker, ResultId::parse(&r.result_id)?)));
+        let (worker_id, result_id) =
+            ids.inspect_err(|_| self.coordinator.ingest.count_malformed())?;
         let submission = Submission {
-            worker_id: r.worker_id,
+            worker_id,
             job_id: r.job_id,
             lease_id: r.lease_id,
-            result_id: r.result_id,
+            result_id,
             outcome,
         };
         let outcome = match self.coordinator.ingest.submit(&submission).await? {
@@ -219,7 +227,7 @@ impl CoordinatorApi for Service {
         let returned = self
             .coordinator
             .jobs
-            .return_leases(&r.worker_id, &r.lease_ids)?;
+            .return_leases(&WorkerId::parse(&r.worker_id)?, &r.lease_ids)?;
         Ok(Response::new(v2::ReturnLeasesResponse {
             returned: returned as u32,
         }))

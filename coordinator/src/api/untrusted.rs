@@ -23,7 +23,9 @@ pub fn check_result(job: &[u8], submission: &[u8]) -> Result<(), String> {
         .as_ref()
         .ok_or("the submission has no result")?;
     let outcome = Outcome::try_from(wire).map_err(|e| e.0)?;
-    result_effect(&task, request.job_id, &outcome).map(|_| ())
+    result_effect(&task, request.job_id, &outcome)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Decodes `request` (a `BookImportRequest`) and checks its rows exactly as `BookImport` does

@@ -417,8 +417,13 @@ mod tests {
     use super::*;
     use crate::clock::ManualClock;
     use crate::coordinator::Coordinator;
+    use crate::identity::{ResultId, WorkerId};
     use crate::ingest::Submission;
     use crate::settings::CoordinatorSettings;
+
+    fn id(text: &str) -> WorkerId {
+        WorkerId::parse(text).unwrap()
+    }
     use pentagrid_proto::{Outcome, Row};
 
     /// A made-up but valid analysis: the whole budget on the first legal move, all lost.
@@ -467,8 +472,8 @@ mod tests {
             Coordinator::open_with_clock(dir.path(), CoordinatorSettings::default(), clock)
                 .unwrap();
         for worker in 0..workers {
-            let id = format!("w{worker}");
-            coordinator.jobs.hello(&id, &id, 1).unwrap();
+            let name = format!("w{worker}");
+            coordinator.jobs.hello(&id(&name), &name, 1).unwrap();
         }
         let spec = BuildSpec {
             roots: vec![root()],
@@ -480,7 +485,12 @@ mod tests {
             solve_stones: 0,
         };
         coordinator.builder.start(&spec).await.unwrap();
-        let [job] = coordinator.jobs.lease("w0", 1).unwrap().try_into().unwrap();
+        let [job] = coordinator
+            .jobs
+            .lease(&id("w0"), 1)
+            .unwrap()
+            .try_into()
+            .unwrap();
         let Task::Analyse { position, .. } = &job.task else {
             panic!("a build queues analyses here: {:?}", job.task);
         };
@@ -501,10 +511,10 @@ mod tests {
             seconds: 0.0,
         };
         let submission = Submission {
-            worker_id: "w0".into(),
+            worker_id: id("w0"),
             job_id: job.job_id,
             lease_id: job.lease_id,
-            result_id: "root".into(),
+            result_id: ResultId::parse("root").unwrap(),
             outcome,
         };
         coordinator.ingest.submit(&submission).await.unwrap();
@@ -537,9 +547,9 @@ mod tests {
             solve_stones: 0,
         };
         let build = coordinator.builder.start(&spec).await.unwrap();
-        coordinator.jobs.hello("w", "w", 1).unwrap();
+        coordinator.jobs.hello(&id("w"), "w", 1).unwrap();
         for round in 0..10 {
-            for job in coordinator.jobs.lease("w", 16).unwrap() {
+            for job in coordinator.jobs.lease(&id("w"), 16).unwrap() {
                 let Task::Analyse {
                     position, playouts, ..
                 } = &job.task
@@ -547,10 +557,10 @@ mod tests {
                     panic!("a build queues analyses here: {:?}", job.task);
                 };
                 let submission = Submission {
-                    worker_id: "w".into(),
+                    worker_id: id("w"),
                     job_id: job.job_id,
                     lease_id: job.lease_id,
-                    result_id: format!("r{}", job.job_id),
+                    result_id: ResultId::parse(&format!("r{}", job.job_id)).unwrap(),
                     outcome: analysis(position, *playouts),
                 };
                 coordinator.ingest.submit(&submission).await.unwrap();

@@ -27,8 +27,8 @@ use crate::offload::blocking;
 use crate::seed::job_seed;
 use crate::store::book::encode_proven;
 use crate::store::{
-    CandidateState, JobState, ProvenTable, ResultEffect, Store, StoreError, StoredClaim, StoredJob,
-    StoredTask,
+    CandidateState, Flag, JobState, ProvenTable, ResultEffect, Store, StoreError, StoredClaim,
+    StoredJob, StoredTask,
 };
 use answer::{Answer, ClaimKind, ClaimState};
 pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
@@ -356,7 +356,10 @@ fn resolve(mut claim: Claim, second: Option<Party>, decision: Party, out: &mut R
                 },
                 claim.position
             );
-            out.flags.push((worker.clone(), reason));
+            out.flags.push(Flag {
+                worker: worker.clone(),
+                reason,
+            });
         }
     }
     if let Some((Some(worker), answer)) = &second {

@@ -3,15 +3,14 @@
 
 use thiserror::Error;
 
-use super::{JobQueue, checked_worker_id, watch};
+use super::{JobQueue, watch};
+use crate::identity::WorkerId;
 use crate::store::{JobState, StoreError};
 
 /// Why a reported job failure was refused. Nothing changed.
 #[derive(Debug, Error)]
 pub enum FailureError {
     /// The worker id is empty, too long or unprintable.
-    #[error("worker_id must be 1 to 200 bytes of printable characters")]
-    BadWorkerId,
     /// The worker does not hold this lease on this job.
     #[error("{0}")]
     NotLeased(String),
@@ -35,12 +34,12 @@ impl JobQueue {
     /// durable, with the job's new state.
     pub async fn report_failure(
         &self,
-        worker_id: &str,
+        worker_id: &WorkerId,
         job_id: u64,
         lease_id: u64,
         error: &str,
     ) -> Result<JobState, FailureError> {
-        let id = checked_worker_id(worker_id).map_err(|_| FailureError::BadWorkerId)?;
+        let id = worker_id.as_str();
         let error = truncated(error, watch::MAX_ERROR_BYTES);
         let writes = self.writes();
         let record = {

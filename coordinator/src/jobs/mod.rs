@@ -3,7 +3,6 @@
 //! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
 
 mod failure;
-pub mod identity;
 pub mod registry;
 mod scheduler;
 mod settings;
@@ -23,12 +22,12 @@ use tokio::sync::broadcast;
 use crate::clock::Clock;
 use crate::flags::WorkerFlags;
 use crate::flusher::Flusher;
+use crate::identity::{LabelError, WorkerId, worker_name};
 use crate::metrics::{LeaseEvent, Metrics};
 use crate::offload::blocking;
 use crate::seed::job_seed;
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 pub use failure::FailureError;
-use identity::LabelError;
 use registry::RegistryFull;
 pub(crate) use scheduler::{Active, NotLeased};
 use scheduler::{Scheduler, WorkerInfo};
@@ -41,9 +40,6 @@ pub use pentagrid_proto::limits::MAX_JOBS_PER_SUBMISSION;
 /// Why a job-queue call was refused.
 #[derive(Debug, Error)]
 pub enum JobError {
-    /// The worker id is empty, too long or unprintable.
-    #[error("bad worker_id: it {0}")]
-    BadWorkerId(LabelError),
     /// The worker name is too long or unprintable.
     #[error("bad worker name: it {0}")]
     BadWorkerName(LabelError),
@@ -96,10 +92,6 @@ pub struct LeasedJob {
     pub seed: u64,
     /// What to do.
     pub task: Task,
-}
-
-fn checked_worker_id(id: &str) -> Result<&str, JobError> {
-    identity::worker_id(id).map_err(JobError::BadWorkerId)
 }
 
 /// A job's state changed (sent once the new state is written to the store).
@@ -238,9 +230,14 @@ impl JobQueue {
     /// A worker introduces itself (again, after a coordinator restart). Its id and name must
     /// be printable and bounded ([`identity`]); a new id in a full registry evicts the
     /// longest-silent worker without leases ([`registry`]).
-    pub fn hello(&self, worker_id: &str, name: &str, threads: u32) -> Result<LeaseTerms, JobError> {
-        let id = checked_worker_id(worker_id)?;
-        let name = identity::worker_name(name).map_err(JobError::BadWorkerName)?;
+    pub fn hello(
+        &self,
+        worker_id: &WorkerId,
+        name: &str,
+        threads: u32,
+    ) -> Result<LeaseTerms, JobError> {
+        let id = worker_id.as_str();
+        let name = worker_name(name).map_err(JobError::BadWorkerName)?;
         let info = WorkerInfo {
             name: name.to_owned(),
             threads,
@@ -270,8 +267,8 @@ impl JobQueue {
 
     /// Grants up to `max_jobs` queued jobs (none while draining). The lease ids are drawn
     /// from the store and the granted records written back outside the scheduler's lock.
-    pub fn lease(&self, worker_id: &str, max_jobs: u32) -> Result<Vec<LeasedJob>, JobError> {
-        let id = checked_worker_id(worker_id)?;
+    pub fn lease(&self, worker_id: &WorkerId, max_jobs: u32) -> Result<Vec<LeasedJob>, JobError> {
+        let id = worker_id.as_str();
         if self.draining.load(Ordering::Relaxed) {
             return Ok(Vec::new());
         }
@@ -316,8 +313,8 @@ impl JobQueue {
     }
 
     /// Renews leases; returns those the worker no longer holds.
-    pub fn heartbeat(&self, worker_id: &str, lease_ids: &[u64]) -> Result<Vec<u64>, JobError> {
-        let id = checked_worker_id(worker_id)?;
+    pub fn heartbeat(&self, worker_id: &WorkerId, lease_ids: &[u64]) -> Result<Vec<u64>, JobError> {
+        let id = worker_id.as_str();
         let now = self.clock.now();
         let mut scheduler = self.scheduler();
         scheduler.seen(id, now);
@@ -325,8 +322,12 @@ impl JobQueue {
     }
 
     /// Takes back leases a worker gives up; returns how many it held.
-    pub fn return_leases(&self, worker_id: &str, lease_ids: &[u64]) -> Result<usize, JobError> {
-        let id = checked_worker_id(worker_id)?;
+    pub fn return_leases(
+        &self,
+        worker_id: &WorkerId,
+        lease_ids: &[u64],
+    ) -> Result<usize, JobError> {
+        let id = worker_id.as_str();
         let _writes = self.writes();
         let changed = self.scheduler().return_leases(id, lease_ids);
         self.metrics.leases(LeaseEvent::Returned, changed.len());
@@ -460,10 +461,11 @@ impl JobQueue {
     /// The job of a lease the worker holds (notes the call from the worker).
     pub(crate) fn leased_job(
         &self,
-        worker_id: &str,
+        worker_id: &WorkerId,
         job_id: u64,
         lease_id: u64,
     ) -> Result<Active, NotLeased> {
+        let worker_id = worker_id.as_str();
         let mut scheduler = self.scheduler();
         scheduler.seen(worker_id, self.clock.now());
         scheduler.check_lease(worker_id, job_id, lease_id).cloned()
@@ -485,12 +487,12 @@ impl JobQueue {
     /// Takes a leased job out of the queue to complete it; [`JobQueue::put_back`] undoes it.
     pub(crate) fn take_for_submit(
         &self,
-        worker_id: &str,
+        worker_id: &WorkerId,
         job_id: u64,
         lease_id: u64,
     ) -> Result<Active, NotLeased> {
         self.scheduler()
-            .take_for_submit(worker_id, job_id, lease_id)
+            .take_for_submit(worker_id.as_str(), job_id, lease_id)
     }
 
     /// Puts a job taken for completion back at the front of the queue.
@@ -500,8 +502,8 @@ impl JobQueue {
     }
 
     /// Counts a finished job for its worker (its done record is stored).
-    pub(crate) fn mark_done(&self, worker_id: &str, job_id: u64) {
-        self.scheduler().mark_done(worker_id);
+    pub(crate) fn mark_done(&self, worker_id: &WorkerId, job_id: u64) {
+        self.scheduler().mark_done(worker_id.as_str());
         let done = StoredJob {
             state: JobState::Done as u32,
             ..StoredJob::default()
@@ -514,6 +516,10 @@ impl JobQueue {
 mod tests {
     use super::*;
     use crate::clock::ManualClock;
+
+    fn id(text: &str) -> WorkerId {
+        WorkerId::parse(text).unwrap()
+    }
 
     fn queue_with_clock(dir: &std::path::Path, clock: Arc<ManualClock>) -> JobQueue {
         let store = Arc::new(Store::open(dir).unwrap());
@@ -535,11 +541,11 @@ mod tests {
         };
         let ids = queue.submit(vec![task.clone()]).await.unwrap();
         assert!(matches!(
-            queue.lease("w1", 1),
+            queue.lease(&id("w1"), 1),
             Err(JobError::UnknownWorker(_))
         ));
-        queue.hello("w1", "one", 1).unwrap();
-        let first = queue.lease("w1", 1).unwrap();
+        queue.hello(&id("w1"), "one", 1).unwrap();
+        let first = queue.lease(&id("w1"), 1).unwrap();
         assert_eq!(
             (first.len(), first[0].job_id, first[0].attempt),
             (1, ids[0], 1)
@@ -548,7 +554,7 @@ mod tests {
         clock.advance(Duration::from_secs(20));
         assert!(
             queue
-                .heartbeat("w1", &[first[0].lease_id])
+                .heartbeat(&id("w1"), &[first[0].lease_id])
                 .unwrap()
                 .is_empty()
         );
@@ -560,12 +566,12 @@ mod tests {
         assert_eq!(queue.expire_leases().unwrap(), 1);
         assert_eq!((queue.status().queued, queue.status().leased), (1, 0));
         assert_eq!(
-            queue.heartbeat("w1", &[first[0].lease_id]).unwrap(),
+            queue.heartbeat(&id("w1"), &[first[0].lease_id]).unwrap(),
             vec![first[0].lease_id],
             "the old lease is lost"
         );
-        queue.hello("w2", "two", 1).unwrap();
-        let second = queue.lease("w2", 1).unwrap();
+        queue.hello(&id("w2"), "two", 1).unwrap();
+        let second = queue.lease(&id("w2"), 1).unwrap();
         assert_eq!((second[0].job_id, second[0].attempt), (ids[0], 2));
         assert_eq!(second[0].task, task);
         // The second expiry uses up the attempts: the job fails.
@@ -581,10 +587,10 @@ mod tests {
         let clock = Arc::new(ManualClock::default());
         // Leases of 30 s, pruned after 10 of them: 300 s of silence.
         let queue = queue_with_clock(dir.path(), clock.clone());
-        queue.hello("gone", "gone", 1).unwrap();
-        queue.hello("alive", "alive", 1).unwrap();
+        queue.hello(&id("gone"), "gone", 1).unwrap();
+        queue.hello(&id("alive"), "alive", 1).unwrap();
         clock.advance(Duration::from_secs(200));
-        queue.heartbeat("alive", &[]).unwrap();
+        queue.heartbeat(&id("alive"), &[]).unwrap();
         clock.advance(Duration::from_secs(100));
         queue.expire_leases().unwrap();
         assert_eq!(
@@ -598,10 +604,10 @@ mod tests {
         assert_eq!(names, ["alive"]);
         // A forgotten worker is told to say hello again, and then it is back.
         assert!(matches!(
-            queue.lease("gone", 1),
+            queue.lease(&id("gone"), 1),
             Err(JobError::UnknownWorker(_))
         ));
-        queue.hello("gone", "gone", 1).unwrap();
+        queue.hello(&id("gone"), "gone", 1).unwrap();
         assert_eq!(queue.status().workers.len(), 2);
     }
 
@@ -645,8 +651,8 @@ mod tests {
             Err(JobError::PairsBelongToMatches)
         ));
         assert!(matches!(
-            queue.hello("", "x", 1),
-            Err(JobError::BadWorkerId(LabelError::Empty))
+            queue.hello(&id("w"), "a\u{1b}", 1),
+            Err(JobError::BadWorkerName(LabelError::Unprintable { .. }))
         ));
     }
 }

@@ -296,8 +296,13 @@ mod tests {
 
     use super::*;
     use crate::clock::ManualClock;
+    use crate::identity::WorkerId;
     use crate::jobs::JobSettings;
     use crate::store::Store;
+
+    fn id(text: &str) -> WorkerId {
+        WorkerId::parse(text).unwrap()
+    }
 
     fn queue(dir: &std::path::Path) -> Arc<JobQueue> {
         let store = Arc::new(Store::open(dir).unwrap());
@@ -324,8 +329,8 @@ mod tests {
         let first = watch.next().await.unwrap().unwrap();
         assert_eq!((first.total, first.queued, first.finished.len()), (2, 2, 0));
 
-        queue.hello("w", "w", 1).unwrap();
-        let leased = queue.lease("w", 3).unwrap();
+        queue.hello(&id("w"), "w", 1).unwrap();
+        let leased = queue.lease(&id("w"), 3).unwrap();
         assert_eq!(leased.len(), 3);
         let update = watch.next().await.unwrap().unwrap();
         assert_eq!((update.queued, update.leased), (0, 2));
@@ -334,7 +339,7 @@ mod tests {
         queue.cancel(&theirs).await.unwrap();
         let lease = |id: u64| leased.iter().find(|j| j.job_id == id).unwrap().lease_id;
         let state = queue
-            .report_failure("w", mine[0], lease(mine[0]), "it broke")
+            .report_failure(&id("w"), mine[0], lease(mine[0]), "it broke")
             .await
             .unwrap();
         assert_eq!(state, JobState::Failed);

@@ -142,10 +142,12 @@ mod tests {
             let effect = ResultEffect {
                 claims: vec![(5, claim.clone())],
                 new_jobs: vec![(9, check.clone())],
-                flags: vec![
-                    ("liar".into(), "first".into()),
-                    ("liar".into(), "second".into()),
-                ],
+                flags: ["first", "second"]
+                    .map(|reason| crate::store::Flag {
+                        worker: "liar".into(),
+                        reason: reason.into(),
+                    })
+                    .to_vec(),
                 ..ResultEffect::default()
             };
             let done = StoredJob {

@@ -54,7 +54,7 @@ pub use puzzles::CandidateCounts;
 pub use records::{
     CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
 };
-pub use results::{Applied, PairEffect, ResultEffect};
+pub use results::{Applied, Flag, PairEffect, ResultEffect};
 pub use table::{Counts, Table};
 
 /// A storage failure.
@@ -189,7 +189,7 @@ pub struct LoadedJob {
     /// Its record.
     pub record: StoredJob,
     /// Its task, when the job is unfinished (finished jobs need none).
-    pub task: Option<pentagrid_proto::Task>,
+    pub task: Option<pentagrid_model::Task>,
 }
 
 const TOTALS: &[u8] = b"totals";
@@ -322,7 +322,8 @@ impl Store {
                         return Ok((record, None));
                     }
                     let stored = record.task.as_ref().ok_or("the job has no task")?;
-                    let task = pentagrid_proto::Task::try_from(stored)?;
+                    let task =
+                        pentagrid_model::Task::try_from(stored).map_err(|e| e.to_string())?;
                     Ok((record, Some(task)))
                 });
             match readable {
@@ -522,7 +523,7 @@ fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {
 mod tests {
     use super::*;
     use pentago::Position;
-    use pentagrid_proto::Task;
+    use pentagrid_model::Task;
 
     #[test]
     fn matches_list_newest_first_a_page_at_a_time_past_their_pairs() {

@@ -6,7 +6,8 @@
 //! read unchanged.)
 
 use pentago::{Player, Position, UctConfig};
-use pentagrid_proto::Task;
+use pentagrid_model::{FieldError, Task, parse_field};
+use thiserror::Error;
 
 /// A job as stored under its id in the `jobs` tree.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -215,47 +216,50 @@ impl From<&Task> for StoredTask {
     }
 }
 
-fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, String>
-where
-    T::Err: std::fmt::Display,
-{
-    text.parse()
-        .map_err(|e| format!("bad {what} {text:?}: {e}"))
+/// Why a stored task does not read back.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum UnreadableTask {
+    /// It has no kind.
+    #[error("the task has no kind")]
+    NoKind,
+    /// A field does not hold what it should.
+    #[error(transparent)]
+    Field(#[from] FieldError),
 }
 
 impl TryFrom<&StoredTask> for Task {
-    type Error = String;
+    type Error = UnreadableTask;
 
-    fn try_from(stored: &StoredTask) -> Result<Task, String> {
-        Ok(match stored.kind.as_ref().ok_or("the task has no kind")? {
+    fn try_from(stored: &StoredTask) -> Result<Task, UnreadableTask> {
+        Ok(match stored.kind.as_ref().ok_or(UnreadableTask::NoKind)? {
             StoredTaskKind::Analyse(a) => Task::Analyse {
-                position: parse::<Position>("position", &a.position)?,
-                config: parse::<UctConfig>("engine config", &a.config)?,
+                position: parse_field::<Position>("position", &a.position)?,
+                config: parse_field::<UctConfig>("engine config", &a.config)?,
                 playouts: a.playouts,
             },
             StoredTaskKind::Selfplay(s) => Task::Selfplay {
-                start: parse("position", &s.start)?,
-                black: parse::<Player>("player", &s.black)?,
-                white: parse::<Player>("player", &s.white)?,
+                start: parse_field("position", &s.start)?,
+                black: parse_field::<Player>("player", &s.black)?,
+                white: parse_field::<Player>("player", &s.white)?,
             },
             StoredTaskKind::Pair(p) => Task::Pair {
                 match_id: p.match_id,
                 pair: p.pair,
-                opening: parse("opening", &p.opening)?,
-                a: parse::<Player>("player", &p.a)?,
-                b: parse::<Player>("player", &p.b)?,
+                opening: parse_field("opening", &p.opening)?,
+                a: parse_field::<Player>("player", &p.a)?,
+                b: parse_field::<Player>("player", &p.b)?,
                 accuracy_stones: (p.accuracy_stones != 0).then_some(p.accuracy_stones),
             },
             StoredTaskKind::Verify(v) => Task::Verify {
                 candidates: v
                     .candidates
                     .iter()
-                    .map(|c| Ok((parse("position", &c.position)?, c.source.clone())))
-                    .collect::<Result<_, String>>()?,
+                    .map(|c| Ok((parse_field("position", &c.position)?, c.source.clone())))
+                    .collect::<Result<_, FieldError>>()?,
                 max_moves: v.max_moves,
             },
             StoredTaskKind::Solve(s) => Task::Solve {
-                position: parse("position", &s.position)?,
+                position: parse_field("position", &s.position)?,
             },
         })
     }

@@ -13,8 +13,8 @@ use sled::transaction::{
 use super::puzzles::{StateChange, set_candidate};
 use super::{
     CandidateState, JobState, ProvenTable, Store, StoreError, StoredClaim, StoredFlags, StoredGame,
-    StoredJob, StoredMatch, StoredPair, TOTALS, Table, abort, add_count, book, corrupt, id_of,
-    merge_tables, pair_key, totals_in,
+    StoredJob, StoredMatch, StoredPair, TOTALS, Table, Totals, abort, add_count, book, corrupt,
+    id_of, merge_tables, pair_key, totals_in,
 };
 
 /// What [`Store::apply`] did.
@@ -49,8 +49,17 @@ pub struct ResultEffect {
     pub claims: Vec<(u64, StoredClaim)>,
     /// Jobs to queue with this result (cross-checks of its claims), by id.
     pub new_jobs: Vec<(u64, StoredJob)>,
-    /// Workers a cross-check showed wrong, with what they got wrong (one flag each).
-    pub flags: Vec<(String, String)>,
+    /// Workers a cross-check showed wrong (one flag each).
+    pub flags: Vec<Flag>,
+}
+
+/// A worker a cross-check showed wrong, and what it got wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flag {
+    /// The worker's id.
+    pub worker: String,
+    /// What it got wrong (kept as the worker's last reason).
+    pub reason: String,
 }
 
 /// A played pair and what it adds to its match.
@@ -119,71 +128,20 @@ impl Store {
         );
         let writing = self.writing();
         let committed = trees.transaction(|trees| {
-            let (
-                jobs,
-                results,
-                playouts,
-                game_tables,
-                games,
-                matches,
-                puzzles,
-                candidates,
-                proven,
-                meta,
-                claims,
-                flagged_workers,
-            ) = trees;
-            if results.get(result_id.as_bytes())?.is_some() {
-                return Ok(Committed::nothing(Applied::Duplicate));
-            }
-            let job_key = job_id.to_be_bytes();
-            if let Some(bytes) = jobs.get(job_key)? {
-                let stored = StoredJob::decode(bytes.as_ref()).map_err(abort("job"))?;
-                if JobState::from_stored(stored.state) == JobState::Done {
-                    return Ok(Committed::nothing(Applied::JobAlreadyDone));
-                }
-            }
+            let trees = ResultTrees::of(trees);
             // Before any write: an outcome other than `Applied` must commit nothing.
-            if let Some(pair) = &effect.pair
-                && matches.get(pair_key(pair.match_id, pair.pair))?.is_some()
-            {
-                return Ok(Committed::nothing(Applied::JobAlreadyDone));
+            if let Some(outcome) = already_applied(&trees, job_id, result_id, effect)? {
+                return Ok(Committed::nothing(outcome));
             }
-            let mut totals = totals_in(meta)?;
-            let new_positions = merge_tables(playouts, &effect.playouts)?;
-            add_count(
-                &mut totals.playout_positions,
-                new_positions,
-                "playout positions",
-            )?;
-            let new_positions = merge_tables(game_tables, &effect.games)?;
-            add_count(&mut totals.game_positions, new_positions, "game positions")?;
-            if let Some(game) = &effect.game {
-                games.insert(&job_key, game.encode_to_vec())?;
-                add_count(&mut totals.games, 1, "game total")?;
-            }
-            if let Some(pair) = &effect.pair {
-                add_pair(matches, pair)?;
-            }
-            let (candidate_changes, new_puzzles) =
-                add_verdicts(candidates, puzzles, &effect.verdicts)?;
-            if let Some((key, table)) = &effect.proven {
-                add_proven(proven, *key, table)?;
-            }
-            for (id, claim) in &effect.claims {
-                claims.insert(&id.to_be_bytes(), claim.encode_to_vec())?;
-            }
-            for (id, job) in &effect.new_jobs {
-                jobs.insert(&id.to_be_bytes(), job.encode_to_vec())?;
-            }
-            for (worker, reason) in &effect.flags {
-                flag_worker(flagged_workers, worker, reason)?;
-            }
+            let mut totals = totals_in(trees.meta)?;
+            add_tables(&trees, job_id, effect, &mut totals)?;
+            let (candidate_changes, new_puzzles) = add_checks(&trees, effect)?;
             add_count(&mut totals.playouts, effect.playout_count, "playout total")?;
             add_count(&mut totals.results, 1, "result total")?;
-            meta.insert(TOTALS, totals.encode_to_vec())?;
-            jobs.insert(&job_key, done.encode_to_vec())?;
-            results.insert(result_id.as_bytes(), &job_key)?;
+            trees.meta.insert(TOTALS, totals.encode_to_vec())?;
+            let job_key = job_id.to_be_bytes();
+            trees.jobs.insert(&job_key, done.encode_to_vec())?;
+            trees.results.insert(result_id.as_bytes(), &job_key)?;
             Ok(Committed {
                 outcome: Applied::Applied,
                 candidate_changes,
@@ -200,6 +158,150 @@ impl Store {
         }
         Ok(committed.outcome)
     }
+}
+
+/// The trees a result transaction writes, by name.
+struct ResultTrees<'a> {
+    jobs: &'a TransactionalTree,
+    results: &'a TransactionalTree,
+    playouts: &'a TransactionalTree,
+    game_tables: &'a TransactionalTree,
+    games: &'a TransactionalTree,
+    matches: &'a TransactionalTree,
+    puzzles: &'a TransactionalTree,
+    candidates: &'a TransactionalTree,
+    proven: &'a TransactionalTree,
+    meta: &'a TransactionalTree,
+    claims: &'a TransactionalTree,
+    flagged_workers: &'a TransactionalTree,
+}
+
+/// The transaction's trees, in the order [`Store::apply`] lists them.
+type TreeTuple = (
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+    TransactionalTree,
+);
+
+impl<'a> ResultTrees<'a> {
+    fn of(trees: &'a TreeTuple) -> ResultTrees<'a> {
+        let (
+            jobs,
+            results,
+            playouts,
+            game_tables,
+            games,
+            matches,
+            puzzles,
+            candidates,
+            proven,
+            meta,
+            claims,
+            flagged_workers,
+        ) = trees;
+        ResultTrees {
+            jobs,
+            results,
+            playouts,
+            game_tables,
+            games,
+            matches,
+            puzzles,
+            candidates,
+            proven,
+            meta,
+            claims,
+            flagged_workers,
+        }
+    }
+}
+
+/// Why the result must change nothing, if it must: its id was applied before, its job is done,
+/// or its pair is already stored.
+fn already_applied(
+    trees: &ResultTrees<'_>,
+    job_id: u64,
+    result_id: &str,
+    effect: &ResultEffect,
+) -> ConflictableTransactionResult<Option<Applied>, StoreError> {
+    if trees.results.get(result_id.as_bytes())?.is_some() {
+        return Ok(Some(Applied::Duplicate));
+    }
+    if let Some(bytes) = trees.jobs.get(job_id.to_be_bytes())? {
+        let stored = StoredJob::decode(bytes.as_ref()).map_err(abort("job"))?;
+        if JobState::from_stored(stored.state) == JobState::Done {
+            return Ok(Some(Applied::JobAlreadyDone));
+        }
+    }
+    if let Some(pair) = &effect.pair
+        && trees
+            .matches
+            .get(pair_key(pair.match_id, pair.pair))?
+            .is_some()
+    {
+        return Ok(Some(Applied::JobAlreadyDone));
+    }
+    Ok(None)
+}
+
+/// Adds the result's table rows, its game and its pair, counting them in `totals`.
+fn add_tables(
+    trees: &ResultTrees<'_>,
+    job_id: u64,
+    effect: &ResultEffect,
+    totals: &mut Totals,
+) -> ConflictableTransactionResult<(), StoreError> {
+    let new_positions = merge_tables(trees.playouts, &effect.playouts)?;
+    add_count(
+        &mut totals.playout_positions,
+        new_positions,
+        "playout positions",
+    )?;
+    let new_positions = merge_tables(trees.game_tables, &effect.games)?;
+    add_count(&mut totals.game_positions, new_positions, "game positions")?;
+    if let Some(game) = &effect.game {
+        trees
+            .games
+            .insert(&job_id.to_be_bytes(), game.encode_to_vec())?;
+        add_count(&mut totals.games, 1, "game total")?;
+    }
+    if let Some(pair) = &effect.pair {
+        add_pair(trees.matches, pair)?;
+    }
+    Ok(())
+}
+
+/// Adds what the result decides about puzzles and exact values, and what its cross-checks
+/// write (claims, check jobs, flags); returns the candidates' changes and the new puzzles.
+fn add_checks(
+    trees: &ResultTrees<'_>,
+    effect: &ResultEffect,
+) -> ConflictableTransactionResult<(Vec<StateChange>, u64), StoreError> {
+    let added = add_verdicts(trees.candidates, trees.puzzles, &effect.verdicts)?;
+    if let Some((key, table)) = &effect.proven {
+        add_proven(trees.proven, *key, table)?;
+    }
+    for (id, claim) in &effect.claims {
+        trees
+            .claims
+            .insert(&id.to_be_bytes(), claim.encode_to_vec())?;
+    }
+    for (id, job) in &effect.new_jobs {
+        trees.jobs.insert(&id.to_be_bytes(), job.encode_to_vec())?;
+    }
+    for Flag { worker, reason } in &effect.flags {
+        flag_worker(trees.flagged_workers, worker, reason)?;
+    }
+    Ok(added)
 }
 
 /// Stores a played pair and adds it to its match.

@@ -1,7 +1,10 @@
 //! Checks a result against its job before anything touches the database, and turns it into the
-//! table rows it adds (in canonical frames, merged the way stored tables merge moves).
+//! table rows it adds (in canonical frames, merged the way stored tables merge moves). A refusal
+//! is an [`InvalidResult`] carrying what was wrong; the wire status is chosen in `api/errors.rs`.
 
 use std::collections::{BTreeMap, HashMap};
+
+mod invalid;
 
 use pentago::{
     Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
@@ -9,13 +12,18 @@ use pentago::{
 };
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
 
+pub use invalid::InvalidResult;
+
 use crate::store::{
     CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, StoredGame, StoredPair, Table,
 };
 
-/// Validates `outcome` as the result of `task` and computes what it adds. The error says what
-/// is wrong with the result.
-pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<ResultEffect, String> {
+/// Validates `outcome` as the result of `task` and computes what it adds.
+pub fn result_effect(
+    task: &Task,
+    job_id: u64,
+    outcome: &Outcome,
+) -> Result<ResultEffect, InvalidResult> {
     match (task, outcome) {
         (
             Task::Analyse {
@@ -56,7 +64,7 @@ pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<Resu
             Outcome::Verify { verdicts },
         ) => verify_effect(candidates, *max_moves, verdicts),
         (Task::Solve { position }, Outcome::Solve { moves }) => solve_effect(position, moves),
-        _ => Err("the result is not of the job's kind".into()),
+        _ => Err(InvalidResult::WrongKind),
     }
 }
 
@@ -65,13 +73,11 @@ pub fn result_effect(task: &Task, job_id: u64, outcome: &Outcome) -> Result<Resu
 pub const MAX_RESULT_SECONDS: f64 = 30.0 * 86_400.0;
 
 /// The time an analysis reports must be a real duration: finite, not negative, in range.
-fn check_seconds(seconds: f64) -> Result<(), String> {
+fn check_seconds(seconds: f64) -> Result<(), InvalidResult> {
     if (0.0..=MAX_RESULT_SECONDS).contains(&seconds) {
         Ok(())
     } else {
-        Err(format!(
-            "seconds {seconds} is not a duration from 0 to {MAX_RESULT_SECONDS}"
-        ))
+        Err(InvalidResult::Seconds(seconds))
     }
 }
 
@@ -105,12 +111,23 @@ impl CanonicalFrame {
 }
 
 /// Adds a row's counts under its representative move; rows that merge must not overflow.
-fn add(table: &mut Table, mv: Move, counts: Counts) -> Result<(), String> {
+fn add(table: &mut Table, mv: Move, counts: Counts) -> Result<(), InvalidResult> {
     table
         .entry(mv)
         .or_default()
         .add(counts)
-        .map_err(|_| format!("the counts of move {mv} overflow"))
+        .map_err(|_| InvalidResult::CountsOverflow(mv))
+}
+
+/// `position` after `mv`, or why the move is illegal there.
+fn play(position: &Position, mv: Move) -> Result<Position, InvalidResult> {
+    position
+        .play(mv)
+        .map_err(|error| InvalidResult::IllegalMove {
+            mv,
+            position: *position,
+            error,
+        })
 }
 
 fn analyse_effect(
@@ -118,7 +135,7 @@ fn analyse_effect(
     playouts: u64,
     rows: &[pentagrid_proto::Row],
     simulations: u64,
-) -> Result<ResultEffect, String> {
+) -> Result<ResultEffect, InvalidResult> {
     if rows.is_empty() {
         // A side to move that wins at once gets a proven root and no playouts at all: the
         // analysis is that win, which the coordinator checks itself and stores as exact.
@@ -130,13 +147,14 @@ fn analyse_effect(
                     ..ResultEffect::default()
                 })
             }
-            None => Err("an analysis result needs at least one move row".into()),
+            None => Err(InvalidResult::NoRows),
         };
     }
     if simulations > playouts {
-        return Err(format!(
-            "{simulations} simulations exceed the budget of {playouts}"
-        ));
+        return Err(InvalidResult::SimulationsOverBudget {
+            simulations,
+            budget: playouts,
+        });
     }
     let mut seen = std::collections::HashSet::new();
     let mut total = 0u64;
@@ -144,22 +162,26 @@ fn analyse_effect(
     let mut delta = Table::new();
     for row in rows {
         if !seen.insert(row.mv) {
-            return Err(format!("move {} appears twice", row.mv));
+            return Err(InvalidResult::RepeatedMove(row.mv));
         }
-        position
-            .play(row.mv)
-            .map_err(|e| format!("move {} is illegal in {position}: {e}", row.mv))?;
+        play(position, row.mv)?;
         let decided = row
             .wins
             .checked_add(row.draws)
-            .ok_or("wins + draws overflow")?;
+            .ok_or(InvalidResult::Overflow {
+                what: "wins + draws",
+            })?;
         if decided > row.games {
-            return Err(format!(
-                "move {}: wins {} + draws {} exceed games {}",
-                row.mv, row.wins, row.draws, row.games
-            ));
+            return Err(InvalidResult::DecidedOverGames {
+                mv: row.mv,
+                games: row.games,
+                wins: row.wins,
+                draws: row.draws,
+            });
         }
-        total = total.checked_add(row.games).ok_or("games overflow")?;
+        total = total
+            .checked_add(row.games)
+            .ok_or(InvalidResult::Overflow { what: "games" })?;
         add(
             &mut delta,
             frame.map(row.mv),
@@ -171,9 +193,10 @@ fn analyse_effect(
         )?;
     }
     if total > playouts {
-        return Err(format!(
-            "{total} games in the table exceed the budget of {playouts}"
-        ));
+        return Err(InvalidResult::GamesOverBudget {
+            games: total,
+            budget: playouts,
+        });
     }
     Ok(ResultEffect {
         playouts: BTreeMap::from([(frame.key, delta)]),
@@ -187,25 +210,33 @@ fn replay(
     start: &Position,
     moves: &[Move],
     result: Status,
-) -> Result<Vec<(Position, Move)>, String> {
+) -> Result<Vec<(Position, Move)>, InvalidResult> {
     if moves.is_empty() || moves.len() > 36 {
-        return Err(format!("a game has 1 to 36 moves, not {}", moves.len()));
+        return Err(InvalidResult::GameLength(moves.len()));
     }
     let mut position = *start;
     let mut plies = Vec::with_capacity(moves.len());
     for (ply, &mv) in moves.iter().enumerate() {
         let next = position
             .play(mv)
-            .map_err(|e| format!("move {} ({mv}) is illegal in {position}: {e}", ply + 1))?;
+            .map_err(|error| InvalidResult::IllegalGameMove {
+                ply: ply + 1,
+                mv,
+                position,
+                error,
+            })?;
         plies.push((position, mv));
         position = next;
     }
     let final_status = position.status();
     if !final_status.is_over() {
-        return Err(format!("the game is not over after its moves ({position})"));
+        return Err(InvalidResult::GameNotOver(position));
     }
     if final_status != result {
-        return Err(format!("the moves end in {final_status}, not {result}"));
+        return Err(InvalidResult::WrongResult {
+            found: final_status,
+            reported: result,
+        });
     }
     Ok(plies)
 }
@@ -223,7 +254,7 @@ fn selfplay_effect(
     start: &Position,
     moves: &[Move],
     result: Status,
-) -> Result<ResultEffect, String> {
+) -> Result<ResultEffect, InvalidResult> {
     let plies = replay(start, moves, result)?;
     let mut games: BTreeMap<u64, Table> = BTreeMap::new();
     for (before, mv) in plies {
@@ -252,18 +283,18 @@ fn check_accuracy(
     games: &[(Vec<Move>, Status); 2],
     asked: Option<u32>,
     accuracy: Option<&MatchAccuracy>,
-) -> Result<(), String> {
+) -> Result<(), InvalidResult> {
     let (min_stones, accuracy) = match (asked, accuracy) {
         (None, None) => return Ok(()),
         (Some(stones), Some(accuracy)) if accuracy.min_stones == stones => (stones, accuracy),
         (Some(stones), Some(accuracy)) => {
-            return Err(format!(
-                "accuracy judged from {} stones, not the job's {stones}",
-                accuracy.min_stones
-            ));
+            return Err(InvalidResult::AccuracyStones {
+                found: accuracy.min_stones,
+                asked: stones,
+            });
         }
-        (Some(_), None) => return Err("the job asked for accuracy, the result has none".into()),
-        (None, Some(_)) => return Err("accuracy was not asked for".into()),
+        (Some(_), None) => return Err(InvalidResult::AccuracyMissing),
+        (None, Some(_)) => return Err(InvalidResult::AccuracyNotAsked),
     };
     let mut judged = [0u32; 2];
     for ((moves, _), a_side) in games.iter().zip([0, 1]) {
@@ -271,19 +302,21 @@ fn check_accuracy(
         judged[a_side] += black;
         judged[1 - a_side] += white;
     }
-    for ((name, side), judged) in ["A", "B"].iter().zip(accuracy.sides).zip(judged) {
+    for ((player, side), judged) in ["A", "B"].into_iter().zip(accuracy.sides).zip(judged) {
         if side.moves != judged {
-            return Err(format!(
-                "accuracy of {name}: {} moves judged, but the games have {judged} \
-                 from {min_stones} stones on",
-                side.moves
-            ));
+            return Err(InvalidResult::AccuracyMoves {
+                player,
+                reported: side.moves,
+                judged,
+                min_stones,
+            });
         }
         if side.drops > side.moves {
-            return Err(format!(
-                "accuracy of {name}: {} drops exceed {} moves",
-                side.drops, side.moves
-            ));
+            return Err(InvalidResult::AccuracyDrops {
+                player,
+                drops: side.drops,
+                moves: side.moves,
+            });
         }
     }
     Ok(())
@@ -296,7 +329,7 @@ fn pair_effect(
     job_id: u64,
     games: &[(Vec<Move>, Status); 2],
     accuracy: Option<&MatchAccuracy>,
-) -> Result<ResultEffect, String> {
+) -> Result<ResultEffect, InvalidResult> {
     let Task::Pair {
         match_id,
         pair,
@@ -306,7 +339,7 @@ fn pair_effect(
         accuracy_stones,
     } = task
     else {
-        return Err("the result is not of the job's kind".into());
+        return Err(InvalidResult::WrongKind);
     };
     let mut record = StoredPair {
         job_id,
@@ -316,7 +349,10 @@ fn pair_effect(
     for (index, ((moves, result), a_color)) in
         games.iter().zip([Color::Black, Color::White]).enumerate()
     {
-        replay(opening, moves, *result).map_err(|why| format!("game {}: {why}", index + 1))?;
+        replay(opening, moves, *result).map_err(|error| InvalidResult::PairGame {
+            game: index + 1,
+            error: Box::new(error),
+        })?;
         a_points[index] = game_points(*result, a_color);
         let (black, white) = if a_color == Color::Black {
             (a, b)
@@ -358,19 +394,18 @@ pub(crate) fn canonical_values(position: &Position, moves: &[(Move, Value)]) -> 
 /// Exact move values of a solved position, mapped into the canonical frame. Moves reaching
 /// the same position must agree. (The values themselves are the worker's claim: see
 /// [`crate::crosscheck`] for how they are checked.)
-fn solve_effect(position: &Position, moves: &[(Move, Value)]) -> Result<ResultEffect, String> {
+fn solve_effect(
+    position: &Position,
+    moves: &[(Move, Value)],
+) -> Result<ResultEffect, InvalidResult> {
     let frame = CanonicalFrame::of(position);
     let mut proven = ProvenTable::new();
     for &(mv, value) in moves {
-        position
-            .play(mv)
-            .map_err(|e| format!("move {mv} is illegal in {position}: {e}"))?;
+        play(position, mv)?;
         if let Some(previous) = proven.insert(frame.map(mv), value)
             && previous != value
         {
-            return Err(format!(
-                "{mv} reaches a position already given another value"
-            ));
+            return Err(InvalidResult::ConflictingValues(mv));
         }
     }
     Ok(ResultEffect {
@@ -387,13 +422,12 @@ fn verify_effect(
     candidates: &[(Position, String)],
     max_moves: u32,
     verdicts: &[Verdict],
-) -> Result<ResultEffect, String> {
+) -> Result<ResultEffect, InvalidResult> {
     if verdicts.len() != candidates.len() {
-        return Err(format!(
-            "{} verdicts for {} candidates",
-            verdicts.len(),
-            candidates.len()
-        ));
+        return Err(InvalidResult::VerdictCount {
+            verdicts: verdicts.len(),
+            candidates: candidates.len(),
+        });
     }
     let mut effect = ResultEffect::default();
     for (index, ((position, source), verdict)) in candidates.iter().zip(verdicts).enumerate() {
@@ -409,14 +443,16 @@ fn verify_effect(
                 None,
             ),
             Verdict::Puzzle(claimed) => {
-                let why = |what: String| format!("candidate {}: {what}", index + 1);
+                let candidate = index + 1;
                 let proof = &claimed.proof;
                 if claimed.position != *position || proof.position != *position {
-                    return Err(why("the puzzle is about another position".into()));
+                    return Err(InvalidResult::PuzzleOfAnotherPosition { candidate });
                 }
-                proof.check().map_err(why)?;
+                proof
+                    .check()
+                    .map_err(|why| InvalidResult::ProofFails { candidate, why })?;
                 if proof.mate_in > max_moves || claimed.first_move != proof.first_move() {
-                    return Err(why("length or first move disagrees with the proof".into()));
+                    return Err(InvalidResult::ProofDisagrees { candidate });
                 }
                 let reply_groups = proof.reply_groups();
                 let puzzle = Puzzle {
@@ -433,7 +469,11 @@ fn verify_effect(
                     source: source.clone(),
                     ..(**claimed).clone()
                 };
-                let json = serde_json::to_string(&puzzle).map_err(|e| e.to_string())?;
+                let json =
+                    serde_json::to_string(&puzzle).map_err(|e| InvalidResult::PuzzleEncoding {
+                        candidate,
+                        why: e.to_string(),
+                    })?;
                 (CandidateState::Puzzle, Some(json))
             }
         };
@@ -509,25 +549,60 @@ mod tests {
 
     #[test]
     fn bad_analyses_are_refused() {
-        for (outcome, needle) in [
-            (rows(&[]), "at least one"),
-            (rows(&[("a1-1R", 10, 8, 3)]), "exceed games"),
+        for (outcome, refusal) in [
+            (rows(&[]), InvalidResult::NoRows),
+            (
+                rows(&[("a1-1R", 10, 8, 3)]),
+                InvalidResult::DecidedOverGames {
+                    mv: mv("a1-1R"),
+                    games: 10,
+                    wins: 8,
+                    draws: 3,
+                },
+            ),
             (
                 rows(&[("a1-1R", 60, 0, 0), ("b1-1R", 60, 0, 0)]),
-                "exceed the budget",
+                InvalidResult::SimulationsOverBudget {
+                    simulations: 120,
+                    budget: 100,
+                },
             ),
-            (rows(&[("a1-1R", 1, 0, 0), ("a1-1R", 1, 0, 0)]), "twice"),
+            (
+                rows(&[("a1-1R", 1, 0, 0), ("a1-1R", 1, 0, 0)]),
+                InvalidResult::RepeatedMove(mv("a1-1R")),
+            ),
         ] {
-            let error = result_effect(&analyse(100), 1, &outcome).unwrap_err();
-            assert!(error.contains(needle), "{error} lacks {needle}");
+            assert_eq!(
+                result_effect(&analyse(100), 1, &outcome).unwrap_err(),
+                refusal
+            );
         }
+        let Outcome::Analyse { rows: over, .. } = rows(&[("a1-1R", 60, 0, 0), ("b1-1R", 60, 0, 0)])
+        else {
+            unreachable!()
+        };
+        let games_over = Outcome::Analyse {
+            rows: over,
+            simulations: 100,
+            seconds: 0.1,
+        };
+        assert_eq!(
+            result_effect(&analyse(100), 1, &games_over).unwrap_err(),
+            InvalidResult::GamesOverBudget {
+                games: 120,
+                budget: 100
+            }
+        );
         let occupied = Task::Analyse {
             position: Position::START.play(mv("b5-1R")).unwrap(),
             config: "uct".parse().unwrap(),
             playouts: 100,
         };
         let error = result_effect(&occupied, 1, &rows(&[("b5-2R", 1, 0, 0)])).unwrap_err();
-        assert!(error.contains("illegal"), "{error}");
+        assert!(
+            matches!(error, InvalidResult::IllegalMove { mv: m, .. } if m == mv("b5-2R")),
+            "{error:?}"
+        );
     }
 
     #[test]
@@ -552,25 +627,24 @@ mod tests {
             .next()
             .unwrap();
         assert_eq!((row.games, row.wins, row.draws), (1, 1, 0));
-        assert!(
-            result_effect(&task, 1, &game(&["e1-1R"], "white"))
-                .unwrap_err()
-                .contains("not white")
+        assert_eq!(
+            result_effect(&task, 1, &game(&["e1-1R"], "white")).unwrap_err(),
+            InvalidResult::WrongResult {
+                found: "black".parse().unwrap(),
+                reported: "white".parse().unwrap(),
+            }
         );
-        assert!(
-            result_effect(&task, 1, &game(&["a6-1R"], "black"))
-                .unwrap_err()
-                .contains("not over")
-        );
-        assert!(
-            result_effect(&task, 1, &game(&["a1-1R"], "black"))
-                .unwrap_err()
-                .contains("illegal")
-        );
-        assert!(
-            result_effect(&task, 1, &rows(&[("a6-1R", 1, 0, 0)]))
-                .unwrap_err()
-                .contains("kind")
+        assert!(matches!(
+            result_effect(&task, 1, &game(&["a6-1R"], "black")).unwrap_err(),
+            InvalidResult::GameNotOver(_)
+        ));
+        assert!(matches!(
+            result_effect(&task, 1, &game(&["a1-1R"], "black")).unwrap_err(),
+            InvalidResult::IllegalGameMove { ply: 1, .. }
+        ));
+        assert_eq!(
+            result_effect(&task, 1, &rows(&[("a6-1R", 1, 0, 0)])).unwrap_err(),
+            InvalidResult::WrongKind
         );
     }
 
@@ -606,19 +680,42 @@ mod tests {
             change(&mut accuracy);
             outcome(Some(accuracy))
         };
-        for (asked, outcome, needle) in [
+        let [a, b] = truth.sides;
+        for (asked, outcome, refusal) in [
             (
                 Some(20),
                 lie(|a| a.sides[1].drops = a.sides[1].moves + 1),
-                "drops exceed",
+                InvalidResult::AccuracyDrops {
+                    player: "B",
+                    drops: b.moves + 1,
+                    moves: b.moves,
+                },
             ),
-            (Some(20), lie(|a| a.sides[0].moves -= 1), "moves judged"),
-            (Some(20), lie(|a| a.min_stones = 21), "not the job's"),
-            (Some(20), outcome(None), "has none"),
-            (None, outcome(Some(truth)), "not asked"),
+            (
+                Some(20),
+                lie(|a| a.sides[0].moves -= 1),
+                InvalidResult::AccuracyMoves {
+                    player: "A",
+                    reported: a.moves - 1,
+                    judged: a.moves,
+                    min_stones: 20,
+                },
+            ),
+            (
+                Some(20),
+                lie(|a| a.min_stones = 21),
+                InvalidResult::AccuracyStones {
+                    found: 21,
+                    asked: 20,
+                },
+            ),
+            (Some(20), outcome(None), InvalidResult::AccuracyMissing),
+            (None, outcome(Some(truth)), InvalidResult::AccuracyNotAsked),
         ] {
-            let error = result_effect(&task(asked), 3, &outcome).unwrap_err();
-            assert!(error.contains(needle), "{error} lacks {needle}");
+            assert_eq!(
+                result_effect(&task(asked), 3, &outcome).unwrap_err(),
+                refusal
+            );
         }
     }
 
@@ -638,7 +735,10 @@ mod tests {
                 seconds: bad,
             };
             let refused = result_effect(&task, 1, &outcome).unwrap_err();
-            assert!(refused.contains("seconds"), "{bad}: {refused}");
+            assert!(
+                matches!(refused, InvalidResult::Seconds(_)),
+                "{bad}: {refused}"
+            );
         }
         assert!(result_effect(&task, 1, &rows(&[("a1-1R", 10, 5, 0)])).is_ok());
     }

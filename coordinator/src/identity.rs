@@ -1,5 +1,9 @@
-//! What a worker may call itself: ids and names are peer-supplied text that ends up in the
-//! registry, in every `Status` answer and in the logs, so they are bounded and printable.
+//! The peer-supplied labels and ids the edge parses once into typed values: a worker's id
+//! ([`WorkerId`]) and name, and a result's id ([`ResultId`]). Ids and names end up in the
+//! registry, in every `Status` answer and in the logs, so they are bounded and printable; the
+//! services take the typed values and never check them again.
+
+use std::fmt;
 
 use thiserror::Error;
 
@@ -8,6 +12,9 @@ pub const MAX_WORKER_ID_BYTES: usize = 200;
 
 /// Longest worker name, in bytes.
 pub const MAX_WORKER_NAME_BYTES: usize = 100;
+
+/// Longest result id, in bytes.
+pub const MAX_RESULT_ID_BYTES: usize = 200;
 
 /// Why a peer-supplied label (a worker id or name) was refused.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -59,9 +66,66 @@ fn checked(text: &str, max: usize, required: bool) -> Result<&str, LabelError> {
     Ok(text)
 }
 
-/// A worker id: 1 to [`MAX_WORKER_ID_BYTES`] bytes of printable characters.
-pub fn worker_id(id: &str) -> Result<&str, LabelError> {
-    checked(id, MAX_WORKER_ID_BYTES, true)
+/// A worker's id: 1 to [`MAX_WORKER_ID_BYTES`] bytes of printable characters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkerId(String);
+
+/// Why a worker id was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("bad worker_id: it {0}")]
+pub struct BadWorkerId(pub LabelError);
+
+impl WorkerId {
+    /// Checks peer-supplied text as a worker id.
+    pub fn parse(text: &str) -> Result<WorkerId, BadWorkerId> {
+        checked(text, MAX_WORKER_ID_BYTES, true)
+            .map(|id| WorkerId(id.to_owned()))
+            .map_err(BadWorkerId)
+    }
+
+    /// The id as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for WorkerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A result's id, chosen by its worker and the same on every retry: 1 to
+/// [`MAX_RESULT_ID_BYTES`] bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ResultId(String);
+
+/// Why a result id was refused: its length in bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("result_id must be 1 to {MAX_RESULT_ID_BYTES} bytes, not {0}")]
+pub struct BadResultId(pub usize);
+
+impl ResultId {
+    /// Checks peer-supplied text as a result id.
+    pub fn parse(text: &str) -> Result<ResultId, BadResultId> {
+        if text.is_empty() || text.len() > MAX_RESULT_ID_BYTES {
+            return Err(BadResultId(text.len()));
+        }
+        Ok(ResultId(text.to_owned()))
+    }
+
+    /// The id as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ResultId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// A worker name: up to [`MAX_WORKER_NAME_BYTES`] bytes of printable characters.
@@ -74,10 +138,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn worker_id(text: &str) -> Result<String, LabelError> {
+        WorkerId::parse(text).map(|id| id.0).map_err(|e| e.0)
+    }
+
     #[test]
     fn ids_and_names_are_bounded_and_printable() {
-        assert_eq!(worker_id("host-1234-ab"), Ok("host-1234-ab"));
-        assert_eq!(worker_id("ünï cödé 工人"), Ok("ünï cödé 工人"));
+        assert_eq!(worker_id("host-1234-ab").as_deref(), Ok("host-1234-ab"));
+        assert_eq!(worker_id("ünï cödé 工人").as_deref(), Ok("ünï cödé 工人"));
         assert_eq!(worker_id(""), Err(LabelError::Empty));
         assert_eq!(worker_name(""), Ok(""));
         assert_eq!(
@@ -98,8 +166,19 @@ mod tests {
             assert_eq!(worker_name(bad), Err(LabelError::Unprintable { found, at }));
             assert_eq!(worker_id(bad), Err(LabelError::Unprintable { found, at }));
         }
-        let message = worker_id("a\u{1b}").unwrap_err().to_string();
+        let message = WorkerId::parse("a\u{1b}").unwrap_err().to_string();
         assert!(message.contains("'\\u{1b}'"), "{message}");
+    }
+
+    #[test]
+    fn result_ids_are_1_to_200_bytes() {
+        assert_eq!(ResultId::parse("r-1").unwrap().as_str(), "r-1");
+        assert_eq!(ResultId::parse(""), Err(BadResultId(0)));
+        assert_eq!(
+            ResultId::parse(&"é".repeat(100)).unwrap().as_str().len(),
+            200
+        );
+        assert_eq!(ResultId::parse(&"x".repeat(201)), Err(BadResultId(201)));
     }
 
     proptest! {

@@ -1,0 +1,78 @@
+//! A job: what a worker is asked to do, in engine types. Its stored and wire forms convert to
+//! and from it (in the coordinator's store and in `pentagrid-proto`).
+
+#[cfg(doc)]
+use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES};
+use pentago::{Player, Position, UctConfig};
+
+/// Most playouts one analyse job may ask for.
+pub const MAX_JOB_PLAYOUTS: u64 = 1_000_000_000;
+
+/// A job: what a worker is asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Task {
+    /// Search `position` with `config` for exactly `playouts` playouts.
+    Analyse {
+        /// The position (ongoing).
+        position: Position,
+        /// The engine configuration (its own budget is replaced by `playouts`).
+        config: UctConfig,
+        /// The playout budget, 1 to [`MAX_JOB_PLAYOUTS`].
+        playouts: u64,
+    },
+    /// Play one game from `start`.
+    Selfplay {
+        /// The start position (ongoing).
+        start: Position,
+        /// Black's player.
+        black: Player,
+        /// White's player.
+        white: Player,
+    },
+    /// Play game pair `pair` of match `match_id`: `opening` with A black, then with B black.
+    Pair {
+        /// The match.
+        match_id: u64,
+        /// The pair's index in its match.
+        pair: u64,
+        /// The opening (ongoing).
+        opening: Position,
+        /// Player A.
+        a: Player,
+        /// Player B.
+        b: Player,
+        /// Also judge both players' moves from positions with at least this many stones
+        /// (within [`ACCURACY_STONES`]) against perfect play.
+        accuracy_stones: Option<u32>,
+    },
+    /// Solve `position` exactly: the value of every first move.
+    Solve {
+        /// The position (ongoing).
+        position: Position,
+    },
+    /// Check candidate positions as checkmate puzzles.
+    Verify {
+        /// Positions (ongoing) with where each came from.
+        candidates: Vec<(Position, String)>,
+        /// Longest mate looked for, 1 to [`MAX_PUZZLE_MOVES`].
+        max_moves: u32,
+    },
+}
+
+/// Most candidates one verify job may carry.
+pub const MAX_VERIFY_CANDIDATES: usize = 256;
+
+impl Task {
+    /// The kind's stable name (`analyse`, `selfplay`, `pair`, `solve`, `verify`), as metrics
+    /// label it.
+    #[must_use]
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Task::Analyse { .. } => "analyse",
+            Task::Selfplay { .. } => "selfplay",
+            Task::Pair { .. } => "pair",
+            Task::Solve { .. } => "solve",
+            Task::Verify { .. } => "verify",
+        }
+    }
+}
