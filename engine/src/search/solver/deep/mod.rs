@@ -171,6 +171,9 @@ impl Range {
     }
 }
 
+/// The progress callback.
+type Reporter = Box<dyn FnMut(&DeepProgress)>;
+
 /// The deep solver. Keep one to reuse what it learnt across positions.
 pub struct DeepSolver {
     solver: Solver,
@@ -188,7 +191,7 @@ pub struct DeepSolver {
     progress: DeepProgress,
     limits: DeepLimits,
     started: Instant,
-    reporter: Option<Box<dyn FnMut(&DeepProgress)>>,
+    reporter: Option<Reporter>,
     leaf_stones: u32,
 }
 
