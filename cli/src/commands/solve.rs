@@ -89,7 +89,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "--max-proof-nodes must be at least 1"
         );
         let root = &positions[0];
-        let (text, nodes) = if root.stone_count() < MID_MIN_STONES {
+        let (text, nodes) = if deep_range(root) {
             let proof = deep
                 .prove(root, deep_limits.clone())
                 .with_context(|| format!("no proof for {root}"))?;
@@ -109,7 +109,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         errln!("proof of {nodes} nodes written to {}", path.display());
     }
     for position in positions {
-        let (solution, deep_solution) = if position.stone_count() < MID_MIN_STONES {
+        let (solution, deep_solution) = if deep_range(&position) {
             let d = deep.solve(&position, deep_limits.clone());
             (deep_answer(&d), Some(d))
         } else {
@@ -207,6 +207,15 @@ fn deep_solver(args: &SolveArgs) -> Result<DeepSolver> {
             );
         }
     }))
+}
+
+/// The fewest stones the deep solver is used from: below, its two-ply-and-more top with an
+/// attempt at every leaf cannot finish, and alpha-beta within the limits answers as before.
+const DEEP_MIN_STONES: u32 = 14;
+
+/// Whether the deep solver decides `position` (14 to 17 stones).
+fn deep_range(position: &Position) -> bool {
+    (DEEP_MIN_STONES..MID_MIN_STONES).contains(&position.stone_count())
 }
 
 /// A deep solve as the solver's answer.
