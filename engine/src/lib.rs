@@ -59,9 +59,12 @@ pub use search::playout::{
     cut_off_playout, playout, run_playouts, seeded_rng, splitmix64,
 };
 pub use search::solver::{
-    AttackNode, FIRST_ATTEMPT_NODES, MAX_MATE_MOVES, MID_MIN_STONES, MateProbe, MateSearch,
-    MidSolution, MidSolveError, MoveOrdering, ProofCheckError, ProofDag, ProofNode, ProofTree,
-    ProveError, Reply, Solution, SolveLimits, SolveMethod, Solver, midsolve, prove,
+    AttackNode, CertificateError, DeepLimits, DeepNode, DeepProgress, DeepProof, DeepProveError,
+    DeepSolution, DeepSolver, FIRST_ATTEMPT_NODES, Frontier, LEAVES_HEADER, LeafError, LeafMode,
+    LeafTable, MAX_MATE_MOVES, MID_MIN_STONES, MateProbe, MateSearch, MidSolution, MidSolveError,
+    MoveOrdering, ProofCheckError, ProofDag, ProofFormatError, ProofLeafError, ProofNode,
+    ProofTree, ProveError, QUICK_LEAF_NODES, Reply, SECOND_LEAF_NODES, Solution, SolveLimits,
+    SolveMethod, Solver, ValueBounds, check_leaf, midsolve, prove, solve_leaf,
 };
 pub use search::uct::{
     BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,

@@ -1,12 +1,16 @@
 //! `pentagrid solve`: the exact value and a best move of positions, which method decided, and
-//! on request the value of every move.
+//! on request the value of every move. Below the midsolver's 18 stones the deep solver decides
+//! (a search whose 18-stone leaves the midsolver values), with progress on standard error.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
 use clap::Args;
-use pentago::{Move, Position, SolveLimits, Solver, Value, move_groups, prove};
+use pentago::{
+    DeepLimits, DeepProgress, DeepSolution, DeepSolver, LeafTable, MID_MIN_STONES, Move, Position,
+    Solution, SolveLimits, SolveMethod, Solver, Value, move_groups, prove,
+};
 use serde_json::json;
 
 use crate::input;
@@ -17,21 +21,30 @@ use crate::output::{errln, outln};
 pub struct SolveArgs {
     /// The position, `start`, or `-` to read positions from standard input.
     position: String,
-    /// Give up (value "unknown") after this many alpha-beta nodes (below the midsolver's 18
-    /// stones; from there on the midsolver always decides).
+    /// Give up (value "unknown") after this many search nodes (below the midsolver's 18
+    /// stones: the deep solver's nodes above its leaves; from 18 on the midsolver always decides).
     #[arg(long, default_value_t = 200_000_000)]
     max_nodes: u64,
-    /// Give up after this many seconds (alpha-beta only, as --max-nodes).
+    /// Give up after this many seconds (below 18 stones, as --max-nodes; a leaf's midsolve
+    /// under way is finished first).
     #[arg(long)]
     seconds: Option<f64>,
+    /// Below 18 stones: start from the leaf values saved by `--save` (a resumed solve).
+    #[arg(long, value_name = "FILE")]
+    resume: Option<PathBuf>,
+    /// Below 18 stones: save the leaf values learnt to FILE at the end, decided or not, to
+    /// resume with `--resume` (the stable format `# pentagrid-leaves 1`, see the README).
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
     /// Transposition table size: 2^BITS entries of 16 bytes.
     #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=32))]
     table_bits: u32,
     /// Also print the exact value of every move (moves reaching the same position grouped).
     #[arg(long)]
     moves: bool,
-    /// Write a proof DAG of the win to FILE (one position, which the side to move must win);
-    /// check it with `pentagrid check-proof FILE`.
+    /// Write a proof DAG to FILE (one position): of the win from 18 stones on (format 1);
+    /// below 18 stones of the exact value, with 18-stone leaves (format 2). Check it with
+    /// `pentagrid check-proof FILE`.
     #[arg(long, value_name = "FILE")]
     proof: Option<PathBuf>,
     /// Refuse to write a proof with more nodes than this.
@@ -60,6 +73,12 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     };
     let positions = input::positions(&args.position)?;
     let mut solver = Solver::new(args.table_bits);
+    let mut deep = deep_solver(args)?;
+    let deep_limits = DeepLimits {
+        max_time,
+        max_nodes: Some(args.max_nodes),
+        ..DeepLimits::default()
+    };
     if let Some(path) = &args.proof {
         ensure!(
             positions.len() == 1,
@@ -69,18 +88,33 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             args.max_proof_nodes > 0,
             "--max-proof-nodes must be at least 1"
         );
-        let proof = prove(&positions[0], &mut solver, limits, args.max_proof_nodes)
-            .with_context(|| format!("no proof for {}", positions[0]))?;
-        std::fs::write(path, proof.to_text())
+        let root = &positions[0];
+        let (text, nodes) = if deep_range(root) {
+            let proof = deep
+                .prove(root, deep_limits.clone())
+                .with_context(|| format!("no proof for {root}"))?;
+            ensure!(
+                proof.nodes.len() <= args.max_proof_nodes,
+                "no proof for {root}: it needs {} nodes, more than --max-proof-nodes",
+                proof.nodes.len()
+            );
+            (proof.to_text(), proof.nodes.len())
+        } else {
+            let proof = prove(root, &mut solver, limits, args.max_proof_nodes)
+                .with_context(|| format!("no proof for {root}"))?;
+            (proof.to_text(), proof.nodes.len())
+        };
+        std::fs::write(path, text)
             .with_context(|| format!("writing the proof to {}", path.display()))?;
-        errln!(
-            "proof of {} nodes written to {}",
-            proof.nodes.len(),
-            path.display()
-        );
+        errln!("proof of {nodes} nodes written to {}", path.display());
     }
     for position in positions {
-        let solution = solver.solve(&position, limits);
+        let (solution, deep_solution) = if deep_range(&position) {
+            let d = deep.solve(&position, deep_limits.clone());
+            (deep_answer(&d), Some(d))
+        } else {
+            (solver.solve(&position, limits), None)
+        };
         let moves = if args.moves && !position.is_over() {
             grouped_values(&position, &solver.solve_moves(&position, limits))
         } else {
@@ -93,6 +127,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 "to_move": position.side_to_move(),
                 "solution": solution,
             });
+            if let Some(d) = &deep_solution {
+                line["deep"] = deep_json(d);
+            }
             if args.moves {
                 line["moves"] = moves
                     .iter()
@@ -107,8 +144,15 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             let best = solution
                 .best
                 .map_or_else(|| "-".to_owned(), |m| m.to_string());
+            let deep_part = deep_solution.as_ref().map_or_else(String::new, |d| {
+                let p = &d.progress;
+                format!(
+                    " bounds {} leaves {} quick {} midsolved",
+                    d.bounds, p.leaves_quick, p.leaves_midsolved
+                )
+            });
             outln!(
-                "{position} {value} best {best} by {} nodes {} time {:.3}s",
+                "{position} {value} best {best} by {} nodes {} time {:.3}s{deep_part}",
                 solution.method.name(),
                 solution.nodes,
                 solution.seconds
@@ -120,7 +164,80 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             }
         }
     }
+    if let Some(path) = &args.save {
+        std::fs::write(path, deep.leaves().to_text())
+            .with_context(|| format!("writing the leaves to {}", path.display()))?;
+        errln!(
+            "{} leaf values saved to {}",
+            deep.leaves().len(),
+            path.display()
+        );
+    }
     Ok(())
+}
+
+/// The deep solver, resumed from `--resume`'s leaves, reporting progress on standard error
+/// at most every two seconds.
+fn deep_solver(args: &SolveArgs) -> Result<DeepSolver> {
+    let mut deep = DeepSolver::new(args.table_bits);
+    if let Some(path) = &args.resume {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let leaves = LeafTable::parse(&text)
+            .with_context(|| format!("{} is not a leaves file", path.display()))?;
+        errln!(
+            "resuming with {} leaf values from {}",
+            leaves.len(),
+            path.display()
+        );
+        deep = deep.with_leaves(leaves);
+    }
+    let mut last = Instant::now();
+    Ok(deep.with_progress(move |p: &DeepProgress| {
+        if last.elapsed() >= Duration::from_secs(2) {
+            last = Instant::now();
+            errln!(
+                "deep: {:.0}s nodes {} leaves {} quick {} midsolved {} reused; value {}",
+                p.seconds,
+                p.nodes,
+                p.leaves_quick,
+                p.leaves_midsolved,
+                p.leaves_reused,
+                p.bounds()
+            );
+        }
+    }))
+}
+
+/// The fewest stones the deep solver is used from: below, its two-ply-and-more top with an
+/// attempt at every leaf cannot finish, and alpha-beta within the limits answers as before.
+const DEEP_MIN_STONES: u32 = 14;
+
+/// Whether the deep solver decides `position` (14 to 17 stones).
+fn deep_range(position: &Position) -> bool {
+    (DEEP_MIN_STONES..MID_MIN_STONES).contains(&position.stone_count())
+}
+
+/// A deep solve as the solver's answer.
+fn deep_answer(d: &DeepSolution) -> Solution {
+    Solution {
+        value: d.value,
+        best: d.best,
+        nodes: d.progress.nodes,
+        seconds: d.progress.seconds,
+        method: SolveMethod::Deep,
+    }
+}
+
+fn deep_json(d: &DeepSolution) -> serde_json::Value {
+    let p = &d.progress;
+    json!({
+        "lower": d.bounds.lower,
+        "upper": d.bounds.upper,
+        "leaves_quick": p.leaves_quick,
+        "leaves_midsolved": p.leaves_midsolved,
+        "leaves_reused": p.leaves_reused,
+    })
 }
 
 /// The moves grouped by the position they reach (see [`move_groups`]), best value first, each

@@ -56,7 +56,8 @@ pub struct Solution {
     pub method: SolveMethod,
 }
 
-/// Which algorithm decided a solve. Stable names: `finished`, `alpha-beta`, `midsolver`.
+/// Which algorithm decided a solve. Stable names: `finished`, `alpha-beta`, `midsolver`,
+/// `deep`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SolveMethod {
@@ -67,16 +68,19 @@ pub enum SolveMethod {
     AlphaBeta,
     /// The retrograde midsolver.
     Midsolver,
+    /// The deep solver (a search whose leaves the midsolver decides), below 18 stones.
+    Deep,
 }
 
 impl SolveMethod {
-    /// `finished`, `alpha-beta` or `midsolver`.
+    /// `finished`, `alpha-beta`, `midsolver` or `deep`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             SolveMethod::Finished => "finished",
             SolveMethod::AlphaBeta => "alpha-beta",
             SolveMethod::Midsolver => "midsolver",
+            SolveMethod::Deep => "deep",
         }
     }
 }
@@ -103,9 +107,9 @@ struct Aborted;
 
 /// One move of a node, ready to be searched.
 #[derive(Copy, Clone)]
-struct Candidate {
-    mv: Move,
-    child: Position,
+pub(super) struct Candidate {
+    pub(super) mv: Move,
+    pub(super) child: Position,
     /// Searched in decreasing order: the class in the high bits, the evaluation below.
     order: i32,
 }
@@ -237,7 +241,7 @@ impl Solver {
             return Ok((Value::Win, Some(mv)));
         }
         let mut best = (-2i8, None);
-        for candidate in self.candidates(position)? {
+        for candidate in self.candidates(position) {
             let value = match Value::of_status(candidate.child.status(), mover) {
                 Some(v) => v.as_i8(),
                 None => -self.negamax(&candidate.child, -1, -best.0.max(-1))?,
@@ -294,7 +298,7 @@ impl Solver {
         let (alpha0, beta0) = (alpha, beta);
         let nodes_before = self.nodes;
         let mover = position.side_to_move();
-        let mut candidates = self.candidates(position)?;
+        let mut candidates = self.candidates(position);
         // The stored best move goes first; the rest keep `candidates`' order.
         if let Some(hint) = hint
             && let Some(at) = candidates.iter().position(|c| c.mv == hint)
@@ -329,11 +333,27 @@ impl Solver {
         Ok(best)
     }
 
+    /// The value of the ongoing `position` within the window `[alpha, beta]` by alpha-beta
+    /// alone within `limits` (fail-hard: a result at or below `alpha` is an upper bound, at or
+    /// above `beta` a lower bound, inside it exact); `None` when a limit stopped it.
+    pub(super) fn window(
+        &mut self,
+        position: &Position,
+        alpha: i8,
+        beta: i8,
+        limits: SolveLimits,
+    ) -> Option<i8> {
+        self.limits = limits;
+        self.deadline = limits.max_time.map(|t| Instant::now() + t);
+        self.nodes = 0;
+        self.negamax(position, alpha, beta).ok()
+    }
+
     /// The moves worth searching, ordered: moves that lose at once (the opponent then has an
     /// immediate win) are left out, since they are worth -1 whatever else holds; then drawn
     /// game ends, threats (moves after which we would win at once if we moved again), the rest;
     /// within each class as [`MoveOrdering`] says.
-    fn candidates(&mut self, position: &Position) -> Result<Vec<Candidate>, Aborted> {
+    pub(super) fn candidates(&mut self, position: &Position) -> Vec<Candidate> {
         let mover = position.side_to_move();
         let mut children = Vec::with_capacity(Move::COUNT);
         self.children.collect(position, true, &mut children);
@@ -365,7 +385,7 @@ impl Solver {
             });
         }
         out.sort_by_key(|c| std::cmp::Reverse(c.order));
-        Ok(out)
+        out
     }
 }
 
