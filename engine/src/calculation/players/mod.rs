@@ -293,6 +293,35 @@ mod tests {
         }
     }
 
+    /// The same in mid-game, for the searches, with piles built and the two stocks checked to
+    /// differ: a search that read the real stock's order (instead of dealing the unseen cards
+    /// afresh for every playout) would see two different futures and, over these tables and
+    /// seeds, choose differently somewhere.
+    #[test]
+    fn searches_never_read_the_stock_in_mid_game() {
+        for (deal, moves) in [(21u64, 12usize), (22, 20), (23, 30)] {
+            let mut real = Table::deal(Variant::Standard, deal);
+            for _ in 0..moves {
+                let mv = Player::Strategy.decide(real.observation(), 0, 1).mv;
+                real.play(mv).unwrap();
+            }
+            let other = Table::sample(real.observation(), &mut seeded_rng(deal, 9));
+            assert_eq!(real.observation(), other.observation());
+            assert_ne!(real, other, "deal {deal}: the stocks must differ");
+            for player in [
+                "flat:playouts=200",
+                "uct:playouts=200",
+                "uct:playouts=200,k=1",
+            ] {
+                let player: Player = player.parse().unwrap();
+                for seed in 0..3 {
+                    let decide = |t: &Table| player.decide(t.observation(), seed, 1);
+                    assert_eq!(decide(&real), decide(&other), "{player} deal {deal}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_random_player_is_uniform_over_the_legal_moves() {
         // Turned 2 fits foundation 1; waste 6 fits foundation 3: six legal moves.
