@@ -64,10 +64,11 @@ pub(super) fn choose(seen: &Observation) -> Move {
     let to_foundation = legal
         .iter()
         .any(|mv| matches!(mv, Move::StockToFoundation(_)));
-    if card == Card::KING && !to_foundation {
-        if let Some(pile) = king_pile(seen) {
-            return Move::StockToWaste(pile);
-        }
+    if card == Card::KING
+        && !to_foundation
+        && let Some(pile) = king_pile(seen)
+    {
+        return Move::StockToWaste(pile);
     }
     let unseen = seen.unseen();
     let mut best = legal[0];
