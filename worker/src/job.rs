@@ -236,7 +236,7 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 mod tests {
     use pentago::Position;
     use pentagrid_client::jobs::run_jobs;
-    use pentagrid_coordinator::{Coordinator, Credentials, Settings, serve};
+    use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, JobSettings, serve};
 
     use super::*;
     use crate::{WorkerIdentity, WorkerMetrics, WorkerOptions};
@@ -258,9 +258,12 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_panicking_job_is_reported_failed_with_its_message_and_retried() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = Settings {
-            max_attempts: 2,
-            ..Settings::default()
+        let settings = CoordinatorSettings {
+            jobs: JobSettings {
+                max_attempts: 2,
+                ..JobSettings::default()
+            },
+            ..CoordinatorSettings::default()
         };
         let coordinator = Coordinator::open(dir.path(), settings).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
