@@ -14,6 +14,8 @@ use serde_json::json;
 
 use crate::error::{ClientError, Result};
 
+pub use crate::book_tables::{BookRow, BookTables, tables};
+
 /// The two row formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RowFormat {
@@ -38,12 +40,11 @@ impl RowFormat {
 /// The CSV header line.
 pub const CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
 
-pub use crate::book_tables::{BookRow, BookTables, tables};
-
 /// Rows per export page.
 const PAGE_ROWS: u32 = 1000;
 
-/// The stored tables of a position.
+/// The stored tables of a position as the coordinator sends them ([`tables`] reads them into
+/// the client's own types).
 pub async fn show(client: &Client, position: &Position) -> Result<v2::BookShowResponse> {
     let request = v2::BookShowRequest {
         position: position.to_string(),

@@ -2,9 +2,8 @@
 //! asker's frame, exact values read, from the coordinator's book answer.
 
 use pentago::{Move, MoveNotation, Position, Value};
-use pentagrid_proto::{Client, v2};
+use pentagrid_proto::{Client, v2, value_of_wire};
 
-use crate::book::{proven, show};
 use crate::error::{ClientError, Result};
 
 /// One move of a book table, in the asker's frame, counted for the player making it.
@@ -37,7 +36,10 @@ pub struct BookTables {
 
 /// The stored tables of `position`, in its frame.
 pub async fn tables(client: &Client, position: &Position) -> Result<BookTables> {
-    let reply = show(client, position).await?;
+    let request = v2::BookShowRequest {
+        position: position.to_string(),
+    };
+    let reply = client.clone().book_show(request).await?.into_inner();
     let canonical = reply
         .canonical
         .parse()
@@ -73,7 +75,8 @@ fn rows(position: &Position, rows: &[v2::BookRow]) -> Result<Vec<BookRow>> {
                 games: row.games,
                 wins: row.wins,
                 draws: row.draws,
-                proven: proven(row.proven),
+                // An unreadable value is no proof.
+                proven: value_of_wire(row.proven).ok().flatten(),
             })
         })
         .collect()

@@ -19,7 +19,6 @@ mod connect;
 mod error;
 pub mod health;
 pub mod jobs;
-mod match_record;
 pub mod matches;
 pub mod puzzles;
 pub mod status;

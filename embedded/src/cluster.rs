@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use pentago::{MID_MIN_STONES, splitmix64};
 use pentagrid_client::{Client, ClientError};
 use pentagrid_coordinator::store::StoreError;
-use pentagrid_coordinator::{Coordinator, Credentials, ServeError, CoordinatorSettings, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, ServeError, serve};
 use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;

@@ -4,7 +4,7 @@
 use std::ops::Deref;
 use std::time::{Duration, Instant};
 
-use pentagrid_coordinator::{Coordinator, Credentials, CoordinatorSettings, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, serve};
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_proto::{Client, v2};
 use tokio::sync::watch;

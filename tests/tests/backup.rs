@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pentago::Position;
 use pentagrid_client::Client;
-use pentagrid_coordinator::{Credentials, Grant, Role, CoordinatorSettings};
+use pentagrid_coordinator::{CoordinatorSettings, Credentials, Grant, Role};
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_embedded::backup::{BackupSummary, fetch, restore, verify};
 use pentagrid_proto::v2::ErrorReason;

@@ -236,7 +236,9 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 mod tests {
     use pentago::Position;
     use pentagrid_client::jobs::run_jobs;
-    use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, JobSettings, serve};
+    use pentagrid_coordinator::{
+        Coordinator, CoordinatorSettings, Credentials, JobSettings, serve,
+    };
 
     use super::*;
     use crate::{WorkerIdentity, WorkerMetrics, WorkerOptions};

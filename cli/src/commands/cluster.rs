@@ -8,12 +8,13 @@ use std::time::Duration;
 use crate::output::outln;
 use anyhow::{Context, Result, ensure};
 use clap::Args;
-use pentago::{MID_MIN_STONES, Square};
+use pentago::MID_MIN_STONES;
 use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::store::OpenCheck;
 use pentagrid_coordinator::{
     BackgroundPriority, ConnectionLimits, Coordinator, CoordinatorSettings, Credentials,
-    CrossCheckSettings, Grant, JobSettings, Metrics, Role, TlsFiles, serve_opening,
+    CrossCheckSettings, Grant, JobSettings, MAX_JUDGE_STONES, MAX_LEASE, MAX_PRUNE_AFTER_LEASES,
+    MAX_WORKERS, Metrics, Role, TlsFiles, serve_opening,
 };
 use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
@@ -214,15 +215,17 @@ pub fn open_check(accept_data_loss: bool) -> OpenCheck {
     }
 }
 
-/// Lease durations a coordinator accepts, in seconds: up to a day.
-const LEASE_SECONDS: RangeInclusive<u64> = 1..=86_400;
+// The flags' ranges, from the bounds the coordinator's settings are validated against where
+// they are defined, so that a refused flag names itself instead of the setting behind it.
+/// Lease durations a coordinator accepts, in seconds.
+const LEASE_SECONDS: RangeInclusive<u64> = 1..=MAX_LEASE.as_secs();
 /// Lease durations of silence after which a worker is forgotten.
-const PRUNE_AFTER_LEASES: RangeInclusive<u32> = 1..=10_000;
+const PRUNE_AFTER_LEASES: RangeInclusive<u32> = 1..=MAX_PRUNE_AFTER_LEASES;
 /// Workers a coordinator may know at once.
-const MAX_WORKERS: RangeInclusive<usize> = 1..=10_000_000;
+const WORKERS: RangeInclusive<usize> = 1..=MAX_WORKERS;
 /// Stone counts from which the coordinator can judge claims itself: the midsolver's, from its
 /// smallest stone count to a full board.
-const JUDGE_STONES: RangeInclusive<u32> = MID_MIN_STONES..=Square::COUNT as u32;
+const JUDGE_STONES: RangeInclusive<u32> = MID_MIN_STONES..=MAX_JUDGE_STONES;
 
 /// Checks the coordinator's settings before anything is opened.
 fn check_settings(args: &CoordinatorArgs) -> Result<()> {
@@ -252,10 +255,10 @@ fn check_settings(args: &CoordinatorArgs) -> Result<()> {
         JUDGE_STONES.end()
     );
     ensure!(
-        MAX_WORKERS.contains(&args.max_workers),
+        WORKERS.contains(&args.max_workers),
         "--max-workers must be from {} to {}",
-        MAX_WORKERS.start(),
-        MAX_WORKERS.end()
+        WORKERS.start(),
+        WORKERS.end()
     );
     Ok(())
 }
