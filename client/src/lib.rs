@@ -22,6 +22,7 @@ pub mod puzzles;
 pub mod study;
 mod study_html;
 pub mod svg;
+pub mod tournaments;
 
 pub use collection_html::collection_html;
 pub use connect::{connect, read_token};

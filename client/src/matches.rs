@@ -139,6 +139,7 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         openings: plan.openings.to_string(),
         seed: plan.seed,
         accuracy_stones: plan.accuracy.unwrap_or(0),
+        ..v2::CreateMatchRequest::default()
     };
     Ok(client
         .clone()

@@ -204,6 +204,10 @@ pub struct MatchRecord {
     pub pair_points: Vec<(u64, [f64; 2])>,
     /// A's and B's accuracy against perfect play, when the match measures it.
     pub accuracy: Option<MatchAccuracy>,
+    /// The tournament the match belongs to (0: none).
+    pub tournament_id: u64,
+    /// The tournament's kind (empty: none).
+    pub tournament_kind: String,
 }
 
 /// Filters the coordinator applies to the puzzle collection, and the page asked for.
@@ -378,6 +382,8 @@ fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord, SourceEr
         sprt,
         openings: report.openings,
         decided_after: report.decided_after,
+        tournament_id: report.tournament_id,
+        tournament_kind: report.tournament_kind,
     })
 }
 
