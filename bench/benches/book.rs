@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use pentagrid_bench::{book_positions, fill_book};
-use pentagrid_coordinator::{Coordinator, Settings};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
 
 fn directory_bytes(path: &std::path::Path) -> u64 {
     std::fs::read_dir(path)
@@ -34,8 +34,9 @@ fn run(count: usize, runtime: &tokio::runtime::Runtime) {
     fill_book(dir.path(), &stored).expect("fill the book");
     let load_seconds = started.elapsed().as_secs_f64();
     let bytes = directory_bytes(dir.path());
-    let coordinator = runtime
-        .block_on(async { Coordinator::open(dir.path(), Settings::default()).expect("reopen") });
+    let coordinator = runtime.block_on(async {
+        Coordinator::open(dir.path(), CoordinatorSettings::default()).expect("reopen")
+    });
     // Queries in another orientation than stored, so every query maps frames. The first pass
     // finds the pages cold (just reopened), the second warm.
     let queries = 20_000.min(count * 2);

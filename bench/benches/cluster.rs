@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use pentago::{Budget, Position, SearchControl, SearchOptions, UctConfig, search};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Client, Outcome, Row, Task, v2};
 use pentagrid_tests::{TOKEN, TestCluster, hello};
 use tokio::sync::watch;
@@ -55,7 +55,7 @@ async fn ingest() {
     };
     const SUBMITTERS: usize = 16;
     const PER_SUBMITTER: usize = 40;
-    let server = TestCluster::start(Settings::default()).await;
+    let server = TestCluster::start(CoordinatorSettings::default()).await;
     queue(&server.client(), &task, SUBMITTERS * PER_SUBMITTER).await;
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -110,7 +110,7 @@ async fn ingest() {
 async fn load_generator(job_time: Duration) {
     const WORKERS: usize = 1_000;
     const SECONDS: u64 = 10;
-    let server = TestCluster::start(Settings::default()).await;
+    let server = TestCluster::start(CoordinatorSettings::default()).await;
     let task = Task::Analyse {
         position: Position::START,
         config: UctConfig::default(),
@@ -226,7 +226,7 @@ async fn overhead() {
     })
     .await
     .expect("direct");
-    let server = TestCluster::start(Settings::default()).await;
+    let server = TestCluster::start(CoordinatorSettings::default()).await;
     let c = server.client();
     let task = Task::Analyse {
         position: Position::START,

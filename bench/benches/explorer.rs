@@ -19,7 +19,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use pentago::{Position, Symmetry};
 use pentagrid_bench::{book_positions, fill_book};
-use pentagrid_coordinator::{Coordinator, Credentials, Settings, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, serve};
 use pentagrid_web::{BookCacheSettings, Source};
 
 const TOKEN: &str = "bench-token";
@@ -30,7 +30,8 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// Starts the coordinator and the explorer on loopback ports; returns the explorer's URL.
 async fn start_servers(dir: &std::path::Path, book_cache: BookCacheSettings) -> String {
-    let coordinator = Coordinator::open(dir, Settings::default()).expect("open the book");
+    let coordinator =
+        Coordinator::open(dir, CoordinatorSettings::default()).expect("open the book");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {

@@ -11,7 +11,7 @@ use pentago::{MateSearch, Puzzle};
 use pentagrid_bench::late_positions;
 use pentagrid_coordinator::puzzles::PuzzleFilter;
 use pentagrid_coordinator::store::{CandidateState, ResultEffect, Store, StoredJob};
-use pentagrid_coordinator::{Coordinator, Settings};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
 
 /// Puzzle records of positions from random games with a forced win in at most two moves.
 fn puzzles(count: usize) -> Vec<(u64, String)> {
@@ -86,7 +86,8 @@ fn main() {
     store(dir.path(), &records);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let _context = runtime.enter();
-    let coordinator = Arc::new(Coordinator::open(dir.path(), Settings::default()).expect("open"));
+    let coordinator =
+        Arc::new(Coordinator::open(dir.path(), CoordinatorSettings::default()).expect("open"));
     for pass in ["first read", "second read"] {
         let started = Instant::now();
         let (read, mut pages) = read_all(&coordinator);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use pentago::{MID_MIN_STONES, splitmix64};
 use pentagrid_coordinator::store::StoreError;
-use pentagrid_coordinator::{Coordinator, Credentials, ServeError, Settings, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, ServeError, serve};
 use pentagrid_proto::Client;
 use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
 use tokio::sync::watch;
@@ -70,7 +70,7 @@ impl EmbeddedCluster {
     pub async fn open(
         db: &Path,
         workers: usize,
-        mut settings: Settings,
+        mut settings: CoordinatorSettings,
     ) -> Result<EmbeddedCluster> {
         if workers < 2 && settings.crosscheck.judge_stones != 0 {
             settings.crosscheck.judge_stones = settings.crosscheck.judge_stones.min(MID_MIN_STONES);
@@ -92,7 +92,7 @@ impl EmbeddedCluster {
 
     /// A cluster on a temporary database with `token` and no workers (add them with
     /// [`EmbeddedCluster::worker`]).
-    pub async fn temporary(settings: Settings, token: &str) -> Result<EmbeddedCluster> {
+    pub async fn temporary(settings: CoordinatorSettings, token: &str) -> Result<EmbeddedCluster> {
         let dir = tempfile::tempdir().map_err(ClientError::io("creating a temporary directory"))?;
         EmbeddedCluster::start_in(Home::Temporary(dir), settings, token.to_owned(), None).await
     }
@@ -101,7 +101,7 @@ impl EmbeddedCluster {
     /// `None`).
     async fn start_in(
         home: Home,
-        settings: Settings,
+        settings: CoordinatorSettings,
         token: String,
         address: Option<SocketAddr>,
     ) -> Result<EmbeddedCluster> {
@@ -194,7 +194,7 @@ impl EmbeddedCluster {
     /// after a crash that lost nothing acknowledged: workers started with
     /// [`EmbeddedCluster::worker`] keep running and find a coordinator that does not know
     /// them; those started with the cluster are stopped.
-    pub async fn restart(self, settings: Settings) -> Result<EmbeddedCluster> {
+    pub async fn restart(self, settings: CoordinatorSettings) -> Result<EmbeddedCluster> {
         let (token, address) = (self.token.clone(), self.address);
         let home = self.shut_down().await?;
         EmbeddedCluster::start_in(home, settings, token, Some(address)).await

@@ -8,10 +8,10 @@ use std::process::Command;
 use pentago::Opening;
 use pentagrid_client::study::{StudyPlan, StudyReport, study};
 use pentagrid_client::{EmbeddedCluster, study_html};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 
 async fn small_study() -> StudyReport {
-    let cluster = EmbeddedCluster::temporary(Settings::default(), "study-token")
+    let cluster = EmbeddedCluster::temporary(CoordinatorSettings::default(), "study-token")
         .await
         .unwrap();
     let (_stop, _task) = cluster.worker("w", 1);

@@ -10,14 +10,14 @@ use pentagrid_client::matches::{self, MatchPlan};
 use pentagrid_client::puzzles::{self, Goal};
 use pentagrid_client::study::{StudyPlan, study};
 use pentagrid_client::{EmbeddedCluster, jobs};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
 use tokio::sync::watch;
 
 const TOKEN: &str = "workflow-token";
 
 async fn cluster_with_worker() -> (EmbeddedCluster, watch::Sender<bool>) {
-    let cluster = EmbeddedCluster::temporary(Settings::default(), TOKEN)
+    let cluster = EmbeddedCluster::temporary(CoordinatorSettings::default(), TOKEN)
         .await
         .unwrap();
     let (stop, _task) = cluster.worker("w", 1);
@@ -183,7 +183,7 @@ async fn a_campaign_fills_the_book_which_travels_by_export_and_import() {
         assert!(rows > 0);
         let parsed = book::parse_rows(exported.as_slice(), format).unwrap();
         assert_eq!(parsed.len() as u64, rows);
-        let fresh = EmbeddedCluster::temporary(Settings::default(), TOKEN)
+        let fresh = EmbeddedCluster::temporary(CoordinatorSettings::default(), TOKEN)
             .await
             .unwrap();
         book::import(&fresh.client(), &parsed).await.unwrap();

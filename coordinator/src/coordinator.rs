@@ -9,12 +9,13 @@ use crate::book::Book;
 use crate::builder::BookBuilder;
 use crate::clock::{Clock, SystemClock};
 use crate::crosscheck::CrossCheck;
-use crate::crosscheck::flags::{FlaggedWorker, flagged_workers};
+use crate::flags::{FlaggedWorker, WorkerFlags, flagged_workers};
 use crate::ingest::ResultIngest;
-use crate::jobs::{JobQueue, QueueStatus, Settings, WorkerPage};
+use crate::jobs::{JobQueue, QueueStatus, WorkerPage};
 use crate::matches::Matches;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, MetricsSnapshot, SizeGauges};
 use crate::puzzles::PuzzleMiner;
+use crate::settings::CoordinatorSettings;
 use crate::store::backup::{BackupError, BackupSnapshot};
 use crate::store::{Store, StoreError, StoreSizes, Totals};
 
@@ -32,6 +33,7 @@ pub struct ClusterStatus {
 /// The coordinator's services.
 pub struct Coordinator {
     store: Arc<Store>,
+    metrics: Metrics,
     /// Workers, the job queue and leases.
     pub jobs: Arc<JobQueue>,
     /// The result path.
@@ -48,7 +50,10 @@ pub struct Coordinator {
 
 impl Coordinator {
     /// Opens the database at `path` on the system clock; see [`Coordinator::open_with_clock`].
-    pub fn open(path: &Path, settings: Settings) -> Result<Arc<Coordinator>, StoreError> {
+    pub fn open(
+        path: &Path,
+        settings: CoordinatorSettings,
+    ) -> Result<Arc<Coordinator>, StoreError> {
         Coordinator::open_with_clock(path, settings, Arc::new(SystemClock))
     }
 
@@ -57,12 +62,26 @@ impl Coordinator {
     /// runtime). Leases and worker bookkeeping read `clock`.
     pub fn open_with_clock(
         path: &Path,
-        settings: Settings,
+        settings: CoordinatorSettings,
         clock: Arc<dyn Clock>,
     ) -> Result<Arc<Coordinator>, StoreError> {
-        let store = Arc::new(Store::open_checked(path, settings.open_check)?);
-        let checks = CrossCheck::new(store.clone(), settings.crosscheck.clone());
-        let jobs = Arc::new(JobQueue::open(store.clone(), settings, clock)?);
+        let CoordinatorSettings {
+            jobs,
+            crosscheck,
+            background,
+            open_check,
+            metrics,
+        } = settings;
+        let store = Arc::new(Store::open_checked(path, open_check)?);
+        let checks = CrossCheck::new(store.clone(), crosscheck);
+        let flags = Arc::new(WorkerFlags::load(&store)?);
+        let jobs = Arc::new(JobQueue::open(
+            store.clone(),
+            jobs,
+            metrics.clone(),
+            flags.clone(),
+            clock,
+        )?);
         let matches = Arc::new(Matches::new(store.clone(), jobs.clone()));
         matches.cancel_decided_pairs()?;
         let status = jobs.status_page(&WorkerPage::default());
@@ -80,13 +99,21 @@ impl Coordinator {
             );
         }
         Ok(Arc::new(Coordinator {
-            ingest: ResultIngest::new(store.clone(), jobs.clone(), matches.clone(), checks),
+            ingest: ResultIngest::new(
+                store.clone(),
+                jobs.clone(),
+                matches.clone(),
+                checks,
+                flags,
+                metrics.clone(),
+            ),
             book: Book::new(store.clone(), jobs.clone()),
-            builder: BookBuilder::new(store.clone(), jobs.clone()),
-            puzzles: PuzzleMiner::new(store.clone(), jobs.clone()),
+            builder: BookBuilder::new(store.clone(), jobs.clone(), background, metrics.clone()),
+            puzzles: PuzzleMiner::new(store.clone(), jobs.clone(), background),
             matches,
             jobs,
             store,
+            metrics,
         }))
     }
 
@@ -143,7 +170,41 @@ impl Coordinator {
 
     /// The coordinator's metrics.
     pub fn metrics(&self) -> &Metrics {
-        self.jobs.metrics()
+        &self.metrics
+    }
+
+    /// What the metrics' gauges show now; `None` when the status cannot be read.
+    #[must_use]
+    pub fn metrics_snapshot(&self) -> Option<MetricsSnapshot> {
+        let status = self.status_page(&WorkerPage::default()).ok()?;
+        let (jobs, totals) = (&status.jobs, &status.totals);
+        let connected = self.jobs.workers_seen_within(self.jobs.lease_duration());
+        Some(MetricsSnapshot {
+            jobs: [
+                jobs.queued,
+                jobs.leased,
+                jobs.done,
+                jobs.failed,
+                jobs.cancelled,
+                jobs.quarantined,
+            ],
+            workers_connected: u64::try_from(connected).unwrap_or(u64::MAX),
+            playouts: totals.playouts,
+            games: totals.games,
+            playout_positions: totals.playout_positions,
+            game_positions: totals.game_positions,
+            sizes: self.store_sizes().ok().map(|sizes| SizeGauges {
+                bytes_on_disk: sizes.bytes_on_disk,
+                puzzles: sizes.puzzles,
+                matches: sizes.matches,
+            }),
+        })
+    }
+
+    /// The metrics as Prometheus text, with the gauges read from this coordinator now.
+    #[must_use]
+    pub fn render_metrics(&self) -> String {
+        self.metrics.render(self.metrics_snapshot().as_ref())
     }
 
     /// Stops handing out jobs (graceful shutdown).

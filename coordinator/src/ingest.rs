@@ -9,8 +9,10 @@ use pentagrid_proto::{Outcome, Task};
 use thiserror::Error;
 
 use crate::crosscheck::CrossCheck;
-use crate::jobs::JobQueue;
+use crate::flags::WorkerFlags;
+use crate::jobs::{JobQueue, NotLeased};
 use crate::matches::Matches;
+use crate::metrics::{Metrics, RefusedReason, ResultAnswer};
 use crate::store::{Applied, JobState, Store, StoreError};
 use crate::validate::result_effect;
 
@@ -69,12 +71,40 @@ pub enum SubmitError {
     Store(#[from] StoreError),
 }
 
+impl SubmitError {
+    /// The reason the metrics count this refusal under; `None` for a failure of the
+    /// coordinator itself.
+    #[must_use]
+    pub fn refused_reason(&self) -> Option<RefusedReason> {
+        match self {
+            SubmitError::NotLeased(_) => Some(RefusedReason::NotLeased),
+            SubmitError::Invalid(_) => Some(RefusedReason::Invalid),
+            SubmitError::BadWorkerId
+            | SubmitError::BadResultId
+            | SubmitError::ResultIdReused { .. } => Some(RefusedReason::Malformed),
+            SubmitError::Quarantined(_) => Some(RefusedReason::Quarantined),
+            SubmitError::Store(_) => None,
+        }
+    }
+}
+
+/// What the metrics count for `answer`, if anything.
+fn counted(answer: &Result<Submitted, SubmitError>) -> Option<ResultAnswer> {
+    match answer {
+        Ok(Submitted::Applied) => Some(ResultAnswer::Applied),
+        Ok(Submitted::Duplicate) => Some(ResultAnswer::Duplicate),
+        Err(error) => error.refused_reason().map(ResultAnswer::Refused),
+    }
+}
+
 /// The result path.
 pub struct ResultIngest {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
     matches: Arc<Matches>,
     checks: CrossCheck,
+    flags: Arc<WorkerFlags>,
+    metrics: Metrics,
 }
 
 impl ResultIngest {
@@ -83,19 +113,25 @@ impl ResultIngest {
         jobs: Arc<JobQueue>,
         matches: Arc<Matches>,
         checks: CrossCheck,
+        flags: Arc<WorkerFlags>,
+        metrics: Metrics,
     ) -> Self {
         ResultIngest {
             store,
             jobs,
             matches,
             checks,
+            flags,
+            metrics,
         }
     }
 
     /// Validates and applies a result; answers only once it is durable.
     pub async fn submit(&self, submission: &Submission) -> Result<Submitted, SubmitError> {
         let answer = self.apply(submission).await;
-        self.jobs.metrics().submitted(&answer);
+        if let Some(counted) = counted(&answer) {
+            self.metrics.result(counted);
+        }
         answer
     }
 
@@ -114,7 +150,7 @@ impl ResultIngest {
         if result_id.is_empty() || result_id.len() > 200 {
             return Err(SubmitError::BadResultId);
         }
-        if self.jobs.flags().quarantined(worker) {
+        if self.flags.quarantined(worker) {
             let job = submission.job_id;
             tracing::warn!(worker = ?worker, job, "result of a quarantined worker refused");
             return Err(SubmitError::Quarantined(worker.clone()));
@@ -142,7 +178,7 @@ impl ResultIngest {
             self.jobs.durable().await?;
             return Ok(Submitted::Duplicate);
         }
-        let refused = |e: crate::jobs::scheduler::NotLeased| {
+        let refused = |e: NotLeased| {
             if self.cancelled(job_id) {
                 // An admin (or the `run` that asked for it) cancelled the job: its worker's
                 // result is expected to come back and be refused.
@@ -161,7 +197,10 @@ impl ResultIngest {
             tracing::warn!(worker = ?worker, job = job_id, why = ?why, "invalid result refused");
             SubmitError::Invalid(why)
         })?;
-        let effect = self.checks.review(worker, job_id, &job, effect).await?;
+        let effect = self
+            .checks
+            .review(worker, job_id, job.record.claim_id, &job.task, effect)
+            .await?;
         let active = self
             .jobs
             .take_for_submit(worker, job_id, lease_id)
@@ -180,11 +219,10 @@ impl ResultIngest {
         };
         if applied == Applied::Applied {
             self.jobs.adopt(&effect.new_jobs);
-            self.jobs.flags().add(&effect.flags);
+            self.flags.add(&effect.flags);
             self.jobs.mark_done(worker, job_id);
             let rows = effect.playouts.values().chain(effect.games.values());
-            self.jobs
-                .metrics()
+            self.metrics
                 .rows_ingested(rows.map(|table| table.len()).sum());
         }
         self.jobs.durable().await?;
@@ -201,14 +239,14 @@ impl ResultIngest {
 #[cfg(test)]
 mod tests {
     use crate::Coordinator;
-    use crate::jobs::Settings;
+    use crate::settings::CoordinatorSettings;
     use pentago::Position;
     use pentagrid_proto::Task;
 
     #[tokio::test]
     async fn only_a_cancelled_job_makes_a_refused_result_expected() {
         let dir = tempfile::tempdir().unwrap();
-        let coordinator = Coordinator::open(dir.path(), Settings::default()).unwrap();
+        let coordinator = Coordinator::open(dir.path(), CoordinatorSettings::default()).unwrap();
         let solve = Task::Solve {
             position: Position::START,
         };

@@ -10,11 +10,16 @@
 //! - [`puzzles`]: mining candidates and listing puzzles;
 //! - [`store`]: the only module that touches sled;
 //! - `api`: the only module that names wire types or builds gRPC statuses;
-//! - `health` and `metrics`: what operators and probes see;
+//! - `health` and `metrics`: what operators and probes see (`metrics` renders plain snapshots
+//!   and knows no service);
+//! - `settings`: one [`CoordinatorSettings`] composed of each component's own settings;
+//! - `seed` and `flags`: a job's seed and the workers cross-checks flagged, below both the job
+//!   queue and the cross-checks;
 //! - `offload`: running store walks and engine play on the blocking pool, off the runtime, and
 //!   long background work (mining, build rounds) at a lower priority where asked.
 //!
-//! Services call each other with domain types and return their own error enums.
+//! Services call each other with domain types and return their own error enums. The modules
+//! form a one-way stack (no cycle; `tests/tests/module_graph.rs` checks it for every crate).
 
 mod abandoned;
 mod api;
@@ -24,6 +29,7 @@ pub mod clock;
 pub mod connections;
 mod coordinator;
 pub mod crosscheck;
+mod flags;
 mod flusher;
 mod health;
 pub mod ingest;
@@ -33,7 +39,9 @@ mod metrics;
 mod offload;
 pub mod paging;
 pub mod puzzles;
+mod seed;
 mod server;
+mod settings;
 pub mod sprt_stop;
 pub mod store;
 mod validate;
@@ -46,11 +54,16 @@ pub use builder::{MAX_BUILD_WINDOW, MIN_BUILD_WINDOW};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use connections::{ConnectionLimits, LimitsError};
 pub use coordinator::{ClusterStatus, Coordinator};
-pub use crosscheck::CrossCheckSettings;
-pub use crosscheck::flags::{FlaggedWorker, QUARANTINE_FLAGS};
-pub use jobs::{MAX_JOBS_PER_SUBMISSION, Settings, job_seed};
+pub use crosscheck::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
+pub use flags::{FlaggedWorker, QUARANTINE_FLAGS};
+pub use jobs::{
+    JobSettings, JobSettingsError, MAX_JOBS_PER_SUBMISSION, MAX_LEASE, MAX_PRUNE_AFTER_LEASES,
+    MAX_WORKERS,
+};
 pub use matches::MAX_MATCH_PAIRS;
-pub use metrics::Metrics;
+pub use metrics::{Metrics, MetricsSnapshot, SizeGauges};
 pub use offload::BackgroundPriority;
 pub use puzzles::MAX_PUZZLE_CANDIDATES;
+pub use seed::job_seed;
 pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening, serve_with};
+pub use settings::{CoordinatorSettings, SettingsError};

@@ -1,6 +1,7 @@
 //! The coordinator's Prometheus metrics: counters bumped where jobs are queued, leases change
 //! hands and results are applied or refused; RPC latency histograms from a tower layer; and
-//! gauges read from the coordinator's status at scrape time, so they never drift from it.
+//! gauges set at scrape time from a [`MetricsSnapshot`] of the coordinator's status, so they
+//! never drift from it. A leaf: it knows no service, only the plain data they hand it.
 //! Metric names are documented in the README ("Metrics") and are stable.
 
 use std::future::Future;
@@ -15,10 +16,6 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
-
-use crate::coordinator::Coordinator;
-use crate::ingest::{SubmitError, Submitted};
-use crate::jobs::WorkerPage;
 
 /// One label: a fixed name and a value from a small, closed set.
 type Label = [(&'static str, &'static str); 1];
@@ -58,20 +55,56 @@ pub enum RefusedReason {
     Quarantined,
 }
 
-impl RefusedReason {
-    /// Why `error` refused a result; `None` for a failure of the coordinator itself.
-    fn of(error: &SubmitError) -> Option<RefusedReason> {
-        match error {
-            SubmitError::NotLeased(_) => Some(RefusedReason::NotLeased),
-            SubmitError::Invalid(_) => Some(RefusedReason::Invalid),
-            SubmitError::BadWorkerId
-            | SubmitError::BadResultId
-            | SubmitError::ResultIdReused { .. } => Some(RefusedReason::Malformed),
-            SubmitError::Quarantined(_) => Some(RefusedReason::Quarantined),
-            SubmitError::Store(_) => None,
-        }
-    }
+/// How a submitted result was answered (a failure of the coordinator itself is not counted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultAnswer {
+    /// Validated, stored, durable.
+    Applied,
+    /// Applied before; nothing changed.
+    Duplicate,
+    /// Refused, for this reason.
+    Refused(RefusedReason),
 }
+
+/// What the gauges show: the coordinator's status, read at scrape time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MetricsSnapshot {
+    /// Jobs queued, leased, done, failed, cancelled and quarantined, in that order.
+    pub jobs: [u64; 6],
+    /// Workers seen within one lease duration.
+    pub workers_connected: u64,
+    /// Playouts in the stored move tables.
+    pub playouts: u64,
+    /// Self-play games in the stored move tables.
+    pub games: u64,
+    /// Positions with a stored move table from playouts.
+    pub playout_positions: u64,
+    /// Positions with a stored move table from games.
+    pub game_positions: u64,
+    /// The database's sizes, where they could be read (the gauges keep their last value else).
+    pub sizes: Option<SizeGauges>,
+}
+
+/// The database's size and contents, for the gauges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SizeGauges {
+    /// Bytes on disk.
+    pub bytes_on_disk: u64,
+    /// Published puzzles.
+    pub puzzles: u64,
+    /// Engine matches.
+    pub matches: u64,
+}
+
+/// The job states of [`MetricsSnapshot::jobs`], as labelled.
+const JOB_STATES: [&str; 6] = [
+    "queued",
+    "leased",
+    "done",
+    "failed",
+    "cancelled",
+    "quarantined",
+];
 
 impl LeaseEvent {
     fn label(self) -> Label {
@@ -289,17 +322,14 @@ impl Metrics {
     }
 
     /// Counts a submitted result by how it was answered.
-    pub fn submitted(&self, answer: &Result<Submitted, SubmitError>) {
+    pub fn result(&self, answer: ResultAnswer) {
         let outcome = match answer {
-            Ok(Submitted::Applied) => "applied",
-            Ok(Submitted::Duplicate) => "duplicate",
-            Err(error) => match RefusedReason::of(error) {
-                Some(reason) => {
-                    self.0.refused.get_or_create(&reason.label()).inc();
-                    "refused"
-                }
-                None => return,
-            },
+            ResultAnswer::Applied => "applied",
+            ResultAnswer::Duplicate => "duplicate",
+            ResultAnswer::Refused(reason) => {
+                self.0.refused.get_or_create(&reason.label()).inc();
+                "refused"
+            }
         };
         self.0.results.get_or_create(&[("outcome", outcome)]).inc();
     }
@@ -340,53 +370,49 @@ impl Metrics {
             .observe(seconds);
     }
 
-    /// The metrics as Prometheus text (OpenMetrics), with the gauges read from `coordinator`
-    /// now (none while the database is still opening).
+    /// The metrics as Prometheus text (OpenMetrics), with the gauges set from `snapshot`
+    /// (`None` while the database is still opening, or when its status could not be read:
+    /// `up` is then 0).
     #[must_use]
-    pub fn render(&self, coordinator: Option<&Coordinator>) -> String {
+    pub fn render(&self, snapshot: Option<&MetricsSnapshot>) -> String {
         let registry = self
             .0
             .registry
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let status = coordinator.and_then(|c| c.status_page(&WorkerPage::default()).ok());
-        self.0.up.set(i64::from(status.is_some()));
-        if let (Some(status), Some(coordinator)) = (status, coordinator) {
-            let (jobs, totals) = (&status.jobs, &status.totals);
-            for (state, n) in [
-                ("queued", jobs.queued),
-                ("leased", jobs.leased),
-                ("done", jobs.done),
-                ("failed", jobs.failed),
-                ("cancelled", jobs.cancelled),
-                ("quarantined", jobs.quarantined),
-            ] {
-                self.0.jobs.get_or_create(&[("state", state)]).set(gauge(n));
-            }
-            let lease = coordinator.jobs.lease_duration();
-            let connected = coordinator.jobs.workers_seen_within(lease);
-            self.0.workers.set(gauge(connected as u64));
-            self.0.playouts.set(gauge(totals.playouts));
-            self.0.games.set(gauge(totals.games));
-            for (source, n) in [
-                ("playouts", totals.playout_positions),
-                ("games", totals.game_positions),
-            ] {
-                self.0
-                    .positions
-                    .get_or_create(&[("source", source)])
-                    .set(gauge(n));
-            }
-            if let Ok(sizes) = coordinator.store_sizes() {
-                self.0.database_bytes.set(gauge(sizes.bytes_on_disk));
-                self.0.puzzles.set(gauge(sizes.puzzles));
-                self.0.matches.set(gauge(sizes.matches));
-            }
+        self.0.up.set(i64::from(snapshot.is_some()));
+        if let Some(snapshot) = snapshot {
+            self.set_gauges(snapshot);
         }
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &registry);
         text
+    }
+}
+
+impl Metrics {
+    fn set_gauges(&self, snapshot: &MetricsSnapshot) {
+        for (state, n) in JOB_STATES.into_iter().zip(snapshot.jobs) {
+            self.0.jobs.get_or_create(&[("state", state)]).set(gauge(n));
+        }
+        self.0.workers.set(gauge(snapshot.workers_connected));
+        self.0.playouts.set(gauge(snapshot.playouts));
+        self.0.games.set(gauge(snapshot.games));
+        for (source, n) in [
+            ("playouts", snapshot.playout_positions),
+            ("games", snapshot.game_positions),
+        ] {
+            self.0
+                .positions
+                .get_or_create(&[("source", source)])
+                .set(gauge(n));
+        }
+        if let Some(sizes) = snapshot.sizes {
+            self.0.database_bytes.set(gauge(sizes.bytes_on_disk));
+            self.0.puzzles.set(gauge(sizes.puzzles));
+            self.0.matches.set(gauge(sizes.matches));
+        }
     }
 }
 
@@ -482,7 +508,7 @@ mod tests {
     fn counters_appear_with_their_labels_and_histograms_with_buckets() {
         let metrics = Metrics::new();
         metrics.leases(LeaseEvent::Granted, 3);
-        metrics.submitted(&Err(SubmitError::Invalid("wrong budget".into())));
+        metrics.result(ResultAnswer::Refused(RefusedReason::Invalid));
         metrics.rpc("/pentagrid.v1.Coordinator/Submit", 0.003);
         metrics.build_round(Duration::from_millis(2), Some(Duration::from_millis(1)), 7);
         metrics.build_choosing(Some(Duration::from_micros(500)), 40);
@@ -510,6 +536,43 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("pentagrid_build_walked_positions_total 40\n"));
+    }
+
+    #[test]
+    fn gauges_show_the_snapshot_and_keep_sizes_that_could_not_be_read() {
+        let metrics = Metrics::new();
+        let mut snapshot = MetricsSnapshot {
+            jobs: [1, 2, 3, 4, 5, 6],
+            workers_connected: 7,
+            playouts: 8,
+            games: 9,
+            playout_positions: 10,
+            game_positions: 11,
+            sizes: Some(SizeGauges {
+                bytes_on_disk: 12,
+                puzzles: 13,
+                matches: 14,
+            }),
+        };
+        let text = metrics.render(Some(&snapshot));
+        for line in [
+            "pentagrid_up 1\n",
+            "pentagrid_jobs{state=\"queued\"} 1\n",
+            "pentagrid_jobs{state=\"quarantined\"} 6\n",
+            "pentagrid_workers_connected 7\n",
+            "pentagrid_stored_playouts 8\n",
+            "pentagrid_stored_positions{source=\"games\"} 11\n",
+            "pentagrid_database_bytes 12\n",
+            "pentagrid_stored_matches 14\n",
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
+        snapshot.sizes = None;
+        snapshot.games = 90;
+        let text = metrics.render(Some(&snapshot));
+        assert!(text.contains("pentagrid_stored_games 90\n"), "{text}");
+        assert!(text.contains("pentagrid_database_bytes 12\n"), "{text}");
+        assert!(metrics.render(None).contains("pentagrid_up 0\n"));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use pentagrid_proto::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
-use crate::offload::blocking;
+use crate::offload::{BackgroundPriority, blocking};
 use crate::paging::PageError;
 use crate::store::{Store, StoreError};
 use index::IndexCache;
@@ -84,6 +84,8 @@ pub enum PuzzleError {
 pub struct PuzzleMiner {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
+    /// Where mining runs.
+    background: BackgroundPriority,
     /// The last request's candidate finder, kept for the next: it remembers its probes, and
     /// rounds of a puzzle generation mine the same games and book again.
     finder: std::sync::Mutex<Option<CandidateFinder>>,
@@ -92,10 +94,15 @@ pub struct PuzzleMiner {
 }
 
 impl PuzzleMiner {
-    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> PuzzleMiner {
+    pub(crate) fn new(
+        store: Arc<Store>,
+        jobs: Arc<JobQueue>,
+        background: BackgroundPriority,
+    ) -> PuzzleMiner {
         PuzzleMiner {
             store,
             jobs,
+            background,
             finder: std::sync::Mutex::new(None),
             index: IndexCache::default(),
         }

@@ -5,7 +5,7 @@ use std::ops::Deref;
 use std::time::{Duration, Instant};
 
 use pentagrid_client::EmbeddedCluster;
-use pentagrid_coordinator::{Coordinator, Credentials, Settings, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, serve};
 use pentagrid_proto::{Client, v2};
 use tokio::sync::watch;
 
@@ -25,7 +25,7 @@ impl Deref for TestCluster {
 
 impl TestCluster {
     /// Starts a coordinator with these settings.
-    pub async fn start(settings: Settings) -> TestCluster {
+    pub async fn start(settings: CoordinatorSettings) -> TestCluster {
         TestCluster(
             EmbeddedCluster::temporary(settings, TOKEN)
                 .await
@@ -35,7 +35,7 @@ impl TestCluster {
 
     /// Stops the coordinator and starts a new one on the same database, as after a crash
     /// that lost nothing acknowledged (everything acknowledged was flushed).
-    pub async fn restart(self, settings: Settings) -> TestCluster {
+    pub async fn restart(self, settings: CoordinatorSettings) -> TestCluster {
         TestCluster(self.0.restart(settings).await.expect("restart"))
     }
 
@@ -108,7 +108,7 @@ impl ServedCoordinator {
     /// Opens the database in `dir` and serves it.
     pub async fn start(
         dir: &std::path::Path,
-        settings: Settings,
+        settings: CoordinatorSettings,
         credentials: Credentials,
     ) -> ServedCoordinator {
         let coordinator = Coordinator::open(dir, settings).expect("open the coordinator");

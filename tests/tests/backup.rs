@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use pentago::Position;
 use pentagrid_client::backup::{BackupSummary, fetch, restore, verify};
 use pentagrid_client::{Client, EmbeddedCluster};
-use pentagrid_coordinator::{Credentials, Grant, Role, Settings};
+use pentagrid_coordinator::{CoordinatorSettings, Credentials, Grant, Role};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Task, reason_of, v2};
 use pentagrid_tests::ServedCoordinator;
@@ -144,7 +144,7 @@ async fn wait_done_at_least(client: &Client, done: u64) -> u64 {
 async fn a_backup_under_load_restores_to_its_point_and_a_quiet_one_to_equal_exports() {
     let dir = tempfile::tempdir().unwrap();
     let source_db = dir.path().join("source");
-    let cluster = EmbeddedCluster::open(&source_db, 0, Settings::default())
+    let cluster = EmbeddedCluster::open(&source_db, 0, CoordinatorSettings::default())
         .await
         .unwrap();
     let client = cluster.client();
@@ -191,7 +191,7 @@ async fn a_backup_under_load_restores_to_its_point_and_a_quiet_one_to_equal_expo
     ] {
         let restored_db = dir.path().join(format!("restored-{name}"));
         assert_eq!(&restore(file, &restored_db).unwrap(), summary);
-        let restored = EmbeddedCluster::open(&restored_db, 0, Settings::default())
+        let restored = EmbeddedCluster::open(&restored_db, 0, CoordinatorSettings::default())
             .await
             .unwrap();
         let client = restored.client();
@@ -227,7 +227,7 @@ async fn only_an_admin_token_takes_a_backup() {
     ])
     .unwrap();
     let db = dir.path().join("db");
-    let served = ServedCoordinator::start(&db, Settings::default(), credentials).await;
+    let served = ServedCoordinator::start(&db, CoordinatorSettings::default(), credentials).await;
     let out = dir.path().join("refused.pgbak");
     for token in ["worker-token", "read-token"] {
         let error = fetch(&served.client(token), &out).await.unwrap_err();

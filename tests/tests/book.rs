@@ -5,16 +5,19 @@
 use std::time::{Duration, Instant};
 
 use pentago::{Opening, Position, SolveLimits, Solver, Value};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::{CoordinatorSettings, JobSettings};
 use pentagrid_proto::{Client, v2};
 use pentagrid_tests::TestCluster;
 
 const PLAYOUTS: u64 = 300;
 
-fn settings() -> Settings {
-    Settings {
-        lease_duration: Duration::from_secs(2),
-        ..Settings::default()
+fn settings() -> CoordinatorSettings {
+    CoordinatorSettings {
+        jobs: JobSettings {
+            lease_duration: Duration::from_secs(2),
+            ..JobSettings::default()
+        },
+        ..CoordinatorSettings::default()
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use pentago::{Move, Position, SearchControl};
-use pentagrid_coordinator::{Settings, job_seed};
+use pentagrid_coordinator::{CoordinatorSettings, JobSettings, job_seed};
 use pentagrid_proto::{Outcome, Task, v2};
 use pentagrid_tests::{TestCluster, hello};
 
@@ -52,7 +52,7 @@ async fn book(cluster: &TestCluster, position: &str) -> v2::BookShowResponse {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_workers_complete_jobs_and_tables_equal_the_sum_of_results() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let two_stones = "x...../....../....../....../....../.....o";
     let tasks = vec![
         analyse("start", 3000),
@@ -176,9 +176,12 @@ fn run(job: &v2::Job) -> Outcome {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_result_twice_or_from_two_workers_counts_once() {
-    let settings = Settings {
-        lease_duration: Duration::from_millis(800),
-        ..Settings::default()
+    let settings = CoordinatorSettings {
+        jobs: JobSettings {
+            lease_duration: Duration::from_millis(800),
+            ..JobSettings::default()
+        },
+        ..CoordinatorSettings::default()
     };
     let cluster = TestCluster::start(settings).await;
     submit(&cluster, &[analyse("start", 1000)]).await;
@@ -224,14 +227,14 @@ async fn the_same_result_twice_or_from_two_workers_counts_once() {
 /// with the typed reason `UNKNOWN_WORKER`, and a running worker says hello again and goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn workers_say_hello_again_after_a_coordinator_restart() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     hello(&mut client, "raw").await;
     let (stop, worker) = cluster.worker("survivor", 1);
     submit(&cluster, &[analyse("start", 200)]).await;
     cluster.wait_done(1, Duration::from_secs(60)).await;
 
-    let cluster = cluster.restart(Settings::default()).await;
+    let cluster = cluster.restart(CoordinatorSettings::default()).await;
     let refused = cluster
         .client()
         .lease(v2::LeaseRequest {

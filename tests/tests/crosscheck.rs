@@ -5,7 +5,7 @@
 
 use pentago::{MateSearch, Position, Puzzle, SearchControl, Value};
 use pentagrid_coordinator::store::Store;
-use pentagrid_coordinator::{Credentials, CrossCheckSettings, Grant, Role, Settings};
+use pentagrid_coordinator::{CoordinatorSettings, Credentials, CrossCheckSettings, Grant, Role};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, RejectionKind, Task, Verdict, reason_of, v2};
 use pentagrid_tests::ServedCoordinator;
@@ -33,9 +33,9 @@ impl Server {
     }
 
     async fn start_in(dir: tempfile::TempDir, crosscheck: CrossCheckSettings) -> Server {
-        let settings = Settings {
+        let settings = CoordinatorSettings {
             crosscheck,
-            ..Settings::default()
+            ..CoordinatorSettings::default()
         };
         let credentials = Credentials::new(vec![
             (Grant::Role(Role::Worker), WORKER.into()),

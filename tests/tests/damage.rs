@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use pentago::Position;
 use pentagrid_client::EmbeddedCluster;
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_coordinator::store::manifest::{self, Fact};
 use pentagrid_coordinator::store::{OpenCheck, Store, StoreError, Totals};
 use pentagrid_proto::Task;
@@ -38,7 +38,7 @@ fn original() -> &'static Original {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let cluster = EmbeddedCluster::open(&db, 1, Settings::default())
+            let cluster = EmbeddedCluster::open(&db, 1, CoordinatorSettings::default())
                 .await
                 .unwrap();
             let mut tasks = Vec::new();

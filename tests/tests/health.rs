@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use pentagrid_coordinator::{
-    ConnectionLimits, Coordinator, Credentials, Metrics, Settings, serve_opening,
+    ConnectionLimits, Coordinator, CoordinatorSettings, Credentials, Metrics, serve_opening,
 };
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
@@ -41,7 +41,7 @@ async fn not_serving_until_the_database_is_open_and_again_once_shutdown_begins()
     let path = dir.path().to_owned();
     let open = move || {
         may_open.recv().expect("the test lets the database open");
-        Coordinator::open(&path, Settings::default())
+        Coordinator::open(&path, CoordinatorSettings::default())
     };
     let (stop, mut stopped) = watch::channel(false);
     let server = tokio::spawn(serve_opening(
@@ -123,7 +123,7 @@ async fn a_database_that_cannot_open_stops_the_server_with_its_error() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let result = serve_opening(
         listener,
-        move || Coordinator::open(&file, Settings::default()),
+        move || Coordinator::open(&file, CoordinatorSettings::default()),
         Metrics::new(),
         Credentials::all_roles(TOKEN).unwrap(),
         None,

@@ -9,7 +9,7 @@ use pentago::{
     pair_accuracy,
 };
 use pentagrid_client::matches::{self, MatchPlan};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Outcome, Task, v2};
 use pentagrid_tests::{TestCluster, hello, lease_one};
 
@@ -46,7 +46,7 @@ fn stored_pair(games: &[v2::MatchGame]) -> PairResult {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_cluster_match_keeps_the_accuracy_its_stored_games_give() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let client = cluster.client();
     let plan = plan(4);
     let id = matches::create(&client, &plan).await.unwrap();
@@ -103,7 +103,7 @@ async fn played_pair(client: &mut pentagrid_proto::Client) -> (v2::Job, Outcome)
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     for stones in [17, 36] {
         let bad = v2::CreateMatchRequest {
@@ -187,7 +187,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_match_without_accuracy_reports_none_and_refuses_a_report() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let plain = MatchPlan {
         a: Player::Random,

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use pentago::Position;
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Outcome, v2};
 use pentagrid_tests::{TestCluster, hello, lease_one};
 
@@ -59,7 +59,7 @@ async fn wait_finished(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusR
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_sprt_stops_a_lopsided_match_and_cancels_the_rest() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut lopsided = request("uct:playouts=800", "random", 200);
     lopsided.sprt = "elo0=0,elo1=50,alpha=0.05,beta=0.05".into();
     let id = create(&cluster, lopsided).await;
@@ -95,7 +95,7 @@ async fn the_sprt_stops_a_lopsided_match_and_cancels_the_rest() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn book_openings_follow_the_stored_tables() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     // A book with one line only: the start position's table holds a single move group.
     let mut client = cluster.client();
     hello(&mut client, "w").await;
@@ -155,7 +155,7 @@ async fn book_openings_follow_the_stored_tables() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn bad_match_requests_and_pair_results_are_refused() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let bad = [
         (request("uct:k=x", "random", 2), "player A"),

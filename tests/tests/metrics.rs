@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Outcome, Task, v2};
 use pentagrid_tests::{TestCluster, hello, lease_one, parse_metrics};
 
@@ -30,17 +30,14 @@ async fn queue_analyses(cluster: &TestCluster, n: u64) -> Vec<u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn counters_after_a_campaign_equal_the_status_numbers() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     queue_analyses(&cluster, JOBS).await;
     let (stop, worker) = cluster.worker("metrics-worker", 1);
     let status = cluster.wait_done(JOBS, Duration::from_secs(120)).await;
     let _ = stop.send(true);
     worker.await.unwrap();
 
-    let text = cluster
-        .coordinator
-        .metrics()
-        .render(Some(&cluster.coordinator));
+    let text = cluster.coordinator.render_metrics();
     let m = parse_metrics(&text);
     let at = |key: &str| {
         m.get(key)
@@ -96,10 +93,7 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
         })
         .await
         .unwrap();
-    let text = cluster
-        .coordinator
-        .metrics()
-        .render(Some(&cluster.coordinator));
+    let text = cluster.coordinator.render_metrics();
     assert_eq!(
         parse_metrics(&text)["pentagrid_stored_matches"],
         1.0,
@@ -110,7 +104,7 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_results_are_counted_by_reason() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let ids = queue_analyses(&cluster, 1).await;
     let mut client = cluster.client();
     hello(&mut client, "liar").await;
@@ -140,12 +134,7 @@ async fn refused_results_are_counted_by_reason() {
         .unwrap_err();
     assert_eq!(invalid.code(), tonic::Code::InvalidArgument);
 
-    let m = parse_metrics(
-        &cluster
-            .coordinator
-            .metrics()
-            .render(Some(&cluster.coordinator)),
-    );
+    let m = parse_metrics(&cluster.coordinator.render_metrics());
     assert_eq!(
         m[r#"pentagrid_results_refused_total{reason="not_leased"}"#],
         1.0

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use pentago::Position;
 use pentagrid_bench::tree_book;
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_coordinator::book::{ExportRow, MAX_IMPORT_ROWS, TableSource};
 use pentagrid_proto::v2;
 use pentagrid_tests::{TOKEN, TestCluster, hello};
@@ -70,7 +70,7 @@ async fn probe_heartbeats(
 /// Seeds a book of `positions` positions, then runs a build through it and a puzzle mining
 /// round of `candidates` random-game candidates while heartbeats are probed.
 async fn heartbeats_stay_answered(positions: usize, candidates: u64) {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let rows = book_rows(positions);
     for chunk in rows.chunks(MAX_IMPORT_ROWS) {
         cluster

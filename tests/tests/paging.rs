@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use pentago::{Opening, Position};
 use pentagrid_client::{jobs, matches, puzzles, study};
-use pentagrid_coordinator::{MAX_JOBS_PER_SUBMISSION, Settings};
+use pentagrid_coordinator::{CoordinatorSettings, MAX_JOBS_PER_SUBMISSION};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Task, reason_of, v2};
 use pentagrid_tests::TestCluster;
@@ -55,7 +55,7 @@ async fn play_games(cluster: &TestCluster, count: usize) -> Vec<u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn games_come_in_pages_that_together_give_every_game() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let _worker = cluster.worker("w", 2);
     let ids = play_games(&cluster, 23).await;
     let client = cluster.client();
@@ -171,7 +171,7 @@ async fn check_all_games(cluster: &TestCluster, match_id: u64, pairs: u64, page_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_matchs_games_come_in_pages_of_pairs() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let _worker = cluster.worker("w", 2);
     let match_id = finished_match(&cluster, 11).await;
     let mut client = cluster.client();
@@ -204,7 +204,7 @@ async fn a_matchs_games_come_in_pages_of_pairs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn submissions_over_the_cap_are_refused_and_the_client_batches() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let specs = vec![v2::JobSpec::from(&analyse()); MAX_JOBS_PER_SUBMISSION + 1];
     let refused = cluster
         .client()
@@ -229,7 +229,7 @@ async fn submissions_over_the_cap_are_refused_and_the_client_batches() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn puzzles_come_in_pages_and_one_by_its_key() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let _worker = cluster.worker("w", 2);
     let client = cluster.client();
     let goal = puzzles::Goal {
@@ -321,7 +321,7 @@ async fn puzzles_come_in_pages_and_one_by_its_key() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "heavy (20,000 games, about 4 minutes in debug): run with --ignored, in release"]
 async fn a_study_of_twenty_thousand_games_reads_them_all() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let _workers = [cluster.worker("w1", 4), cluster.worker("w2", 4)];
     let plan = study::StudyPlan {
         budget: 200,
@@ -344,7 +344,7 @@ async fn a_study_of_twenty_thousand_games_reads_them_all() {
 /// About 20 s in debug: cheap enough to run always (random players, two workers).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_match_of_five_thousand_pairs_reads_all_its_games() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let _workers = [cluster.worker("w1", 4), cluster.worker("w2", 4)];
     let match_id = finished_match(&cluster, 5_000).await;
     let mut client = cluster.client();

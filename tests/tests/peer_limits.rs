@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use pentago::Position;
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::{CoordinatorSettings, JobSettings};
 use pentagrid_proto::v2::coordinator_client::CoordinatorClient;
 use pentagrid_proto::{MAX_MESSAGE_BYTES, PROTOCOL_HEADER, PROTOCOL_VERSION, Task, reason_of, v2};
 use pentagrid_tests::{TOKEN, TestCluster, hello};
@@ -34,7 +34,7 @@ fn rss_kib() -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_hellos_from_one_token_leave_status_paged_and_cheap() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let client = cluster.client();
     let before = rss_kib();
     let started = Instant::now();
@@ -105,9 +105,12 @@ where
 
 #[tokio::test]
 async fn past_the_registry_bound_the_longest_silent_worker_without_leases_is_evicted() {
-    let settings = Settings {
-        max_workers: 100,
-        ..Settings::default()
+    let settings = CoordinatorSettings {
+        jobs: JobSettings {
+            max_workers: 100,
+            ..JobSettings::default()
+        },
+        ..CoordinatorSettings::default()
     };
     let cluster = TestCluster::start(settings).await;
     let mut client = cluster.client();
@@ -158,7 +161,7 @@ async fn past_the_registry_bound_the_longest_silent_worker_without_leases_is_evi
 
 #[tokio::test]
 async fn ids_and_names_that_could_forge_lines_are_refused_at_hello() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     for (id, name) in [
         ("w1\n2026-01-01T00:00:00Z  INFO forged", "ok"),
@@ -188,7 +191,7 @@ async fn ids_and_names_that_could_forge_lines_are_refused_at_hello() {
 
 #[tokio::test]
 async fn a_lease_for_no_jobs_gets_none() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     client
         .submit_jobs(v2::SubmitJobsRequest {
@@ -214,7 +217,7 @@ async fn a_lease_for_no_jobs_gets_none() {
 
 #[tokio::test]
 async fn a_huge_bad_position_makes_a_short_error_with_its_reason() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let position = format!("{}\u{1b}", "x".repeat(20_000));
     let refused = client
@@ -231,7 +234,7 @@ async fn a_huge_bad_position_makes_a_short_error_with_its_reason() {
 
 #[tokio::test]
 async fn a_message_over_the_cap_is_refused_with_the_too_large_reason() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let channel = tonic::transport::Endpoint::from_shared(cluster.url.clone())
         .unwrap()
         .connect()

@@ -2,13 +2,13 @@
 //! position, and forged or malformed verdicts are refused without changing anything.
 
 use pentago::SearchControl;
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict, v2};
 use pentagrid_tests::{TestCluster, hello};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let queued = client
         .generate_puzzles(v2::GeneratePuzzlesRequest {

@@ -3,7 +3,7 @@
 //! anything, and a single all-roles token still does everything.
 
 use pentago::{Position, SearchControl};
-use pentagrid_coordinator::{Credentials, Grant, REQUIRED_ROLES, Role, Settings};
+use pentagrid_coordinator::{CoordinatorSettings, Credentials, Grant, REQUIRED_ROLES, Role};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, Task, reason_of, v2};
 use pentagrid_tests::{ServedCoordinator, lease_one};
@@ -23,7 +23,8 @@ struct Server {
 impl Server {
     async fn start(credentials: Credentials) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let served = ServedCoordinator::start(dir.path(), Settings::default(), credentials).await;
+        let served =
+            ServedCoordinator::start(dir.path(), CoordinatorSettings::default(), credentials).await;
         Server { served, _dir: dir }
     }
 

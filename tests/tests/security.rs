@@ -1,7 +1,7 @@
 //! Authentication and bad input: refused with a clear status, and the database unchanged.
 
 use pentago::SearchControl;
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2::coordinator_client::CoordinatorClient;
 use pentagrid_proto::{Outcome, PROTOCOL_HEADER, Row, Task, v2};
 use pentagrid_tests::{TOKEN, TestCluster, hello, lease_one};
@@ -62,7 +62,7 @@ async fn snapshot(cluster: &TestCluster) -> (u64, u64, u64, u64, u64, Vec<v2::Bo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_without_the_right_token_or_protocol_are_refused() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let bearer = Box::leak(format!("Bearer {TOKEN}").into_boxed_str());
     let code =
         |r: Result<tonic::Response<v2::StatusResponse>, tonic::Status>| r.unwrap_err().code();
@@ -106,7 +106,7 @@ async fn calls_without_the_right_token_or_protocol_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_results_and_jobs_are_refused_and_change_nothing() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let task = Task::Analyse {
         position: pentago::Position::START,

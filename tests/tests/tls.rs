@@ -1,7 +1,7 @@
 //! TLS: a coordinator started with a certificate serves https; a client that trusts the
 //! certificate gets through, a plain-text client does not.
 
-use pentagrid_coordinator::{Coordinator, Credentials, Settings, TlsFiles, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, TlsFiles, serve};
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 
@@ -11,7 +11,7 @@ async fn coordinator_serves_tls_to_clients_that_trust_it() {
     let cert = certified.cert.pem();
     let key = certified.signing_key.serialize_pem();
     let dir = tempfile::tempdir().unwrap();
-    let coordinator = Coordinator::open(dir.path(), Settings::default()).unwrap();
+    let coordinator = Coordinator::open(dir.path(), CoordinatorSettings::default()).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let (stop, mut stopped) = tokio::sync::watch::channel(false);

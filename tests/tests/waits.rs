@@ -6,7 +6,7 @@
 use pentago::{Player, Position};
 use pentagrid_client::campaign::{CampaignPlan, CampaignReport, campaign};
 use pentagrid_client::jobs::{JobsOutcome, run_jobs};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::{CoordinatorSettings, JobSettings};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Task, reason_of, v2};
 use pentagrid_tests::{TOKEN, TestCluster};
@@ -58,7 +58,7 @@ async fn campaign_then_check(client: Client, plan: CampaignPlan) -> CampaignRepo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_campaigns_at_once_each_wait_for_their_own_jobs_and_count_them() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let workers = [cluster.worker("w1", 1), cluster.worker("w2", 1)];
     let (one, two) = (cluster.client(), cluster.client());
     // Both at once (interleaved on this task): each checks its own jobs the moment it returns.
@@ -99,7 +99,7 @@ async fn two_campaigns_at_once_each_wait_for_their_own_jobs_and_count_them() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watching_unknown_or_too_many_jobs_is_refused() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let client = cluster.client();
     let ids = pentagrid_client::jobs::submit(
         &client,
@@ -163,9 +163,12 @@ fn worker(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_job_is_reported_failed_with_its_message_and_retried() {
-    let settings = Settings {
-        max_attempts: 2,
-        ..Settings::default()
+    let settings = CoordinatorSettings {
+        jobs: JobSettings {
+            max_attempts: 2,
+            ..JobSettings::default()
+        },
+        ..CoordinatorSettings::default()
     };
     let cluster = TestCluster::start(settings).await;
     let (stop, run) = worker(
@@ -196,7 +199,7 @@ async fn a_panicking_job_is_reported_failed_with_its_message_and_retried() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_worker_keeps_its_id() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let state = tempfile::tempdir().unwrap();
     let task = Task::Selfplay {
         start: Position::START,

@@ -20,7 +20,11 @@ pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 pub async fn json_refusals(request: Request, next: Next) -> Response {
     let uri_bytes = request.uri().to_string().len();
     if uri_bytes > MAX_URI_BYTES {
-        return ApiError::UriTooLong(uri_bytes).into_response();
+        return ApiError::UriTooLong {
+            bytes: uri_bytes,
+            max: MAX_URI_BYTES,
+        }
+        .into_response();
     }
     let header_bytes: usize = request
         .headers()
@@ -28,7 +32,11 @@ pub async fn json_refusals(request: Request, next: Next) -> Response {
         .map(|(name, value)| name.as_str().len() + value.len())
         .sum();
     if header_bytes > MAX_HEADER_BYTES {
-        return ApiError::HeadersTooLarge(header_bytes).into_response();
+        return ApiError::HeadersTooLarge {
+            bytes: header_bytes,
+            max: MAX_HEADER_BYTES,
+        }
+        .into_response();
     }
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let response = next.run(request).await;
@@ -42,8 +50,14 @@ pub async fn json_refusals(request: Request, next: Next) -> Response {
     let error = match response.status() {
         StatusCode::NOT_FOUND => ApiError::NoRoute(path),
         StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed(method.to_string()),
-        StatusCode::URI_TOO_LONG => ApiError::UriTooLong(uri_bytes),
-        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => ApiError::HeadersTooLarge(header_bytes),
+        StatusCode::URI_TOO_LONG => ApiError::UriTooLong {
+            bytes: uri_bytes,
+            max: MAX_URI_BYTES,
+        },
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => ApiError::HeadersTooLarge {
+            bytes: header_bytes,
+            max: MAX_HEADER_BYTES,
+        },
         _ => return response,
     };
     let mut refusal = error.into_response();

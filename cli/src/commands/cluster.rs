@@ -10,8 +10,8 @@ use clap::Args;
 use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::store::OpenCheck;
 use pentagrid_coordinator::{
-    BackgroundPriority, ConnectionLimits, Coordinator, Credentials, CrossCheckSettings, Grant,
-    Metrics, Role, Settings, TlsFiles, serve_opening,
+    BackgroundPriority, ConnectionLimits, Coordinator, CoordinatorSettings, Credentials,
+    CrossCheckSettings, Grant, JobSettings, Metrics, Role, TlsFiles, serve_opening,
 };
 use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
@@ -246,12 +246,15 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         _ => None,
     };
     let metrics = Metrics::new();
-    let settings = Settings {
-        lease_duration: Duration::from_secs(args.lease_seconds),
-        heartbeat_interval: Duration::from_secs((args.lease_seconds / 4).max(1)),
-        max_attempts: args.max_attempts,
-        prune_after_leases: args.prune_after_leases,
-        max_workers: args.max_workers,
+    let settings = CoordinatorSettings {
+        jobs: JobSettings {
+            lease_duration: Duration::from_secs(args.lease_seconds),
+            heartbeat_interval: Duration::from_secs((args.lease_seconds / 4).max(1)),
+            max_attempts: args.max_attempts,
+            prune_after_leases: args.prune_after_leases,
+            max_workers: args.max_workers,
+            ..JobSettings::default()
+        },
         metrics: metrics.clone(),
         crosscheck: CrossCheckSettings {
             puzzle_sample: args.check_puzzles,
@@ -262,7 +265,6 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         // wait for the CPU before their heartbeats do.
         background: BackgroundPriority::Low,
         open_check: open_check(args.accept_data_loss),
-        ..Settings::default()
     };
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -273,7 +275,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         if let Some(metrics_listen) = &args.metrics_listen {
             let (metrics, opened) = (metrics.clone(), opened.clone());
             let bound = crate::metrics_http::start(metrics_listen, move || {
-                metrics.render(opened.get().map(|c| &**c))
+                metrics.render(opened.get().and_then(|c| c.metrics_snapshot()).as_ref())
             })
             .await?;
             outln!("metrics at http://{bound}/metrics");

@@ -12,7 +12,7 @@ use pentago::{Player, Position, UctConfig};
 use pentagrid_client::EmbeddedCluster;
 use pentagrid_client::campaign::{CampaignPlan, CampaignProgress, CampaignReport, campaign};
 use pentagrid_client::{book, jobs};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
 use pentagrid_web::BookCacheSettings;
 
@@ -89,9 +89,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "--workers must be from 1 to 64"
     );
     runtime()?.block_on(async {
-        let settings = Settings {
+        let settings = CoordinatorSettings {
             open_check: open_check(args.accept_data_loss),
-            ..Settings::default()
+            ..CoordinatorSettings::default()
         };
         let cluster = EmbeddedCluster::open(&args.db, args.workers, settings).await?;
         let client = cluster.client();

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use pentagrid_client::{Client, EmbeddedCluster};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 
 use super::cluster::{Connection, runtime};
 
@@ -54,7 +54,8 @@ impl Target {
             return rt.block_on(work(&client));
         }
         runtime()?.block_on(async {
-            let cluster = EmbeddedCluster::open(&self.db, workers, Settings::default()).await?;
+            let cluster =
+                EmbeddedCluster::open(&self.db, workers, CoordinatorSettings::default()).await?;
             let outcome = work(&cluster.client()).await;
             cluster.stop().await?;
             outcome

@@ -11,7 +11,7 @@ use super::errors::invalid;
 use crate::book::{BookRow, BookView, ExportRow, TableSource};
 use crate::builder::BuildReport;
 use crate::coordinator::ClusterStatus;
-use crate::crosscheck::flags::QUARANTINE_FLAGS;
+use crate::flags::QUARANTINE_FLAGS;
 use crate::jobs::registry::WorkerCursor;
 use crate::jobs::{JobsUpdate, LeasedJob};
 use crate::matches::{MatchReport, MatchState};

@@ -117,14 +117,15 @@ mod hello_status {
     use super::*;
     use crate::coordinator::Coordinator;
     use crate::jobs::identity::{MAX_WORKER_ID_BYTES, MAX_WORKER_NAME_BYTES};
-    use crate::jobs::{JobError, Settings, WorkerPage};
+    use crate::jobs::{JobError, WorkerPage};
+    use crate::settings::CoordinatorSettings;
 
     fn coordinator() -> (tokio::runtime::Runtime, tempfile::TempDir, Arc<Coordinator>) {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let coordinator = {
             let _context = runtime.enter();
-            Coordinator::open(dir.path(), Settings::default()).unwrap()
+            Coordinator::open(dir.path(), CoordinatorSettings::default()).unwrap()
         };
         (runtime, dir, coordinator)
     }

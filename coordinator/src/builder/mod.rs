@@ -39,7 +39,8 @@ use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;
-use crate::offload::background;
+use crate::metrics::Metrics;
+use crate::offload::{BackgroundPriority, background};
 use crate::store::{Store, StoreError, StoredBuild};
 use frontier::{Flight, Frontier, Limits, Pick, Selection};
 
@@ -121,6 +122,10 @@ struct Round {
 pub struct BookBuilder {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
+    /// Where rounds run.
+    background: BackgroundPriority,
+    /// Where rounds are counted.
+    metrics: Metrics,
     /// Held while a round picks and queues positions: two rounds at once would pick the same
     /// positions before either is queued.
     round: tokio::sync::Mutex<()>,
@@ -130,10 +135,17 @@ pub struct BookBuilder {
 }
 
 impl BookBuilder {
-    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> BookBuilder {
+    pub(crate) fn new(
+        store: Arc<Store>,
+        jobs: Arc<JobQueue>,
+        background: BackgroundPriority,
+        metrics: Metrics,
+    ) -> BookBuilder {
         BookBuilder {
             store,
             jobs,
+            background,
+            metrics,
             round: tokio::sync::Mutex::new(()),
             frontiers: Mutex::new(HashMap::new()),
         }
@@ -245,7 +257,7 @@ impl BookBuilder {
         let frontier = self.frontiers().remove(&id);
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
         let window = build_window(self.jobs.worker_count());
-        let priority = self.jobs.background_priority();
+        let priority = self.background;
         let (mut frontier, round, wall, cpu) = background(priority, move || {
             let (started, cpu_started) = (Instant::now(), ThreadTime::try_now().ok());
             let mut frontier = match frontier {
@@ -257,7 +269,7 @@ impl BookBuilder {
             Ok::<_, StoreError>((frontier, round, started.elapsed(), cpu))
         })
         .await?;
-        let metrics = self.jobs.metrics();
+        let metrics = &self.metrics;
         metrics.build_choosing(round.choosing_cpu, round.selection.walked);
         let mut tasks = Vec::new();
         let mut queued: Vec<Pick> = Vec::new();
@@ -406,7 +418,7 @@ mod tests {
     use crate::clock::ManualClock;
     use crate::coordinator::Coordinator;
     use crate::ingest::Submission;
-    use crate::jobs::Settings;
+    use crate::settings::CoordinatorSettings;
     use pentagrid_proto::{Outcome, Row};
 
     /// A made-up but valid analysis: the whole budget on the first legal move, all lost.
@@ -452,7 +464,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::default());
         let coordinator =
-            Coordinator::open_with_clock(dir.path(), Settings::default(), clock).unwrap();
+            Coordinator::open_with_clock(dir.path(), CoordinatorSettings::default(), clock)
+                .unwrap();
         for worker in 0..workers {
             let id = format!("w{worker}");
             coordinator.jobs.hello(&id, &id, 1).unwrap();
@@ -512,7 +525,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::default());
         let coordinator =
-            Coordinator::open_with_clock(dir.path(), Settings::default(), clock).unwrap();
+            Coordinator::open_with_clock(dir.path(), CoordinatorSettings::default(), clock)
+                .unwrap();
         let spec = BuildSpec {
             roots: vec![Position::START],
             depth: 2,

@@ -9,52 +9,29 @@
 //! task — that the claimant may not lease. When the second party agrees, the claim is
 //! published. When it disagrees, the claim is disputed and a third party decides: the
 //! coordinator where cheap, else a job neither earlier party may lease. Whoever contradicts
-//! the deciding answer is flagged; a worker flagged [`flags::QUARANTINE_FLAGS`] times is
+//! the deciding answer is flagged; a worker flagged [`crate::flags::QUARANTINE_FLAGS`] times is
 //! quarantined. Everything a result decides is written in the same transaction as the result.
 //! A check job that ends without a result (its attempts used up, or cancelled) leaves its claim
 //! unresolved and its puzzle unpublished ([`crate::abandoned`]).
 
 pub mod answer;
-pub mod flags;
 mod judge;
+mod settings;
 
 use std::sync::Arc;
 
 use pentago::{Position, splitmix64};
 use pentagrid_proto::Task;
 
-use crate::jobs::job_seed;
-use crate::jobs::scheduler::Active;
 use crate::offload::blocking;
+use crate::seed::job_seed;
 use crate::store::book::encode_proven;
 use crate::store::{
     CandidateState, JobState, ProvenTable, ResultEffect, Store, StoreError, StoredClaim, StoredJob,
     StoredTask,
 };
 use answer::{Answer, ClaimKind, ClaimState};
-
-/// How claims are cross-checked.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CrossCheckSettings {
-    /// Share of verify results whose puzzles are cross-checked, 0 to 1 (the rest are published
-    /// on the finding worker's word).
-    pub puzzle_sample: f64,
-    /// Share of solve results whose values are cross-checked, 0 to 1.
-    pub solve_sample: f64,
-    /// The coordinator answers claims about positions with at least this many stones itself
-    /// (at least the midsolver's 18 are needed); 0: never, every check is a job.
-    pub judge_stones: u32,
-}
-
-impl Default for CrossCheckSettings {
-    fn default() -> Self {
-        CrossCheckSettings {
-            puzzle_sample: 1.0,
-            solve_sample: 0.05,
-            judge_stones: 20,
-        }
-    }
-}
+pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 
 /// Whether the result of `job_id` is in a sample of `rate` (fixed per job, so a retried
 /// submission is sampled the same way).
@@ -92,20 +69,22 @@ impl CrossCheck {
         }
     }
 
-    /// Turns a validated result of `worker` for `job` into what it may change: a check job's
-    /// result settles its claim; a sampled claim is held back and its cross-check begins;
-    /// anything else passes unchanged. May solve a position on the blocking pool first.
+    /// Turns a validated result of `worker` for job `job_id` (running `task`, checking claim
+    /// `claim_id` where not 0) into what it may change: a check job's result settles its
+    /// claim; a sampled claim is held back and its cross-check begins; anything else passes
+    /// unchanged. May solve a position on the blocking pool first.
     pub(crate) async fn review(
         &self,
         worker: &str,
         job_id: u64,
-        job: &Active,
+        claim_id: u64,
+        task: &Task,
         mut effect: ResultEffect,
     ) -> Result<ResultEffect, StoreError> {
-        if job.record.claim_id != 0 {
-            return self.settle(worker, job.record.claim_id, &effect).await;
+        if claim_id != 0 {
+            return self.settle(worker, claim_id, &effect).await;
         }
-        match &job.task {
+        match task {
             Task::Verify {
                 candidates,
                 max_moves,

@@ -42,6 +42,7 @@ impl JobQueue {
     ) -> Result<JobState, FailureError> {
         let id = checked_worker_id(worker_id).map_err(|_| FailureError::BadWorkerId)?;
         let error = truncated(error, watch::MAX_ERROR_BYTES);
+        let writes = self.writes();
         let record = {
             let mut scheduler = self.scheduler();
             scheduler.seen(id, self.clock.now());
@@ -57,6 +58,7 @@ impl JobQueue {
             "job failed on its worker"
         );
         self.record_changes(&[(job_id, record)])?;
+        drop(writes);
         self.durable().await?;
         Ok(state)
     }

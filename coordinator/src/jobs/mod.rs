@@ -5,7 +5,7 @@
 mod failure;
 pub mod identity;
 pub mod registry;
-pub mod scheduler;
+mod scheduler;
 mod settings;
 mod status;
 pub mod watch;
@@ -15,30 +15,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use pentago::{Position, splitmix64};
+use pentago::Position;
 use pentagrid_proto::Task;
 use thiserror::Error;
 use tokio::sync::broadcast;
 
 use crate::clock::Clock;
-use crate::crosscheck::flags::WorkerFlags;
+use crate::flags::WorkerFlags;
 use crate::flusher::Flusher;
 use crate::metrics::{LeaseEvent, Metrics};
-use crate::offload::{BackgroundPriority, blocking};
+use crate::offload::blocking;
+use crate::seed::job_seed;
 use crate::store::{JobState, LoadedJob, Store, StoreError, StoredJob, StoredTask};
 pub use failure::FailureError;
 use identity::LabelError;
-use registry::{Registry, RegistryFull};
-use scheduler::{Active, NotLeased, Scheduler, WorkerInfo};
-pub use settings::Settings;
+use registry::RegistryFull;
+pub(crate) use scheduler::{Active, NotLeased};
+use scheduler::{Scheduler, WorkerInfo};
+pub use settings::{JobSettings, JobSettingsError, MAX_LEASE, MAX_PRUNE_AFTER_LEASES, MAX_WORKERS};
 pub use status::{DEFAULT_WORKERS_PAGE, QueueStatus, WorkerPage, WorkerSnapshot};
 pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
-
-/// The seed a job runs with: fixed by its id, so a retried job repeats the same computation.
-#[must_use]
-pub fn job_seed(job_id: u64) -> u64 {
-    splitmix64(job_id ^ 0x5EED)
-}
 
 /// Most jobs one submission may queue: a full call stays far below the message cap (a job
 /// spec is a few hundred bytes at most); clients split larger submissions into batches.
@@ -124,11 +120,17 @@ const EVENT_BACKLOG: usize = 16_384;
 pub struct JobQueue {
     store: Arc<Store>,
     scheduler: Mutex<Scheduler>,
+    /// Held from a change of the scheduler until the job records it returned are written, so
+    /// the store sees the changes in the scheduler's order, while the scheduler's own lock
+    /// (which heartbeats and status calls take) is never held across a store write. Taken
+    /// before the scheduler's lock, never while holding it.
+    writes: Mutex<()>,
     flusher: Flusher,
-    settings: Settings,
+    settings: JobSettings,
+    metrics: Metrics,
     clock: Arc<dyn Clock>,
     draining: AtomicBool,
-    flags: WorkerFlags,
+    flags: Arc<WorkerFlags>,
     /// A full registry is logged once, not once per refused hello.
     warn_full: std::sync::Once,
     events: broadcast::Sender<JobEvent>,
@@ -139,23 +141,31 @@ pub struct JobQueue {
 impl JobQueue {
     /// Restores queued and leased jobs from the store (a lease from before a restart is
     /// honoured for one more lease period) and starts group commit (needs a tokio runtime).
+    /// Leases go to workers `flags` does not quarantine; what happens is counted in `metrics`.
     pub(crate) fn open(
         store: Arc<Store>,
-        settings: Settings,
+        settings: JobSettings,
+        metrics: Metrics,
+        flags: Arc<WorkerFlags>,
         clock: Arc<dyn Clock>,
     ) -> Result<JobQueue, StoreError> {
-        let mut scheduler = Scheduler::new(settings.lease_duration, settings.max_attempts);
-        scheduler.workers = Registry::new(settings.max_workers);
+        let mut scheduler = Scheduler::new(
+            settings.lease_duration,
+            settings.max_attempts,
+            settings.max_workers,
+        );
         let now = clock.now();
         for LoadedJob { id, record, task } in store.load_jobs()? {
             scheduler.restore(id, record, task, now);
         }
         Ok(JobQueue {
-            flags: WorkerFlags::load(&store)?,
+            flags,
             flusher: Flusher::start(store.clone()),
             store,
             scheduler: Mutex::new(scheduler),
+            writes: Mutex::new(()),
             settings,
+            metrics,
             clock,
             draining: AtomicBool::new(false),
             warn_full: std::sync::Once::new(),
@@ -164,9 +174,27 @@ impl JobQueue {
         })
     }
 
+    /// A queue over `store` with its stored flags and metrics of its own (tests).
+    #[cfg(test)]
+    pub(crate) fn open_alone(
+        store: Arc<Store>,
+        settings: JobSettings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<JobQueue, StoreError> {
+        let flags = Arc::new(WorkerFlags::load(&store)?);
+        JobQueue::open(store, settings, Metrics::new(), flags, clock)
+    }
+
     fn scheduler(&self) -> MutexGuard<'_, Scheduler> {
         // A panic while holding the lock leaves plain data behind; keep serving.
         self.scheduler
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The order of store writes (see [`JobQueue::writes`]); take it before the scheduler.
+    fn writes(&self) -> MutexGuard<'_, ()> {
+        self.writes
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -191,16 +219,6 @@ impl JobQueue {
             let state = JobState::from_stored(record.state);
             let _ = self.events.send(JobEvent { job_id, state });
         }
-    }
-
-    /// Where the job queue and the services over it count what they do.
-    pub fn metrics(&self) -> &Metrics {
-        &self.settings.metrics
-    }
-
-    /// Where the services run their background work (mining, build rounds).
-    pub(crate) fn background_priority(&self) -> BackgroundPriority {
-        self.settings.background
     }
 
     /// How long a lease lasts without a heartbeat.
@@ -252,7 +270,8 @@ impl JobQueue {
         })
     }
 
-    /// Grants up to `max_jobs` queued jobs (none while draining).
+    /// Grants up to `max_jobs` queued jobs (none while draining). The lease ids are drawn
+    /// from the store and the granted records written back outside the scheduler's lock.
     pub fn lease(&self, worker_id: &str, max_jobs: u32) -> Result<Vec<LeasedJob>, JobError> {
         let id = checked_worker_id(worker_id)?;
         if self.draining.load(Ordering::Relaxed) {
@@ -264,28 +283,24 @@ impl JobQueue {
         if self.flags.quarantined(id) {
             return Err(JobError::Quarantined(id.to_owned()));
         }
-        let mut scheduler = self.scheduler();
-        if !scheduler.workers.contains_key(id) {
-            return Err(JobError::UnknownWorker(id.to_owned()));
-        }
-        scheduler.seen(id, now);
-        if max == 0 {
-            return Ok(Vec::new());
-        }
-        let store = &self.store;
-        let mut id_error = None;
-        let granted = scheduler.lease(id, max, now, || {
-            store.generate_id().unwrap_or_else(|e| {
-                id_error = Some(e);
-                0
-            })
-        });
-        if let Some(error) = id_error {
-            for (job_id, active) in granted {
-                scheduler.put_back(job_id, active);
+        let _writes = self.writes();
+        let queued = {
+            let mut scheduler = self.scheduler();
+            if !scheduler.workers().contains_key(id) {
+                return Err(JobError::UnknownWorker(id.to_owned()));
             }
-            return Err(error.into());
+            scheduler.seen(id, now);
+            scheduler.pending().0
+        };
+        // Only this call takes jobs from the queue while `writes` is held, so there are at
+        // least as many queued now as when counted (less any this worker may not take).
+        let wanted = max.min(usize::try_from(queued).unwrap_or(usize::MAX));
+        let mut lease_ids = Vec::with_capacity(wanted);
+        for _ in 0..wanted {
+            lease_ids.push(self.store.generate_id()?);
         }
+        let mut lease_ids = lease_ids.into_iter();
+        let granted = self.scheduler().lease(id, wanted, now, || lease_ids.next());
         let mut jobs = Vec::with_capacity(granted.len());
         for (job_id, active) in granted {
             self.store.put_job(job_id, &active.record)?;
@@ -298,7 +313,7 @@ impl JobQueue {
                 task: active.task,
             });
         }
-        self.metrics().leases(LeaseEvent::Granted, jobs.len());
+        self.metrics.leases(LeaseEvent::Granted, jobs.len());
         Ok(jobs)
     }
 
@@ -314,8 +329,9 @@ impl JobQueue {
     /// Takes back leases a worker gives up; returns how many it held.
     pub fn return_leases(&self, worker_id: &str, lease_ids: &[u64]) -> Result<usize, JobError> {
         let id = checked_worker_id(worker_id)?;
+        let _writes = self.writes();
         let changed = self.scheduler().return_leases(id, lease_ids);
-        self.metrics().leases(LeaseEvent::Returned, changed.len());
+        self.metrics.leases(LeaseEvent::Returned, changed.len());
         for (job_id, record) in &changed {
             self.store.put_job(*job_id, record)?;
         }
@@ -337,7 +353,7 @@ impl JobQueue {
     /// Stores `tasks` as queued jobs and queues them once durable; returns their ids.
     pub(crate) async fn queue(&self, tasks: Vec<Task>) -> Result<Vec<u64>, StoreError> {
         // A submission may hold 10^5 jobs: their records are written on the blocking pool.
-        let (store, metrics) = (self.store.clone(), self.metrics().clone());
+        let (store, metrics) = (self.store.clone(), self.metrics.clone());
         let records = blocking(move || {
             let mut records = Vec::with_capacity(tasks.len());
             for task in tasks {
@@ -374,6 +390,7 @@ impl JobQueue {
 
     /// [`JobQueue::cancel`] without waiting for durability (start-up clean-up).
     pub(crate) fn cancel_unflushed(&self, job_ids: &[u64]) -> Result<usize, StoreError> {
+        let _writes = self.writes();
         let changed = self.scheduler().cancel(job_ids);
         self.record_changes(&changed)?;
         Ok(changed.len())
@@ -385,6 +402,7 @@ impl JobQueue {
     pub fn expire_leases(&self) -> Result<usize, StoreError> {
         let now = self.clock.now();
         let silence = self.settings.lease_duration * self.settings.prune_after_leases;
+        let _writes = self.writes();
         let (changed, pruned) = {
             let mut scheduler = self.scheduler();
             let changed = scheduler.expire(now);
@@ -397,7 +415,7 @@ impl JobQueue {
         for worker in pruned {
             tracing::info!(worker = ?worker, "silent worker forgotten");
         }
-        self.metrics().leases(LeaseEvent::Expired, changed.len());
+        self.metrics.leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
             tracing::info!(job = job_id, state = ?JobState::from_stored(record.state), "lease expired");
         }
@@ -427,7 +445,7 @@ impl JobQueue {
 
     /// Workers known (silent ones are forgotten after a while): each runs one job at a time.
     pub(crate) fn worker_count(&self) -> usize {
-        self.scheduler().workers.len()
+        self.scheduler().workers().len()
     }
 
     /// The canonical positions of queued or leased analyse and solve jobs, each with the id of
@@ -460,15 +478,10 @@ impl JobQueue {
         for (id, record) in jobs {
             let task = record.task.as_ref().and_then(|t| Task::try_from(t).ok());
             if let Some(task) = &task {
-                self.metrics().job_queued(task.kind());
+                self.metrics.job_queued(task.kind());
             }
             scheduler.restore(*id, record.clone(), task, now);
         }
-    }
-
-    /// The flags cross-checks gave workers.
-    pub fn flags(&self) -> &WorkerFlags {
-        &self.flags
     }
 
     /// Takes a leased job out of the queue to complete it; [`JobQueue::put_back`] undoes it.
@@ -506,12 +519,12 @@ mod tests {
 
     fn queue_with_clock(dir: &std::path::Path, clock: Arc<ManualClock>) -> JobQueue {
         let store = Arc::new(Store::open(dir).unwrap());
-        let settings = Settings {
+        let settings = JobSettings {
             lease_duration: Duration::from_secs(30),
             max_attempts: 2,
-            ..Settings::default()
+            ..JobSettings::default()
         };
-        JobQueue::open(store, settings, clock).unwrap()
+        JobQueue::open_alone(store, settings, clock).unwrap()
     }
 
     #[tokio::test]

@@ -10,7 +10,7 @@ use pentago::Position;
 use pentagrid_proto::Task;
 
 pub use super::registry::WorkerInfo;
-use super::registry::{DEFAULT_MAX_WORKERS, Registry, RegistryFull};
+use super::registry::{Registry, RegistryFull};
 use crate::store::{JobState, StoredJob};
 
 /// A job that is queued or leased.
@@ -55,23 +55,23 @@ pub struct Scheduler {
     book_jobs: HashMap<u64, BookJobs>,
     leases: HashMap<u64, Lease>,
     /// The known workers, bounded.
-    pub workers: Registry,
+    workers: Registry,
     lease_duration: Duration,
     max_attempts: u32,
     /// Jobs done, failed and cancelled.
-    pub finished: [u64; 3],
+    finished: [u64; 3],
 }
 
 impl Scheduler {
-    /// An empty scheduler.
+    /// An empty scheduler that knows at most `max_workers` workers at once.
     #[must_use]
-    pub fn new(lease_duration: Duration, max_attempts: u32) -> Scheduler {
+    pub fn new(lease_duration: Duration, max_attempts: u32, max_workers: usize) -> Scheduler {
         Scheduler {
             queue: VecDeque::new(),
             active: HashMap::new(),
             book_jobs: HashMap::new(),
             leases: HashMap::new(),
-            workers: Registry::new(DEFAULT_MAX_WORKERS),
+            workers: Registry::new(max_workers),
             lease_duration,
             max_attempts,
             finished: [0; 3],
@@ -106,18 +106,29 @@ impl Scheduler {
         }
     }
 
+    /// The known workers.
+    pub fn workers(&self) -> &Registry {
+        &self.workers
+    }
+
+    /// Jobs done, failed and cancelled.
+    pub fn finished(&self) -> [u64; 3] {
+        self.finished
+    }
+
     /// Notes a call from a worker.
     pub fn seen(&mut self, worker_id: &str, now: Instant) {
         self.workers.seen(worker_id, now);
     }
 
-    /// Grants up to `max` queued jobs to `worker_id`; `lease_ids` supplies fresh ids.
+    /// Grants up to `max` queued jobs to `worker_id`; `lease_ids` supplies fresh ids, and the
+    /// grant stops early when it runs out of them.
     pub fn lease(
         &mut self,
         worker_id: &str,
         max: usize,
         now: Instant,
-        mut lease_ids: impl FnMut() -> u64,
+        mut lease_ids: impl FnMut() -> Option<u64>,
     ) -> Vec<(u64, Active)> {
         let mut granted = Vec::new();
         // Jobs this worker may not take (cross-checks of its own claims) keep their places.
@@ -138,7 +149,10 @@ impl Scheduler {
                 passed_over.push(job_id);
                 continue;
             }
-            let lease_id = lease_ids();
+            let Some(lease_id) = lease_ids() else {
+                self.queue.push_front(job_id);
+                break;
+            };
             active.record.state = JobState::Leased as u32;
             active.record.attempts += 1;
             active.record.lease_id = lease_id;
@@ -455,6 +469,7 @@ fn book_position(task: &Task) -> Option<&Position> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jobs::registry::DEFAULT_MAX_WORKERS;
     use pentago::Move;
 
     fn job() -> (StoredJob, Task) {
@@ -468,7 +483,7 @@ mod tests {
 
     #[test]
     fn excluded_workers_pass_over_a_job_that_keeps_its_place() {
-        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let t0 = Instant::now();
         let (record, task) = job();
         let check = StoredJob {
@@ -480,7 +495,7 @@ mod tests {
         let mut next = 100;
         let mut ids = || {
             next += 1;
-            next
+            Some(next)
         };
         let granted = s.lease("claimant", 5, t0, &mut ids);
         assert_eq!(granted.iter().map(|g| g.0).collect::<Vec<_>>(), [2]);
@@ -491,14 +506,14 @@ mod tests {
 
     #[test]
     fn leases_expire_back_to_the_queue_and_then_fail() {
-        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let t0 = Instant::now();
         let (record, task) = job();
         s.restore(1, record, Some(task), t0);
         let mut next = 100;
         let mut ids = || {
             next += 1;
-            next
+            Some(next)
         };
         let granted = s.lease("w1", 5, t0, &mut ids);
         assert_eq!(granted.len(), 1);
@@ -520,11 +535,11 @@ mod tests {
 
     #[test]
     fn only_the_holder_can_submit() {
-        let mut s = Scheduler::new(Duration::from_secs(10), 3);
+        let mut s = Scheduler::new(Duration::from_secs(10), 3, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
         let (record, task) = job();
         s.restore(1, record, Some(task), now);
-        let lease_id = s.lease("w1", 1, now, || 7)[0].1.record.lease_id;
+        let lease_id = s.lease("w1", 1, now, || Some(7))[0].1.record.lease_id;
         assert!(s.take_for_submit("w2", 1, lease_id).is_err());
         assert!(s.take_for_submit("w1", 2, lease_id).is_err());
         let active = s.take_for_submit("w1", 1, lease_id).unwrap();
@@ -535,11 +550,11 @@ mod tests {
 
     #[test]
     fn a_reported_failure_requeues_until_the_attempts_run_out() {
-        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
         let (record, task) = job();
         s.restore(1, record, Some(task), now);
-        s.lease("w1", 1, now, || 7);
+        s.lease("w1", 1, now, || Some(7));
         assert!(
             s.fail_attempt("w2", 1, 7, "boom").is_err(),
             "not the holder"
@@ -548,7 +563,7 @@ mod tests {
         assert_eq!(JobState::from_stored(record.state), JobState::Queued);
         assert_eq!(record.error, "boom");
         assert_eq!(s.state(1), Some(JobState::Queued));
-        s.lease("w1", 1, now, || 8);
+        s.lease("w1", 1, now, || Some(8));
         let record = s.fail_attempt("w1", 1, 8, "boom again").unwrap();
         assert_eq!(
             (JobState::from_stored(record.state), record.error.as_str()),
@@ -559,7 +574,7 @@ mod tests {
 
     #[test]
     fn silent_workers_without_leases_are_pruned() {
-        let mut s = Scheduler::new(Duration::from_secs(10), 2);
+        let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let t0 = Instant::now();
         for id in ["quiet", "busy", "fresh"] {
             let info = WorkerInfo {
@@ -572,7 +587,7 @@ mod tests {
         }
         let (record, task) = job();
         s.restore(1, record, Some(task), t0);
-        s.lease("busy", 1, t0, || 7);
+        s.lease("busy", 1, t0, || Some(7));
         s.seen("fresh", t0 + Duration::from_secs(50));
         assert!(
             s.prune_workers(t0).is_empty(),
@@ -587,22 +602,22 @@ mod tests {
 
     #[test]
     fn returned_leases_requeue_without_costing_an_attempt() {
-        let mut s = Scheduler::new(Duration::from_secs(10), 1);
+        let mut s = Scheduler::new(Duration::from_secs(10), 1, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
         let (record, task) = job();
         s.restore(1, record, Some(task), now);
-        s.lease("w1", 1, now, || 7);
+        s.lease("w1", 1, now, || Some(7));
         let changed = s.return_leases("w1", &[7]);
         assert_eq!(changed[0].1.attempts, 0);
         assert_eq!(s.pending(), (1, 0));
         assert_eq!(s.cancel(&[1]).len(), 1);
         assert_eq!(s.pending(), (0, 0));
-        assert!(s.lease("w1", 1, now, || 8).is_empty());
+        assert!(s.lease("w1", 1, now, || Some(8)).is_empty());
     }
 
     #[test]
     fn the_book_index_follows_jobs_in_any_frame_until_they_leave() {
-        let mut s = Scheduler::new(Duration::from_secs(10), 1);
+        let mut s = Scheduler::new(Duration::from_secs(10), 1, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
         let after: Move = "a1-1R".parse().unwrap();
         let mirrored: Move = "f6-4R".parse().unwrap();
@@ -632,7 +647,7 @@ mod tests {
         positions.sort_by_key(|(job, _)| *job);
         assert_eq!(positions.len(), 2, "one entry per canonical position");
         assert_eq!(positions[0], (1, one.canonical().position));
-        s.lease("w", 1, now, || 7);
+        s.lease("w", 1, now, || Some(7));
         let taken = s.take_for_submit("w", 1, 7).unwrap();
         assert_eq!(
             s.book_job(key),
@@ -643,7 +658,7 @@ mod tests {
         assert_eq!(s.book_job(key), Some(2), "a job put back is indexed again");
         s.cancel(&[2]);
         assert_eq!(s.book_job(key), Some(1));
-        s.lease("w", 1, now, || 8);
+        s.lease("w", 1, now, || Some(8));
         s.expire(now + Duration::from_secs(11));
         assert_eq!(
             s.book_job(key),

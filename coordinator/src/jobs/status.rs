@@ -86,7 +86,7 @@ impl JobQueue {
         let (queued, leased) = scheduler.pending();
         let now = self.clock.now();
         let limit = page.limit.min(DEFAULT_WORKERS_PAGE);
-        let (listed, next_workers) = scheduler.workers.page(page.after.as_ref(), limit);
+        let (listed, next_workers) = scheduler.workers().page(page.after.as_ref(), limit);
         let leases = if listed.is_empty() {
             Default::default()
         } else {
@@ -104,8 +104,8 @@ impl JobQueue {
                 flags: 0,
             })
             .collect();
-        let worker_count = scheduler.workers.len() as u64;
-        let [done, failed, cancelled] = scheduler.finished;
+        let worker_count = scheduler.workers().len() as u64;
+        let [done, failed, cancelled] = scheduler.finished();
         drop(leases);
         drop(scheduler);
         for worker in &mut workers {
@@ -129,8 +129,8 @@ impl JobQueue {
         let now = self.clock.now();
         let scheduler = self.scheduler();
         match now.checked_sub(within) {
-            Some(since) => scheduler.workers.seen_since(since),
-            None => scheduler.workers.len(),
+            Some(since) => scheduler.workers().seen_since(since),
+            None => scheduler.workers().len(),
         }
     }
 }

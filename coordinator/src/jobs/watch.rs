@@ -296,16 +296,16 @@ mod tests {
 
     use super::*;
     use crate::clock::ManualClock;
-    use crate::jobs::Settings;
+    use crate::jobs::JobSettings;
     use crate::store::Store;
 
     fn queue(dir: &std::path::Path) -> Arc<JobQueue> {
         let store = Arc::new(Store::open(dir).unwrap());
-        let settings = Settings {
+        let settings = JobSettings {
             max_attempts: 1,
-            ..Settings::default()
+            ..JobSettings::default()
         };
-        Arc::new(JobQueue::open(store, settings, Arc::new(ManualClock::default())).unwrap())
+        Arc::new(JobQueue::open_alone(store, settings, Arc::new(ManualClock::default())).unwrap())
     }
 
     fn solve() -> Task {

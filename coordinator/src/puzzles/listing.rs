@@ -244,6 +244,7 @@ mod tests {
 
     use super::*;
     use crate::jobs::JobQueue;
+    use crate::offload::BackgroundPriority;
     use crate::puzzles::read_puzzle;
     use crate::store::Store;
 
@@ -278,9 +279,13 @@ mod tests {
             .unwrap();
         let clock = Arc::new(crate::clock::ManualClock::default());
         let jobs = Arc::new(
-            JobQueue::open(store.clone(), crate::jobs::Settings::default(), clock).unwrap(),
+            JobQueue::open_alone(store.clone(), crate::jobs::JobSettings::default(), clock)
+                .unwrap(),
         );
-        (dir, PuzzleMiner::new(store, jobs))
+        (
+            dir,
+            PuzzleMiner::new(store, jobs, BackgroundPriority::Normal),
+        )
     }
 
     #[tokio::test]

@@ -297,7 +297,7 @@ impl PuzzleMiner {
         let kept = self.finder.lock().ok().and_then(|mut slot| slot.take());
         let mut miner = Miner::new(request, kept);
         let mut queue = VerifyQueue::new(request.max_moves);
-        let priority = self.jobs.background_priority();
+        let priority = self.background;
         // Stored games, the book, then random games, a bounded step at a time on the blocking
         // pool: the scan, the probes and the play grow with the database and the request, the
         // runtime must not. Each full job of candidates is queued as soon as it is found, so

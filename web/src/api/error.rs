@@ -28,11 +28,21 @@ pub enum ApiError {
     #[error("method {0} is not allowed here: the API only reads (GET)")]
     MethodNotAllowed(String),
     /// The request target is too long.
-    #[error("the URI is {0} bytes long; at most {max} are taken", max = crate::refusals::MAX_URI_BYTES)]
-    UriTooLong(usize),
+    #[error("the URI is {bytes} bytes long; at most {max} are taken")]
+    UriTooLong {
+        /// Its length.
+        bytes: usize,
+        /// The longest taken.
+        max: usize,
+    },
     /// The headers are too large.
-    #[error("the request headers are too large ({0} bytes); at most {max} are taken", max = crate::refusals::MAX_HEADER_BYTES)]
-    HeadersTooLarge(usize),
+    #[error("the request headers are too large ({bytes} bytes); at most {max} are taken")]
+    HeadersTooLarge {
+        /// Their size.
+        bytes: usize,
+        /// The largest taken.
+        max: usize,
+    },
     /// The coordinator could not answer.
     #[error(transparent)]
     Source(#[from] SourceError),
@@ -60,8 +70,8 @@ impl ApiError {
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::NoRoute(_) => (StatusCode::NOT_FOUND, "no_route"),
             ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
-            ApiError::UriTooLong(_) => (StatusCode::URI_TOO_LONG, "uri_too_long"),
-            ApiError::HeadersTooLarge(_) => (
+            ApiError::UriTooLong { .. } => (StatusCode::URI_TOO_LONG, "uri_too_long"),
+            ApiError::HeadersTooLarge { .. } => (
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 "headers_too_large",
             ),

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use pentago::{Position, Symmetry};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
 use pentagrid_tests::TestCluster;
 use pentagrid_web::BookCacheSettings;
@@ -24,7 +24,7 @@ fn playout_games(answer: &Answer) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn book_answers_are_kept_for_their_max_age_and_not_with_the_cache_off() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     // Long enough that the kept answer cannot expire during the test.
     let kept = BookCacheSettings {
         max_age: Duration::from_secs(3_600),

@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::time::Instant;
 
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
 use pentagrid_tests::TestCluster;
 use pentagrid_web::BookCacheSettings;
@@ -88,7 +88,7 @@ async fn refusals_before_a_handler_are_json_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cluster_page_answers_with_ten_thousand_workers() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let base = start_explorer(&cluster, BookCacheSettings::default()).await;
     let client = cluster.client();
     for chunk in (0..10_000).collect::<Vec<u32>>().chunks(16) {

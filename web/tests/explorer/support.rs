@@ -9,7 +9,7 @@ use http_body_util::{BodyExt, Empty};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use pentago::{Player, Position, Puzzle, UctConfig};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Task, v2};
 use pentagrid_tests::TestCluster;
 use pentagrid_web::{BookCacheSettings, Source};
@@ -88,7 +88,7 @@ fn solved_position() -> (Position, i8) {
 type Running = (TestCluster, tokio::sync::watch::Sender<bool>);
 
 async fn build() -> (Fixture, Running) {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let (stop_worker, _worker) = cluster.worker("web-test-worker", 2);
     let start = Position::START;

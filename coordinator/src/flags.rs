@@ -1,5 +1,6 @@
 //! Workers caught with wrong claims: their flag counts, which every lease and submission
-//! consults, kept in memory beside their durable records (read back at open).
+//! consults, kept in memory beside their durable records (read back at open). Below both the
+//! job queue (which refuses leases to quarantined workers) and the cross-checks (which flag).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
