@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use pentago::{OpeningSource, Player, RatingOptions, TournamentKind};
 use pentagrid_client::tournaments::{self, TournamentPlan};
-use pentagrid_coordinator::Settings;
+use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
 use pentagrid_tests::TestCluster;
 
@@ -26,12 +26,12 @@ fn plan(kind: TournamentKind, texts: &[&str], pairs: u64) -> TournamentPlan {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_three_player_round_robin_is_played_stored_and_rated() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let texts = ["uct:playouts=200", "flat:playouts=50", "random"];
     let plan = plan(TournamentKind::RoundRobin, &texts, 4);
     let id = tournaments::start(&cluster.client(), &plan).await.unwrap();
     // Nothing played yet: the tournament is its queued matches, and they survive a restart.
-    let cluster = cluster.restart(Settings::default()).await;
+    let cluster = cluster.restart(CoordinatorSettings::default()).await;
     let client = cluster.client();
     let queued = tournaments::status(&client, id).await.unwrap();
     assert_eq!(queued.matches.len(), 3);
@@ -97,7 +97,7 @@ async fn a_three_player_round_robin_is_played_stored_and_rated() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gauntlet_pairs_its_first_player_with_each_other_one() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let client = cluster.client();
     let texts = [
         "flat:playouts=30",
@@ -174,7 +174,7 @@ async fn a_gauntlet_pairs_its_first_player_with_each_other_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_match_joins_only_a_tournament_that_exists() {
-    let cluster = TestCluster::start(Settings::default()).await;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let request = |kind: &str, tournament_id: u64| v2::CreateMatchRequest {
         a: "random".into(),
