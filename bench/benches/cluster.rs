@@ -244,7 +244,6 @@ async fn overhead() {
         ack_log: None,
         max_results: Some(JOBS as u64),
         identity: pentagrid_worker::WorkerIdentity::Fresh,
-        panic_message: None,
     };
     let (_stop, stopped) = watch::channel(false);
     pentagrid_worker::run(options, stopped)

@@ -46,7 +46,7 @@ fn main() -> std::process::ExitCode {
         // success, as `cat` and `grep` do when the shell ignores SIGPIPE.
         Err(error) if output::is_closed_pipe(&error) => std::process::ExitCode::SUCCESS,
         Err(error) => {
-            match error.downcast_ref::<pentagrid_client::ClientError>() {
+            match client_error(&error) {
                 Some(error @ pentagrid_client::ClientError::Rpc(_)) if error.is_unreachable() => {
                     output::errln!("error: the coordinator is unreachable: {error}");
                 }
@@ -58,4 +58,15 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// The client library's error behind `error`, directly or inside an embedded cluster's.
+fn client_error(error: &anyhow::Error) -> Option<&pentagrid_client::ClientError> {
+    error
+        .downcast_ref::<pentagrid_client::ClientError>()
+        .or_else(|| {
+            error
+                .downcast_ref::<pentagrid_embedded::EmbeddedError>()
+                .and_then(pentagrid_embedded::EmbeddedError::client_error)
+        })
 }

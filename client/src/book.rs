@@ -8,7 +8,7 @@
 use std::io::{BufRead, Write};
 
 use pentago::{Position, Value};
-use pentagrid_coordinator::MAX_IMPORT_ROWS;
+use pentagrid_proto::limits::MAX_IMPORT_ROWS;
 use pentagrid_proto::{Client, v2, value_of_wire, value_to_wire};
 use serde_json::json;
 
@@ -37,6 +37,8 @@ impl RowFormat {
 
 /// The CSV header line.
 pub const CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
+
+pub use crate::book_tables::{BookRow, BookTables, tables};
 
 /// Rows per export page.
 const PAGE_ROWS: u32 = 1000;

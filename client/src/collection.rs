@@ -6,10 +6,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use pentago::{Color, DIFFICULTY_LABELS, Puzzle, Theme, difficulty_label};
-use pentagrid_proto::v2;
-
 use crate::error::{ClientError, Result};
+use crate::puzzles::PuzzleFilter;
+use pentago::{Color, DIFFICULTY_LABELS, Puzzle, Theme, difficulty_label};
 
 /// Which stored puzzles go into a collection.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,13 +65,13 @@ impl Selection {
     /// The coordinator-side part of the selection (lengths and difficulty bounds); labels,
     /// themes and the count are applied by [`Collection::new`].
     #[must_use]
-    pub fn request(&self) -> v2::ListPuzzlesRequest {
-        v2::ListPuzzlesRequest {
+    pub fn filter(&self) -> PuzzleFilter {
+        PuzzleFilter {
             min_moves: self.min_moves,
             max_moves: self.max_moves,
             min_difficulty: self.min_difficulty,
             max_difficulty: self.max_difficulty,
-            ..Default::default()
+            ..PuzzleFilter::default()
         }
     }
 

@@ -40,25 +40,6 @@ pub enum ClientError {
         /// The failure.
         source: std::io::Error,
     },
-    /// The embedded cluster's database could not be opened.
-    #[error("opening the database in {path}")]
-    Database {
-        /// The database directory.
-        path: String,
-        /// The failure.
-        source: pentagrid_coordinator::store::StoreError,
-    },
-    /// A backup file could not be read, is damaged, or could not be restored.
-    #[error("{path}: {source}")]
-    Backup {
-        /// The backup file.
-        path: String,
-        /// What went wrong.
-        source: pentagrid_coordinator::store::backup::BackupError,
-    },
-    /// The embedded coordinator failed.
-    #[error(transparent)]
-    Serve(#[from] pentagrid_coordinator::ServeError),
     /// A puzzle round ended with fewer new puzzles than asked for.
     #[error(
         "only {found} of the {wanted} puzzles asked for were found: {why}; raise --rounds or \

@@ -3,11 +3,12 @@
 
 use std::time::Duration;
 
-use pentagrid_coordinator::MAX_JOBS_PER_SUBMISSION;
+use pentagrid_proto::limits::MAX_JOBS_PER_SUBMISSION;
 use pentagrid_proto::{Client, MAX_MESSAGE_BYTES, Task, v2};
 use prost::Message;
 
 use crate::error::{ClientError, Result};
+use crate::status::ClusterStatus;
 
 /// How often a wait on one match or build asks the coordinator where it stands.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(200);
@@ -34,12 +35,13 @@ pub struct JobsProgress {
 }
 
 /// The coordinator's status.
-pub async fn status(client: &Client) -> Result<v2::StatusResponse> {
-    Ok(client
+pub async fn status(client: &Client) -> Result<ClusterStatus> {
+    let reply = client
         .clone()
         .status(v2::StatusRequest::default())
         .await?
-        .into_inner())
+        .into_inner();
+    Ok(ClusterStatus::from(reply))
 }
 
 /// Bytes of job specs per submission call: a quarter of the message cap, so a batch of large

@@ -1,24 +1,28 @@
 //! `pentagrid-client`: everything a program does with a pentagrid cluster, as a library —
-//! connecting (token, TLS), submitting jobs and waiting for them, the workflows (the default
-//! campaign of `pentagrid run`, opening studies, puzzle rounds, engine matches on the cluster
-//! or in process, the opening book's row formats) and the one embedded cluster that runs a
-//! whole cluster in this process. The `pentagrid` binary only parses arguments and prints.
+//! connecting (token, TLS), submitting jobs and waiting for them, and the workflows (the
+//! default campaign of `pentagrid run`, opening studies, puzzle rounds, engine matches on the
+//! cluster or in process, the opening book's row formats). The `pentagrid` binary only parses
+//! arguments and prints.
+//!
+//! The client is thin: it speaks to a coordinator over the wire only and links neither the
+//! coordinator nor the worker (a whole cluster in this process is `pentagrid-embedded`'s).
 //!
 //! Workflows report progress through callbacks and return plain reports; refusals by the
 //! coordinator keep their typed reason ([`ClientError::reason`]).
 
-pub mod backup;
 pub mod book;
+mod book_tables;
 pub mod campaign;
 pub mod collection;
 mod collection_html;
 mod connect;
-mod embedded;
 mod error;
 pub mod health;
 pub mod jobs;
+mod match_record;
 pub mod matches;
 pub mod puzzles;
+pub mod status;
 pub mod study;
 mod study_html;
 pub mod svg;
@@ -26,7 +30,7 @@ pub mod tournaments;
 
 pub use collection_html::collection_html;
 pub use connect::{connect, read_token};
-pub use embedded::{EmbeddedCluster, WorkerTask};
 pub use error::{ClientError, Result};
 pub use pentagrid_proto::Client;
+pub use pentagrid_proto::v2::ErrorReason;
 pub use study_html::study_html;

@@ -1,17 +1,18 @@
 //! Engine matches from a client: on the cluster (queued as game pairs, followed until the
 //! match ends) or in process (played here on a rayon pool). Both stop by the same SPRT rule,
-//! [`pentagrid_coordinator::sprt_stop`].
+//! [`pentago::sprt_stop`].
 
 use pentago::{
     Accuracy, MatchAccuracy, MatchScore, OpeningSource, PairResult, Player, Sprt, SprtDecision,
-    opening_seed, pair_accuracy, play_pair, random_opening,
+    opening_seed, pair_accuracy, play_pair, random_opening, sprt_stop,
 };
-
-use pentagrid_coordinator::{MAX_MATCH_PAIRS, sprt_stop};
+use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 use pentagrid_proto::{Client, accuracy_of_wire, pentanomial_counts, sprt_decision_of_wire, v2};
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
+
+pub use crate::match_record::{MatchRecord, MatchState, record, records};
 
 /// A match to play.
 #[derive(Clone, Debug)]
@@ -213,7 +214,7 @@ pub fn play_in_process(
             total.sides[0] += sides[0];
             total.sides[1] += sides[1];
         }
-        decision = sprt_stop::decision(&score, plan.sprt.as_ref());
+        decision = sprt_stop(&score, plan.sprt.as_ref());
         progress(&result, &score).map_err(progress_failed)?;
         if decision != SprtDecision::Continue {
             break;

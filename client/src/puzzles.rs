@@ -1,7 +1,7 @@
 //! Puzzle rounds from a client: ask the coordinator for candidates round after round until
 //! enough new puzzles are stored, and read the stored collection.
 
-use pentago::{MAX_PUZZLE_MOVES, Puzzle};
+use pentago::{MAX_PUZZLE_MOVES, Puzzle, Theme};
 use pentagrid_proto::{Client, v2};
 
 use crate::error::{ClientError, Result};
@@ -134,34 +134,101 @@ const MIN_ROUND_CANDIDATES: u64 = 16;
 /// early when its puzzles are large).
 const LIST_PAGE_SIZE: u32 = 100;
 
-/// The stored puzzles matching `filter`, in order: at most `filter.limit` (0: all), read page
-/// by page with the coordinator's cursor (the filter's own `page`, `page_size` and `cursor`
-/// are ignored).
-pub async fn list(client: &Client, filter: v2::ListPuzzlesRequest) -> Result<Vec<Puzzle>> {
-    let limit = filter.limit as usize;
+/// Which stored puzzles to read: the filters the coordinator applies (0 and `None`: no
+/// bound). The collection is ordered by mate length, then difficulty.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct PuzzleFilter {
+    /// Shortest mate.
+    pub min_moves: u32,
+    /// Longest mate.
+    pub max_moves: u32,
+    /// Least difficulty.
+    pub min_difficulty: f64,
+    /// Most difficulty.
+    pub max_difficulty: f64,
+    /// Only puzzles with this theme.
+    pub theme: Option<Theme>,
+    /// Only puzzles of this difficulty label (one of [`pentago::DIFFICULTY_LABELS`]).
+    pub level: Option<&'static str>,
+}
+
+impl PuzzleFilter {
+    /// The request for the page starting at `cursor` (empty: the first), `page_size` long.
+    fn request(&self, page: u32, page_size: u32, cursor: String) -> v2::ListPuzzlesRequest {
+        v2::ListPuzzlesRequest {
+            min_moves: self.min_moves,
+            max_moves: self.max_moves,
+            min_difficulty: self.min_difficulty,
+            max_difficulty: self.max_difficulty,
+            theme: self.theme.map(|t| t.name().to_owned()).unwrap_or_default(),
+            level: self.level.unwrap_or_default().to_owned(),
+            page,
+            page_size,
+            limit: 0,
+            cursor,
+        }
+    }
+}
+
+/// One page of the stored puzzles, as the coordinator pages them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PuzzlePage {
+    /// The page's puzzles, by mate length, then difficulty.
+    pub puzzles: Vec<Puzzle>,
+    /// Puzzles matching the filter, on all pages.
+    pub total: u64,
+}
+
+/// Every stored puzzle matching `filter`, in order, read page by page with the coordinator's
+/// cursor.
+pub async fn list(client: &Client, filter: &PuzzleFilter) -> Result<Vec<Puzzle>> {
     let mut puzzles = Vec::new();
     let mut cursor = String::new();
     loop {
-        let request = v2::ListPuzzlesRequest {
-            page: 0,
-            page_size: LIST_PAGE_SIZE,
-            limit: 0,
-            cursor,
-            ..filter.clone()
-        };
+        let request = filter.request(0, LIST_PAGE_SIZE, cursor);
         let reply = client.clone().list_puzzles(request).await?.into_inner();
         for json in &reply.puzzles_json {
             puzzles.push(read_puzzle(json)?);
         }
         cursor = reply.next_cursor;
-        if cursor.is_empty() || (limit > 0 && puzzles.len() >= limit) {
-            break;
+        if cursor.is_empty() {
+            return Ok(puzzles);
         }
     }
-    if limit > 0 {
-        puzzles.truncate(limit);
+}
+
+/// Page `page` (from 1) of the stored puzzles matching `filter`, `per_page` to a page (at most
+/// the coordinator's 100); a page past the last is refused by the coordinator. The
+/// coordinator ends a page early when its puzzles are large; the rest of the page is read on
+/// from its cursor, so that page `n` always starts after `n - 1` full pages.
+pub async fn page(
+    client: &Client,
+    filter: &PuzzleFilter,
+    page: u32,
+    per_page: u32,
+) -> Result<PuzzlePage> {
+    let mut request = filter.request(page, per_page, String::new());
+    let mut puzzles = Vec::new();
+    loop {
+        let reply = client
+            .clone()
+            .list_puzzles(request.clone())
+            .await?
+            .into_inner();
+        for json in &reply.puzzles_json {
+            puzzles.push(read_puzzle(json)?);
+        }
+        let short = (per_page as usize).saturating_sub(puzzles.len());
+        if short == 0 || reply.next_cursor.is_empty() {
+            return Ok(PuzzlePage {
+                puzzles,
+                total: reply.total,
+            });
+        }
+        request.page = 0;
+        request.page_size = u32::try_from(short).unwrap_or(per_page);
+        request.cursor = reply.next_cursor;
     }
-    Ok(puzzles)
 }
 
 /// The stored puzzle whose position has `key` (the puzzle's own position, in its frame).

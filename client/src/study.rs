@@ -3,7 +3,7 @@
 //! each, and how often the aimed five is completed.
 
 use pentago::{Color, MoveNotation, Opening, Player, Position, Status, UctConfig, Value};
-use pentagrid_coordinator::MAX_BOOK_ROWS;
+use pentagrid_proto::limits::MAX_BOOK_ROWS;
 use pentagrid_proto::{Client, Task, v2};
 
 use crate::book::{proven, show, win_rate, win_rate_interval};

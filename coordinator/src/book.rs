@@ -12,13 +12,10 @@ use crate::offload::blocking;
 use crate::paging::{self, PageError, check_start};
 use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, StoredGame, Table};
 
-/// Most positions one export page reads, and most game ids one games call names.
-pub const MAX_BOOK_ROWS: usize = 10_000;
+pub use pentagrid_proto::limits::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 /// An export page ends after the position that brings it to this many rows (a position has at
 /// most a few hundred), so a page stays far below the message cap.
 pub const EXPORT_PAGE_ROWS: usize = 3_000;
-/// Most rows one import call carries (a row is well under 100 bytes on the wire).
-pub const MAX_IMPORT_ROWS: usize = 4_000;
 /// Games answered per page unless asked for fewer, and at most (a game is at most about
 /// 600 bytes on the wire).
 pub const GAMES_PAGE_SIZE: u64 = 500;

@@ -5,7 +5,7 @@
 //! - [`ingest`]: results checked against their lease and job ([`validate`]) and applied once;
 //! - [`crosscheck`]: exact claims held back until a second party confirms them, disputes
 //!   settled by a third, wrong workers flagged and quarantined;
-//! - [`matches`]: engine matches and how they stop ([`sprt_stop`]);
+//! - [`matches`]: engine matches and how they stop ([`pentago::sprt_stop`]);
 //! - [`book`] and [`builder`]: reading, moving and growing the opening book;
 //! - [`puzzles`]: mining candidates and listing puzzles;
 //! - [`store`]: the only module that touches sled;
@@ -26,7 +26,6 @@ mod api;
 pub mod book;
 pub mod builder;
 pub mod clock;
-pub mod connections;
 mod coordinator;
 pub mod crosscheck;
 mod flags;
@@ -42,7 +41,6 @@ pub mod puzzles;
 mod seed;
 mod server;
 mod settings;
-pub mod sprt_stop;
 pub mod store;
 mod validate;
 
@@ -52,7 +50,6 @@ pub use api::untrusted::{check_book_import, check_result};
 pub use book::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 pub use builder::{MAX_BUILD_WINDOW, MIN_BUILD_WINDOW};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use connections::{ConnectionLimits, LimitsError};
 pub use coordinator::{ClusterStatus, Coordinator};
 pub use crosscheck::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 pub use flags::{FlaggedWorker, QUARANTINE_FLAGS};
@@ -63,6 +60,7 @@ pub use jobs::{
 pub use matches::MAX_MATCH_PAIRS;
 pub use metrics::{Metrics, MetricsSnapshot, SizeGauges};
 pub use offload::BackgroundPriority;
+pub use pentagrid_proto::connections::{self, ConnectionLimits, LimitsError};
 pub use puzzles::MAX_PUZZLE_CANDIDATES;
 pub use seed::job_seed;
 pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening, serve_with};

@@ -1,6 +1,6 @@
 //! Engine matches on the cluster: a match becomes one job per game pair; each pair result
 //! updates the match's counts in the same transaction that stores it (see
-//! [`crate::store::StoredMatch::add_pair`] and [`crate::sprt_stop`]), and once the SPRT decides,
+//! [`crate::store::StoredMatch::add_pair`] and [`pentago::sprt_stop`]), and once the SPRT decides,
 //! the match's unplayed pairs are cancelled — here, in [`Matches::stop_if_decided`].
 
 use std::sync::Arc;
@@ -17,8 +17,7 @@ use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError, StoredGame, StoredMatch};
 
-/// Most pairs one match may ask for.
-pub const MAX_MATCH_PAIRS: u64 = 100_000;
+pub use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 
 /// Most matches one listing returns.
 pub const MAX_LISTED_MATCHES: u32 = 100;

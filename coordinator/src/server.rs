@@ -6,13 +6,13 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use pentagrid_proto::connections::{ConnectionLimits, LimitsError, bounded_incoming};
 use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use crate::api::auth::Credentials;
 use crate::api::{Service, grpc_service};
-use crate::connections::{ConnectionLimits, LimitsError, bounded_incoming};
 use crate::coordinator::Coordinator;
 use crate::health::{Gate, Health};
 use crate::metrics::{Metrics, RpcLatencyLayer};

@@ -52,6 +52,7 @@ pub use play::rating::{
     elo_of_score, rating_list, score_of_elo, win_rate,
 };
 pub use play::selfplay::{GameRecord, play_game};
+pub use play::sprt_stop::sprt_stop;
 pub use play::themes::{ParseThemeError, Theme};
 pub use play::tournament::{
     MAX_TOURNAMENT_PLAYERS, ParseTournamentKindError, TournamentError, TournamentKind,

@@ -1,9 +1,13 @@
 //! `pentagrid-proto`: the gRPC API of the cluster (package `pentagrid.v2`) and the
-//! conversions between its wire messages and engine types, in one place.
+//! conversions between its wire messages and engine types, in one place; the [`limits`] on a
+//! call that both sides keep; and [`connections`], the bounded accepting of connections that
+//! the project's servers (gRPC and the explorer's HTTP) share.
 
 mod client;
+pub mod connections;
 mod convert;
 mod errors;
+pub mod limits;
 mod states;
 
 /// The generated messages, client and server of `pentagrid.v2`.
@@ -13,6 +17,7 @@ pub mod v2 {
 }
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
+pub use connections::{ConnectionLimits, LimitsError};
 pub use convert::{
     MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
 };

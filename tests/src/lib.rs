@@ -1,11 +1,11 @@
-//! Helpers for the cross-crate integration tests in `tests/`: the client library's embedded
-//! cluster on a temporary database, with a fixed token and panics instead of errors.
+//! Helpers for the cross-crate integration tests in `tests/`: the embedded cluster on a
+//! temporary database, with a fixed token and panics instead of errors.
 
 use std::ops::Deref;
 use std::time::{Duration, Instant};
 
-use pentagrid_client::EmbeddedCluster;
 use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, serve};
+use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_proto::{Client, v2};
 use tokio::sync::watch;
 
@@ -53,11 +53,13 @@ impl TestCluster {
         (stop, handle)
     }
 
-    /// The coordinator's status.
+    /// The coordinator's status, as it answers on the wire (every field, for the tests).
     pub async fn status(&self) -> v2::StatusResponse {
-        pentagrid_client::jobs::status(&self.client())
+        self.client()
+            .status(v2::StatusRequest::default())
             .await
             .expect("status")
+            .into_inner()
     }
 
     /// Waits until `done` jobs are finished (panics after `timeout`).

@@ -7,9 +7,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pentago::Position;
-use pentagrid_client::backup::{BackupSummary, fetch, restore, verify};
-use pentagrid_client::{Client, EmbeddedCluster};
+use pentagrid_client::Client;
 use pentagrid_coordinator::{CoordinatorSettings, Credentials, Grant, Role};
+use pentagrid_embedded::EmbeddedCluster;
+use pentagrid_embedded::backup::{BackupSummary, fetch, restore, verify};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Task, reason_of, v2};
 use pentagrid_tests::ServedCoordinator;
@@ -32,7 +33,12 @@ fn selfplay() -> Task {
 }
 
 async fn status(client: &Client) -> v2::StatusResponse {
-    pentagrid_client::jobs::status(client).await.unwrap()
+    client
+        .clone()
+        .status(v2::StatusRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
 }
 
 /// Every book row (with games, tables and proven values), in key order.
@@ -231,7 +237,7 @@ async fn only_an_admin_token_takes_a_backup() {
     let out = dir.path().join("refused.pgbak");
     for token in ["worker-token", "read-token"] {
         let error = fetch(&served.client(token), &out).await.unwrap_err();
-        let pentagrid_client::ClientError::Rpc(status) = &error else {
+        let Some(pentagrid_client::ClientError::Rpc(status)) = error.client_error() else {
             panic!("{token}: {error}");
         };
         assert_eq!(status.code(), Code::PermissionDenied, "{token}");

@@ -10,10 +10,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use pentago::Position;
-use pentagrid_client::EmbeddedCluster;
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_coordinator::store::manifest::{self, Fact};
 use pentagrid_coordinator::store::{OpenCheck, Store, StoreError, Totals};
+use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_proto::Task;
 
 const ANALYSES: usize = 50;
@@ -61,7 +61,13 @@ fn original() -> &'static Original {
                 .await
                 .unwrap();
             let started = std::time::Instant::now();
-            while pentagrid_client::jobs::status(&client).await.unwrap().done < JOBS {
+            while pentagrid_client::jobs::status(&client)
+                .await
+                .unwrap()
+                .jobs
+                .done
+                < JOBS
+            {
                 assert!(started.elapsed() < Duration::from_secs(300), "jobs stuck");
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }

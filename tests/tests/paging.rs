@@ -244,7 +244,7 @@ async fn puzzles_come_in_pages_and_one_by_its_key() {
     puzzles::generate(&client, &goal, &mut |_| {})
         .await
         .unwrap();
-    let all = puzzles::list(&client, v2::ListPuzzlesRequest::default())
+    let all = puzzles::list(&client, &pentagrid_client::puzzles::PuzzleFilter::default())
         .await
         .unwrap();
     assert!(all.len() >= 2, "{} puzzles", all.len());

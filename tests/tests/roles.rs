@@ -466,7 +466,6 @@ async fn each_token_is_refused_outside_its_role_and_nothing_changes() {
         ack_log: None,
         max_results: None,
         identity: pentagrid_worker::WorkerIdentity::Fresh,
-        panic_message: None,
     };
     let (_stop, stopped) = watch::channel(false);
     let error = pentagrid_worker::run(options, stopped).await.unwrap_err();

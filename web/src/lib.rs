@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use pentagrid_coordinator::ConnectionLimits;
+use pentagrid_proto::ConnectionLimits;
 use tokio::net::TcpListener;
 
 pub use api::{ApiError, OPENAPI};

@@ -1,12 +1,12 @@
 //! The explorer's listener: connections bounded as the coordinator's are (a cap, handshake
 //! and idle timeouts, TCP keepalive, an accept loop that backs off when descriptors run out;
-//! see `pentagrid_coordinator::connections`), with TCP_NODELAY set.
+//! see `pentagrid_proto::connections`), with TCP_NODELAY set.
 
 use std::io;
 use std::net::SocketAddr;
 
-use pentagrid_coordinator::ConnectionLimits;
-use pentagrid_coordinator::connections::{BoundedStream, bounded_incoming};
+use pentagrid_proto::ConnectionLimits;
+use pentagrid_proto::connections::{BoundedStream, bounded_incoming};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;

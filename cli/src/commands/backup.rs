@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::output::outln;
 use anyhow::Result;
 use clap::Args;
-use pentagrid_client::backup::{BackupSummary, fetch, restore, verify};
+use pentagrid_embedded::backup::{BackupSummary, fetch, restore, verify};
 use serde_json::json;
 
 use super::cluster::Connection;

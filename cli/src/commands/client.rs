@@ -138,17 +138,19 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         let workers: Vec<_> = s
             .workers
             .iter()
-            .map(|w| json!({"id": w.worker_id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen, "flags": w.flags, "quarantined": w.quarantined}))
+            .map(|w| json!({"id": w.id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen, "flags": w.flags, "quarantined": w.quarantined}))
             .collect();
         let flagged: Vec<_> = s
             .flagged_workers
             .iter()
-            .map(|w| json!({"id": w.worker_id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason}))
+            .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason}))
             .collect();
+        let (jobs, stored) = (&s.jobs, &s.stored);
         let line = json!({
-            "queued": s.queued, "leased": s.leased, "done": s.done, "failed": s.failed,
-            "cancelled": s.cancelled, "workers": workers, "playout_positions": s.playout_positions,
-            "game_positions": s.game_positions, "games": s.games, "playouts": s.playouts,
+            "queued": jobs.queued, "leased": jobs.leased, "done": jobs.done, "failed": jobs.failed,
+            "cancelled": jobs.cancelled, "workers": workers,
+            "playout_positions": stored.playout_positions, "game_positions": stored.game_positions,
+            "games": stored.games, "playouts": stored.playouts,
             "quarantined": s.quarantined, "flagged_workers": flagged,
         });
         outln!("{line}");
@@ -156,18 +158,18 @@ pub fn status(args: &StatusArgs) -> Result<()> {
     }
     outln!(
         "jobs      {} queued, {} leased, {} done, {} failed, {} cancelled",
-        s.queued,
-        s.leased,
-        s.done,
-        s.failed,
-        s.cancelled
+        s.jobs.queued,
+        s.jobs.leased,
+        s.jobs.done,
+        s.jobs.failed,
+        s.jobs.cancelled
     );
     outln!(
         "stored    {} positions with playout tables, {} with game tables, {} games, {} playouts",
-        s.playout_positions,
-        s.game_positions,
-        s.games,
-        s.playouts
+        s.stored.playout_positions,
+        s.stored.game_positions,
+        s.stored.games,
+        s.stored.playouts
     );
     if s.quarantined > 0 {
         outln!(
@@ -204,7 +206,7 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             };
             outln!(
                 "  {:<24} {state} {}x, last: {}",
-                output::peer(&w.worker_id),
+                output::peer(&w.id),
                 w.flags,
                 output::peer(&w.last_reason)
             );

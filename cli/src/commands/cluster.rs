@@ -1,5 +1,6 @@
 //! `pentagrid coordinator` and `pentagrid worker`: the two halves of a cluster.
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -7,6 +8,7 @@ use std::time::Duration;
 use crate::output::outln;
 use anyhow::{Context, Result, ensure};
 use clap::Args;
+use pentago::{MID_MIN_STONES, Square};
 use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::store::OpenCheck;
 use pentagrid_coordinator::{
@@ -212,15 +214,30 @@ pub fn open_check(accept_data_loss: bool) -> OpenCheck {
     }
 }
 
-pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
+/// Lease durations a coordinator accepts, in seconds: up to a day.
+const LEASE_SECONDS: RangeInclusive<u64> = 1..=86_400;
+/// Lease durations of silence after which a worker is forgotten.
+const PRUNE_AFTER_LEASES: RangeInclusive<u32> = 1..=10_000;
+/// Workers a coordinator may know at once.
+const MAX_WORKERS: RangeInclusive<usize> = 1..=10_000_000;
+/// Stone counts from which the coordinator can judge claims itself: the midsolver's, from its
+/// smallest stone count to a full board.
+const JUDGE_STONES: RangeInclusive<u32> = MID_MIN_STONES..=Square::COUNT as u32;
+
+/// Checks the coordinator's settings before anything is opened.
+fn check_settings(args: &CoordinatorArgs) -> Result<()> {
     ensure!(
-        (1..=86_400).contains(&args.lease_seconds),
-        "--lease-seconds must be from 1 to 86400"
+        LEASE_SECONDS.contains(&args.lease_seconds),
+        "--lease-seconds must be from {} to {}",
+        LEASE_SECONDS.start(),
+        LEASE_SECONDS.end()
     );
     ensure!(args.max_attempts >= 1, "--max-attempts must be at least 1");
     ensure!(
-        (1..=10_000).contains(&args.prune_after_leases),
-        "--prune-after-leases must be from 1 to 10000"
+        PRUNE_AFTER_LEASES.contains(&args.prune_after_leases),
+        "--prune-after-leases must be from {} to {}",
+        PRUNE_AFTER_LEASES.start(),
+        PRUNE_AFTER_LEASES.end()
     );
     for (flag, share) in [
         ("--check-puzzles", args.check_puzzles),
@@ -229,13 +246,22 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         ensure!((0.0..=1.0).contains(&share), "{flag} must be from 0 to 1");
     }
     ensure!(
-        args.judge_stones == 0 || (18..=36).contains(&args.judge_stones),
-        "--judge-stones must be 0 (never) or from 18 to 36"
+        args.judge_stones == 0 || JUDGE_STONES.contains(&args.judge_stones),
+        "--judge-stones must be 0 (never) or from {} to {}",
+        JUDGE_STONES.start(),
+        JUDGE_STONES.end()
     );
     ensure!(
-        (1..=10_000_000).contains(&args.max_workers),
-        "--max-workers must be from 1 to 10000000"
+        MAX_WORKERS.contains(&args.max_workers),
+        "--max-workers must be from {} to {}",
+        MAX_WORKERS.start(),
+        MAX_WORKERS.end()
     );
+    Ok(())
+}
+
+pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
+    check_settings(args)?;
     let limits = args.limits.limits()?;
     let credentials = args.credentials()?;
     let tls = match (&args.tls_cert, &args.tls_key) {
@@ -354,7 +380,6 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
         identity: WorkerIdentity::Persisted(
             args.state_dir.clone().unwrap_or_else(default_state_dir),
         ),
-        panic_message: None,
     };
     runtime()?.block_on(async {
         let (stop, stopped) = tokio::sync::watch::channel(false);
@@ -394,4 +419,82 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        args: CoordinatorArgs,
+    }
+
+    fn check(flags: &[&str]) -> Result<()> {
+        let command =
+            Command::try_parse_from(std::iter::once("coordinator").chain(flags.iter().copied()))
+                .expect("the flags parse");
+        check_settings(&command.args)
+    }
+
+    #[test]
+    fn settings_are_checked_against_the_engine_and_the_named_bounds() {
+        // The coordinator judges with the midsolver: from its smallest stone count to a full
+        // board.
+        assert_eq!(JUDGE_STONES, 18..=36);
+        let accepted: &[&[&str]] = &[
+            &[],
+            &["--judge-stones", "0"],
+            &["--judge-stones", "18"],
+            &["--judge-stones", "36"],
+            &["--lease-seconds", "1"],
+            &["--lease-seconds", "86400"],
+            &["--prune-after-leases", "10000"],
+            &["--max-workers", "1"],
+            &["--check-puzzles", "0", "--check-solves", "1"],
+        ];
+        for flags in accepted {
+            assert!(check(flags).is_ok(), "{flags:?}");
+        }
+        let refused: &[(&[&str], &str)] = &[
+            (
+                &["--judge-stones", "17"],
+                "--judge-stones must be 0 (never) or from 18 to 36",
+            ),
+            (
+                &["--judge-stones", "37"],
+                "--judge-stones must be 0 (never) or from 18 to 36",
+            ),
+            (
+                &["--lease-seconds", "0"],
+                "--lease-seconds must be from 1 to 86400",
+            ),
+            (
+                &["--lease-seconds", "86401"],
+                "--lease-seconds must be from 1 to 86400",
+            ),
+            (
+                &["--prune-after-leases", "0"],
+                "--prune-after-leases must be from 1 to 10000",
+            ),
+            (
+                &["--max-workers", "0"],
+                "--max-workers must be from 1 to 10000000",
+            ),
+            (
+                &["--max-attempts", "0"],
+                "--max-attempts must be at least 1",
+            ),
+            (
+                &["--check-solves", "1.5"],
+                "--check-solves must be from 0 to 1",
+            ),
+        ];
+        for (flags, message) in refused {
+            let error = check(flags).expect_err("refused");
+            assert_eq!(error.to_string(), *message, "{flags:?}");
+        }
+    }
 }

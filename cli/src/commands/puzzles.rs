@@ -143,7 +143,7 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
             selection.validate()?;
             let puzzles = export
                 .target
-                .read(async |client| Ok(puzzles::list(client, selection.request()).await?))?;
+                .read(async |client| Ok(puzzles::list(client, &selection.filter()).await?))?;
             let collection = Collection::new(puzzles, &selection);
             let document = render(&collection, export.format);
             match &export.out {
@@ -183,7 +183,7 @@ pub async fn generate_with_bar(client: &Client, goal: &puzzles::Goal) -> Result<
 /// in `dir`; returns how many puzzles it holds.
 pub async fn write_collection(client: &Client, dir: &std::path::Path) -> Result<usize> {
     let selection = Selection::default();
-    let puzzles = puzzles::list(client, selection.request()).await?;
+    let puzzles = puzzles::list(client, &selection.filter()).await?;
     let collection = Collection::new(puzzles, &selection);
     for (name, format) in [
         ("puzzles.txt", Format::Text),

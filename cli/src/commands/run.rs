@@ -9,11 +9,11 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use pentago::{Player, Position, UctConfig};
-use pentagrid_client::EmbeddedCluster;
 use pentagrid_client::campaign::{CampaignPlan, CampaignProgress, CampaignReport, campaign};
+use pentagrid_client::status::ClusterStatus;
 use pentagrid_client::{book, jobs};
 use pentagrid_coordinator::CoordinatorSettings;
-use pentagrid_proto::v2;
+use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_web::BookCacheSettings;
 
 use super::book::print_book;
@@ -148,7 +148,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 client,
                 &args.serve_listen,
                 BookCacheSettings::default(),
-                pentagrid_coordinator::ConnectionLimits::default(),
+                pentagrid_proto::ConnectionLimits::default(),
             )
             .await
         } else {
@@ -161,22 +161,23 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
 /// The campaign's summary: jobs, games, playouts and the time each step took.
 fn print_summary(
-    before: &v2::StatusResponse,
-    after: &v2::StatusResponse,
+    before: &ClusterStatus,
+    after: &ClusterStatus,
     seconds: f64,
     report: &CampaignReport,
 ) -> Result<()> {
-    let playouts = after.playouts - before.playouts;
+    // Counts only grow; saturating keeps a restarted coordinator's smaller count printable.
+    let playouts = after.stored.playouts.saturating_sub(before.stored.playouts);
     outln!("summary");
     outln!(
         "  jobs done     {} ({} failed)",
-        after.done - before.done,
-        after.failed - before.failed
+        after.jobs.done.saturating_sub(before.jobs.done),
+        after.jobs.failed.saturating_sub(before.jobs.failed)
     );
     outln!(
         "  games stored  {} (total {})",
-        after.games - before.games,
-        after.games
+        after.stored.games.saturating_sub(before.stored.games),
+        after.stored.games
     );
     outln!(
         "  playouts      {playouts} analysed in {seconds:.1} s ({:.0}/s over the whole run, self-play included)",
@@ -184,8 +185,8 @@ fn print_summary(
     );
     outln!(
         "  database      {} positions with playout tables, {} with game tables",
-        after.playout_positions,
-        after.game_positions
+        after.stored.playout_positions,
+        after.stored.game_positions
     );
     let phases: Vec<String> = report
         .phases

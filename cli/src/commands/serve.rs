@@ -47,7 +47,7 @@ pub async fn serve_explorer(
     client: Client,
     listen: &str,
     book_cache: BookCacheSettings,
-    limits: pentagrid_coordinator::ConnectionLimits,
+    limits: pentagrid_proto::ConnectionLimits,
 ) -> Result<()> {
     let source = Source::new(client);
     source.check().await.context("the explorer cannot start")?;

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use pentagrid_client::{Client, EmbeddedCluster};
+use pentagrid_client::Client;
 use pentagrid_coordinator::CoordinatorSettings;
+use pentagrid_embedded::EmbeddedCluster;
 
 use super::cluster::{Connection, runtime};
 

@@ -36,9 +36,7 @@ pub use settings::{JobSettings, JobSettingsError, MAX_LEASE, MAX_PRUNE_AFTER_LEA
 pub use status::{DEFAULT_WORKERS_PAGE, QueueStatus, WorkerPage, WorkerSnapshot};
 pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
 
-/// Most jobs one submission may queue: a full call stays far below the message cap (a job
-/// spec is a few hundred bytes at most); clients split larger submissions into batches.
-pub const MAX_JOBS_PER_SUBMISSION: usize = 1_000;
+pub use pentagrid_proto::limits::MAX_JOBS_PER_SUBMISSION;
 
 /// Why a job-queue call was refused.
 #[derive(Debug, Error)]

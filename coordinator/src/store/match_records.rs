@@ -143,7 +143,7 @@ impl StoredMatch {
 
     /// Counts one pair with A's points in each game (and A's and B's accuracy in it, when
     /// measured), and records the SPRT's decision the first time it decides (see
-    /// [`crate::sprt_stop`]).
+    /// [`pentago::sprt_stop`]).
     pub fn add_pair(&mut self, game_points: [f64; 2], accuracy: Option<&MatchAccuracy>) {
         if let (Some(mut total), Some(pair)) = (self.accuracy(), accuracy) {
             for (side, add) in total.sides.iter_mut().zip(pair.sides) {
@@ -161,7 +161,7 @@ impl StoredMatch {
         self.pentanomial = score.pairs.counts.to_vec();
         self.pairs_done += 1;
         if self.decided_after == 0 {
-            let decision = crate::sprt_stop::decision(&score, self.sprt().as_ref());
+            let decision = pentago::sprt_stop(&score, self.sprt().as_ref());
             if decision != SprtDecision::Continue {
                 self.decided_after = self.pairs_done;
                 self.accepted_h1 = decision == SprtDecision::AcceptH1;

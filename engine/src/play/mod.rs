@@ -11,5 +11,6 @@ pub(crate) mod player;
 pub(crate) mod puzzle;
 pub(crate) mod rating;
 pub(crate) mod selfplay;
+pub(crate) mod sprt_stop;
 pub(crate) mod themes;
 pub(crate) mod tournament;

@@ -6,11 +6,12 @@ use axum::extract::{Path, State};
 use pentago::{
     AttackNode, Color, DIFFICULTY_LABELS, Move, Position, Puzzle, Theme, difficulty_label,
 };
+use pentagrid_client::puzzles::PuzzleFilter;
 use serde::Serialize;
 
 use super::{ApiError, Params};
 use crate::AppState;
-use crate::source::{PuzzleQuery, SourceError};
+use crate::source::SourceError;
 
 /// Puzzles per page unless asked otherwise, and at most.
 const PER_PAGE: u64 = 20;
@@ -96,17 +97,20 @@ pub async fn list(
         .number("per_page", 1..=MAX_PER_PAGE, Some(PER_PAGE))?
         .unwrap_or(PER_PAGE);
     let bound = length.map_or(0, |n| n as u32);
-    let query = PuzzleQuery {
+    let filter = PuzzleFilter {
         min_moves: bound,
         max_moves: bound,
         theme,
         level,
-        page: page as u32,
-        per_page: per_page as u32,
+        ..PuzzleFilter::default()
     };
     // The coordinator filters and pages; every other parameter was checked above, so a
     // refusal can only be about the page (past the last one).
-    let found = match state.source.puzzles(query).await {
+    let found = match state
+        .source
+        .puzzles(&filter, page as u32, per_page as u32)
+        .await
+    {
         Err(SourceError::Rejected(why)) => return Err(ApiError::bad("page", why)),
         other => other?,
     };

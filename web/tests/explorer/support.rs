@@ -169,10 +169,12 @@ async fn build() -> (Fixture, Running) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // Every page of the collection, through the client library.
-    let puzzles: Vec<Puzzle> =
-        pentagrid_client::puzzles::list(&client, v2::ListPuzzlesRequest::default())
-            .await
-            .expect("list");
+    let puzzles: Vec<Puzzle> = pentagrid_client::puzzles::list(
+        &client,
+        &pentagrid_client::puzzles::PuzzleFilter::default(),
+    )
+    .await
+    .expect("list");
     assert!(!puzzles.is_empty(), "the fixture found no puzzles");
     let base = start_explorer(&cluster, BookCacheSettings::default()).await;
     let fixture = Fixture {

@@ -7,8 +7,9 @@ use std::process::Command;
 
 use pentago::Opening;
 use pentagrid_client::study::{StudyPlan, StudyReport, study};
-use pentagrid_client::{EmbeddedCluster, study_html};
+use pentagrid_client::study_html;
 use pentagrid_coordinator::CoordinatorSettings;
+use pentagrid_embedded::EmbeddedCluster;
 
 async fn small_study() -> StudyReport {
     let cluster = EmbeddedCluster::temporary(CoordinatorSettings::default(), "study-token")

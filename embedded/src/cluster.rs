@@ -8,14 +8,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pentago::{MID_MIN_STONES, splitmix64};
+use pentagrid_client::{Client, ClientError};
 use pentagrid_coordinator::store::StoreError;
 use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, ServeError, serve};
-use pentagrid_proto::Client;
 use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::error::{ClientError, Result};
+use crate::error::{EmbeddedError, Result};
 
 /// Where an embedded cluster keeps its database.
 enum Home {
@@ -93,7 +93,8 @@ impl EmbeddedCluster {
     /// A cluster on a temporary database with `token` and no workers (add them with
     /// [`EmbeddedCluster::worker`]).
     pub async fn temporary(settings: CoordinatorSettings, token: &str) -> Result<EmbeddedCluster> {
-        let dir = tempfile::tempdir().map_err(ClientError::io("creating a temporary directory"))?;
+        let dir =
+            tempfile::tempdir().map_err(EmbeddedError::io("creating a temporary directory"))?;
         EmbeddedCluster::start_in(Home::Temporary(dir), settings, token.to_owned(), None).await
     }
 
@@ -117,7 +118,7 @@ impl EmbeddedCluster {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
                 Err(source) => {
-                    return Err(ClientError::Database {
+                    return Err(EmbeddedError::Database {
                         path: home.path().display().to_string(),
                         source,
                     });
@@ -127,13 +128,13 @@ impl EmbeddedCluster {
         let wanted = address.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)));
         let listener = tokio::net::TcpListener::bind(wanted)
             .await
-            .map_err(ClientError::io(format!("listening on {wanted}")))?;
+            .map_err(EmbeddedError::io(format!("listening on {wanted}")))?;
         let address = listener
             .local_addr()
-            .map_err(ClientError::io("reading the loopback address"))?;
+            .map_err(EmbeddedError::io("reading the loopback address"))?;
         // One token for every role: the embedded cluster has one user.
-        let credentials =
-            Credentials::all_roles(&token).map_err(|e| ClientError::Token(e.to_string()))?;
+        let credentials = Credentials::all_roles(&token)
+            .map_err(|e| EmbeddedError::Client(ClientError::Token(e.to_string())))?;
         let (stop, mut stopped) = watch::channel(false);
         let server = {
             let coordinator = coordinator.clone();
@@ -185,7 +186,6 @@ impl EmbeddedCluster {
             ack_log: None,
             max_results: None,
             identity: pentagrid_worker::WorkerIdentity::Fresh,
-            panic_message: None,
         };
         tokio::spawn(pentagrid_worker::run(options, stopped))
     }

@@ -7,16 +7,16 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use pentagrid_client::{Client, ClientError};
 use pentagrid_coordinator::store::backup::{restore_backup, verify_backup};
 use pentagrid_proto::v2;
 
 pub use pentagrid_coordinator::store::backup::{BackupError, BackupHeader, BackupSummary, TREES};
 
-use crate::Client;
-use crate::error::{ClientError, Result};
+use crate::error::{EmbeddedError, Result};
 
-fn backup_error(path: &Path) -> impl FnOnce(BackupError) -> ClientError + '_ {
-    move |source| ClientError::Backup {
+fn backup_error(path: &Path) -> impl FnOnce(BackupError) -> EmbeddedError + '_ {
+    move |source| EmbeddedError::Backup {
         path: path.display().to_string(),
         source,
     }
@@ -36,7 +36,7 @@ pub async fn fetch(client: &Client, out: &Path) -> Result<BackupSummary> {
     let partial = tempfile::Builder::new()
         .prefix(&format!(".{}.partial-", name.to_string_lossy()))
         .tempfile_in(parent)
-        .map_err(ClientError::io(format!(
+        .map_err(EmbeddedError::io(format!(
             "creating a temporary file in {}",
             parent.display()
         )))?;
@@ -49,12 +49,12 @@ pub async fn fetch(client: &Client, out: &Path) -> Result<BackupSummary> {
     while let Some(chunk) = stream.message().await? {
         writer
             .write_all(&chunk.data)
-            .map_err(ClientError::io(format!(
+            .map_err(EmbeddedError::io(format!(
                 "writing {}",
                 partial.path().display()
             )))?;
     }
-    writer.flush().map_err(ClientError::io(format!(
+    writer.flush().map_err(EmbeddedError::io(format!(
         "writing {}",
         partial.path().display()
     )))?;
@@ -62,15 +62,15 @@ pub async fn fetch(client: &Client, out: &Path) -> Result<BackupSummary> {
     partial
         .as_file()
         .sync_all()
-        .map_err(ClientError::io(format!(
+        .map_err(EmbeddedError::io(format!(
             "syncing {}",
             partial.path().display()
         )))?;
     let summary = verify(partial.path()).map_err(|error| match error {
         // What arrived is not a whole backup: name the stream, not the temporary file.
-        ClientError::Backup { source, .. } => {
-            ClientError::Unreadable(format!("a backup that does not check out ({source})"))
-        }
+        EmbeddedError::Backup { source, .. } => EmbeddedError::Client(ClientError::Unreadable(
+            format!("a backup that does not check out ({source})"),
+        )),
         other => other,
     })?;
     partial.persist(out).map_err(|e| ClientError::Io {
@@ -82,13 +82,15 @@ pub async fn fetch(client: &Client, out: &Path) -> Result<BackupSummary> {
 
 /// Reads the backup file at `path` through and checks everything; returns what it holds.
 pub fn verify(path: &Path) -> Result<BackupSummary> {
-    let file = File::open(path).map_err(ClientError::io(format!("opening {}", path.display())))?;
+    let file =
+        File::open(path).map_err(EmbeddedError::io(format!("opening {}", path.display())))?;
     verify_backup(file).map_err(backup_error(path))
 }
 
 /// Restores the backup file at `path` into the new database directory `dir` (absent or
 /// empty), checking the backup as it goes; a failed restore leaves no directory behind.
 pub fn restore(path: &Path, dir: &Path) -> Result<BackupSummary> {
-    let file = File::open(path).map_err(ClientError::io(format!("opening {}", path.display())))?;
+    let file =
+        File::open(path).map_err(EmbeddedError::io(format!("opening {}", path.display())))?;
     restore_backup(file, dir).map_err(backup_error(path))
 }

@@ -2,12 +2,13 @@
 //! in process: after each pair the match's SPRT (if it has one) is asked, and its first
 //! decision ends the match.
 
-use pentago::{MatchScore, Sprt, SprtDecision};
+use super::matches::MatchScore;
+use super::rating::{Sprt, SprtDecision};
 
 /// The SPRT's decision on `score`; [`SprtDecision::Continue`] without an SPRT. A match stops
 /// at the first pair after which this is not `Continue`.
 #[must_use]
-pub fn decision(score: &MatchScore, sprt: Option<&Sprt>) -> SprtDecision {
+pub fn sprt_stop(score: &MatchScore, sprt: Option<&Sprt>) -> SprtDecision {
     sprt.map_or(SprtDecision::Continue, |sprt| score.test(sprt).1)
 }
 
@@ -22,10 +23,10 @@ mod tests {
         for _ in 0..40 {
             score.add_pair([1.0, 1.0]);
         }
-        assert_eq!(decision(&score, Some(&sprt)), SprtDecision::AcceptH1);
-        assert_eq!(decision(&score, None), SprtDecision::Continue);
+        assert_eq!(sprt_stop(&score, Some(&sprt)), SprtDecision::AcceptH1);
+        assert_eq!(sprt_stop(&score, None), SprtDecision::Continue);
         assert_eq!(
-            decision(&MatchScore::default(), Some(&sprt)),
+            sprt_stop(&MatchScore::default(), Some(&sprt)),
             SprtDecision::Continue
         );
     }

@@ -6,11 +6,12 @@
 use pentago::{Opening, Player, SprtDecision};
 use pentagrid_client::book::{self, RowFormat};
 use pentagrid_client::campaign::{CampaignPlan, campaign};
+use pentagrid_client::jobs;
 use pentagrid_client::matches::{self, MatchPlan};
 use pentagrid_client::puzzles::{self, Goal};
 use pentagrid_client::study::{StudyPlan, study};
-use pentagrid_client::{EmbeddedCluster, jobs};
 use pentagrid_coordinator::CoordinatorSettings;
+use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_proto::v2;
 use tokio::sync::watch;
 
@@ -90,7 +91,7 @@ async fn a_puzzle_round_stores_new_verified_puzzles() {
     assert!(round.found >= 1, "{round}");
     assert_eq!(round.stored, round.found, "a fresh database");
     assert!(round.checked >= round.found);
-    let stored = puzzles::list(&client, v2::ListPuzzlesRequest::default())
+    let stored = puzzles::list(&client, &puzzles::PuzzleFilter::default())
         .await
         .unwrap();
     assert_eq!(stored.len() as u64, round.stored);
@@ -168,12 +169,15 @@ async fn a_campaign_fills_the_book_which_travels_by_export_and_import() {
     let report = campaign(&client, &plan, &mut |_| {}).await.unwrap();
     assert!(report.studies.is_empty() && report.puzzles.is_none());
     let status = jobs::status(&client).await.unwrap();
-    assert_eq!(status.games, 2);
+    assert_eq!(status.stored.games, 2);
     assert!(
-        status.playout_positions >= 2,
+        status.stored.playout_positions >= 2,
         "the start and its children: {status:?}"
     );
-    assert_eq!(status.done, status.games + status.playout_positions);
+    assert_eq!(
+        status.jobs.done,
+        status.stored.games + status.stored.playout_positions
+    );
 
     for format in [RowFormat::Csv, RowFormat::Jsonl] {
         let mut exported = Vec::new();

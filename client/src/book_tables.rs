@@ -1,0 +1,121 @@
+//! A position's book tables in the client's own types: moves parsed and resolved in the
+//! asker's frame, exact values read, from the coordinator's book answer.
+
+use pentago::{Move, MoveNotation, Position, Value};
+use pentagrid_proto::{Client, v2};
+
+use crate::book::{proven, show};
+use crate::error::{ClientError, Result};
+
+/// One move of a book table, in the asker's frame, counted for the player making it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookRow {
+    /// The move shown.
+    pub mv: Move,
+    /// Other moves merged into this row: they reach the same position, or a symmetric one.
+    pub also: Vec<Move>,
+    /// Games (playouts or self-play games) that made this move.
+    pub games: u64,
+    /// Of them won by the mover.
+    pub wins: u64,
+    /// Of them drawn.
+    pub draws: u64,
+    /// The exact value for the mover, where the solver settled it.
+    pub proven: Option<Value>,
+}
+
+/// A position's two tables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookTables {
+    /// The canonical form the tables are stored under.
+    pub canonical: Position,
+    /// From UCT analyses (playout counts).
+    pub playouts: Vec<BookRow>,
+    /// From self-play games.
+    pub games: Vec<BookRow>,
+}
+
+/// The stored tables of `position`, in its frame.
+pub async fn tables(client: &Client, position: &Position) -> Result<BookTables> {
+    let reply = show(client, position).await?;
+    let canonical = reply
+        .canonical
+        .parse()
+        .map_err(|e| unreadable("position", &reply.canonical, e))?;
+    Ok(BookTables {
+        canonical,
+        playouts: rows(position, &reply.playouts)?,
+        games: rows(position, &reply.games)?,
+    })
+}
+
+fn unreadable(what: &str, text: &str, error: impl std::fmt::Display) -> ClientError {
+    ClientError::Unreadable(format!("{what} {text:?}: {error}"))
+}
+
+fn parse_move(position: &Position, text: &str) -> Result<Move> {
+    let notation: MoveNotation = text.parse().map_err(|e| unreadable("move", text, e))?;
+    position
+        .resolve(notation)
+        .map_err(|e| unreadable("move", text, e))
+}
+
+fn rows(position: &Position, rows: &[v2::BookRow]) -> Result<Vec<BookRow>> {
+    rows.iter()
+        .map(|row| {
+            Ok(BookRow {
+                mv: parse_move(position, &row.r#move)?,
+                also: row
+                    .also
+                    .iter()
+                    .map(|text| parse_move(position, text))
+                    .collect::<Result<_>>()?,
+                games: row.games,
+                wins: row.wins,
+                draws: row.draws,
+                proven: proven(row.proven),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_resolve_their_moves_and_refuse_what_does_not_read() {
+        let start = Position::START;
+        let mv = *start.legal_moves().first().expect("a legal move");
+        let row = v2::BookRow {
+            r#move: mv.to_string(),
+            also: vec![mv.to_string()],
+            games: 10,
+            wins: 4,
+            draws: 2,
+            proven: 0,
+        };
+        let read = rows(&start, std::slice::from_ref(&row)).unwrap();
+        assert_eq!(
+            read,
+            [BookRow {
+                mv,
+                also: vec![mv],
+                games: 10,
+                wins: 4,
+                draws: 2,
+                proven: None
+            }]
+        );
+        for bad in ["", "z9", "a1-9X"] {
+            let broken = v2::BookRow {
+                r#move: bad.into(),
+                ..row.clone()
+            };
+            assert!(
+                matches!(rows(&start, &[broken]), Err(ClientError::Unreadable(_))),
+                "{bad:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! The coordinator's status in the client's own types: jobs by state, the workers it knows,
+//! the workers cross-checks caught, and what its database holds. Read with
+//! [`crate::jobs::status`]; the explorer serves [`ClusterStatus`] as its `/cluster` answer, so
+//! its serialized fields are the explorer's API (stable; the fields marked `skip` are not
+//! served).
+
+use pentagrid_proto::v2;
+use serde::Serialize;
+
+/// Jobs by state, workers and stored totals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClusterStatus {
+    /// Jobs by state.
+    pub jobs: JobCounts,
+    /// The workers the coordinator knows: the first page of them, by name.
+    pub workers: Vec<WorkerInfo>,
+    /// Every worker the coordinator knows (more than `workers` lists when there are many).
+    pub worker_count: u64,
+    /// What the database holds.
+    pub stored: StoredTotals,
+    /// Stored job records found unreadable at start-up and set aside.
+    #[serde(skip)]
+    pub quarantined: u64,
+    /// Every worker ever flagged by a cross-check, connected or not, by id.
+    #[serde(skip)]
+    pub flagged_workers: Vec<FlaggedWorker>,
+}
+
+/// Jobs by state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct JobCounts {
+    /// Jobs waiting for a worker.
+    pub queued: u64,
+    /// Jobs a worker holds.
+    pub leased: u64,
+    /// Finished jobs.
+    pub done: u64,
+    /// Jobs that used up their attempts.
+    pub failed: u64,
+    /// Cancelled jobs.
+    pub cancelled: u64,
+}
+
+/// What the database holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StoredTotals {
+    /// Positions with playout tables.
+    pub playout_positions: u64,
+    /// Positions with game tables.
+    pub game_positions: u64,
+    /// Stored games.
+    pub games: u64,
+    /// Playouts merged into tables so far.
+    pub playouts: u64,
+}
+
+/// One worker as the coordinator sees it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkerInfo {
+    /// Its id (unique per worker process).
+    pub id: String,
+    /// The name it gave.
+    pub name: String,
+    /// Its threads.
+    pub threads: u32,
+    /// Leases it holds.
+    pub leases: u64,
+    /// Results it handed in.
+    pub results: u64,
+    /// Seconds since it was last heard from.
+    pub seconds_since_seen: f64,
+    /// Times a cross-check showed one of its exact claims wrong.
+    pub flags: u32,
+    /// Flagged twice: its results are refused and it gets no jobs.
+    pub quarantined: bool,
+}
+
+/// A worker a cross-check caught with a wrong exact claim (kept across restarts).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FlaggedWorker {
+    /// Its id.
+    pub id: String,
+    /// Times a cross-check showed its exact claim wrong.
+    pub flags: u32,
+    /// Flagged twice: its results are refused and it gets no jobs.
+    pub quarantined: bool,
+    /// What it got wrong last, for people.
+    pub last_reason: String,
+}
+
+impl From<v2::StatusResponse> for ClusterStatus {
+    fn from(s: v2::StatusResponse) -> ClusterStatus {
+        // A coordinator from before the count was sent: what it listed is all it knows.
+        let worker_count = s.worker_count.max(s.workers.len() as u64);
+        ClusterStatus {
+            jobs: JobCounts {
+                queued: s.queued,
+                leased: s.leased,
+                done: s.done,
+                failed: s.failed,
+                cancelled: s.cancelled,
+            },
+            workers: s
+                .workers
+                .into_iter()
+                .map(|w| WorkerInfo {
+                    id: w.worker_id,
+                    name: w.name,
+                    threads: w.threads,
+                    leases: w.leases,
+                    results: w.results,
+                    seconds_since_seen: w.seconds_since_seen,
+                    flags: w.flags,
+                    quarantined: w.quarantined,
+                })
+                .collect(),
+            worker_count,
+            stored: StoredTotals {
+                playout_positions: s.playout_positions,
+                game_positions: s.game_positions,
+                games: s.games,
+                playouts: s.playouts,
+            },
+            quarantined: s.quarantined,
+            flagged_workers: s
+                .flagged_workers
+                .into_iter()
+                .map(|w| FlaggedWorker {
+                    id: w.worker_id,
+                    flags: w.flags,
+                    quarantined: w.quarantined,
+                    last_reason: w.last_reason,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_is_carried_over_and_an_old_coordinator_counts_what_it_lists() {
+        let wire = v2::StatusResponse {
+            queued: 1,
+            leased: 2,
+            done: 3,
+            failed: 4,
+            cancelled: 5,
+            workers: vec![v2::WorkerStatus {
+                worker_id: "w-1".into(),
+                name: "one".into(),
+                threads: 6,
+                leases: 7,
+                results: 8,
+                seconds_since_seen: 9.5,
+                flags: 1,
+                quarantined: false,
+            }],
+            playout_positions: 10,
+            game_positions: 11,
+            games: 12,
+            playouts: 13,
+            quarantined: 14,
+            flagged_workers: vec![v2::FlaggedWorker {
+                worker_id: "w-2".into(),
+                flags: 2,
+                quarantined: true,
+                last_reason: "a wrong value".into(),
+            }],
+            worker_count: 0,
+            next_workers_after: String::new(),
+        };
+        let status = ClusterStatus::from(wire);
+        assert_eq!(
+            status.jobs,
+            JobCounts {
+                queued: 1,
+                leased: 2,
+                done: 3,
+                failed: 4,
+                cancelled: 5
+            }
+        );
+        assert_eq!(status.worker_count, 1, "counts the listed worker");
+        assert_eq!(
+            (status.workers[0].id.as_str(), status.workers[0].threads),
+            ("w-1", 6)
+        );
+        assert_eq!(
+            status.stored,
+            StoredTotals {
+                playout_positions: 10,
+                game_positions: 11,
+                games: 12,
+                playouts: 13
+            }
+        );
+        assert_eq!(status.quarantined, 14);
+        assert_eq!(status.flagged_workers[0].last_reason, "a wrong value");
+        // The explorer's `/cluster` answer: the served fields only.
+        let served = serde_json::to_value(&status).unwrap();
+        let mut keys: Vec<&str> = served
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["jobs", "stored", "worker_count", "workers"]);
+    }
+}

@@ -1,0 +1,16 @@
+//! The limits on one call that both sides of the wire keep: the coordinator refuses a call
+//! past them, and clients split their work so that no call goes past them. They are part of
+//! the protocol (version [`crate::PROTOCOL_VERSION`]): stable, raised only with it.
+
+/// Most jobs one submission may queue: a full call stays far below the message cap (a job
+/// spec is a few hundred bytes at most); clients split larger submissions into batches.
+pub const MAX_JOBS_PER_SUBMISSION: usize = 1_000;
+
+/// Most positions one book export page reads, and most game ids one games call names.
+pub const MAX_BOOK_ROWS: usize = 10_000;
+
+/// Most rows one book import call carries (a row is well under 100 bytes on the wire).
+pub const MAX_IMPORT_ROWS: usize = 4_000;
+
+/// Most pairs one match may ask for.
+pub const MAX_MATCH_PAIRS: u64 = 100_000;
