@@ -56,6 +56,12 @@ pub enum ClientError {
     /// A thread pool or runtime could not start.
     #[error("{0}")]
     Runtime(String),
+    /// No stored match belongs to the tournament asked for.
+    #[error("no tournament {0}")]
+    NoTournament(u64),
+    /// The stored results give no rating list.
+    #[error(transparent)]
+    Rating(#[from] pentago::RatingError),
 }
 
 impl ClientError {

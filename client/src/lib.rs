@@ -25,6 +25,7 @@ pub mod status;
 pub mod study;
 mod study_html;
 pub mod svg;
+pub mod tournaments;
 
 pub use collection_html::collection_html;
 pub use connect::{connect, read_token};

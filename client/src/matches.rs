@@ -140,6 +140,7 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         openings: plan.openings.to_string(),
         seed: plan.seed,
         accuracy_stones: plan.accuracy.unwrap_or(0),
+        ..v2::CreateMatchRequest::default()
     };
     Ok(client
         .clone()
@@ -282,6 +283,10 @@ pub struct MatchRecord {
     pub pair_points: Vec<(u64, [f64; 2])>,
     /// A's and B's accuracy against perfect play, when the match measures it.
     pub accuracy: Option<MatchAccuracy>,
+    /// The tournament the match belongs to (0: none; see [`crate::tournaments`]).
+    pub tournament_id: u64,
+    /// The tournament's kind (empty: none).
+    pub tournament_kind: String,
 }
 
 /// Match `id` with its per-pair points.
@@ -315,6 +320,8 @@ fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord> {
         sprt,
         openings: report.openings,
         decided_after: report.decided_after,
+        tournament_id: report.tournament_id,
+        tournament_kind: report.tournament_kind,
     })
 }
 

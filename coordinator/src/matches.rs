@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use pentago::{
-    ACCURACY_STONES, OpeningSource, Player, Position, Sprt, SprtDecision, opening_seed,
-    random_opening, splitmix64,
+    ACCURACY_STONES, OpeningSource, Player, Position, Sprt, SprtDecision, TournamentKind,
+    opening_seed, random_opening, splitmix64,
 };
 use pentagrid_proto::Task;
 use thiserror::Error;
@@ -53,6 +53,23 @@ pub struct MatchSpec {
     /// Judge both players' moves from positions with at least this many stones (within
     /// [`ACCURACY_STONES`]) against perfect play, and keep their accuracy with the match.
     pub accuracy_stones: Option<u32>,
+    /// The tournament the match is part of, if any.
+    pub tournament: Option<TournamentEntry>,
+}
+
+/// How a match belongs to a tournament: a tournament is the set of matches sharing its id, the
+/// id of its first match (so it needs no record of its own, and resumes as its matches do).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TournamentEntry {
+    /// The first match of a new tournament of this kind.
+    First(TournamentKind),
+    /// A further match of an existing tournament.
+    Join {
+        /// The tournament's id.
+        id: u64,
+        /// Its kind (checked against the tournament's).
+        kind: TournamentKind,
+    },
 }
 
 /// Where a match stands.
@@ -101,6 +118,14 @@ pub enum MatchError {
     /// No such match.
     #[error("no match {0}")]
     NotFound(u64),
+    /// No tournament of that id and kind to join.
+    #[error("no {kind} tournament {id}")]
+    NoTournament {
+        /// The tournament id asked for.
+        id: u64,
+        /// The kind asked for.
+        kind: TournamentKind,
+    },
     /// A bad page of games.
     #[error(transparent)]
     Page(#[from] PageError),
@@ -165,7 +190,20 @@ impl Matches {
         {
             return Err(MatchError::AccuracyStonesOutOfRange(stones));
         }
+        if let Some(TournamentEntry::Join { id, kind }) = spec.tournament {
+            let found = self.store.match_record(id)?.is_some_and(|first| {
+                first.tournament == id && first.tournament_kind == kind.to_string()
+            });
+            if !found {
+                return Err(MatchError::NoTournament { id, kind });
+            }
+        }
         let match_id = self.store.generate_id()?;
+        let (tournament, tournament_kind) = match spec.tournament {
+            None => (0, String::new()),
+            Some(TournamentEntry::First(kind)) => (match_id, kind.to_string()),
+            Some(TournamentEntry::Join { id, kind }) => (id, kind.to_string()),
+        };
         // Up to 10^5 openings, each a few table reads: drawn on the blocking pool.
         let (store, drawn) = (self.store.clone(), spec.clone());
         let tasks = blocking(move || {
@@ -198,11 +236,20 @@ impl Matches {
             seed: spec.seed,
             pentanomial: vec![0; 5],
             accuracy_stones: spec.accuracy_stones.unwrap_or(0),
+            tournament,
+            tournament_kind,
             ..StoredMatch::default()
         };
         self.store.put_match(match_id, &record)?;
         self.jobs.queue(tasks).await?;
-        tracing::info!(match_id, a = %record.a, b = %record.b, pairs = record.pairs, "match created");
+        tracing::info!(
+            match_id,
+            a = %record.a,
+            b = %record.b,
+            pairs = record.pairs,
+            tournament = record.tournament,
+            "match created"
+        );
         Ok(match_id)
     }
 

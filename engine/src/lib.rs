@@ -47,12 +47,16 @@ pub use play::puzzle::{
     difficulty_label,
 };
 pub use play::rating::{
-    EloEstimate, ParseSprtError, Pentanomial, ScoreStats, Sprt, SprtDecision, Trinomial, WinRate,
-    elo_of_score, score_of_elo, win_rate,
+    EloEstimate, Encounter, HeadToHead, MAX_PRIOR_DRAWS, ParseSprtError, Pentanomial, RatedPlayer,
+    RatingError, RatingList, RatingOptions, ScoreStats, Sprt, SprtDecision, Trinomial, WinRate,
+    elo_of_score, rating_list, score_of_elo, win_rate,
 };
 pub use play::selfplay::{GameRecord, play_game};
 pub use play::sprt_stop::sprt_stop;
 pub use play::themes::{ParseThemeError, Theme};
+pub use play::tournament::{
+    MAX_TOURNAMENT_PLAYERS, ParseTournamentKindError, TournamentError, TournamentKind,
+};
 pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
 pub use search::playout::{
     Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,

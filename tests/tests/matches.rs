@@ -18,6 +18,7 @@ fn request(a: &str, b: &str, pairs: u64) -> v2::CreateMatchRequest {
         openings: String::new(),
         seed: 5,
         accuracy_stones: 0,
+        ..v2::CreateMatchRequest::default()
     }
 }
 

@@ -89,6 +89,7 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
             openings: String::new(),
             seed: 1,
             accuracy_stones: 0,
+            ..v2::CreateMatchRequest::default()
         })
         .await
         .unwrap();

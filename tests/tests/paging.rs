@@ -137,6 +137,7 @@ async fn finished_match(cluster: &TestCluster, pairs: u64) -> u64 {
             openings: String::new(),
             seed: 5,
             accuracy_stones: 0,
+            ..v2::CreateMatchRequest::default()
         })
         .await
         .unwrap()

@@ -154,6 +154,7 @@ fn match_request() -> v2::CreateMatchRequest {
         openings: String::new(),
         seed: 3,
         accuracy_stones: 0,
+        ..v2::CreateMatchRequest::default()
     }
 }
 

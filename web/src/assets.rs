@@ -37,6 +37,7 @@ const ASSETS: &[Asset] = &[
     asset!("explorer.js", JS),
     asset!("puzzles.js", JS),
     asset!("matches.js", JS),
+    asset!("ratings.js", JS),
     asset!("cluster.js", JS),
 ];
 
@@ -45,6 +46,7 @@ const PAGES: &[(&str, Asset)] = &[
     ("/", asset!("explorer.html", HTML)),
     ("/puzzles", asset!("puzzles.html", HTML)),
     ("/matches", asset!("matches.html", HTML)),
+    ("/ratings", asset!("ratings.html", HTML)),
     ("/cluster", asset!("cluster.html", HTML)),
 ];
 

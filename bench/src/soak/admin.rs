@@ -194,6 +194,7 @@ impl Admin {
             openings: "random:plies=2".into(),
             seed: 13,
             accuracy_stones: 0,
+            ..v2::CreateMatchRequest::default()
         };
         let match_id = client
             .create_match(request)

@@ -15,6 +15,7 @@ mod play;
 mod playouts;
 mod progress;
 mod puzzles;
+mod ratings;
 mod run;
 mod selfplay;
 mod serve;
@@ -23,6 +24,7 @@ mod solitaire;
 mod solve;
 mod study;
 mod target;
+mod tournament;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -38,6 +40,8 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     Selfplay(selfplay::SelfplayArgs),
     Match(matchplay::MatchArgs),
+    Tournament(tournament::TournamentArgs),
+    Ratings(ratings::RatingsArgs),
     Solve(solve::SolveArgs),
     Mate(mate::MateArgs),
     CheckProof(check_proof::CheckProofArgs),
@@ -78,6 +82,8 @@ impl Command {
             Command::Analyze(args) => analyze::run(&args),
             Command::Selfplay(args) => selfplay::run(&args),
             Command::Match(args) => matchplay::run(&args),
+            Command::Tournament(args) => tournament::run(&args),
+            Command::Ratings(args) => ratings::run(&args),
             Command::Solve(args) => solve::run(&args),
             Command::Mate(args) => mate::run(&args),
             Command::CheckProof(args) => check_proof::run(&args),

@@ -227,6 +227,8 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
             MatchState::Stopped => v2::MatchState::Stopped,
         } as i32,
         decided_after: record.decided_after,
+        tournament_id: record.tournament,
+        tournament_kind: record.tournament_kind,
         games: games
             .into_iter()
             .map(|(pair, game)| v2::MatchGame {

@@ -167,7 +167,7 @@ impl From<MatchError> for Status {
             MatchError::PairsOutOfRange(_)
             | MatchError::AccuracyStonesOutOfRange(_)
             | MatchError::Page(_) => invalid(error.to_string()),
-            MatchError::NotFound(_) => not_found(&error),
+            MatchError::NotFound(_) | MatchError::NoTournament { .. } => not_found(&error),
         }
     }
 }

@@ -24,7 +24,7 @@ use crate::coordinator::Coordinator;
 use crate::identity::{ResultId, WorkerId};
 use crate::ingest::{Submission, Submitted};
 use crate::jobs::{DEFAULT_WORKERS_PAGE, WorkerPage};
-use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec};
+use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec, TournamentEntry};
 use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleFilter};
 use auth::{Credentials, Guarded};
 use errors::invalid;
@@ -301,6 +301,17 @@ impl CoordinatorApi for Service {
             },
             seed: r.seed,
             accuracy_stones: (r.accuracy_stones != 0).then_some(r.accuracy_stones),
+            tournament: match (r.tournament_kind.as_str(), r.tournament_id) {
+                ("", 0) => None,
+                ("", _) => {
+                    return Err(invalid("tournament_id needs a tournament_kind"));
+                }
+                (kind, 0) => Some(TournamentEntry::First(parse("tournament kind", kind)?)),
+                (kind, id) => Some(TournamentEntry::Join {
+                    id,
+                    kind: parse("tournament kind", kind)?,
+                }),
+            },
         };
         let match_id = self.coordinator.matches.create(&spec).await?;
         Ok(Response::new(v2::CreateMatchResponse { match_id }))

@@ -60,6 +60,13 @@ pub struct StoredMatch {
     /// B's accuracy over the stored pairs.
     #[prost(message, optional, tag = "16")]
     pub b_accuracy: Option<StoredAccuracy>,
+    /// The tournament the match belongs to: the id of its first match; 0 for none (and
+    /// matches stored before tournaments existed read so).
+    #[prost(uint64, tag = "17")]
+    pub tournament: u64,
+    /// The tournament's kind (text form: `round-robin`, `gauntlet`); empty for none.
+    #[prost(string, tag = "18")]
+    pub tournament_kind: String,
 }
 
 /// One player's moves judged against perfect play and, of those, the moves that dropped the

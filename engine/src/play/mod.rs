@@ -1,4 +1,5 @@
-//! The applications' game logic: players, self-play, matches and ratings, openings, puzzles.
+//! The applications' game logic: players, self-play, matches, tournaments and ratings,
+//! openings, puzzles.
 //!
 //! Built on the board and search layers; the cluster runs these as jobs.
 
@@ -12,3 +13,4 @@ pub(crate) mod rating;
 pub(crate) mod selfplay;
 pub(crate) mod sprt_stop;
 pub(crate) mod themes;
+pub(crate) mod tournament;

@@ -49,6 +49,9 @@ pub enum ApiError {
     /// An answer could not be written as JSON.
     #[error("the answer could not be encoded: {0}")]
     Encode(String),
+    /// A rating list could not be fitted (counts beyond any real tournament).
+    #[error("the rating list could not be fitted: {0}")]
+    Unrated(String),
 }
 
 impl ApiError {
@@ -72,7 +75,9 @@ impl ApiError {
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 "headers_too_large",
             ),
-            ApiError::Encode(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            ApiError::Encode(_) | ApiError::Unrated(_) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal")
+            }
             ApiError::Source(error) => match error {
                 SourceError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
                 SourceError::Rejected(_) => (StatusCode::BAD_REQUEST, "rejected"),

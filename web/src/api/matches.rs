@@ -164,7 +164,7 @@ impl MatchDetail {
 
 /// A match in the listing.
 #[derive(Serialize)]
-struct MatchSummary {
+pub(super) struct MatchSummary {
     id: u64,
     a: String,
     b: String,
@@ -187,7 +187,15 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<MatchList>, ApiE
         .matches()
         .await?
         .iter()
-        .map(|record| MatchSummary {
+        .map(MatchSummary::of)
+        .collect();
+    Ok(Json(MatchList { matches }))
+}
+
+impl MatchSummary {
+    /// A match's line in a listing.
+    pub(super) fn of(record: &MatchRecord) -> MatchSummary {
+        MatchSummary {
             id: record.id,
             a: record.a.clone(),
             b: record.b.clone(),
@@ -195,9 +203,8 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<MatchList>, ApiE
             pairs_done: record.score.pairs.pairs(),
             state: record.state,
             elo: elo(&record.score),
-        })
-        .collect();
-    Ok(Json(MatchList { matches }))
+        }
+    }
 }
 
 /// `GET /api/v1/matches/{id}`.
@@ -248,6 +255,8 @@ mod tests {
             score,
             pair_points,
             accuracy: None,
+            tournament_id: 0,
+            tournament_kind: String::new(),
         }
     }
 

@@ -5,6 +5,7 @@ mod cluster;
 mod error;
 mod matches;
 mod puzzles;
+mod ratings;
 
 use std::collections::HashMap;
 
@@ -32,6 +33,9 @@ pub fn routes() -> Router<AppState> {
         .route("/puzzles/{id}", get(puzzles::one))
         .route("/matches", get(matches::list))
         .route("/matches/{id}", get(matches::one))
+        .route("/ratings", get(ratings::list))
+        .route("/tournaments", get(ratings::tournament_list))
+        .route("/tournaments/{id}", get(ratings::tournament))
         .route("/cluster", get(cluster::status))
         .route("/openapi.json", get(openapi))
         .fallback(no_route)

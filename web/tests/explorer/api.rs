@@ -324,6 +324,52 @@ async fn matches_are_listed_newest_first() {
 }
 
 #[tokio::test]
+async fn the_fixture_tournament_is_listed_shown_and_rated() {
+    let fixture = fixture();
+    let id = fixture.match_id;
+    let list = api("tournaments").await.json();
+    let tournaments = list["tournaments"].as_array().unwrap();
+    assert_eq!(tournaments.len(), 1, "{list}");
+    let listed = &tournaments[0];
+    assert_eq!(listed["id"], id);
+    assert_eq!(listed["kind"], "round-robin");
+    assert_eq!(listed["players"], serde_json::json!(["random"]));
+    assert_eq!(listed["match_count"], 1);
+    let detail = api(&format!("tournaments/{id}")).await.json();
+    let one = api(&format!("matches/{id}")).await.json();
+    assert_eq!(detail["pairs_done"], one["pairs_done"]);
+    assert_eq!(detail["matches"][0]["id"], id);
+    // A match of a player against itself rates nothing: the player is listed without games.
+    let ratings = &detail["ratings"];
+    assert_eq!(ratings["anchor"], "random");
+    assert_eq!(ratings["players"][0]["games"], 0, "{ratings}");
+    assert_eq!(ratings["pairs"], serde_json::json!([]));
+    let overall = api("ratings?anchor=random&anchor_rating=1500").await.json();
+    assert_eq!(overall["players"][0]["rating"]["elo"], 1500.0, "{overall}");
+    assert_eq!(
+        api(&format!("ratings?tournament={id}")).await.json()["anchor"],
+        "random"
+    );
+    for bad in ["x", "0", "-3"] {
+        assert_bad(&api(&format!("tournaments/{bad}")).await, "id");
+    }
+    for (query, parameter) in [
+        ("anchor=nobody", "anchor"),
+        ("anchor_rating=x", "anchor_rating"),
+        ("anchor_rating=2e6", "anchor_rating"),
+        ("prior_draws=0", "prior_draws"),
+        ("prior_draws=1e9", "prior_draws"),
+        ("tournament=0", "tournament"),
+    ] {
+        assert_bad(&api(&format!("ratings?{query}")).await, parameter);
+    }
+    for missing in ["tournaments/987654321", "ratings?tournament=987654321"] {
+        let answer = api(missing).await;
+        assert_eq!(answer.status, 404, "{missing}: {}", answer.body);
+    }
+}
+
+#[tokio::test]
 async fn cluster_status_lists_jobs_workers_and_throughput() {
     let cluster = api("cluster").await.json();
     assert!(cluster["jobs"]["done"].as_u64().unwrap() > 0);
@@ -491,7 +537,7 @@ async fn every_documented_route_answers_and_nothing_writes() {
 #[tokio::test]
 async fn pages_and_assets_are_served_from_the_binary() {
     let base = &fixture().base;
-    for page in ["/", "/puzzles", "/matches", "/cluster"] {
+    for page in ["/", "/puzzles", "/matches", "/ratings", "/cluster"] {
         let answer = get(&format!("{base}{page}")).await;
         assert_eq!(answer.status, 200, "{page}");
         assert!(answer.content_type.starts_with("text/html"), "{page}");

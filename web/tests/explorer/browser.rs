@@ -161,6 +161,7 @@ async fn pages_work_in_headless_chromium() {
     explorer(&browser, base).await;
     puzzle(&browser, base).await;
     matches(&browser, base).await;
+    ratings(&browser, base).await;
     cluster(&browser, base).await;
     browser.close().await.expect("close the browser");
 }
@@ -421,6 +422,57 @@ async fn matches(browser: &Client, base: &str) {
     };
     assert_eq!(shown, format!("{}; {}", side("A", "a"), side("B", "b")));
     screenshot(browser, "match").await;
+}
+
+/// The overall rating list and the fixture's tournament, as the API gives them.
+async fn ratings(browser: &Client, base: &str) {
+    let id = fixture().match_id;
+    browser
+        .goto(&format!("{base}/ratings"))
+        .await
+        .expect("open the ratings");
+    wait_for(
+        browser,
+        "document.querySelector('#tournament-list tbody tr')",
+    )
+    .await;
+    let listed = text_of(
+        browser,
+        "document.querySelector('#tournament-list tbody tr').dataset.id",
+    )
+    .await;
+    assert_eq!(listed, id.to_string());
+    browser
+        .goto(&format!("{base}/ratings?tournament={id}"))
+        .await
+        .expect("open the tournament");
+    wait_for(
+        browser,
+        "document.querySelector('#tournament-ratings tbody tr')",
+    )
+    .await;
+    let players = text_of(
+        browser,
+        "[...document.querySelectorAll('#tournament-ratings tbody tr')].map(r => r.dataset.player).join(',')",
+    )
+    .await;
+    let detail = api(&format!("tournaments/{id}")).await.json();
+    let expected: Vec<&str> = detail["ratings"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(players, expected.join(","));
+    assert!(
+        text_of(
+            browser,
+            "document.getElementById('tournament-title').textContent"
+        )
+        .await
+        .contains(&format!("Tournament {id}"))
+    );
+    screenshot(browser, "ratings").await;
 }
 
 async fn cluster(browser: &Client, base: &str) {

@@ -131,6 +131,9 @@ async fn build() -> (Fixture, Running) {
             openings: "random:plies=2".into(),
             seed: 3,
             accuracy_stones: MATCH_ACCURACY_STONES,
+            // A tournament of one match, so the tournament routes have one to show.
+            tournament_kind: "round-robin".into(),
+            ..v2::CreateMatchRequest::default()
         })
         .await
         .expect("match")

@@ -1,0 +1,159 @@
+//! `pentagrid ratings`: the rating list of stored matches (maximum-likelihood Elo with 95%
+//! intervals, one player anchored), and the printing of rating lists that `tournament` shares.
+//! The fit is [`pentago::rating_list`]; the matches come from [`pentagrid_client::tournaments`].
+
+use anyhow::Result;
+use clap::Args;
+use pentago::{MAX_PRIOR_DRAWS, RatingList, RatingOptions};
+use pentagrid_client::tournaments;
+use serde_json::json;
+
+use super::target::Target;
+use crate::output::{self, outln};
+
+/// Print the rating list of the stored matches: maximum-likelihood Elo (Bradley–Terry, a draw
+/// half a win) with 95% intervals, one player anchored, games and score per player and the
+/// pairwise table. A virtual draw between every two players that met keeps perfect scores
+/// finite.
+#[derive(Args)]
+pub struct RatingsArgs {
+    /// Only matches between these players (each as the match names it); all matches when none
+    /// is given.
+    #[arg(long = "player", value_name = "PLAYER")]
+    players: Vec<String>,
+    #[command(flatten)]
+    options: RatingFlags,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    target: Target,
+}
+
+/// How to anchor and regularise a rating list.
+#[derive(Args)]
+pub struct RatingFlags {
+    /// The player held at --anchor-rating (default: the first player matched).
+    #[arg(long)]
+    anchor: Option<String>,
+    /// The anchor's rating.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = finite)]
+    anchor_rating: f64,
+    /// Virtual draws added between every two players that met (above 0, at most 1000).
+    #[arg(long, default_value_t = 1.0, value_parser = prior)]
+    prior_draws: f64,
+}
+
+impl RatingFlags {
+    /// The fit's options.
+    pub fn options(&self) -> RatingOptions {
+        RatingOptions {
+            anchor: self.anchor.clone(),
+            anchor_rating: self.anchor_rating,
+            prior_draws: self.prior_draws,
+        }
+    }
+}
+
+fn finite(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && x.abs() <= 1e6)
+        .ok_or_else(|| "expected a rating from -1000000 to 1000000".to_owned())
+}
+
+fn prior(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|x| *x > 0.0 && *x <= MAX_PRIOR_DRAWS)
+        .ok_or_else(|| format!("expected a number of draws above 0 and at most {MAX_PRIOR_DRAWS}"))
+}
+
+pub fn run(args: &RatingsArgs) -> Result<()> {
+    let options = args.options.options();
+    let list = args
+        .target
+        .read(async |client| Ok(tournaments::ratings(client, &args.players, &options).await?))?;
+    if args.json {
+        outln!("{}", list_json(&list));
+        Ok(())
+    } else {
+        print_list(&list)
+    }
+}
+
+/// A rating list as JSON (stable: the field names of [`RatingList`]).
+pub fn list_json(list: &RatingList) -> serde_json::Value {
+    json!(list)
+}
+
+fn signed(x: f64) -> String {
+    format!("{x:+.1}")
+}
+
+/// Prints a rating list as a table, then the pairwise results.
+pub fn print_list(list: &RatingList) -> Result<()> {
+    let width = list
+        .players
+        .iter()
+        .map(|p| output::peer(&p.name).chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    outln!(
+        "{:>4}  {:<width$}  {:>8}  {:>20}  {:>6}  {:>6}",
+        "rank",
+        "player",
+        "elo",
+        "95% interval",
+        "games",
+        "score"
+    );
+    for p in &list.players {
+        let mark = if p.name == list.anchor {
+            " (anchor)"
+        } else {
+            ""
+        };
+        let score = p
+            .score()
+            .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s));
+        outln!(
+            "{:>4}  {:<width$}  {:>8}  {:>20}  {:>6}  {:>6}{}",
+            p.rank,
+            output::peer(&p.name),
+            signed(p.rating.elo),
+            format!("[{}, {}]", signed(p.rating.low), signed(p.rating.high)),
+            p.games,
+            score,
+            mark
+        );
+    }
+    if list.components.len() > 1 {
+        outln!(
+            "{} groups of players never linked by games: ratings compare only within a group \
+             (each anchored at its first player)",
+            list.components.len()
+        );
+        for (i, group) in list.components.iter().enumerate() {
+            let names: Vec<String> = group.iter().map(|n| output::peer(n)).collect();
+            outln!("  group {}: {}", i + 1, names.join(", "));
+        }
+    }
+    outln!("pairwise (first player's wins-draws-losses, rating difference):");
+    for pair in &list.pairs {
+        let d = pair.difference;
+        outln!(
+            "  {} vs {}: {}-{}-{}  {} [{}, {}]",
+            output::peer(&pair.a),
+            output::peer(&pair.b),
+            pair.score.wins,
+            pair.score.draws,
+            pair.score.losses,
+            signed(d.elo),
+            signed(d.low),
+            signed(d.high)
+        );
+    }
+    Ok(())
+}

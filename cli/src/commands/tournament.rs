@@ -1,0 +1,255 @@
+//! `pentagrid tournament`: round robins and gauntlets on a cluster — queued as one match per
+//! pairing, followed to the end and rated — and the stored ones listed and reprinted. The
+//! workflows are [`pentagrid_client::tournaments`]; this module parses and prints.
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use pentago::{OpeningSource, Player, TournamentKind};
+use pentagrid_client::tournaments::{self, Tournament, TournamentPlan};
+use serde_json::json;
+
+use super::ratings::{RatingFlags, list_json, print_list};
+use super::target::Target;
+use crate::output::{self, outln};
+
+/// Tournaments of engine configurations on a cluster: a round robin (everyone against
+/// everyone) or a gauntlet (the first player against each other), every pairing a match of
+/// game pairs from the same openings, stored and rated together.
+#[derive(Args)]
+pub struct TournamentArgs {
+    #[command(subcommand)]
+    command: TournamentCommand,
+}
+
+#[derive(Subcommand)]
+enum TournamentCommand {
+    /// Queue a tournament, follow it until every match ends, and print its rating list.
+    Start {
+        /// `round-robin` or `gauntlet` (the first --player meets each other one).
+        #[arg(long, default_value = "round-robin")]
+        kind: TournamentKind,
+        /// A player (`uct:...`, `flat:playouts=N`, `random`, …); two or more.
+        #[arg(long = "player", value_name = "PLAYER", required = true)]
+        players: Vec<Player>,
+        /// Game pairs per match.
+        #[arg(long, default_value_t = 20)]
+        pairs: u64,
+        /// Openings: `random:plies=N` or `book:plies=N`; every match plays the same ones.
+        #[arg(long, default_value = "random:plies=2")]
+        openings: OpeningSource,
+        /// Seed of the openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Return once the matches are queued instead of following them.
+        #[arg(long)]
+        detach: bool,
+        #[command(flatten)]
+        rating: RatingFlags,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Reprint a stored tournament: its matches and its rating list.
+    Status {
+        /// The tournament id `tournament start` printed.
+        id: u64,
+        #[command(flatten)]
+        rating: RatingFlags,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// List the stored tournaments, newest first.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: Target,
+    },
+}
+
+pub fn run(args: &TournamentArgs) -> Result<()> {
+    match &args.command {
+        TournamentCommand::Start {
+            kind,
+            players,
+            pairs,
+            openings,
+            seed,
+            detach,
+            rating,
+            json,
+            target,
+        } => {
+            let plan = TournamentPlan {
+                kind: *kind,
+                players: players.clone(),
+                pairs: *pairs,
+                openings: *openings,
+                seed: *seed,
+            };
+            start(&plan, *detach, rating, *json, target)
+        }
+        TournamentCommand::Status {
+            id,
+            rating,
+            json,
+            target,
+        } => {
+            let tournament =
+                target.read(async |client| Ok(tournaments::status(client, *id).await?))?;
+            show(&tournament, rating, *json)
+        }
+        TournamentCommand::List { json, target } => {
+            let all = target.read(async |client| Ok(tournaments::all(client).await?))?;
+            list(&all, *json)
+        }
+    }
+}
+
+fn start(
+    plan: &TournamentPlan,
+    detach: bool,
+    rating: &RatingFlags,
+    as_json: bool,
+    target: &Target,
+) -> Result<()> {
+    let run = async |client: &pentagrid_client::Client| {
+        let id = tournaments::start(client, plan).await?;
+        if as_json {
+            outln!("{}", json!({ "tournament_id": id }));
+        } else {
+            outln!(
+                "tournament {id}: {} {} players, {} pairs per match queued \
+                 (`pentagrid tournament status {id}` reprints it)",
+                plan.kind,
+                plan.players.len(),
+                plan.pairs
+            );
+        }
+        if detach {
+            return Ok(None);
+        }
+        let mut tell = |(done, all): (u64, u64)| {
+            if as_json {
+                output::io_line(format_args!(
+                    "{}",
+                    json!({"pairs_done": done, "pairs": all})
+                ))
+            } else {
+                output::io_line(format_args!("{done} of {all} pairs stored"))
+            }
+        };
+        Ok(Some(tournaments::follow(client, id, &mut tell).await?))
+    };
+    // Detached on an embedded cluster, the matches wait in its database for the next --local
+    // command (they resume as any queued match does).
+    match target.run(run)? {
+        Some(tournament) => show(&tournament, rating, as_json),
+        None => Ok(()),
+    }
+}
+
+fn state_name(m: &pentagrid_proto::v2::MatchStatusResponse) -> &'static str {
+    use pentagrid_proto::v2::MatchState;
+    match m.state() {
+        MatchState::Running => "running",
+        MatchState::AcceptedH0 => "h0",
+        MatchState::AcceptedH1 => "h1",
+        MatchState::Complete => "complete",
+        MatchState::Stopped => "stopped",
+        MatchState::Unspecified => "unknown",
+    }
+}
+
+fn show(tournament: &Tournament, rating: &RatingFlags, as_json: bool) -> Result<()> {
+    let ratings = tournament.ratings(&rating.options())?;
+    let (done, all) = tournament.progress();
+    if as_json {
+        let matches: Vec<_> = tournament
+            .matches
+            .iter()
+            .map(|m| {
+                json!({
+                    "match_id": m.match_id, "a": m.a, "b": m.b, "pairs": m.pairs,
+                    "pairs_done": m.pairs_done, "wins": m.wins, "draws": m.draws,
+                    "losses": m.losses, "state": state_name(m),
+                })
+            })
+            .collect();
+        outln!(
+            "{}",
+            json!({
+                "tournament_id": tournament.id, "kind": tournament.kind,
+                "players": tournament.players(), "finished": tournament.finished(),
+                "pairs_done": done, "pairs": all, "matches": matches,
+                "ratings": list_json(&ratings),
+            })
+        );
+        return Ok(());
+    }
+    outln!(
+        "tournament {}  ({}, {} players, {} of {} pairs stored{})",
+        tournament.id,
+        output::peer(&tournament.kind),
+        tournament.players().len(),
+        done,
+        all,
+        if tournament.finished() {
+            ""
+        } else {
+            ", running"
+        }
+    );
+    for m in &tournament.matches {
+        outln!(
+            "  match {}: {} vs {}  {}-{}-{}  ({} of {} pairs, {})",
+            m.match_id,
+            output::peer(&m.a),
+            output::peer(&m.b),
+            m.wins,
+            m.draws,
+            m.losses,
+            m.pairs_done,
+            m.pairs,
+            state_name(m)
+        );
+    }
+    print_list(&ratings)
+}
+
+fn list(all: &[Tournament], as_json: bool) -> Result<()> {
+    for t in all {
+        let (done, pairs) = t.progress();
+        if as_json {
+            outln!(
+                "{}",
+                json!({
+                    "tournament_id": t.id, "kind": t.kind, "players": t.players(),
+                    "matches": t.matches.len(), "pairs_done": done, "pairs": pairs,
+                    "finished": t.finished(),
+                })
+            );
+        } else {
+            let players: Vec<String> = t.players().iter().map(|p| output::peer(p)).collect();
+            outln!(
+                "tournament {}  {}  {} of {} pairs{}  {}",
+                t.id,
+                output::peer(&t.kind),
+                done,
+                pairs,
+                if t.finished() { "" } else { " (running)" },
+                players.join(", ")
+            );
+        }
+    }
+    if all.is_empty() && !as_json {
+        outln!("no tournaments stored");
+    }
+    Ok(())
+}
