@@ -237,7 +237,7 @@ impl Controller {
             }
             answer.push_str(&line);
         }
-        let text = answer.trim_end().strip_prefix("= ");
+        let text = answer.strip_prefix('=').map(str::trim);
         text.unwrap_or_else(|| panic!("{command}: {answer}"))
             .to_owned()
     }

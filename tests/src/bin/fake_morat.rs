@@ -56,12 +56,13 @@ fn main() {
             ["genmove", colour, _seconds] => {
                 genmoves += 1;
                 let _ = std::io::stderr().write_all(&vec![b'.'; chatter]);
-                if genmoves == at && !misbehave.is_empty() {
-                    if let Some(text) = misbehave_now(&misbehave, &position, &words) {
-                        let _ = out.write_all(text.as_bytes());
-                        let _ = out.flush();
-                        continue;
-                    }
+                if genmoves == at
+                    && !misbehave.is_empty()
+                    && let Some(text) = misbehave_now(&misbehave, &position, &words)
+                {
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                    continue;
                 }
                 genmove(&mut position, colour, &mut draws)
             }

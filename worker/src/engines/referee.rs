@@ -542,16 +542,16 @@ impl RefereeOptions {
         let limit = Duration::from_secs_f64(allowed) + self.margin;
         let answer = process
             .ask(&line, started + limit)
-            .or_else(|error| match error {
+            .map_err(|error| match error {
                 // Late: wait a little longer to tell a slow engine from a hung one.
                 ProcessError::Timeout => match process.receive(started + limit + self.grace) {
-                    Ok(_) => Err(ForfeitReason::TimeForfeit {
+                    Ok(_) => ForfeitReason::TimeForfeit {
                         used_ms: millis(started.elapsed()),
                         allowed_ms: millis(Duration::from_secs_f64(allowed)),
-                    }),
-                    Err(error) => Err(failure(&error, process, &line, limit + self.grace)),
+                    },
+                    Err(error) => failure(&error, process, &line, limit + self.grace),
                 },
-                error => Err(failure(&error, process, &line, limit)),
+                error => failure(&error, process, &line, limit),
             });
         let answer = answer.inspect_err(|_| engine.stop())?;
         if !answer.success {

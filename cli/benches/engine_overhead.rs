@@ -2,7 +2,7 @@
 //! engine's thinking: one command's round trip through the pipes of a `pentagrid gtp` process
 //! (`known_command`), and a whole move as the referee makes it — the engine is told the
 //! position and asked for a move searched with one playout, so the search itself is a few
-//! microseconds. Run with `cargo bench -p pentagrid --bench gtp`.
+//! microseconds. Run with `cargo bench -p pentagrid --bench engine_overhead`.
 
 use std::time::{Duration, Instant};
 
