@@ -2,7 +2,8 @@
 //! engine's thinking: one command's round trip through the pipes of a `pentagrid gtp` process
 //! (`known_command`), and a whole move as the referee makes it — the engine is told the
 //! position and asked for a move searched with one playout, so the search itself is a few
-//! microseconds. Run with `cargo bench -p pentagrid --bench engine_overhead`.
+//! microseconds (and without tree reuse, which would otherwise grow one tree over every
+//! iteration of the same position). Run with `cargo bench -p pentagrid --bench engine_overhead`.
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,7 @@ fn engine() -> EngineProcess {
         args: [
             "gtp",
             "--quiet",
+            "--no-reuse",
             "--threads",
             "1",
             "--config",

@@ -70,35 +70,41 @@ impl KeptSearch {
         }
         let started = Instant::now();
         let threads = options.threads.max(1);
+        // Deadlines run from now: copying a large kept subtree counts against the time.
+        let budgets: Vec<_> = (0..threads)
+            .map(|i| split_budget(config.budget, threads, i))
+            .collect();
         let fits = self.trees.len() == threads
             && self.trees.iter().all(|tree| tree.prior() == config.prior);
         let kept = std::mem::take(&mut self.trees);
-        let starts: Vec<Tree> = match self.root {
-            Some(root) if fits => kept
-                .into_iter()
-                .map(|tree| match tree.find(&root, position) {
-                    Some(node) => tree.subtree(node),
-                    None => Tree::new(position, config.prior),
-                })
-                .collect(),
-            _ => (0..threads)
-                .map(|_| Tree::new(position, config.prior))
-                .collect(),
+        let root = self.root.filter(|_| fits);
+        let kept: Vec<Option<Tree>> = match root {
+            Some(_) => kept.into_iter().map(Some).collect(),
+            None => (0..threads).map(|_| None).collect(),
         };
-        let reused = starts.iter().map(|t| u64::from(t.nodes[0].visits)).sum();
         let max_edges = max_edges(config, threads);
-        let searched: Vec<TreeSearch<'_>> = starts
+        let searched: Vec<(TreeSearch<'_>, u64)> = kept
             .into_par_iter()
+            .zip(budgets)
             .enumerate()
-            .map(|(i, tree)| {
-                let (share, deadline) = split_budget(config.budget, threads, i);
+            .map(|(i, (tree, (share, deadline)))| {
+                let start = match (tree, root) {
+                    (Some(tree), Some(root)) => match tree.find(&root, position) {
+                        Some(node) => tree.subtree(node),
+                        None => Tree::new(position, config.prior),
+                    },
+                    _ => Tree::new(position, config.prior),
+                };
+                let reused = u64::from(start.nodes[0].visits);
                 let rng = seeded_rng(options.seed, i as u64);
                 let mut search =
-                    TreeSearch::with_tree(tree, *position, config, rng, share, max_edges);
+                    TreeSearch::with_tree(start, *position, config, rng, share, max_edges);
                 search.run(control, deadline);
-                search
+                (search, reused)
             })
             .collect();
+        let reused = searched.iter().map(|(_, r)| r).sum();
+        let searched: Vec<TreeSearch<'_>> = searched.into_iter().map(|(s, _)| s).collect();
         let result = finish(position, &searched, options, started, reused);
         self.trees = searched.into_iter().map(|s| s.tree).collect();
         self.root = Some(*position);
