@@ -19,6 +19,7 @@ mod serde_text;
 pub use board::bitboard::Bitboard;
 pub use board::children::{MoveGroups, distinct_moves, move_groups};
 pub use board::color::Color;
+pub use board::history::moves_reaching;
 pub use board::movegen::MoveList;
 pub use board::moves::{Move, MoveNotation, ParseMoveError};
 pub use board::perft::{PerftCounts, perft};
@@ -36,6 +37,8 @@ pub use play::candidates::{
     CONTINUATION_ROOTS, CONTINUATIONS_PER_ROOT, CandidateFinder, DECIDED_MOVES, GameCandidate,
     Prospect, instructive_mate_in_one,
 };
+pub use play::clock::{Clock, MIN_THINK_SECONDS, SafetyMargin, TimeControl, think_time};
+pub use play::gtp;
 pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
     opening_seed, play_pair, random_opening,
@@ -71,7 +74,7 @@ pub use search::solver::{
     SolveMethod, Solver, ValueBounds, check_leaf, midsolve, prove, solve_leaf,
 };
 pub use search::uct::{
-    BYTES_PER_EDGE, Budget, MoveStats, NodeTable, ParseConfigError, SearchControl, SearchError,
-    SearchOptions, SearchResult, UctConfig, search,
+    BYTES_PER_EDGE, Budget, KeptSearch, MoveStats, NodeTable, ParseConfigError, SearchControl,
+    SearchError, SearchOptions, SearchResult, UctConfig, search,
 };
 pub use search::value::Value;

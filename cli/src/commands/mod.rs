@@ -7,6 +7,7 @@ mod canonical;
 mod check_proof;
 mod client;
 mod cluster;
+mod gtp;
 mod health;
 mod matchplay;
 mod mate;
@@ -57,6 +58,7 @@ pub enum Command {
     Run(run::RunArgs),
     Serve(serve::ServeArgs),
     Solitaire(solitaire::SolitaireArgs),
+    Gtp(gtp::GtpArgs),
     Backup(backup::BackupArgs),
     VerifyBackup(backup::VerifyBackupArgs),
     Restore(backup::RestoreArgs),
@@ -99,6 +101,7 @@ impl Command {
             Command::Run(args) => run::run(&args),
             Command::Serve(args) => serve::run(&args),
             Command::Solitaire(args) => solitaire::run(&args),
+            Command::Gtp(args) => gtp::run(&args),
             Command::Backup(args) => backup::backup(&args),
             Command::VerifyBackup(args) => backup::verify_backup(&args),
             Command::Restore(args) => backup::restore_backup(&args),

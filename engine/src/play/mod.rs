@@ -5,6 +5,8 @@
 
 pub(crate) mod accuracy;
 pub(crate) mod candidates;
+pub(crate) mod clock;
+pub mod gtp;
 pub(crate) mod matches;
 pub(crate) mod openings;
 pub(crate) mod player;

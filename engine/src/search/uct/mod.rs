@@ -6,6 +6,7 @@
 //! reproduce a playout-budget search bit for bit.
 
 mod config;
+mod kept;
 mod result;
 mod search;
 mod tree;
@@ -17,6 +18,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 pub use config::{Budget, ParseConfigError, UctConfig};
+pub use kept::KeptSearch;
 pub use result::{MoveStats, NodeTable, SearchResult};
 pub use search::SearchControl;
 pub use tree::BYTES_PER_EDGE;
@@ -70,7 +72,7 @@ pub fn search(
     }
     let started = Instant::now();
     let threads = options.threads.max(1);
-    let max_edges = (config.max_nodes / threads as u64).max(1_000) as usize;
+    let max_edges = max_edges(config, threads);
     let trees: Vec<TreeSearch<'_>> = (0..threads)
         .into_par_iter()
         .map(|i| {
@@ -81,28 +83,44 @@ pub fn search(
             tree
         })
         .collect();
-    let seconds = started.elapsed().as_secs_f64();
+    Ok(finish(position, &trees, options, started, 0))
+}
 
-    let moves = merged_root_table(position, &trees);
+/// Move records each of `threads` trees may hold.
+fn max_edges(config: &UctConfig, threads: usize) -> usize {
+    (config.max_nodes / threads as u64).max(1_000) as usize
+}
+
+/// The result of searched `trees`, which held `reused` simulations at the root when it started.
+fn finish(
+    position: &Position,
+    trees: &[TreeSearch<'_>],
+    options: &SearchOptions,
+    started: Instant,
+    reused: u64,
+) -> SearchResult {
+    let seconds = started.elapsed().as_secs_f64();
+    let moves = merged_root_table(position, trees);
     let value = trees.iter().find_map(|t| t.tree.nodes[0].proof);
     let best = moves.iter().max_by_key(|m| m.rank()).map(|m| m.mv);
-    let pv = principal_variation(&trees, best);
+    let pv = principal_variation(trees, best);
     let tables = match options.tables_min_visits {
-        Some(min) => collect_tables(&trees, min),
+        Some(min) => collect_tables(trees, min),
         None => Vec::new(),
     };
-    Ok(SearchResult {
+    SearchResult {
         position: *position,
         moves,
         best,
         pv,
         value,
         simulations: trees.iter().map(|t| t.simulations).sum(),
+        reused,
         seconds,
         tree_nodes: trees.iter().map(|t| t.tree.edge_count() as u64).sum(),
-        threads,
+        threads: trees.len(),
         tables,
-    })
+    }
 }
 
 /// Sums the tables of one node over trees, keyed by the representative move.
@@ -183,7 +201,7 @@ fn collect_tables(trees: &[TreeSearch<'_>], min: u64) -> Vec<NodeTable> {
     }
     let mut found: HashMap<u64, Found<'_>> = HashMap::new();
     for t in trees {
-        let mut stack = vec![(0u32, t.root, t.simulations)];
+        let mut stack = vec![(0u32, t.root, u64::from(t.tree.nodes[0].visits))];
         while let Some((node, position, visits)) = stack.pop() {
             let edges = t.tree.edges_of(node);
             let entry = found.entry(position.key().0).or_insert_with(|| Found {

@@ -88,6 +88,11 @@ pub struct SearchResult {
     pub value: Option<Value>,
     /// Simulations run.
     pub simulations: u64,
+    /// Simulations already at the root when the search started: the work of earlier searches
+    /// kept in the tree ([`crate::KeptSearch`]); 0 for a fresh search. The move tables count
+    /// them too.
+    #[serde(default)]
+    pub reused: u64,
     /// Wall-clock time.
     pub seconds: f64,
     /// Move records in all trees together.

@@ -45,8 +45,10 @@ impl SearchControl {
     }
 }
 
-/// Simulations between looks at the clock and the shared control.
-const CHECK_EVERY: u64 = 256;
+/// Simulations between looks at the clock and the shared control: a few milliseconds of
+/// search at most, so a time budget is kept closely (reading the clock costs far less than
+/// one playout).
+const CHECK_EVERY: u64 = 64;
 
 /// Searches a tree until its share of the budget is spent, the root is proven, or a stop.
 pub(crate) struct TreeSearch<'a> {
@@ -70,8 +72,21 @@ impl<'a> TreeSearch<'a> {
         max_simulations: u64,
         max_edges: usize,
     ) -> TreeSearch<'a> {
+        let tree = Tree::new(&root, config.prior);
+        TreeSearch::with_tree(tree, root, config, rng, max_simulations, max_edges)
+    }
+
+    /// Goes on searching `tree`, whose root is `root` (a tree kept from an earlier search).
+    pub fn with_tree(
+        tree: Tree,
+        root: Position,
+        config: &'a UctConfig,
+        rng: EngineRng,
+        max_simulations: u64,
+        max_edges: usize,
+    ) -> TreeSearch<'a> {
         TreeSearch {
-            tree: Tree::new(&root, config.prior),
+            tree,
             root,
             config,
             rng,

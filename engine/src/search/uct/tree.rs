@@ -74,6 +74,11 @@ impl Tree {
         tree
     }
 
+    /// The weight of the evaluation prior its nodes were created with.
+    pub fn prior(&self) -> f32 {
+        self.prior
+    }
+
     pub fn edges_of(&self, node: u32) -> &[Edge] {
         let n = &self.nodes[node as usize];
         &self.edges[n.first_edge as usize..n.first_edge as usize + n.edge_count as usize]
@@ -134,6 +139,61 @@ impl Tree {
     /// Number of move records (the tree's node count for memory purposes).
     pub fn edge_count(&self) -> usize {
         self.edges.len()
+    }
+
+    /// The part of the tree below `node` as a tree of its own (`node` becomes the root, node 0),
+    /// with every statistic and proof kept: how a game's search keeps its work when the game
+    /// moves on to that position. Nodes outside the subtree are dropped, so the arena shrinks.
+    pub fn subtree(&self, node: u32) -> Tree {
+        let mut tree = Tree {
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            children: Children::new(),
+            scratch: Vec::with_capacity(Move::COUNT),
+            prior: self.prior,
+        };
+        // Breadth first: a node's new index is its place in `order`, known when it is queued,
+        // so each edge is copied once with its child renumbered.
+        let mut order = vec![node];
+        let mut next = 0;
+        while let Some(&old) = order.get(next) {
+            let first_edge = tree.edges.len() as u32;
+            for edge in self.edges_of(old) {
+                let mut edge = *edge;
+                if edge.child != 0 {
+                    order.push(edge.child);
+                    edge.child = (order.len() - 1) as u32;
+                }
+                tree.edges.push(edge);
+            }
+            tree.nodes.push(Node {
+                first_edge,
+                ..self.nodes[old as usize]
+            });
+            next += 1;
+        }
+        tree
+    }
+
+    /// The node of `target` within two moves below the root (whose position is `root`): the
+    /// position after this side's move and the opponent's reply. Only exact positions count;
+    /// a symmetric image of a searched position is not found.
+    pub fn find(&self, root: &Position, target: &Position) -> Option<u32> {
+        let depth = target.stone_count().checked_sub(root.stone_count())?;
+        self.find_below(0, root, target, depth)
+    }
+
+    fn find_below(&self, node: u32, at: &Position, target: &Position, depth: u32) -> Option<u32> {
+        if depth == 0 {
+            return (at == target).then_some(node);
+        }
+        if depth > 2 {
+            return None;
+        }
+        self.edges_of(node)
+            .iter()
+            .filter(|e| e.child != 0)
+            .find_map(|e| self.find_below(e.child, &at.play_unchecked(e.mv), target, depth - 1))
     }
 }
 
@@ -200,6 +260,37 @@ mod tests {
         for (edge, group) in tree.edges_of(0).iter().zip(&groups) {
             assert_eq!(edge.mv, group[0]);
         }
+    }
+
+    #[test]
+    fn subtree_keeps_the_statistics_below_its_root() {
+        let mut tree = Tree::new(&Position::START, 0.0);
+        let first = tree.edges_of(0)[2];
+        let after = Position::START.play_unchecked(first.mv);
+        let child = tree.create_node(&after);
+        tree.edges[2].child = child;
+        let reply = tree.edges_of(child)[5];
+        let after_reply = after.play_unchecked(reply.mv);
+        let grandchild = tree.create_node(&after_reply);
+        let reply_edge = (tree.nodes[child as usize].first_edge + 5) as usize;
+        tree.edges[reply_edge].child = grandchild;
+        tree.edges[reply_edge].visits = 7;
+        tree.nodes[grandchild as usize].visits = 6;
+
+        assert_eq!(tree.find(&Position::START, &Position::START), Some(0));
+        assert_eq!(tree.find(&Position::START, &after), Some(child));
+        assert_eq!(tree.find(&Position::START, &after_reply), Some(grandchild));
+        let elsewhere = after.play_unchecked(tree.edges_of(child)[0].mv);
+        assert_eq!(tree.find(&Position::START, &elsewhere), None);
+
+        let kept = tree.subtree(child);
+        assert_eq!(kept.nodes.len(), 2);
+        assert_eq!(kept.edges_of(0).len(), tree.edges_of(child).len());
+        assert_eq!(kept.edges_of(0)[5].visits, 7);
+        assert_eq!(kept.edges_of(0)[5].child, 1);
+        assert_eq!(kept.nodes[1].visits, 6);
+        assert_eq!(kept.edges_of(1).len(), tree.edges_of(grandchild).len());
+        assert_eq!(kept.find(&after, &after_reply), Some(1));
     }
 
     #[test]

@@ -1,0 +1,670 @@
+//! The referee: plays one game between two players — built-in [`Player`]s or external engine
+//! programs — applying every move with the engine crate's rules (DESIGN §3) and timing the
+//! engines on the wall clock. An engine that plays an illegal move, answers out of the
+//! framing, crashes, hangs or overruns its time loses the game, with the reason recorded.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use pentago::{
+    Budget, Clock, Color, GameRecord, Move, Player, Position, SafetyMargin, Status, TimeControl,
+    moves_reaching, splitmix64, think_time,
+};
+use thiserror::Error;
+
+use super::process::{EngineProcess, ProcessError};
+use super::{Dialect, EngineSpec};
+
+/// A game's time limit on the wall clock. Text form (stable): `move:SECONDS` (the same time
+/// for every move) or `game:BASE+INCREMENT` (a clock per player).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum TimeLimit {
+    /// Seconds per move.
+    PerMove(f64),
+    /// Seconds per game and seconds added after each move.
+    Increment {
+        /// The clock at the start.
+        base: f64,
+        /// Added after each move.
+        increment: f64,
+    },
+}
+
+/// A time limit text that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "bad time limit {0:?}: expected move:SECONDS or game:BASE+INCREMENT (seconds above 0, \
+     at most 86400)"
+)]
+pub struct ParseTimeLimitError(pub String);
+
+impl FromStr for TimeLimit {
+    type Err = ParseTimeLimitError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || ParseTimeLimitError(pentago::excerpt(text));
+        let seconds = |s: &str, zero_ok: bool| {
+            s.parse::<f64>()
+                .ok()
+                .filter(|t| (*t > 0.0 || (zero_ok && *t == 0.0)) && *t <= 86_400.0)
+                .ok_or_else(bad)
+        };
+        match text.split_once(':') {
+            Some(("move", s)) => Ok(TimeLimit::PerMove(seconds(s, false)?)),
+            Some(("game", clock)) => {
+                let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
+                Ok(TimeLimit::Increment {
+                    base: seconds(base, false)?,
+                    increment: seconds(increment, true)?,
+                })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for TimeLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeLimit::PerMove(s) => write!(f, "move:{s}"),
+            TimeLimit::Increment { base, increment } => write!(f, "game:{base}+{increment}"),
+        }
+    }
+}
+
+impl TimeLimit {
+    /// The same as a time control.
+    #[must_use]
+    pub fn control(self) -> TimeControl {
+        match self {
+            TimeLimit::PerMove(seconds) => TimeControl::PerMove { seconds },
+            TimeLimit::Increment { base, increment } => TimeControl::Increment { base, increment },
+        }
+    }
+}
+
+/// How the referee runs games.
+#[derive(Clone, Debug)]
+pub struct RefereeOptions {
+    /// The time limit.
+    pub time: TimeLimit,
+    /// Wall-clock time an engine may take past its limit (the trips through the pipes, the
+    /// process being scheduled) before it loses on time.
+    pub margin: Duration,
+    /// How long after that to wait for a late answer: an answer in this window loses on time,
+    /// none at all means the engine hung (and it is killed).
+    pub grace: Duration,
+    /// Limit for the answer to any command but `genmove`.
+    pub command_timeout: Duration,
+    /// Start every engine afresh for each game; otherwise reuse it after `clear_board`.
+    pub restart: bool,
+    /// Threads an engine is asked to use (in a dialect that has a command for it).
+    pub engine_threads: Option<usize>,
+}
+
+impl Default for RefereeOptions {
+    fn default() -> Self {
+        RefereeOptions {
+            time: TimeLimit::PerMove(1.0),
+            margin: Duration::from_millis(100),
+            grace: Duration::from_secs(2),
+            command_timeout: Duration::from_secs(10),
+            restart: false,
+            engine_threads: None,
+        }
+    }
+}
+
+/// Why an engine lost a game without it being played out.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ForfeitReason {
+    /// The program could not be started.
+    #[error("could not start: {0}")]
+    Spawn(String),
+    /// The process ended.
+    #[error("crashed: {0}")]
+    Crashed(String),
+    /// No answer at all, long after the limit; the process was killed.
+    #[error("hung: no answer to {command} in {waited_ms} ms")]
+    Hung {
+        /// The command (its name).
+        command: String,
+        /// How long the referee waited.
+        waited_ms: u64,
+    },
+    /// An answer, but after the limit and the margin.
+    #[error("lost on time: {used_ms} ms used, {allowed_ms} ms allowed")]
+    TimeForfeit {
+        /// Time taken by the move.
+        used_ms: u64,
+        /// Time allowed (without the margin).
+        allowed_ms: u64,
+    },
+    /// An answer outside the protocol, or a move that does not read.
+    #[error("malformed answer to {command}: {why}")]
+    Malformed {
+        /// The command (its name).
+        command: String,
+        /// What was wrong.
+        why: String,
+    },
+    /// A move that is not legal in the position.
+    #[error("illegal move {answer:?}: {why}")]
+    IllegalMove {
+        /// The answer.
+        answer: String,
+        /// Why it is illegal.
+        why: String,
+    },
+    /// A `?` to a command it must accept (a legal move, `clear_board`, `genmove`).
+    #[error("refused {command}: {reason}")]
+    Refused {
+        /// The command (its name).
+        command: String,
+        /// Its reason.
+        reason: String,
+    },
+    /// It resigned.
+    #[error("resigned")]
+    Resigned,
+}
+
+/// The loser of a forfeited game and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    /// Who lost.
+    pub loser: Color,
+    /// Why.
+    pub reason: ForfeitReason,
+}
+
+/// A refereed game: the moves played, how it ended, and what the engines said on the side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefereedGame {
+    /// The moves and the result (a forfeit is a win for the other side).
+    pub record: GameRecord,
+    /// Set when the game ended by a forfeit.
+    pub forfeit: Option<Forfeit>,
+    /// Seconds each side (black, white) spent on its moves, on the wall clock.
+    pub seconds: [f64; 2],
+    /// The end of each external engine's standard error during the game (black, white).
+    pub stderr: [String; 2],
+}
+
+/// A game the referee cannot start.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum RefereeError {
+    /// The start position is a finished game.
+    #[error("the start position is a finished game ({0})")]
+    GameOver(Status),
+    /// No way to tell the engines the start position was found.
+    #[error("no sequence of moves reaches the start position {0}")]
+    Unreachable(Position),
+}
+
+/// An external engine: its configuration, and its process while it runs.
+pub struct ExternalEngine {
+    spec: EngineSpec,
+    process: Option<EngineProcess>,
+}
+
+impl ExternalEngine {
+    /// An engine that is not started yet.
+    #[must_use]
+    pub fn new(spec: EngineSpec) -> ExternalEngine {
+        ExternalEngine {
+            spec,
+            process: None,
+        }
+    }
+
+    /// Its configuration.
+    #[must_use]
+    pub fn spec(&self) -> &EngineSpec {
+        &self.spec
+    }
+
+    /// Whether its process is running (as far as the referee knows).
+    #[must_use]
+    pub fn is_running(&self) -> bool {
+        self.process.is_some()
+    }
+
+    /// Stops the process (it is killed).
+    pub fn stop(&mut self) {
+        self.process = None;
+    }
+
+    /// Starts the engine if it is not running and asks for its `name` and `version`, as
+    /// `NAME VERSION`.
+    pub fn identify(&mut self, timeout: Duration) -> Result<String, ForfeitReason> {
+        let mut words = Vec::new();
+        for command in ["name", "version"] {
+            let answer = self.ask(command, timeout, None)?;
+            words.push(answer);
+        }
+        Ok(words.join(" "))
+    }
+
+    fn process(&mut self, threads: Option<usize>) -> Result<&mut EngineProcess, ForfeitReason> {
+        if self.process.is_none() {
+            let mut process = EngineProcess::spawn(&self.spec.command)
+                .map_err(|e| ForfeitReason::Spawn(e.to_string()))?;
+            if let Some(line) = threads.and_then(|t| self.spec.dialect.threads(t)) {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                // Threads are a wish: an engine that refuses them still plays.
+                let _ = process.ask(&line, deadline);
+            }
+            self.process = Some(process);
+        }
+        Ok(self.process.as_mut().expect("just started"))
+    }
+
+    /// Sends `line` and returns the text of a `=` answer; a failure stops the process.
+    fn ask(
+        &mut self,
+        line: &str,
+        timeout: Duration,
+        threads: Option<usize>,
+    ) -> Result<String, ForfeitReason> {
+        let answer = self.ask_answer(line, timeout, threads)?;
+        if answer.success {
+            Ok(answer.text)
+        } else {
+            Err(ForfeitReason::Refused {
+                command: command_name(line),
+                reason: pentago::excerpt(&answer.text),
+            })
+        }
+    }
+
+    /// Sends `line` and returns its answer, `=` or `?`; a failure to answer stops the process.
+    fn ask_answer(
+        &mut self,
+        line: &str,
+        timeout: Duration,
+        threads: Option<usize>,
+    ) -> Result<pentago::gtp::Answer, ForfeitReason> {
+        let process = self.process(threads)?;
+        match process.ask(line, Instant::now() + timeout) {
+            Ok(answer) => Ok(answer),
+            Err(error) => {
+                let reason = failure(&error, process, line, timeout);
+                self.stop();
+                Err(reason)
+            }
+        }
+    }
+
+    fn take_stderr(&self) -> String {
+        self.process
+            .as_ref()
+            .map(EngineProcess::take_stderr)
+            .unwrap_or_default()
+    }
+}
+
+/// The reason a process failed to answer `line`.
+fn failure(
+    error: &ProcessError,
+    process: &mut EngineProcess,
+    line: &str,
+    waited: Duration,
+) -> ForfeitReason {
+    match error {
+        ProcessError::Spawn { .. } => ForfeitReason::Spawn(error.to_string()),
+        ProcessError::Exited(_) => ForfeitReason::Crashed(
+            process
+                .exit_status()
+                .map_or_else(|| "its output closed".to_owned(), |s| s.to_string()),
+        ),
+        ProcessError::Timeout => ForfeitReason::Hung {
+            command: command_name(line),
+            waited_ms: millis(waited),
+        },
+        ProcessError::Malformed(_) | ProcessError::TooLong => ForfeitReason::Malformed {
+            command: command_name(line),
+            why: error.to_string(),
+        },
+    }
+}
+
+fn command_name(line: &str) -> String {
+    line.split_whitespace().next().unwrap_or("").to_owned()
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// One side of a game.
+pub enum Contestant<'a> {
+    /// A built-in player; under a time limit a UCT player searches for the time the engine
+    /// programs' policy gives it.
+    BuiltIn(&'a Player),
+    /// An external engine program.
+    Engine(&'a mut ExternalEngine),
+}
+
+/// The state of a game in progress.
+struct Game {
+    position: Position,
+    moves: Vec<Move>,
+    clocks: [Clock; 2],
+    seconds: [f64; 2],
+}
+
+impl RefereeOptions {
+    /// Plays a game from `start` (ongoing) between `sides` (black, white). `seed` makes the
+    /// built-in players' moves reproducible; `threads` is their tree count.
+    pub fn play_game(
+        &self,
+        start: &Position,
+        mut sides: [Contestant<'_>; 2],
+        seed: u64,
+        threads: usize,
+    ) -> Result<RefereedGame, RefereeError> {
+        let status = start.status();
+        if status.is_over() {
+            return Err(RefereeError::GameOver(status));
+        }
+        let opening = moves_reaching(start).ok_or(RefereeError::Unreachable(*start))?;
+        let initial = self.time.control().initial_clock();
+        let mut game = Game {
+            position: *start,
+            moves: Vec::new(),
+            clocks: [initial, initial],
+            seconds: [0.0; 2],
+        };
+        let forfeit = self
+            .run(&mut sides, &mut game, &opening, seed, threads)
+            .err();
+        let stderr = sides.each_ref().map(|side| match side {
+            Contestant::Engine(engine) => engine.take_stderr(),
+            Contestant::BuiltIn(_) => String::new(),
+        });
+        if let Some(forfeit) = &forfeit
+            && let Contestant::Engine(engine) = &mut sides[forfeit.loser as usize]
+        {
+            // Whatever state it is in, it starts afresh next game.
+            engine.stop();
+        }
+        if self.restart {
+            for side in &mut sides {
+                if let Contestant::Engine(engine) = side {
+                    engine.stop();
+                }
+            }
+        }
+        let result = match &forfeit {
+            Some(f) => Status::Won(f.loser.opponent()),
+            None => game.position.status(),
+        };
+        Ok(RefereedGame {
+            record: GameRecord {
+                start: *start,
+                moves: game.moves,
+                result,
+            },
+            forfeit,
+            seconds: game.seconds,
+            stderr,
+        })
+    }
+
+    fn run(
+        &self,
+        sides: &mut [Contestant<'_>; 2],
+        game: &mut Game,
+        opening: &[Move],
+        seed: u64,
+        threads: usize,
+    ) -> Result<(), Forfeit> {
+        for colour in [Color::Black, Color::White] {
+            if let Contestant::Engine(engine) = &mut sides[colour as usize] {
+                self.prepare(engine, opening).map_err(|reason| Forfeit {
+                    loser: colour,
+                    reason,
+                })?;
+            }
+        }
+        while !game.position.is_over() {
+            let colour = game.position.side_to_move();
+            let seed = splitmix64(seed.wrapping_add(game.moves.len() as u64));
+            let side = &mut sides[colour as usize];
+            let mv = self
+                .next_move(side, colour, game, seed, threads)
+                .map_err(|reason| Forfeit {
+                    loser: colour,
+                    reason,
+                })?;
+            game.position = game.position.play_unchecked(mv);
+            game.moves.push(mv);
+            let other = colour.opponent();
+            if !game.position.is_over()
+                && let Contestant::Engine(engine) = &mut sides[other as usize]
+            {
+                let line = engine.spec.dialect.play(colour, mv);
+                engine
+                    .ask(&line, self.command_timeout, self.engine_threads)
+                    .map_err(|reason| Forfeit {
+                        loser: other,
+                        reason,
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts or resets an engine for a new game and tells it the time limit and the moves
+    /// that reach the start position.
+    fn prepare(&self, engine: &mut ExternalEngine, opening: &[Move]) -> Result<(), ForfeitReason> {
+        let (timeout, threads) = (self.command_timeout, self.engine_threads);
+        engine.ask("clear_board", timeout, threads)?;
+        let dialect = engine.spec.dialect;
+        if dialect.uses_time_left() {
+            let settings = match self.time {
+                TimeLimit::PerMove(s) => format!("time_settings 0 {s} 1"),
+                TimeLimit::Increment { base, .. } => format!("time_settings {base} 0 0"),
+            };
+            // Optional in GTP: an engine that does not keep time still plays.
+            engine.ask_answer(&settings, timeout, threads)?;
+        }
+        let mut position = Position::START;
+        for &mv in opening {
+            let line = dialect.play(position.side_to_move(), mv);
+            engine.ask(&line, timeout, threads)?;
+            position = position.play_unchecked(mv);
+        }
+        Ok(())
+    }
+
+    /// The move of the side to move, checked for legality.
+    fn next_move(
+        &self,
+        side: &mut Contestant<'_>,
+        colour: Color,
+        game: &mut Game,
+        seed: u64,
+        threads: usize,
+    ) -> Result<Move, ForfeitReason> {
+        let index = colour as usize;
+        let clock = game.clocks[index];
+        let allowed = match self.time {
+            TimeLimit::PerMove(s) => s,
+            TimeLimit::Increment { .. } => clock.seconds.max(0.0),
+        };
+        let started = Instant::now();
+        let mv = match side {
+            Contestant::BuiltIn(player) => {
+                let player = self.timed(player, clock, game.position.stone_count());
+                player.choose(&game.position, seed, threads)
+            }
+            Contestant::Engine(engine) => self.engine_move(engine, colour, game, allowed)?,
+        };
+        let used = started.elapsed().as_secs_f64();
+        game.seconds[index] += used;
+        game.clocks[index] = clock.after_move(&self.time.control(), used);
+        Ok(mv)
+    }
+
+    /// A built-in UCT player searches for the time the clock gives it.
+    fn timed(&self, player: &Player, clock: Clock, stones: u32) -> Player {
+        let margin = SafetyMargin::default();
+        let think = think_time(&self.time.control(), Some(clock), stones, &margin);
+        match (player, think) {
+            (Player::Uct(config), Some(s)) => Player::Uct(config.with_budget(Budget::Seconds(s))),
+            (Player::Perfect(config), Some(s)) => {
+                Player::Perfect(config.with_budget(Budget::Seconds(s)))
+            }
+            _ => player.clone(),
+        }
+    }
+
+    fn engine_move(
+        &self,
+        engine: &mut ExternalEngine,
+        colour: Color,
+        game: &Game,
+        allowed: f64,
+    ) -> Result<Move, ForfeitReason> {
+        let (timeout, threads) = (self.command_timeout, self.engine_threads);
+        let dialect = engine.spec.dialect;
+        if dialect.uses_time_left() {
+            let stones = u32::from(matches!(self.time, TimeLimit::PerMove(_)));
+            let line = format!("time_left {} {allowed:.3} {stones}", dialect.colour(colour));
+            engine.ask_answer(&line, timeout, threads)?;
+        }
+        let line = dialect.genmove(colour, allowed);
+        let process = engine.process(threads)?;
+        let started = Instant::now();
+        let limit = Duration::from_secs_f64(allowed) + self.margin;
+        let answer = process
+            .ask(&line, started + limit)
+            .map_err(|error| match error {
+                // Late: wait a little longer to tell a slow engine from a hung one.
+                ProcessError::Timeout => match process.receive(started + limit + self.grace) {
+                    Ok(_) => ForfeitReason::TimeForfeit {
+                        used_ms: millis(started.elapsed()),
+                        allowed_ms: millis(Duration::from_secs_f64(allowed)),
+                    },
+                    Err(error) => failure(&error, process, &line, limit + self.grace),
+                },
+                error => failure(&error, process, &line, limit),
+            });
+        let answer = answer.inspect_err(|_| engine.stop())?;
+        if !answer.success {
+            return Err(ForfeitReason::Refused {
+                command: "genmove".to_owned(),
+                reason: pentago::excerpt(&answer.text),
+            });
+        }
+        let text = answer.text.trim();
+        if text.eq_ignore_ascii_case("resign") {
+            return Err(ForfeitReason::Resigned);
+        }
+        let mv = dialect
+            .read_move(text, &game.position)
+            .map_err(|why| match why {
+                super::BadMove::Unresolved { why, .. } => ForfeitReason::IllegalMove {
+                    answer: pentago::excerpt(text),
+                    why: why.to_string(),
+                },
+                why => ForfeitReason::Malformed {
+                    command: "genmove".to_owned(),
+                    why: why.to_string(),
+                },
+            })?;
+        game.position
+            .play(mv)
+            .map_err(|why| ForfeitReason::IllegalMove {
+                answer: pentago::excerpt(text),
+                why: why.to_string(),
+            })?;
+        Ok(mv)
+    }
+}
+
+impl Contestant<'_> {
+    /// The engine's dialect, or `None` for a built-in player.
+    #[must_use]
+    pub fn dialect(&self) -> Option<Dialect> {
+        match self {
+            Contestant::Engine(engine) => Some(engine.spec.dialect),
+            Contestant::BuiltIn(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_limits_parse_and_print() {
+        for (text, limit) in [
+            ("move:0.5", TimeLimit::PerMove(0.5)),
+            (
+                "game:60+1",
+                TimeLimit::Increment {
+                    base: 60.0,
+                    increment: 1.0,
+                },
+            ),
+            (
+                "game:30",
+                TimeLimit::Increment {
+                    base: 30.0,
+                    increment: 0.0,
+                },
+            ),
+        ] {
+            assert_eq!(text.parse::<TimeLimit>(), Ok(limit));
+            assert_eq!(limit.to_string().parse::<TimeLimit>(), Ok(limit));
+        }
+        for bad in [
+            "0.5",
+            "move:0",
+            "move:-1",
+            "move:nan",
+            "game:+1",
+            "game:10+x",
+            "hour:1",
+        ] {
+            assert!(bad.parse::<TimeLimit>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn built_in_players_play_a_game_under_the_referee() {
+        let referee = RefereeOptions {
+            time: TimeLimit::PerMove(0.02),
+            ..RefereeOptions::default()
+        };
+        let uct: Player = "uct:playouts=200".parse().unwrap();
+        let game = referee
+            .play_game(
+                &Position::START,
+                [
+                    Contestant::BuiltIn(&uct),
+                    Contestant::BuiltIn(&Player::Random),
+                ],
+                3,
+                1,
+            )
+            .unwrap();
+        assert!(game.record.result.is_over());
+        assert_eq!(game.forfeit, None);
+        let over: Position = "....../....../....../....../oooo../xxxxx.".parse().unwrap();
+        assert!(matches!(
+            referee.play_game(
+                &over,
+                [Contestant::BuiltIn(&uct), Contestant::BuiltIn(&uct)],
+                1,
+                1
+            ),
+            Err(RefereeError::GameOver(_))
+        ));
+    }
+}
