@@ -144,7 +144,7 @@ impl ResultIngest {
         let worker = &submission.worker_id;
         if self.flags.quarantined(worker.as_str()) {
             let job = submission.job_id;
-            tracing::warn!(worker = ?worker, job, "result of a quarantined worker refused");
+            tracing::warn!(worker = %worker, job, "result of a quarantined worker refused");
             return Err(SubmitError::Quarantined(worker.to_string()));
         }
         Ok(())
@@ -174,9 +174,9 @@ impl ResultIngest {
             if self.cancelled(job_id) {
                 // An admin (or the `run` that asked for it) cancelled the job: its worker's
                 // result is expected to come back and be refused.
-                tracing::debug!(worker = ?worker, job = job_id, reason = ?e.0, "result of a cancelled job refused");
+                tracing::debug!(worker = %worker, job = job_id, reason = ?e.0, "result of a cancelled job refused");
             } else {
-                tracing::warn!(worker = ?worker, job = job_id, reason = ?e.0, "result refused");
+                tracing::warn!(worker = %worker, job = job_id, reason = ?e.0, "result refused");
             }
             SubmitError::NotLeased(e.0)
         };
@@ -186,7 +186,7 @@ impl ResultIngest {
             .map_err(refused)?;
         // Validate outside the lock; an invalid result changes nothing, not even the lease.
         let effect = result_effect(&job.task, job_id, outcome).map_err(|why| {
-            tracing::warn!(worker = ?worker, job = job_id, why = ?why, "invalid result refused");
+            tracing::warn!(worker = %worker, job = job_id, why = ?why, "invalid result refused");
             SubmitError::Invalid(why)
         })?;
         let effect = self

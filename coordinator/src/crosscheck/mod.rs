@@ -165,7 +165,7 @@ impl CrossCheck {
         let record = &claim.record;
         if worker == record.claimant || worker == record.checker {
             // Its job excluded this worker; answer nothing rather than let it check itself.
-            tracing::error!(claim = id, worker = ?worker, "a party answered its own cross-check");
+            tracing::error!(claim = id, worker = %worker, "a party answered its own cross-check");
             return Ok(out);
         }
         match ClaimState::from_stored(record.state) {

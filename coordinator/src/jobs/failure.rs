@@ -50,7 +50,7 @@ impl JobQueue {
         .map_err(|e| FailureError::NotLeased(e.0))?;
         let state = JobState::from_stored(record.state);
         tracing::warn!(
-            worker = ?id,
+            worker = %id,
             job = job_id,
             ?state,
             error = ?error,

@@ -249,16 +249,16 @@ impl JobQueue {
             Ok(evicted) => evicted,
             Err(full) => {
                 self.warn_full.call_once(|| {
-                    tracing::warn!(worker = ?id, "worker registry full of leaseholders: hello refused");
+                    tracing::warn!(worker = %id, "worker registry full of leaseholders: hello refused");
                 });
                 return Err(full.into());
             }
         };
         if let Some(evicted) = evicted {
-            tracing::debug!(worker = ?evicted, "registry full: the longest-silent worker evicted");
+            tracing::debug!(worker = %evicted, "registry full: the longest-silent worker evicted");
         }
         // Peer text is logged escaped (`?`), so a name cannot forge a log line.
-        tracing::info!(worker = ?id, name = ?name, threads, "worker joined");
+        tracing::info!(worker = %id, name = ?name, threads, "worker joined");
         Ok(LeaseTerms {
             lease: self.settings.lease_duration,
             heartbeat: self.settings.heartbeat_interval,
@@ -412,7 +412,7 @@ impl JobQueue {
             (changed, pruned)
         };
         for worker in pruned {
-            tracing::info!(worker = ?worker, "silent worker forgotten");
+            tracing::info!(worker = %worker, "silent worker forgotten");
         }
         self.metrics.leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {
