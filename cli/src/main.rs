@@ -32,7 +32,20 @@ struct Cli {
     log_format: logging::LogFormat,
 }
 
+/// The longest command-line argument taken, in bytes. A path, a position or an engine's
+/// command line fits many times over; anything longer is a mistake (or an attack on the error
+/// message, which would otherwise echo it whole), refused before parsing.
+const MAX_ARGUMENT_BYTES: usize = 4096;
+
 fn main() -> std::process::ExitCode {
+    if let Some((index, length)) = oversized_argument(std::env::args_os()) {
+        output::errln!(
+            "error: argument {index} is {length} bytes long; pentagrid takes at most \
+             {MAX_ARGUMENT_BYTES} bytes per argument (give long input on standard input or in \
+             a file)"
+        );
+        return std::process::ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let default_level = if cli.command.is_service() {
         "info"
@@ -60,6 +73,18 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// The first argument (numbered from 1, the program name being 0) longer than
+/// [`MAX_ARGUMENT_BYTES`], with its length.
+fn oversized_argument(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Option<(usize, usize)> {
+    args.into_iter()
+        .enumerate()
+        .skip(1)
+        .map(|(index, arg)| (index, arg.len()))
+        .find(|&(_, length)| length > MAX_ARGUMENT_BYTES)
+}
+
 /// The client library's error behind `error`, directly or inside an embedded cluster's.
 fn client_error(error: &anyhow::Error) -> Option<&pentagrid_client::ClientError> {
     error
@@ -69,4 +94,32 @@ fn client_error(error: &anyhow::Error) -> Option<&pentagrid_client::ClientError>
                 .downcast_ref::<pentagrid_embedded::EmbeddedError>()
                 .and_then(pentagrid_embedded::EmbeddedError::client_error)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[String]) -> Vec<std::ffi::OsString> {
+        list.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn arguments_up_to_the_limit_pass() {
+        let fits = "x".repeat(MAX_ARGUMENT_BYTES);
+        assert_eq!(oversized_argument(args(&["pentagrid".into(), "show".into(), fits])), None);
+    }
+
+    #[test]
+    fn the_first_oversized_argument_is_named() {
+        let long = "x".repeat(MAX_ARGUMENT_BYTES + 1);
+        let list = ["pentagrid".into(), "show".into(), long.clone(), long];
+        assert_eq!(oversized_argument(args(&list)), Some((2, MAX_ARGUMENT_BYTES + 1)));
+    }
+
+    #[test]
+    fn the_program_name_is_not_judged() {
+        let list = ["p".repeat(MAX_ARGUMENT_BYTES * 2), "show".into()];
+        assert_eq!(oversized_argument(args(&list)), None);
+    }
 }

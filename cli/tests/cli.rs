@@ -116,6 +116,20 @@ fn bad_positions_fail_cleanly() {
 }
 
 #[test]
+fn huge_arguments_are_refused_without_being_echoed() {
+    // Linux takes at most 128 KiB in one argument.
+    let huge = "x".repeat(100_000);
+    for args in [
+        vec!["show", huge.as_str()],
+        vec!["playouts", "--games", huge.as_str()],
+    ] {
+        let stderr = fails(&args, "");
+        assert!(stderr.contains("100000 bytes long"), "{stderr}");
+        assert!(stderr.len() < 400, "the error stays short: {} bytes", stderr.len());
+    }
+}
+
+#[test]
 fn perft_counts_match_the_rules() {
     let out = ok(&["perft", "2", "--json"]);
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -7,29 +7,6 @@ use pentago::{
 };
 use rand::RngExt;
 
-fn wdl(wins: u64, draws: u64, losses: u64) -> Trinomial {
-    Trinomial {
-        wins,
-        draws,
-        losses,
-    }
-}
-
-fn meet(a: &str, b: &str, score: Trinomial) -> Encounter {
-    Encounter {
-        a: a.to_owned(),
-        b: b.to_owned(),
-        score,
-    }
-}
-
-fn anchored(name: &str) -> RatingOptions {
-    RatingOptions {
-        anchor: Some(name.to_owned()),
-        ..RatingOptions::default()
-    }
-}
-
 fn elo(list: &RatingList, name: &str) -> f64 {
     list.player(name).unwrap().rating.elo
 }
@@ -55,7 +32,7 @@ fn synthetic(strengths: &[f64], games: u64, seed: u64) -> Vec<Encounter> {
                     score.losses += 1;
                 }
             }
-            encounters.push(meet(&format!("p{i}"), &format!("p{j}"), score));
+            encounters.push(Encounter::new(&format!("p{i}"), &format!("p{j}"), score));
         }
     }
     encounters
@@ -66,7 +43,7 @@ fn known_strengths_are_recovered_within_their_intervals() {
     let strengths = [0.0, 120.0, -80.0, 250.0, -200.0, 40.0];
     let (mut inside, mut inside_half, mut checks) = (0, 0, 0);
     for seed in 0..40 {
-        let list = rating_list(&synthetic(&strengths, 300, seed), &anchored("p0")).unwrap();
+        let list = rating_list(&synthetic(&strengths, 300, seed), &RatingOptions::anchored("p0")).unwrap();
         for (i, &truth) in strengths.iter().enumerate().skip(1) {
             let r = list.player(&format!("p{i}")).unwrap().rating;
             checks += 1;
@@ -97,7 +74,7 @@ fn the_anchor_and_its_rating_only_shift_the_list() {
         ..RatingOptions::default()
     };
     let moved = rating_list(&encounters, &shifted).unwrap();
-    let other = rating_list(&encounters, &anchored("p2")).unwrap();
+    let other = rating_list(&encounters, &RatingOptions::anchored("p2")).unwrap();
     assert_eq!(other.player("p2").unwrap().rating.elo, 0.0);
     let offset = elo(&other, "p0");
     for p in &base.players {
@@ -119,13 +96,13 @@ fn the_anchor_and_its_rating_only_shift_the_list() {
 #[test]
 fn order_and_orientation_of_the_results_do_not_matter() {
     let encounters = synthetic(&[0.0, 100.0, -50.0, 30.0], 40, 3);
-    let base = rating_list(&encounters, &anchored("p1")).unwrap();
+    let base = rating_list(&encounters, &RatingOptions::anchored("p1")).unwrap();
     let mut turned: Vec<Encounter> = encounters
         .iter()
-        .map(|e| meet(&e.b, &e.a, wdl(e.score.losses, e.score.draws, e.score.wins)))
+        .map(|e| Encounter::new(&e.b, &e.a, Trinomial::new(e.score.losses, e.score.draws, e.score.wins)))
         .collect();
     turned.reverse();
-    let other = rating_list(&turned, &anchored("p1")).unwrap();
+    let other = rating_list(&turned, &RatingOptions::anchored("p1")).unwrap();
     for p in &base.players {
         let q = other.player(&p.name).unwrap();
         assert!((p.rating.elo - q.rating.elo).abs() < 1e-6 && p.rank == q.rank);
@@ -136,19 +113,19 @@ fn order_and_orientation_of_the_results_do_not_matter() {
         .iter()
         .flat_map(|e| {
             let s = e.score;
-            let first = wdl(s.wins / 2, s.draws / 2, s.losses / 2);
-            let rest = wdl(
+            let first = Trinomial::new(s.wins / 2, s.draws / 2, s.losses / 2);
+            let rest = Trinomial::new(
                 s.wins - first.wins,
                 s.draws - first.draws,
                 s.losses - first.losses,
             );
             [
-                meet(&e.a, &e.b, first),
-                meet(&e.b, &e.a, wdl(rest.losses, rest.draws, rest.wins)),
+                Encounter::new(&e.a, &e.b, first),
+                Encounter::new(&e.b, &e.a, Trinomial::new(rest.losses, rest.draws, rest.wins)),
             ]
         })
         .collect();
-    let split = rating_list(&halves, &anchored("p1")).unwrap();
+    let split = rating_list(&halves, &RatingOptions::anchored("p1")).unwrap();
     for p in &base.players {
         assert!((p.rating.elo - elo(&split, &p.name)).abs() < 1e-6);
     }
@@ -157,19 +134,19 @@ fn order_and_orientation_of_the_results_do_not_matter() {
 #[test]
 fn mirrored_results_mirror_the_ratings_and_equal_results_tie() {
     let encounters = synthetic(&[0.0, 100.0, -50.0], 60, 11);
-    let base = rating_list(&encounters, &anchored("p0")).unwrap();
+    let base = rating_list(&encounters, &RatingOptions::anchored("p0")).unwrap();
     let mirrored: Vec<Encounter> = encounters
         .iter()
-        .map(|e| meet(&e.a, &e.b, wdl(e.score.losses, e.score.draws, e.score.wins)))
+        .map(|e| Encounter::new(&e.a, &e.b, Trinomial::new(e.score.losses, e.score.draws, e.score.wins)))
         .collect();
-    let mirror = rating_list(&mirrored, &anchored("p0")).unwrap();
+    let mirror = rating_list(&mirrored, &RatingOptions::anchored("p0")).unwrap();
     for p in &base.players {
         assert!((p.rating.elo + elo(&mirror, &p.name)).abs() < 1e-6);
     }
     let even = [
-        meet("x", "y", wdl(3, 4, 3)),
-        meet("y", "z", wdl(5, 0, 5)),
-        meet("z", "x", wdl(0, 10, 0)),
+        Encounter::new("x", "y", Trinomial::new(3, 4, 3)),
+        Encounter::new("y", "z", Trinomial::new(5, 0, 5)),
+        Encounter::new("z", "x", Trinomial::new(0, 10, 0)),
     ];
     let tie = rating_list(&even, &RatingOptions::default()).unwrap();
     assert!(
@@ -181,20 +158,20 @@ fn mirrored_results_mirror_the_ratings_and_equal_results_tie() {
 #[test]
 fn more_games_narrow_the_intervals_by_their_square_root() {
     let encounters = synthetic(&[0.0, 150.0, -60.0], 100, 5);
-    let base = rating_list(&encounters, &anchored("p0")).unwrap();
+    let base = rating_list(&encounters, &RatingOptions::anchored("p0")).unwrap();
     let quadrupled: Vec<Encounter> = encounters
         .iter()
         .map(|e| {
-            meet(
+            Encounter::new(
                 &e.a,
                 &e.b,
-                wdl(4 * e.score.wins, 4 * e.score.draws, 4 * e.score.losses),
+                Trinomial::new(4 * e.score.wins, 4 * e.score.draws, 4 * e.score.losses),
             )
         })
         .collect();
     let options = RatingOptions {
         prior_draws: 4.0,
-        ..anchored("p0")
+        ..RatingOptions::anchored("p0")
     };
     let more = rating_list(&quadrupled, &options).unwrap();
     for p in base.players.iter().filter(|p| p.name != "p0") {
@@ -224,7 +201,7 @@ proptest::proptest! {
         // Games of a player against itself (a == b) are left out of the list.
         let encounters: Vec<Encounter> = results
             .iter()
-            .map(|&(a, b, w, d, l)| meet(&format!("p{a}"), &format!("p{b}"), wdl(w, d, l)))
+            .map(|&(a, b, w, d, l)| Encounter::new(&format!("p{a}"), &format!("p{b}"), Trinomial::new(w, d, l)))
             .collect();
         let options = RatingOptions { anchor: None, anchor_rating, prior_draws: prior };
         match rating_list(&encounters, &options) {

@@ -82,6 +82,16 @@ fn stats(points: &[(f64, u64)]) -> Option<ScoreStats> {
 }
 
 impl Trinomial {
+    /// `wins`, `draws` and `losses` games.
+    #[must_use]
+    pub const fn new(wins: u64, draws: u64, losses: u64) -> Trinomial {
+        Trinomial {
+            wins,
+            draws,
+            losses,
+        }
+    }
+
     /// Games played.
     #[must_use]
     pub fn games(&self) -> u64 {

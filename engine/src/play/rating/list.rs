@@ -50,6 +50,18 @@ pub struct Encounter {
     pub score: Trinomial,
 }
 
+impl Encounter {
+    /// `a`'s results `score` against `b`.
+    #[must_use]
+    pub fn new(a: &str, b: &str, score: Trinomial) -> Encounter {
+        Encounter {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            score,
+        }
+    }
+}
+
 /// How to fit and present a rating list.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RatingOptions {
@@ -59,6 +71,17 @@ pub struct RatingOptions {
     pub anchor_rating: f64,
     /// Virtual draws added between every two players who met (positive; see the module notes).
     pub prior_draws: f64,
+}
+
+impl RatingOptions {
+    /// The default options with `name`'s rating fixed.
+    #[must_use]
+    pub fn anchored(name: &str) -> RatingOptions {
+        RatingOptions {
+            anchor: Some(name.to_owned()),
+            ..RatingOptions::default()
+        }
+    }
 }
 
 impl Default for RatingOptions {
@@ -414,29 +437,6 @@ fn assemble(
 mod tests {
     use super::*;
 
-    fn wdl(wins: u64, draws: u64, losses: u64) -> Trinomial {
-        Trinomial {
-            wins,
-            draws,
-            losses,
-        }
-    }
-
-    fn meet(a: &str, b: &str, score: Trinomial) -> Encounter {
-        Encounter {
-            a: a.to_owned(),
-            b: b.to_owned(),
-            score,
-        }
-    }
-
-    fn anchored(name: &str) -> RatingOptions {
-        RatingOptions {
-            anchor: Some(name.to_owned()),
-            ..RatingOptions::default()
-        }
-    }
-
     fn elo(list: &RatingList, name: &str) -> f64 {
         list.player(name).unwrap().rating.elo
     }
@@ -446,7 +446,7 @@ mod tests {
         // 25 wins, 10 draws, 5 losses and one virtual draw: 30.5 points of 41, so the rating
         // is 400·log10(30.5 / 10.5) = 185.244 above the anchor; the variance in natural units is
         // 1 / (41·p·(1 − p)), p = 30.5 / 41.
-        let list = rating_list(&[meet("a", "b", wdl(25, 10, 5))], &anchored("b")).unwrap();
+        let list = rating_list(&[Encounter::new("a", "b", Trinomial::new(25, 10, 5))], &RatingOptions::anchored("b")).unwrap();
         let p: f64 = 30.5 / 41.0;
         let half = Z95 * ELO_PER_UNIT / (41.0 * p * (1.0 - p)).sqrt();
         let a = list.player("a").unwrap();
@@ -473,7 +473,7 @@ mod tests {
         let pair = &list.pairs[0];
         assert_eq!(
             (pair.a.as_str(), pair.b.as_str(), pair.score),
-            ("a", "b", wdl(25, 10, 5))
+            ("a", "b", Trinomial::new(25, 10, 5))
         );
         assert_eq!(pair.difference, a.rating);
         assert_eq!(list.components, vec![vec!["a".to_owned(), "b".to_owned()]]);
@@ -481,12 +481,12 @@ mod tests {
 
     #[test]
     fn games_against_oneself_are_left_out() {
-        let encounters = [meet("a", "a", wdl(5, 0, 0)), meet("a", "b", wdl(1, 0, 1))];
+        let encounters = [Encounter::new("a", "a", Trinomial::new(5, 0, 0)), Encounter::new("a", "b", Trinomial::new(1, 0, 1))];
         let list = rating_list(&encounters, &RatingOptions::default()).unwrap();
         let a = list.player("a").unwrap();
         assert_eq!((a.games, a.points, a.rating.elo), (2, 1.0, 0.0));
         assert_eq!(list.pairs.len(), 1);
-        let alone = rating_list(&[meet("x", "x", wdl(3, 0, 0))], &RatingOptions::default());
+        let alone = rating_list(&[Encounter::new("x", "x", Trinomial::new(3, 0, 0))], &RatingOptions::default());
         let alone = alone.unwrap();
         assert_eq!(alone.players.len(), 1);
         assert_eq!((alone.players[0].games, alone.pairs.len()), (0, 0));
@@ -494,8 +494,8 @@ mod tests {
 
     #[test]
     fn perfect_scores_stay_finite_and_ordered() {
-        let encounters = [meet("a", "b", wdl(10, 0, 0)), meet("b", "c", wdl(10, 0, 0))];
-        let list = rating_list(&encounters, &anchored("b")).unwrap();
+        let encounters = [Encounter::new("a", "b", Trinomial::new(10, 0, 0)), Encounter::new("b", "c", Trinomial::new(10, 0, 0))];
+        let list = rating_list(&encounters, &RatingOptions::anchored("b")).unwrap();
         let names: Vec<&str> = list.players.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         let (a, c) = (elo(&list, "a"), elo(&list, "c"));
@@ -514,9 +514,9 @@ mod tests {
     #[test]
     fn separate_groups_are_separate_components() {
         let encounters = [
-            meet("a", "b", wdl(6, 0, 4)),
-            meet("c", "d", wdl(2, 0, 8)),
-            meet("e", "a", wdl(0, 0, 0)),
+            Encounter::new("a", "b", Trinomial::new(6, 0, 4)),
+            Encounter::new("c", "d", Trinomial::new(2, 0, 8)),
+            Encounter::new("e", "a", Trinomial::new(0, 0, 0)),
         ];
         let options = RatingOptions {
             anchor: Some("b".to_owned()),
@@ -540,11 +540,11 @@ mod tests {
 
     #[test]
     fn bad_input_is_refused() {
-        let one = [meet("a", "b", wdl(1, 0, 0))];
+        let one = [Encounter::new("a", "b", Trinomial::new(1, 0, 0))];
         let default = RatingOptions::default();
         assert_eq!(rating_list(&[], &default), Err(RatingError::NoPlayers));
         assert_eq!(
-            rating_list(&one, &anchored("z")),
+            rating_list(&one, &RatingOptions::anchored("z")),
             Err(RatingError::UnknownAnchor("z".to_owned()))
         );
         for prior in [0.0, -1.0, f64::NAN, f64::INFINITY, 1000.5] {
@@ -566,14 +566,14 @@ mod tests {
             Err(RatingError::BadAnchorRating(_))
         ));
         let huge = [
-            meet("a", "b", wdl(u64::MAX, 0, 0)),
-            meet("b", "a", wdl(0, 0, 1)),
+            Encounter::new("a", "b", Trinomial::new(u64::MAX, 0, 0)),
+            Encounter::new("b", "a", Trinomial::new(0, 0, 1)),
         ];
         assert!(matches!(
             rating_list(&huge, &default),
             Err(RatingError::Overflow { .. })
         ));
-        let wide = [meet("a", "b", wdl(u64::MAX, 1, 0))];
+        let wide = [Encounter::new("a", "b", Trinomial::new(u64::MAX, 1, 0))];
         assert!(matches!(
             rating_list(&wide, &default),
             Err(RatingError::Overflow { .. })

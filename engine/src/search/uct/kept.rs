@@ -64,12 +64,9 @@ impl KeptSearch {
         options: &SearchOptions,
         control: &SearchControl,
     ) -> Result<SearchResult, SearchError> {
-        let status = position.status();
-        if status.is_over() {
-            return Err(SearchError::GameOver(status));
-        }
+        super::ongoing(position)?;
         let started = Instant::now();
-        let threads = options.threads.max(1);
+        let threads = options.tree_count();
         // Deadlines run from now: copying a large kept subtree counts against the time.
         let budgets: Vec<_> = (0..threads)
             .map(|i| split_budget(config.budget, threads, i))

@@ -41,6 +41,24 @@ pub struct SearchOptions {
     pub tables_min_visits: Option<u64>,
 }
 
+impl SearchOptions {
+    /// Trees to search: `threads`, at least one.
+    #[must_use]
+    pub fn tree_count(&self) -> usize {
+        self.threads.max(1)
+    }
+}
+
+/// Refuses a finished game: it has no move to search for.
+fn ongoing(position: &Position) -> Result<(), SearchError> {
+    let status = position.status();
+    if status.is_over() {
+        Err(SearchError::GameOver(status))
+    } else {
+        Ok(())
+    }
+}
+
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
@@ -66,12 +84,9 @@ pub fn search(
     options: &SearchOptions,
     control: &SearchControl,
 ) -> Result<SearchResult, SearchError> {
-    let status = position.status();
-    if status.is_over() {
-        return Err(SearchError::GameOver(status));
-    }
+    ongoing(position)?;
     let started = Instant::now();
-    let threads = options.threads.max(1);
+    let threads = options.tree_count();
     let max_edges = max_edges(config, threads);
     let trees: Vec<TreeSearch<'_>> = (0..threads)
         .into_par_iter()
