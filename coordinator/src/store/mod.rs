@@ -293,10 +293,10 @@ impl Store {
             .transpose()
     }
 
-    /// Every stored job with its id, by id, for start-up; an unfinished one always has its
-    /// task. A record that does not decode, or an unfinished job whose task does not read
-    /// back, is moved to the `quarantine` tree and logged: it is reported in the status and
-    /// never runs blindly.
+    /// Every stored job with its id, by id, for start-up: an unfinished one with its task, a
+    /// finished one without (it is only counted, so its task is not read). A record that does
+    /// not decode, or an unfinished job whose task does not read back, is moved to the
+    /// `quarantine` tree and logged: it is reported in the status and never runs blindly.
     pub fn load_jobs(&self) -> Result<Vec<(u64, Job)>, StoreError> {
         let _writing = self.writing();
         let mut loaded = Vec::new();
@@ -305,7 +305,12 @@ impl Store {
             let id = id_of(&key, "job")?;
             let readable = StoredJob::decode(bytes.as_ref())
                 .map_err(|e| e.to_string())
-                .and_then(|stored| Job::try_from(stored).map_err(|e| e.to_string()));
+                .and_then(|mut stored| {
+                    if !stored.state().is_unfinished() {
+                        stored.task = None;
+                    }
+                    Job::try_from(stored).map_err(|e| e.to_string())
+                });
             match readable {
                 Ok(job) => loaded.push((id, job)),
                 Err(why) => {
@@ -657,7 +662,8 @@ mod tests {
         store.put_job(1, &Job::queued(task.clone(), 0)).unwrap();
         store.put_raw_job(2, &[0xff, 0xff, 0xff]).unwrap();
         store.put_raw_job(3, &banana(0).encode_to_vec()).unwrap();
-        // A finished job whose task no longer reads back is kept, without its task.
+        // A finished job whose task no longer reads back is kept (finished jobs load without
+        // their tasks).
         store.put_raw_job(4, &banana(2).encode_to_vec()).unwrap();
         let loaded = store.load_jobs().unwrap();
         assert_eq!(loaded.len(), 2);
