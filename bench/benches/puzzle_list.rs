@@ -10,8 +10,8 @@ use std::time::Instant;
 use pentago::{MateSearch, Puzzle};
 use pentagrid_bench::late_positions;
 use pentagrid_coordinator::puzzles::PuzzleFilter;
-use pentagrid_coordinator::store::{CandidateState, ResultEffect, Store, StoredJob};
-use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
+use pentagrid_coordinator::store::{CandidateState, ResultEffect, Store};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Job, JobState};
 
 /// Puzzle records of positions from random games with a forced win in at most two moves.
 fn puzzles(count: usize) -> Vec<(u64, String)> {
@@ -44,7 +44,12 @@ fn store(dir: &std::path::Path, puzzles: &[(u64, String)]) {
         };
         let id = index as u64 + 1;
         store
-            .apply(id, &StoredJob::default(), &format!("r{id}"), &effect)
+            .apply(
+                id,
+                &Job::in_state(JobState::Done),
+                &format!("r{id}"),
+                &effect,
+            )
             .expect("store the puzzles");
     }
     store.flush_blocking().expect("flush");

@@ -3,26 +3,22 @@
 //! offer them again), and the claim a check job was checking ends unresolved, its puzzle never
 //! published.
 
-use pentago::Position;
 use pentagrid_proto::Task;
 
-use crate::crosscheck::answer::{ClaimKind, ClaimState};
-use crate::store::{CandidateState, JobState, ReleasedClaim, Store, StoreError, StoredJob};
+use crate::claim::{ClaimKind, ClaimState};
+use crate::job::{Job, JobState};
+use crate::store::{CandidateState, ReleasedClaim, Store, StoreError};
 
 /// Gives back what job `job_id`, now stored as `record`, held if it ended without a result.
-pub(crate) fn release(store: &Store, job_id: u64, record: &StoredJob) -> Result<(), StoreError> {
-    if !matches!(
-        JobState::from_stored(record.state),
-        JobState::Failed | JobState::Cancelled
-    ) {
+pub(crate) fn release(store: &Store, job_id: u64, record: &Job) -> Result<(), StoreError> {
+    if !matches!(record.state, JobState::Failed | JobState::Cancelled) {
         return Ok(());
     }
-    if record.claim_id != 0 {
-        let claim = unresolved_claim(store, job_id, record.claim_id)?;
+    if let Some(claim_id) = record.claim_id {
+        let claim = unresolved_claim(store, job_id, claim_id)?;
         return store.release_abandoned(&[], claim.as_ref());
     }
-    let task = record.task.as_ref().and_then(|t| Task::try_from(t).ok());
-    if let Some(Task::Verify { candidates, .. }) = task {
+    if let Some(Task::Verify { candidates, .. }) = &record.task {
         let keys: Vec<u64> = candidates
             .iter()
             .map(|(position, _)| position.canonical_key().bits())
@@ -47,11 +43,8 @@ fn unresolved_claim(
     let Some(mut record) = store.claim(claim_id)? else {
         return Ok(None);
     };
-    let open = matches!(
-        ClaimState::from_stored(record.state),
-        ClaimState::Awaiting | ClaimState::Disputed
-    );
-    if !open || record.check_job != job_id {
+    let open = matches!(record.state, ClaimState::Awaiting | ClaimState::Disputed);
+    if !open || record.check_job != Some(job_id) {
         return Ok(None);
     }
     tracing::warn!(
@@ -59,16 +52,14 @@ fn unresolved_claim(
         job = job_id,
         "a cross-check job ended without a result: the claim is unresolved"
     );
-    record.state = ClaimState::Unresolved as u32;
-    record.check_job = 0;
-    let candidate = match (
-        ClaimKind::from_stored(record.kind),
-        record.position.parse::<Position>(),
-    ) {
-        (Some(ClaimKind::Puzzle), Ok(position)) => {
-            Some((position.canonical_key().bits(), CandidateState::Undecided))
-        }
-        _ => None,
+    record.state = ClaimState::Unresolved;
+    record.check_job = None;
+    let candidate = match record.kind() {
+        ClaimKind::Puzzle => Some((
+            record.position.canonical_key().bits(),
+            CandidateState::Undecided,
+        )),
+        ClaimKind::Solve => None,
     };
     Ok(Some(ReleasedClaim {
         id: claim_id,
@@ -80,16 +71,17 @@ fn unresolved_claim(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{ResultEffect, StoredClaim, StoredTask};
+    use crate::claim::{Answer, Claim, PuzzleAnswer};
+    use crate::store::ResultEffect;
+    use pentago::{MateSearch, Position, Puzzle};
 
     const CANDIDATE: &str = "oooo../....../....../....../.....x/xxx...";
 
-    fn ended(task: &Task, state: JobState, claim_id: u64) -> StoredJob {
-        StoredJob {
-            task: Some(StoredTask::from(task)),
-            state: state as u32,
+    fn ended(task: &Task, state: JobState, claim_id: Option<u64>) -> Job {
+        Job {
+            task: Some(task.clone()),
             claim_id,
-            ..StoredJob::default()
+            ..Job::in_state(state)
         }
     }
 
@@ -109,9 +101,9 @@ mod tests {
         let (task, key) = verify();
         store.mark_candidates_pending(&[key]).unwrap();
         // Still running: nothing is given back.
-        release(&store, 7, &ended(&task, JobState::Leased, 0)).unwrap();
+        release(&store, 7, &ended(&task, JobState::Leased, None)).unwrap();
         assert!(store.candidate_known(key).unwrap());
-        release(&store, 7, &ended(&task, JobState::Cancelled, 0)).unwrap();
+        release(&store, 7, &ended(&task, JobState::Cancelled, None)).unwrap();
         assert!(!store.candidate_known(key).unwrap());
         // A candidate settled meanwhile keeps its verdict.
         let effect = ResultEffect {
@@ -119,9 +111,9 @@ mod tests {
             ..ResultEffect::default()
         };
         store
-            .apply(1, &StoredJob::default(), "r1", &effect)
+            .apply(1, &Job::in_state(JobState::Done), "r1", &effect)
             .unwrap();
-        release(&store, 7, &ended(&task, JobState::Failed, 0)).unwrap();
+        release(&store, 7, &ended(&task, JobState::Failed, None)).unwrap();
         assert_eq!(store.candidate_counts()[CandidateState::NoMate as usize], 1);
     }
 
@@ -130,13 +122,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let (task, key) = verify();
-        let claim = StoredClaim {
-            kind: ClaimKind::Puzzle as u32,
-            state: ClaimState::Awaiting as u32,
-            position: CANDIDATE.into(),
-            claimant: "liar".into(),
-            check_job: 9,
-            ..StoredClaim::default()
+        let position: Position = CANDIDATE.parse().unwrap();
+        let puzzle = Puzzle::from_proof(MateSearch::new().find(&position, 1).unwrap());
+        let says = Answer::Puzzle(PuzzleAnswer::Unique(puzzle.first_move));
+        let claim = Claim {
+            puzzle_json: serde_json::to_string(&puzzle).unwrap(),
+            check_job: Some(9),
+            ..Claim::new("liar", 1, position, says)
         };
         let effect = ResultEffect {
             verdicts: vec![(key, CandidateState::Unconfirmed, None)],
@@ -144,18 +136,15 @@ mod tests {
             ..ResultEffect::default()
         };
         store
-            .apply(1, &StoredJob::default(), "r1", &effect)
+            .apply(1, &Job::in_state(JobState::Done), "r1", &effect)
             .unwrap();
         // Another job's end leaves the claim to its own check.
-        release(&store, 8, &ended(&task, JobState::Failed, 5)).unwrap();
+        release(&store, 8, &ended(&task, JobState::Failed, Some(5))).unwrap();
         let stored = store.claim(5).unwrap().unwrap();
-        assert_eq!(ClaimState::from_stored(stored.state), ClaimState::Awaiting);
-        release(&store, 9, &ended(&task, JobState::Failed, 5)).unwrap();
+        assert_eq!(stored.state, ClaimState::Awaiting);
+        release(&store, 9, &ended(&task, JobState::Failed, Some(5))).unwrap();
         let stored = store.claim(5).unwrap().unwrap();
-        assert_eq!(
-            ClaimState::from_stored(stored.state),
-            ClaimState::Unresolved
-        );
+        assert_eq!(stored.state, ClaimState::Unresolved);
         let counts = store.candidate_counts();
         assert_eq!(counts[CandidateState::Undecided as usize], 1);
         assert_eq!(counts[CandidateState::Unconfirmed as usize], 0);

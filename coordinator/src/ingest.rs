@@ -11,10 +11,11 @@ use thiserror::Error;
 use crate::crosscheck::CrossCheck;
 use crate::flags::WorkerFlags;
 use crate::identity::{ResultId, WorkerId};
+use crate::job::JobState;
 use crate::jobs::{JobQueue, NotLeased};
 use crate::matches::Matches;
 use crate::metrics::{Metrics, RefusedReason, ResultAnswer};
-use crate::store::{Applied, JobState, Store, StoreError};
+use crate::store::{Applied, Store, StoreError};
 use crate::validate::{InvalidResult, result_effect};
 
 /// A result handed in by a worker (already read from the wire, not yet validated).
@@ -136,7 +137,7 @@ impl ResultIngest {
 
     /// Whether job `job_id` is stored as cancelled (a read error counts as not cancelled).
     fn cancelled(&self, job_id: u64) -> bool {
-        matches!(self.store.job(job_id), Ok(Some(job)) if job.state == JobState::Cancelled as u32)
+        matches!(self.store.job(job_id), Ok(Some(job)) if job.state == JobState::Cancelled)
     }
 
     /// Refuses quarantined workers.
@@ -204,7 +205,7 @@ impl ResultIngest {
             .take_for_submit(worker, job_id, lease_id)
             .map_err(refused)?;
         let mut done = active.record.clone();
-        done.state = JobState::Done as u32;
+        done.state = JobState::Done;
         done.result_id = result_id.to_string();
         done.playouts = effect.playout_count;
         done.games = u64::from(effect.game.is_some()) + 2 * u64::from(effect.pair.is_some());

@@ -13,6 +13,8 @@
 //! - `health` and `metrics`: what operators and probes see (`metrics` renders plain snapshots
 //!   and knows no service);
 //! - [`identity`]: worker and result ids, parsed once at the edge into typed values;
+//! - [`job`] and [`claim`]: a job and an exact claim as the services know them (their states
+//!   enums), below the store, which alone converts them to and from its stored records;
 //! - `settings`: one [`CoordinatorSettings`] composed of each component's own settings;
 //! - `seed` and `flags`: a job's seed and the workers cross-checks flagged, below both the job
 //!   queue and the cross-checks;
@@ -26,6 +28,7 @@ mod abandoned;
 mod api;
 pub mod book;
 pub mod builder;
+pub mod claim;
 pub mod clock;
 mod coordinator;
 pub mod crosscheck;
@@ -34,6 +37,7 @@ mod flusher;
 mod health;
 pub mod identity;
 pub mod ingest;
+pub mod job;
 pub mod jobs;
 pub mod matches;
 mod metrics;
@@ -56,6 +60,7 @@ pub use coordinator::{ClusterStatus, Coordinator};
 pub use crosscheck::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 pub use flags::{FlaggedWorker, QUARANTINE_FLAGS};
 pub use identity::{BadResultId, BadWorkerId, LabelError, ResultId, WorkerId};
+pub use job::{Job, JobState};
 pub use jobs::{
     JobSettings, JobSettingsError, MAX_JOBS_PER_SUBMISSION, MAX_LEASE, MAX_PRUNE_AFTER_LEASES,
     MAX_WORKERS,

@@ -4,6 +4,7 @@
 //! values gets nothing of its lie published, is flagged, and is quarantined at its second lie.
 
 use pentago::{MateSearch, Position, Puzzle, SearchControl, Value};
+use pentagrid_coordinator::claim::ClaimState;
 use pentagrid_coordinator::store::Store;
 use pentagrid_coordinator::{CoordinatorSettings, Credentials, CrossCheckSettings, Grant, Role};
 use pentagrid_proto::v2::ErrorReason;
@@ -289,7 +290,7 @@ async fn a_puzzle_is_listed_only_once_a_second_worker_confirms_it() {
             .claims()
             .unwrap()
             .iter()
-            .all(|(_, c)| c.state == 2 && c.checker == "checker")
+            .all(|(_, c)| c.state == ClaimState::Confirmed && c.checker == "checker")
     );
 }
 

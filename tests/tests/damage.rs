@@ -138,7 +138,7 @@ fn open_damaged(db: &Path, damage: &str) -> bool {
                 .load_jobs()
                 .unwrap()
                 .iter()
-                .filter(|job| job.task.is_none())
+                .filter(|(_, job)| job.task.is_none())
                 .count();
             assert_eq!(done as u64, JOBS, "{damage}: every finished job is there");
             eprintln!("{damage}: sled recovered everything");

@@ -12,11 +12,12 @@ use crate::book::{BookRow, BookView, ExportRow, TableSource};
 use crate::builder::BuildReport;
 use crate::coordinator::ClusterStatus;
 use crate::flags::QUARANTINE_FLAGS;
+use crate::job::JobState;
 use crate::jobs::registry::WorkerCursor;
 use crate::jobs::{JobsUpdate, LeasedJob};
 use crate::matches::{MatchReport, MatchState};
 use crate::puzzles::PuzzleListing;
-use crate::store::{Counts, JobState, StoredGame};
+use crate::store::{Counts, StoredGame};
 
 pub(crate) fn job(job: LeasedJob) -> v2::Job {
     v2::Job {

@@ -15,7 +15,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use pentago::Position;
 
 use crate::jobs::JobQueue;
-use crate::store::{JobState, Store, StoreError, Table};
+use crate::store::{Store, StoreError, Table};
 
 /// Where a position sits in the best-first order: its priority and its ply below a root.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -336,12 +336,9 @@ impl Frontier {
 /// Whether a job no longer in the queue has its final state stored: a job that is being
 /// completed leaves the queue a moment before its result (and its table) is written.
 fn finished(store: &Store, job_id: u64) -> Result<bool, StoreError> {
-    Ok(store.job(job_id)?.is_none_or(|record| {
-        !matches!(
-            JobState::from_stored(record.state),
-            JobState::Queued | JobState::Leased
-        )
-    }))
+    Ok(store
+        .job(job_id)?
+        .is_none_or(|record| !record.state.is_unfinished()))
 }
 
 #[cfg(test)]

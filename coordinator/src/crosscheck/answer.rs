@@ -1,82 +1,10 @@
 //! What the parties of a cross-check say, and how their answers compare: a puzzle's claim is
 //! about which first moves win, a solve's claim about the values of moves (canonical frame).
 
-use pentago::{Move, Position, Puzzle};
+use pentago::{Position, Puzzle};
 
-use crate::store::book::{decode_proven, encode_proven};
-use crate::store::{CandidateState, ProvenTable, ResultEffect, StoredAnswer, StoredClaim};
-
-/// What a claim is about. Stable numbers (stored).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ClaimKind {
-    /// A puzzle: its first move is the only winning one.
-    Puzzle = 1,
-    /// A solve: the exact values of a position's moves.
-    Solve = 2,
-}
-
-impl ClaimKind {
-    /// The kind of a stored number, if it is one.
-    #[must_use]
-    pub fn from_stored(n: u32) -> Option<ClaimKind> {
-        match n {
-            1 => Some(ClaimKind::Puzzle),
-            2 => Some(ClaimKind::Solve),
-            _ => None,
-        }
-    }
-}
-
-/// Where a claim stands. Stable numbers (stored).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ClaimState {
-    /// Waiting for a second party (nothing of it is published).
-    Awaiting = 0,
-    /// The first two parties disagree: waiting for a third.
-    Disputed = 1,
-    /// Confirmed and published.
-    Confirmed = 2,
-    /// Shown wrong; the deciding party's answer was stored instead.
-    Refuted = 3,
-    /// The deciding party could not settle it; nothing was published.
-    Unresolved = 4,
-}
-
-impl ClaimState {
-    /// The state of a stored number (unknown numbers read as unresolved: never acted on).
-    #[must_use]
-    pub fn from_stored(n: u32) -> ClaimState {
-        match n {
-            0 => ClaimState::Awaiting,
-            1 => ClaimState::Disputed,
-            2 => ClaimState::Confirmed,
-            3 => ClaimState::Refuted,
-            _ => ClaimState::Unresolved,
-        }
-    }
-}
-
-/// A party's answer about which first moves of a puzzle candidate win.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PuzzleAnswer {
-    /// This first move (and those reaching the same position, or a symmetric one) alone wins.
-    Unique(Move),
-    /// More than one first move wins.
-    NotUnique,
-    /// No first move wins (within the mate limit, for workers).
-    NoWin,
-    /// The party could not settle it.
-    Undecided,
-}
-
-/// A party's answer to a claim.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Answer {
-    /// About a puzzle.
-    Puzzle(PuzzleAnswer),
-    /// Exact values of moves (canonical frame); moves a party could not settle are absent.
-    Values(ProvenTable),
-}
+use crate::claim::{Answer, ClaimKind, PuzzleAnswer};
+use crate::store::{CandidateState, ProvenTable, ResultEffect};
 
 impl Answer {
     /// Whether the two answers say the same (`position` is the claim's, which tells moves
@@ -168,59 +96,12 @@ impl Answer {
             }),
         }
     }
-
-    /// What the claimant of `claim` says; `None` when the record does not read back.
-    #[must_use]
-    pub fn of_claim(kind: ClaimKind, claim: &StoredClaim) -> Option<Answer> {
-        Some(match kind {
-            ClaimKind::Puzzle => {
-                let puzzle: Puzzle = serde_json::from_str(&claim.puzzle_json).ok()?;
-                Answer::Puzzle(PuzzleAnswer::Unique(puzzle.first_move))
-            }
-            ClaimKind::Solve => Answer::Values(decode_proven(&claim.proven)?),
-        })
-    }
-
-    /// The stored form.
-    #[must_use]
-    pub fn to_stored(&self) -> StoredAnswer {
-        let kind = |kind: u32| StoredAnswer {
-            kind,
-            ..StoredAnswer::default()
-        };
-        match self {
-            Answer::Values(table) => StoredAnswer {
-                proven: encode_proven(table),
-                ..kind(0)
-            },
-            Answer::Puzzle(PuzzleAnswer::Unique(mv)) => StoredAnswer {
-                first_move: mv.to_string(),
-                ..kind(1)
-            },
-            Answer::Puzzle(PuzzleAnswer::NotUnique) => kind(2),
-            Answer::Puzzle(PuzzleAnswer::NoWin) => kind(3),
-            Answer::Puzzle(PuzzleAnswer::Undecided) => kind(4),
-        }
-    }
-
-    /// An answer from its stored form; `None` when it does not read back.
-    #[must_use]
-    pub fn from_stored(stored: &StoredAnswer) -> Option<Answer> {
-        Some(match stored.kind {
-            0 => Answer::Values(decode_proven(&stored.proven)?),
-            1 => Answer::Puzzle(PuzzleAnswer::Unique(stored.first_move.parse().ok()?)),
-            2 => Answer::Puzzle(PuzzleAnswer::NotUnique),
-            3 => Answer::Puzzle(PuzzleAnswer::NoWin),
-            4 => Answer::Puzzle(PuzzleAnswer::Undecided),
-            _ => return None,
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pentago::Value;
+    use pentago::{Move, Value};
 
     fn mv(text: &str) -> Move {
         text.parse().unwrap()
@@ -257,26 +138,5 @@ mod tests {
             claimed.common_values(&partial),
             ProvenTable::from([(a, Value::Win)])
         );
-    }
-
-    #[test]
-    fn answers_round_trip_through_their_stored_form() {
-        let answers = [
-            Answer::Values(ProvenTable::from([(mv("a1-1R"), Value::Draw)])),
-            Answer::Puzzle(PuzzleAnswer::Unique(mv("c4-2L"))),
-            Answer::Puzzle(PuzzleAnswer::NotUnique),
-            Answer::Puzzle(PuzzleAnswer::NoWin),
-            Answer::Puzzle(PuzzleAnswer::Undecided),
-        ];
-        for answer in answers {
-            assert_eq!(Answer::from_stored(&answer.to_stored()), Some(answer));
-        }
-        let unknown = StoredAnswer {
-            kind: 9,
-            ..StoredAnswer::default()
-        };
-        assert_eq!(Answer::from_stored(&unknown), None);
-        assert_eq!(ClaimState::from_stored(77), ClaimState::Unresolved);
-        assert_eq!(ClaimKind::from_stored(0), None);
     }
 }

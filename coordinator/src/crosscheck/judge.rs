@@ -15,7 +15,7 @@ use pentago::{
     midsolve,
 };
 
-use super::answer::{Answer, ClaimKind, PuzzleAnswer};
+use crate::claim::{Answer, ClaimKind, PuzzleAnswer};
 use crate::validate::canonical_values;
 
 /// Alpha-beta node budgets tried in turn on each other first move of a puzzle claim: a few

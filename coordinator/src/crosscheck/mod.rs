@@ -20,33 +20,20 @@ mod settings;
 
 use std::sync::Arc;
 
-use pentago::{Position, splitmix64};
+use pentago::{Puzzle, splitmix64};
 use pentagrid_proto::Task;
 
+use crate::claim::{Answer, Claim, ClaimKind, ClaimState, PuzzleAnswer};
+use crate::job::Job;
 use crate::offload::blocking;
 use crate::seed::job_seed;
-use crate::store::book::encode_proven;
-use crate::store::{
-    CandidateState, Flag, JobState, ProvenTable, ResultEffect, Store, StoreError, StoredClaim,
-    StoredJob, StoredTask,
-};
-use answer::{Answer, ClaimKind, ClaimState};
+use crate::store::{CandidateState, Flag, ProvenTable, ResultEffect, Store, StoreError, corrupt};
 pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 
 /// Whether the result of `job_id` is in a sample of `rate` (fixed per job, so a retried
 /// submission is sampled the same way).
 fn sampled(job_id: u64, rate: f64) -> bool {
     rate >= 1.0 || (splitmix64(job_id ^ 0xC4EC_4ED0) as f64) < rate * u64::MAX as f64
-}
-
-/// A claim being worked on.
-struct Claim {
-    id: u64,
-    record: StoredClaim,
-    kind: ClaimKind,
-    position: Position,
-    /// What the claimant says.
-    says: Answer,
 }
 
 /// A party's answer: the worker, or `None` for the coordinator.
@@ -70,18 +57,18 @@ impl CrossCheck {
     }
 
     /// Turns a validated result of `worker` for job `job_id` (running `task`, checking claim
-    /// `claim_id` where not 0) into what it may change: a check job's result settles its
+    /// `claim_id` if it is a check job) into what it may change: a check job's result settles its
     /// claim; a sampled claim is held back and its cross-check begins; anything else passes
     /// unchanged. May solve a position on the blocking pool first.
     pub(crate) async fn review(
         &self,
         worker: &str,
         job_id: u64,
-        claim_id: u64,
+        claim_id: Option<u64>,
         task: &Task,
         mut effect: ResultEffect,
     ) -> Result<ResultEffect, StoreError> {
-        if claim_id != 0 {
+        if let Some(claim_id) = claim_id {
             return self.settle(worker, claim_id, &effect).await;
         }
         match task {
@@ -98,26 +85,24 @@ impl CrossCheck {
                         continue;
                     };
                     debug_assert_eq!(key, position.canonical_key().bits());
-                    claims.push(StoredClaim {
-                        kind: ClaimKind::Puzzle as u32,
+                    let puzzle = serde_json::from_str::<Puzzle>(&json)
+                        .map_err(|_| corrupt("claim", "a new claim does not read back"))?;
+                    let says = Answer::Puzzle(PuzzleAnswer::Unique(puzzle.first_move));
+                    claims.push(Claim {
                         puzzle_json: json,
                         max_moves: *max_moves,
                         source: source.clone(),
-                        ..new_claim(worker, job_id, position)
+                        ..Claim::new(worker, job_id, *position, says)
                     });
                 }
-                for record in claims {
-                    self.open(record, &mut effect).await?;
+                for claim in claims {
+                    self.open(claim, &mut effect).await?;
                 }
             }
             Task::Solve { position } if sampled(job_id, self.settings.solve_sample) => {
                 if let Some((_, table)) = effect.proven.take() {
-                    let record = StoredClaim {
-                        kind: ClaimKind::Solve as u32,
-                        proven: encode_proven(&table),
-                        ..new_claim(worker, job_id, position)
-                    };
-                    self.open(record, &mut effect).await?;
+                    let claim = Claim::new(worker, job_id, *position, Answer::Values(table));
+                    self.open(claim, &mut effect).await?;
                 }
             }
             _ => {}
@@ -127,20 +112,14 @@ impl CrossCheck {
 
     /// Starts the cross-check of a new claim: the coordinator answers at once where cheap,
     /// otherwise a check job goes out to another worker.
-    async fn open(&self, record: StoredClaim, out: &mut ResultEffect) -> Result<(), StoreError> {
+    async fn open(&self, claim: Claim, out: &mut ResultEffect) -> Result<(), StoreError> {
         let id = self.store.generate_id()?;
-        let Some(claim) = Claim::read(id, record) else {
-            return Err(crate::store::corrupt(
-                "claim",
-                "a new claim does not read back",
-            ));
-        };
         if judge::judges(self.settings.judge_stones, &claim.position) {
             let decision = self.judge(&claim).await;
-            resolve(claim, None, (None, decision), out);
+            resolve(id, claim, None, (None, decision), out);
         } else {
-            let excluded = vec![claim.record.claimant.clone()];
-            self.dispatch(claim, excluded, ClaimState::Awaiting, out)?;
+            let excluded = vec![claim.claimant.clone()];
+            self.dispatch(id, claim, excluded, ClaimState::Awaiting, out)?;
         }
         Ok(())
     }
@@ -153,63 +132,64 @@ impl CrossCheck {
         effect: &ResultEffect,
     ) -> Result<ResultEffect, StoreError> {
         let mut out = ResultEffect::default();
-        let Some(claim) = self
-            .store
-            .claim(id)?
-            .and_then(|record| Claim::read(id, record))
-        else {
+        let Some(mut claim) = self.store.claim(id)? else {
             tracing::error!(claim = id, "a check job's claim is missing or unreadable");
             return Ok(out);
         };
-        let answer = Answer::of_result(claim.kind, effect);
-        let record = &claim.record;
-        if worker == record.claimant || worker == record.checker {
+        let answer = Answer::of_result(claim.kind(), effect);
+        if worker == claim.claimant || worker == claim.checker {
             // Its job excluded this worker; answer nothing rather than let it check itself.
             tracing::error!(claim = id, worker = %worker, "a party answered its own cross-check");
             return Ok(out);
         }
-        match ClaimState::from_stored(record.state) {
+        match claim.state {
             ClaimState::Awaiting if answer.agrees(&claim.says, &claim.position) => {
-                confirm(claim, worker, answer, &mut out);
+                confirm(id, claim, worker, answer, &mut out);
             }
             ClaimState::Awaiting => {
-                let second = (Some(worker.to_owned()), answer);
                 if judge::judges(self.settings.judge_stones, &claim.position) {
                     let decision = self.judge(&claim).await;
-                    resolve(claim, Some(second), (None, decision), &mut out);
+                    let second = (Some(worker.to_owned()), answer);
+                    resolve(id, claim, Some(second), (None, decision), &mut out);
                 } else {
-                    let mut claim = claim;
-                    claim.record.checker = worker.to_owned();
-                    claim.record.second = Some(second.1.to_stored());
-                    let excluded = vec![claim.record.claimant.clone(), worker.to_owned()];
+                    claim.checker = worker.to_owned();
+                    claim.second = Some(answer);
+                    let excluded = vec![claim.claimant.clone(), worker.to_owned()];
                     tracing::warn!(claim = id, "cross-check disputed: a third party decides");
-                    self.dispatch(claim, excluded, ClaimState::Disputed, &mut out)?;
+                    self.dispatch(id, claim, excluded, ClaimState::Disputed, &mut out)?;
                 }
             }
             ClaimState::Disputed => {
-                let second = record.second.as_ref().and_then(Answer::from_stored);
-                let second = second.map(|answer| (Some(record.checker.clone()), answer));
-                resolve(claim, second, (Some(worker.to_owned()), answer), &mut out);
+                let second = claim.second.clone();
+                let second = second.map(|answer| (Some(claim.checker.clone()), answer));
+                resolve(
+                    id,
+                    claim,
+                    second,
+                    (Some(worker.to_owned()), answer),
+                    &mut out,
+                );
             }
             ClaimState::Confirmed | ClaimState::Refuted | ClaimState::Unresolved => {}
         }
         Ok(out)
     }
 
-    /// Queues a check job for `claim` that the `excluded` workers may not lease, and records
-    /// the claim in `state`.
+    /// Queues a check job for claim `id` that the `excluded` workers may not lease, and
+    /// records the claim in `state`.
     fn dispatch(
         &self,
+        id: u64,
         mut claim: Claim,
         excluded: Vec<String>,
         state: ClaimState,
         out: &mut ResultEffect,
     ) -> Result<(), StoreError> {
         let job_id = self.store.generate_id()?;
-        let task = match claim.kind {
+        let task = match claim.kind() {
             ClaimKind::Puzzle => Task::Verify {
-                candidates: vec![(claim.position, claim.record.source.clone())],
-                max_moves: claim.record.max_moves,
+                candidates: vec![(claim.position, claim.source.clone())],
+                max_moves: claim.max_moves,
             },
             ClaimKind::Solve => Task::Solve {
                 position: claim.position,
@@ -217,16 +197,13 @@ impl CrossCheck {
         };
         out.new_jobs.push((
             job_id,
-            StoredJob {
-                task: Some(StoredTask::from(&task)),
-                state: JobState::Queued as u32,
-                seed: job_seed(job_id),
+            Job {
                 excluded_workers: excluded,
-                claim_id: claim.id,
-                ..StoredJob::default()
+                claim_id: Some(id),
+                ..Job::queued(task, job_seed(job_id))
             },
         ));
-        if claim.kind == ClaimKind::Puzzle {
+        if claim.kind() == ClaimKind::Puzzle {
             let candidate = match state {
                 ClaimState::Disputed => CandidateState::Disputed,
                 _ => CandidateState::Unconfirmed,
@@ -234,9 +211,9 @@ impl CrossCheck {
             out.verdicts
                 .push((claim.position.canonical_key().bits(), candidate, None));
         }
-        claim.record.state = state as u32;
-        claim.record.check_job = job_id;
-        out.claims.push((claim.id, claim.record));
+        claim.state = state;
+        claim.check_job = Some(job_id);
+        out.claims.push((id, claim));
         Ok(())
     }
 
@@ -245,7 +222,7 @@ impl CrossCheck {
         // The semaphore is never closed, so acquiring cannot fail.
         let _permit = self.judging.acquire().await.ok();
         let started = std::time::Instant::now();
-        let (kind, position, says) = (claim.kind, claim.position, claim.says.clone());
+        let (kind, position, says) = (claim.kind(), claim.position, claim.says.clone());
         let answer = blocking(move || judge::answer(kind, &position, &says)).await;
         tracing::info!(
             ?kind,
@@ -257,76 +234,53 @@ impl CrossCheck {
     }
 }
 
-/// A fresh claim of `worker` from the result of `job_id` about `position`.
-fn new_claim(worker: &str, job_id: u64, position: &Position) -> StoredClaim {
-    StoredClaim {
-        state: ClaimState::Awaiting as u32,
-        position: position.to_string(),
-        claimant: worker.to_owned(),
-        job_id,
-        ..StoredClaim::default()
-    }
-}
-
-impl Claim {
-    /// A stored claim with its kind, position and the claimant's answer read back.
-    fn read(id: u64, record: StoredClaim) -> Option<Claim> {
-        let kind = ClaimKind::from_stored(record.kind)?;
-        let position = record.position.parse().ok()?;
-        let says = Answer::of_claim(kind, &record)?;
-        Some(Claim {
-            id,
-            record,
-            kind,
-            position,
-            says,
-        })
-    }
-
-    /// Publishes `values` (solves) or the claimed puzzle (puzzles) as confirmed, or records
-    /// the candidate's `state` otherwise; the claim is stored as `state`.
-    fn close(
-        mut self,
-        state: ClaimState,
-        decided: &Answer,
-        values: ProvenTable,
-        out: &mut ResultEffect,
-    ) {
-        let key = self.position.canonical_key().bits();
-        match self.kind {
-            ClaimKind::Puzzle => {
-                let (candidate, json) = match state {
-                    ClaimState::Confirmed => (
-                        CandidateState::Puzzle,
-                        Some(self.record.puzzle_json.clone()),
-                    ),
-                    _ => (decided.refuted_candidate_state(), None),
-                };
-                out.verdicts.push((key, candidate, json));
-            }
-            ClaimKind::Solve if !values.is_empty() => out.proven = Some((key, values)),
-            ClaimKind::Solve => {}
+/// Publishes `values` (solves) or the claimed puzzle (puzzles) of claim `id` as confirmed, or
+/// records the candidate's `state` otherwise; the claim is stored as `state`.
+fn close(
+    id: u64,
+    mut claim: Claim,
+    state: ClaimState,
+    decided: &Answer,
+    values: ProvenTable,
+    out: &mut ResultEffect,
+) {
+    let key = claim.position.canonical_key().bits();
+    match claim.kind() {
+        ClaimKind::Puzzle => {
+            let (candidate, json) = match state {
+                ClaimState::Confirmed => (CandidateState::Puzzle, Some(claim.puzzle_json.clone())),
+                _ => (decided.refuted_candidate_state(), None),
+            };
+            out.verdicts.push((key, candidate, json));
         }
-        self.record.state = state as u32;
-        self.record.check_job = 0;
-        tracing::info!(claim = self.id, ?state, kind = ?self.kind, "cross-check settled");
-        out.claims.push((self.id, self.record));
+        ClaimKind::Solve if !values.is_empty() => out.proven = Some((key, values)),
+        ClaimKind::Solve => {}
     }
+    claim.state = state;
+    claim.check_job = None;
+    tracing::info!(claim = id, ?state, kind = ?claim.kind(), "cross-check settled");
+    out.claims.push((id, claim));
 }
 
 /// The second party agrees with the claimant: publish what both say.
-fn confirm(mut claim: Claim, worker: &str, second: Answer, out: &mut ResultEffect) {
+fn confirm(id: u64, mut claim: Claim, worker: &str, second: Answer, out: &mut ResultEffect) {
     let values = claim.says.common_values(&second);
-    claim.record.checker = worker.to_owned();
-    claim.record.second = Some(second.to_stored());
+    claim.checker = worker.to_owned();
+    claim.second = Some(second);
     let says = claim.says.clone();
-    claim.close(ClaimState::Confirmed, &says, values, out);
+    close(id, claim, ClaimState::Confirmed, &says, values, out);
 }
 
 /// The deciding party answered: the claim stands or falls by that answer, and every earlier
 /// party that contradicts it is flagged. Values stored: the coordinator's own in full, a
 /// worker's where an earlier party gave the same.
-fn resolve(mut claim: Claim, second: Option<Party>, decision: Party, out: &mut ResultEffect) {
+fn resolve(
+    id: u64,
+    mut claim: Claim,
+    second: Option<Party>,
+    decision: Party,
+    out: &mut ResultEffect,
+) {
     let (judge, decided) = decision;
     let state = if decided.is_empty() {
         ClaimState::Unresolved
@@ -335,7 +289,7 @@ fn resolve(mut claim: Claim, second: Option<Party>, decision: Party, out: &mut R
     } else {
         ClaimState::Refuted
     };
-    let claimant = (Some(claim.record.claimant.clone()), claim.says.clone());
+    let claimant = (Some(claim.claimant.clone()), claim.says.clone());
     let mut values = match (&judge, &decided) {
         (None, Answer::Values(table)) => table.clone(),
         _ => ProvenTable::new(),
@@ -348,9 +302,8 @@ fn resolve(mut claim: Claim, second: Option<Party>, decision: Party, out: &mut R
             && said.contradicts(&decided, &claim.position)
         {
             let reason = format!(
-                "claim {}: a wrong {} of {}",
-                claim.id,
-                match claim.kind {
+                "claim {id}: a wrong {} of {}",
+                match claim.kind() {
                     ClaimKind::Puzzle => "puzzle uniqueness",
                     ClaimKind::Solve => "solve value",
                 },
@@ -362,13 +315,13 @@ fn resolve(mut claim: Claim, second: Option<Party>, decision: Party, out: &mut R
             });
         }
     }
-    if let Some((Some(worker), answer)) = &second {
-        claim.record.checker.clone_from(worker);
-        claim.record.second = Some(answer.to_stored());
+    if let Some((Some(worker), answer)) = second {
+        claim.checker = worker;
+        claim.second = Some(answer);
     }
-    claim.record.judge = judge.unwrap_or_default();
-    claim.record.decision = Some(decided.to_stored());
-    claim.close(state, &decided, values, out);
+    claim.judge = judge.unwrap_or_default();
+    claim.decision = Some(decided.clone());
+    close(id, claim, state, &decided, values, out);
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ use thiserror::Error;
 
 use super::{JobQueue, watch};
 use crate::identity::WorkerId;
-use crate::store::{JobState, StoreError};
+use crate::job::JobState;
+use crate::store::StoreError;
 
 /// Why a reported job failure was refused. Nothing changed.
 #[derive(Debug, Error)]
@@ -48,7 +49,7 @@ impl JobQueue {
             scheduler.fail_attempt(id, job_id, lease_id, error)
         }
         .map_err(|e| FailureError::NotLeased(e.0))?;
-        let state = JobState::from_stored(record.state);
+        let state = record.state;
         tracing::warn!(
             worker = %id,
             job = job_id,

@@ -11,14 +11,14 @@ use pentagrid_proto::Task;
 
 pub use super::registry::WorkerInfo;
 use super::registry::{Registry, RegistryFull};
-use crate::store::{JobState, StoredJob};
+use crate::job::{Job, JobState};
 
 /// A job that is queued or leased.
 #[derive(Clone, Debug)]
 pub struct Active {
-    /// Its stored record.
-    pub record: StoredJob,
-    /// Its parsed task.
+    /// The job (its task included, as it is written back).
+    pub record: Job,
+    /// Its task.
     pub task: Task,
 }
 
@@ -81,8 +81,8 @@ impl Scheduler {
     /// Takes in a stored job at start-up or when submitted: queued and leased jobs become
     /// active (a lease from before a restart is honoured for one more lease period).
     /// Unfinished jobs come with their task; finished ones are only counted.
-    pub fn restore(&mut self, job_id: u64, record: StoredJob, task: Option<Task>, now: Instant) {
-        match (JobState::from_stored(record.state), task) {
+    pub fn restore(&mut self, job_id: u64, record: Job, now: Instant) {
+        match (record.state, record.task.clone()) {
             (JobState::Queued, Some(task)) => {
                 self.queue.push_back(job_id);
                 self.activate(job_id, Active { record, task });
@@ -153,7 +153,7 @@ impl Scheduler {
                 self.queue.push_front(job_id);
                 break;
             };
-            active.record.state = JobState::Leased as u32;
+            active.record.state = JobState::Leased;
             active.record.attempts += 1;
             active.record.lease_id = lease_id;
             active.record.worker_id = worker_id.to_owned();
@@ -224,9 +224,9 @@ impl Scheduler {
 
     /// Puts a job back at the front of the queue (its result could not be applied, or its
     /// lease could not be granted), dropping any lease on it.
-    pub fn put_back(&mut self, job_id: u64, mut active: Active) -> StoredJob {
+    pub fn put_back(&mut self, job_id: u64, mut active: Active) -> Job {
         self.leases.retain(|_, lease| lease.job_id != job_id);
-        active.record.state = JobState::Queued as u32;
+        active.record.state = JobState::Queued;
         active.record.worker_id.clear();
         let record = active.record.clone();
         self.activate(job_id, active);
@@ -243,7 +243,7 @@ impl Scheduler {
         job_id: u64,
         lease_id: u64,
         error: &str,
-    ) -> Result<StoredJob, NotLeased> {
+    ) -> Result<Job, NotLeased> {
         self.check_lease(worker_id, job_id, lease_id)?;
         self.leases.remove(&lease_id);
         if let Some(active) = self.active.get_mut(&job_id) {
@@ -257,9 +257,7 @@ impl Scheduler {
     /// The state of a queued or leased job (`None` once it left the scheduler).
     #[must_use]
     pub fn state(&self, job_id: u64) -> Option<JobState> {
-        self.active
-            .get(&job_id)
-            .map(|active| JobState::from_stored(active.record.state))
+        self.active.get(&job_id).map(|active| active.record.state)
     }
 
     /// Forgets workers silent since before `cutoff` that hold no lease; returns their ids.
@@ -292,7 +290,7 @@ impl Scheduler {
 
     /// Sends expired leases' jobs back to the queue, or fails them after too many attempts.
     /// Returns the changed records.
-    pub fn expire(&mut self, now: Instant) -> Vec<(u64, StoredJob)> {
+    pub fn expire(&mut self, now: Instant) -> Vec<(u64, Job)> {
         let expired: Vec<u64> = self
             .leases
             .iter()
@@ -309,7 +307,7 @@ impl Scheduler {
     }
 
     /// Gives back leases a worker holds (on its shutdown); their jobs go to the queue front.
-    pub fn return_leases(&mut self, worker_id: &str, lease_ids: &[u64]) -> Vec<(u64, StoredJob)> {
+    pub fn return_leases(&mut self, worker_id: &str, lease_ids: &[u64]) -> Vec<(u64, Job)> {
         let mut changed = Vec::new();
         for id in lease_ids {
             if self
@@ -331,16 +329,16 @@ impl Scheduler {
         changed
     }
 
-    fn requeue(&mut self, job_id: u64, counts_attempt: bool) -> Option<(u64, StoredJob)> {
+    fn requeue(&mut self, job_id: u64, counts_attempt: bool) -> Option<(u64, Job)> {
         let active = self.active.get_mut(&job_id)?;
         active.record.worker_id.clear();
         if counts_attempt && active.record.attempts >= self.max_attempts {
-            active.record.state = JobState::Failed as u32;
+            active.record.state = JobState::Failed;
             let record = self.deactivate(job_id)?.record;
             self.finished[1] += 1;
             return Some((job_id, record));
         }
-        active.record.state = JobState::Queued as u32;
+        active.record.state = JobState::Queued;
         if counts_attempt {
             self.queue.push_back(job_id);
         } else {
@@ -368,11 +366,11 @@ impl Scheduler {
     }
 
     /// Cancels queued or leased jobs; returns the changed records.
-    pub fn cancel(&mut self, job_ids: &[u64]) -> Vec<(u64, StoredJob)> {
+    pub fn cancel(&mut self, job_ids: &[u64]) -> Vec<(u64, Job)> {
         let mut changed = Vec::new();
         for id in job_ids {
             if let Some(mut active) = self.deactivate(*id) {
-                active.record.state = JobState::Cancelled as u32;
+                active.record.state = JobState::Cancelled;
                 self.finished[2] += 1;
                 changed.push((*id, active.record));
             }
@@ -472,26 +470,25 @@ mod tests {
     use crate::jobs::registry::DEFAULT_MAX_WORKERS;
     use pentago::Move;
 
-    fn job() -> (StoredJob, Task) {
+    fn job() -> Job {
         let task = Task::Analyse {
             position: Position::START,
             config: "uct".parse().unwrap(),
             playouts: 10,
         };
-        (StoredJob::default(), task)
+        Job::queued(task, 0)
     }
 
     #[test]
     fn excluded_workers_pass_over_a_job_that_keeps_its_place() {
         let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let t0 = Instant::now();
-        let (record, task) = job();
-        let check = StoredJob {
+        let check = Job {
             excluded_workers: vec!["claimant".into()],
-            ..record.clone()
+            ..job()
         };
-        s.restore(1, check, Some(task.clone()), t0);
-        s.restore(2, record, Some(task), t0);
+        s.restore(1, check, t0);
+        s.restore(2, job(), t0);
         let mut next = 100;
         let mut ids = || {
             next += 1;
@@ -508,8 +505,7 @@ mod tests {
     fn leases_expire_back_to_the_queue_and_then_fail() {
         let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let t0 = Instant::now();
-        let (record, task) = job();
-        s.restore(1, record, Some(task), t0);
+        s.restore(1, job(), t0);
         let mut next = 100;
         let mut ids = || {
             next += 1;
@@ -525,11 +521,11 @@ mod tests {
         );
         let changed = s.expire(t0 + Duration::from_secs(16));
         assert_eq!(changed.len(), 1);
-        assert_eq!(JobState::from_stored(changed[0].1.state), JobState::Queued);
+        assert_eq!(changed[0].1.state, JobState::Queued);
         // Second attempt by another worker, which expires too: the job fails.
         assert_eq!(s.lease("w2", 5, t0, &mut ids).len(), 1);
         let changed = s.expire(t0 + Duration::from_secs(60));
-        assert_eq!(JobState::from_stored(changed[0].1.state), JobState::Failed);
+        assert_eq!(changed[0].1.state, JobState::Failed);
         assert_eq!(s.pending(), (0, 0));
     }
 
@@ -537,8 +533,7 @@ mod tests {
     fn only_the_holder_can_submit() {
         let mut s = Scheduler::new(Duration::from_secs(10), 3, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
-        let (record, task) = job();
-        s.restore(1, record, Some(task), now);
+        s.restore(1, job(), now);
         let lease_id = s.lease("w1", 1, now, || Some(7))[0].1.record.lease_id;
         assert!(s.take_for_submit("w2", 1, lease_id).is_err());
         assert!(s.take_for_submit("w1", 2, lease_id).is_err());
@@ -552,21 +547,20 @@ mod tests {
     fn a_reported_failure_requeues_until_the_attempts_run_out() {
         let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
-        let (record, task) = job();
-        s.restore(1, record, Some(task), now);
+        s.restore(1, job(), now);
         s.lease("w1", 1, now, || Some(7));
         assert!(
             s.fail_attempt("w2", 1, 7, "boom").is_err(),
             "not the holder"
         );
         let record = s.fail_attempt("w1", 1, 7, "boom").unwrap();
-        assert_eq!(JobState::from_stored(record.state), JobState::Queued);
+        assert_eq!(record.state, JobState::Queued);
         assert_eq!(record.error, "boom");
         assert_eq!(s.state(1), Some(JobState::Queued));
         s.lease("w1", 1, now, || Some(8));
         let record = s.fail_attempt("w1", 1, 8, "boom again").unwrap();
         assert_eq!(
-            (JobState::from_stored(record.state), record.error.as_str()),
+            (record.state, record.error.as_str()),
             (JobState::Failed, "boom again")
         );
         assert_eq!((s.state(1), s.finished[1]), (None, 1));
@@ -585,8 +579,7 @@ mod tests {
             };
             s.workers.join(id, info, HashSet::new).unwrap();
         }
-        let (record, task) = job();
-        s.restore(1, record, Some(task), t0);
+        s.restore(1, job(), t0);
         s.lease("busy", 1, t0, || Some(7));
         s.seen("fresh", t0 + Duration::from_secs(50));
         assert!(
@@ -604,8 +597,7 @@ mod tests {
     fn returned_leases_requeue_without_costing_an_attempt() {
         let mut s = Scheduler::new(Duration::from_secs(10), 1, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
-        let (record, task) = job();
-        s.restore(1, record, Some(task), now);
+        s.restore(1, job(), now);
         s.lease("w1", 1, now, || Some(7));
         let changed = s.return_leases("w1", &[7]);
         assert_eq!(changed[0].1.attempts, 0);
@@ -632,16 +624,12 @@ mod tests {
             config: "uct".parse().unwrap(),
             playouts: 10,
         };
-        s.restore(1, StoredJob::default(), Some(analyse(one)), now);
-        s.restore(2, StoredJob::default(), Some(analyse(other)), now);
-        s.restore(
-            3,
-            StoredJob::default(),
-            Some(Task::Solve {
-                position: Position::START,
-            }),
-            now,
-        );
+        s.restore(1, Job::queued(analyse(one), 0), now);
+        s.restore(2, Job::queued(analyse(other), 0), now);
+        let solve = Task::Solve {
+            position: Position::START,
+        };
+        s.restore(3, Job::queued(solve, 0), now);
         assert_eq!(s.book_job(key), Some(1));
         let mut positions = s.book_positions();
         positions.sort_by_key(|(job, _)| *job);

@@ -9,7 +9,8 @@ use thiserror::Error;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::{JobError, JobEvent, JobQueue};
-use crate::store::{JobState, StoreError, StoredJob};
+use crate::job::{Job, JobState};
+use crate::store::StoreError;
 
 /// Most jobs one watch may follow.
 pub const MAX_WATCHED_JOBS: usize = 100_000;
@@ -74,19 +75,16 @@ impl JobQueue {
 
     /// Where a job stands: from the scheduler while queued or leased, else from the store.
     /// A job taken for its result but not yet stored reads as leased. `None`: no such job.
-    pub(crate) fn job_record(&self, job_id: u64) -> Result<Option<StoredJob>, StoreError> {
+    pub(crate) fn job_record(&self, job_id: u64) -> Result<Option<Job>, StoreError> {
         if let Some(state) = self.scheduler().state(job_id) {
-            return Ok(Some(StoredJob {
-                state: state as u32,
-                ..StoredJob::default()
-            }));
+            return Ok(Some(Job::in_state(state)));
         }
         let Some(mut record) = self.store.job(job_id)? else {
             return Ok(None);
         };
-        if JobState::from_stored(record.state) == JobState::Queued {
+        if record.state == JobState::Queued {
             // Taken for submission (the scheduler let go of it) and not yet written as done.
-            record.state = JobState::Leased as u32;
+            record.state = JobState::Leased;
         }
         Ok(Some(record))
     }
@@ -210,11 +208,7 @@ impl JobWatch {
         match event.state {
             JobState::Queued | JobState::Leased => {
                 self.forget(event.job_id);
-                let record = StoredJob {
-                    state: event.state as u32,
-                    ..StoredJob::default()
-                };
-                self.note(event.job_id, &record);
+                self.note(event.job_id, &Job::in_state(event.state));
             }
             JobState::Done | JobState::Failed | JobState::Cancelled => {
                 self.refresh(event.job_id)?;
@@ -235,11 +229,10 @@ impl JobWatch {
 
     /// Reads one unfinished job again.
     fn refresh(&mut self, job_id: u64) -> Result<(), StoreError> {
-        let record = self.queue.job_record(job_id)?.unwrap_or_else(|| StoredJob {
+        let record = self.queue.job_record(job_id)?.unwrap_or_else(|| Job {
             // Set aside as unreadable: it will never run.
-            state: JobState::Failed as u32,
             error: "the job record is unreadable".into(),
-            ..StoredJob::default()
+            ..Job::in_state(JobState::Failed)
         });
         self.forget(job_id);
         self.note(job_id, &record);
@@ -256,8 +249,8 @@ impl JobWatch {
     }
 
     /// Counts a job in its state (finished jobs go to the backlog).
-    fn note(&mut self, job_id: u64, record: &StoredJob) {
-        let state = JobState::from_stored(record.state);
+    fn note(&mut self, job_id: u64, record: &Job) {
+        let state = record.state;
         let counter = match state {
             JobState::Queued => &mut self.counts.queued,
             JobState::Leased => &mut self.counts.leased,

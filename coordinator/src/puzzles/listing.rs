@@ -273,7 +273,7 @@ mod tests {
     fn miner_with_puzzles(positions: &[&str]) -> (tempfile::TempDir, PuzzleMiner) {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(&dir.path().join("db")).unwrap());
-        let done = crate::store::StoredJob::default();
+        let done = crate::job::Job::in_state(crate::job::JobState::Done);
         store
             .apply(1, &done, "r1", &puzzles_effect(positions))
             .unwrap();
@@ -304,7 +304,7 @@ mod tests {
         // A verdict without a puzzle leaves the index as it is.
         let mut no_puzzle = crate::store::ResultEffect::default();
         no_puzzle.verdicts.push((1, CandidateState::NoMate, None));
-        let done = crate::store::StoredJob::default();
+        let done = crate::job::Job::in_state(crate::job::JobState::Done);
         miner.store.apply(2, &done, "r2", &no_puzzle).unwrap();
         assert!(Arc::ptr_eq(
             &first,

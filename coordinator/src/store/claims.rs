@@ -7,12 +7,16 @@
 //! the result that made or settled the claim (or [`Store::release_abandoned`]'s, when a check
 //! job ends without a result); a database without them reads as having none.
 
+use pentago::{Position, Puzzle};
 use prost::Message;
 use sled::Transactional;
 use sled::transaction::ConflictableTransactionError;
+use thiserror::Error;
 
+use super::book::{decode_proven, encode_proven};
 use super::puzzles::{forget_candidate, set_candidate};
-use super::{CandidateState, Store, StoreError, all_records, corrupt, get_record};
+use super::{CandidateState, Store, StoreError, corrupt, get_record, id_of};
+use crate::claim::{Answer, Claim, ClaimKind, ClaimState, PuzzleAnswer};
 
 /// An exact claim, stored under its id in the `claims` tree.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -90,15 +94,167 @@ pub struct StoredFlags {
     pub last_reason: String,
 }
 
+/// Why a stored claim does not read back.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum UnreadableClaim {
+    /// Its kind is not one this version knows.
+    #[error("unknown claim kind {0}")]
+    Kind(u32),
+    /// Its position is not one.
+    #[error("its position {0:?} is not a position")]
+    Position(String),
+    /// What the claimant says (the puzzle's JSON, or the move values) does not read back.
+    #[error("what the claimant says does not read back")]
+    Says,
+}
+
+impl From<&Answer> for StoredAnswer {
+    fn from(answer: &Answer) -> StoredAnswer {
+        let kind = |kind: u32| StoredAnswer {
+            kind,
+            ..StoredAnswer::default()
+        };
+        match answer {
+            Answer::Values(table) => StoredAnswer {
+                proven: encode_proven(table),
+                ..kind(0)
+            },
+            Answer::Puzzle(PuzzleAnswer::Unique(mv)) => StoredAnswer {
+                first_move: mv.to_string(),
+                ..kind(1)
+            },
+            Answer::Puzzle(PuzzleAnswer::NotUnique) => kind(2),
+            Answer::Puzzle(PuzzleAnswer::NoWin) => kind(3),
+            Answer::Puzzle(PuzzleAnswer::Undecided) => kind(4),
+        }
+    }
+}
+
+/// An answer from its stored form; `None` when it does not read back.
+fn answer_of(stored: &StoredAnswer) -> Option<Answer> {
+    Some(match stored.kind {
+        0 => Answer::Values(decode_proven(&stored.proven)?),
+        1 => Answer::Puzzle(PuzzleAnswer::Unique(stored.first_move.parse().ok()?)),
+        2 => Answer::Puzzle(PuzzleAnswer::NotUnique),
+        3 => Answer::Puzzle(PuzzleAnswer::NoWin),
+        4 => Answer::Puzzle(PuzzleAnswer::Undecided),
+        _ => return None,
+    })
+}
+
+/// The stored number of a claim's state (stable).
+fn state_number(state: ClaimState) -> u32 {
+    match state {
+        ClaimState::Awaiting => 0,
+        ClaimState::Disputed => 1,
+        ClaimState::Confirmed => 2,
+        ClaimState::Refuted => 3,
+        ClaimState::Unresolved => 4,
+    }
+}
+
+/// The state of a stored number (unknown numbers read as unresolved: never acted on).
+fn claim_state(n: u32) -> ClaimState {
+    match n {
+        0 => ClaimState::Awaiting,
+        1 => ClaimState::Disputed,
+        2 => ClaimState::Confirmed,
+        3 => ClaimState::Refuted,
+        _ => ClaimState::Unresolved,
+    }
+}
+
+impl From<&Claim> for StoredClaim {
+    fn from(claim: &Claim) -> StoredClaim {
+        StoredClaim {
+            kind: match claim.kind() {
+                ClaimKind::Puzzle => 1,
+                ClaimKind::Solve => 2,
+            },
+            state: state_number(claim.state),
+            position: claim.position.to_string(),
+            claimant: claim.claimant.clone(),
+            job_id: claim.job_id,
+            puzzle_json: claim.puzzle_json.clone(),
+            proven: match &claim.says {
+                Answer::Values(table) => encode_proven(table),
+                Answer::Puzzle(_) => Vec::new(),
+            },
+            max_moves: claim.max_moves,
+            source: claim.source.clone(),
+            checker: claim.checker.clone(),
+            second: claim.second.as_ref().map(StoredAnswer::from),
+            check_job: claim.check_job.unwrap_or(0),
+            judge: claim.judge.clone(),
+            decision: claim.decision.as_ref().map(StoredAnswer::from),
+        }
+    }
+}
+
+/// Reads a stored claim back: its kind, position and what the claimant says must read; a
+/// later party's answer that does not is taken as not given.
+impl TryFrom<StoredClaim> for Claim {
+    type Error = UnreadableClaim;
+
+    fn try_from(stored: StoredClaim) -> Result<Claim, UnreadableClaim> {
+        let says = match stored.kind {
+            1 => serde_json::from_str::<Puzzle>(&stored.puzzle_json)
+                .ok()
+                .map(|puzzle| Answer::Puzzle(PuzzleAnswer::Unique(puzzle.first_move))),
+            2 => decode_proven(&stored.proven).map(Answer::Values),
+            n => return Err(UnreadableClaim::Kind(n)),
+        }
+        .ok_or(UnreadableClaim::Says)?;
+        let position = stored
+            .position
+            .parse::<Position>()
+            .map_err(|_| UnreadableClaim::Position(stored.position.clone()))?;
+        Ok(Claim {
+            state: claim_state(stored.state),
+            position,
+            claimant: stored.claimant,
+            job_id: stored.job_id,
+            says,
+            puzzle_json: stored.puzzle_json,
+            max_moves: stored.max_moves,
+            source: stored.source,
+            checker: stored.checker,
+            second: stored.second.as_ref().and_then(answer_of),
+            check_job: (stored.check_job != 0).then_some(stored.check_job),
+            judge: stored.judge,
+            decision: stored.decision.as_ref().and_then(answer_of),
+        })
+    }
+}
+
 impl Store {
-    /// A stored claim.
-    pub fn claim(&self, id: u64) -> Result<Option<StoredClaim>, StoreError> {
-        get_record(&self.claims, id, "claim")
+    /// A claim. One whose record does not read back is logged and reads as none: nothing
+    /// acts on it.
+    pub fn claim(&self, id: u64) -> Result<Option<Claim>, StoreError> {
+        let Some(stored) = get_record::<StoredClaim>(&self.claims, id, "claim")? else {
+            return Ok(None);
+        };
+        match Claim::try_from(stored) {
+            Ok(claim) => Ok(Some(claim)),
+            Err(why) => {
+                tracing::error!(claim = id, %why, "unreadable claim record");
+                Ok(None)
+            }
+        }
     }
 
     /// Every stored claim, by id (for tests and operators; the tree grows with the claims).
-    pub fn claims(&self) -> Result<Vec<(u64, StoredClaim)>, StoreError> {
-        all_records(&self.claims, "claim").collect()
+    pub fn claims(&self) -> Result<Vec<(u64, Claim)>, StoreError> {
+        self.claims
+            .iter()
+            .map(|entry| {
+                let (key, value) = entry?;
+                let stored =
+                    StoredClaim::decode(value.as_ref()).map_err(|e| corrupt("claim", e))?;
+                let claim = Claim::try_from(stored).map_err(|e| corrupt("claim", e))?;
+                Ok((id_of(&key, "claim")?, claim))
+            })
+            .collect()
     }
 
     /// Every flagged worker with its record, by id.
@@ -119,22 +275,122 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Applied, JobState, ResultEffect, StoredJob};
+    use crate::job::{Job, JobState};
+    use crate::store::{Applied, ResultEffect};
+    use pentago::{Move, Value};
+    use pentagrid_model::Task;
+    use std::collections::BTreeMap;
+
+    fn mv(text: &str) -> Move {
+        text.parse().unwrap()
+    }
+
+    /// A solve claim of "liar" that job 9 checks.
+    fn solve_claim() -> Claim {
+        let says = Answer::Values(BTreeMap::from([(mv("a1-1R"), Value::Draw)]));
+        Claim {
+            check_job: Some(9),
+            ..Claim::new("liar", 4, Position::START, says)
+        }
+    }
+
+    #[test]
+    fn answers_round_trip_through_their_stored_form() {
+        let answers = [
+            Answer::Values(BTreeMap::from([(mv("a1-1R"), Value::Draw)])),
+            Answer::Puzzle(PuzzleAnswer::Unique(mv("c4-2L"))),
+            Answer::Puzzle(PuzzleAnswer::NotUnique),
+            Answer::Puzzle(PuzzleAnswer::NoWin),
+            Answer::Puzzle(PuzzleAnswer::Undecided),
+        ];
+        for answer in answers {
+            assert_eq!(answer_of(&StoredAnswer::from(&answer)), Some(answer));
+        }
+        let unknown = StoredAnswer {
+            kind: 9,
+            ..StoredAnswer::default()
+        };
+        assert_eq!(answer_of(&unknown), None);
+    }
+
+    #[test]
+    fn claim_records_in_the_stored_format_read_back_and_write_back_unchanged() {
+        let position: Position = "oooo../....../....../....../.....x/xxx...".parse().unwrap();
+        let proof = pentago::MateSearch::new().find(&position, 1).unwrap();
+        let puzzle = Puzzle::from_proof(proof);
+        let json = serde_json::to_string(&puzzle).unwrap();
+        // Every field set, as today's code writes a disputed puzzle claim.
+        let stored = StoredClaim {
+            kind: 1,
+            state: 1,
+            position: position.to_string(),
+            claimant: "a".into(),
+            job_id: 4,
+            puzzle_json: json.clone(),
+            proven: Vec::new(),
+            max_moves: 3,
+            source: "game 1 ply 2".into(),
+            checker: "b".into(),
+            second: Some(StoredAnswer {
+                kind: 2,
+                ..StoredAnswer::default()
+            }),
+            check_job: 9,
+            judge: String::new(),
+            decision: None,
+        };
+        let claim = Claim::try_from(stored.clone()).unwrap();
+        let says = Answer::Puzzle(PuzzleAnswer::Unique(puzzle.first_move));
+        let expected = Claim {
+            state: ClaimState::Disputed,
+            puzzle_json: json,
+            max_moves: 3,
+            source: "game 1 ply 2".into(),
+            checker: "b".into(),
+            second: Some(Answer::Puzzle(PuzzleAnswer::NotUnique)),
+            check_job: Some(9),
+            ..Claim::new("a", 4, position, says)
+        };
+        assert_eq!(claim, expected);
+        assert_eq!(StoredClaim::from(&claim), stored);
+        let solve = StoredClaim::from(&solve_claim());
+        assert_eq!((solve.kind, solve.state, solve.check_job), (2, 0, 9));
+        assert_eq!(Claim::try_from(solve).unwrap(), solve_claim());
+        // An unknown state reads as unresolved (never acted on); an unknown kind, a bad
+        // position or a claimant's answer that does not read do not read back.
+        let with = |change: fn(&mut StoredClaim)| {
+            let mut record = stored.clone();
+            change(&mut record);
+            Claim::try_from(record)
+        };
+        assert_eq!(
+            with(|r| r.state = 77).unwrap().state,
+            ClaimState::Unresolved
+        );
+        assert_eq!(with(|r| r.kind = 0), Err(UnreadableClaim::Kind(0)));
+        assert_eq!(
+            with(|r| r.puzzle_json = "{}".into()),
+            Err(UnreadableClaim::Says)
+        );
+        assert!(matches!(
+            with(|r| r.position = "x".into()),
+            Err(UnreadableClaim::Position(_))
+        ));
+    }
 
     #[test]
     fn claims_and_flags_are_written_with_their_result_and_read_back_after_reopening() {
         let dir = tempfile::tempdir().unwrap();
-        let claim = StoredClaim {
-            kind: 1,
-            position: "start".into(),
-            claimant: "liar".into(),
-            check_job: 9,
-            ..StoredClaim::default()
-        };
-        let check = StoredJob {
-            claim_id: 5,
+        let claim = solve_claim();
+        let check = Job {
+            claim_id: Some(5),
             excluded_workers: vec!["liar".into()],
-            ..StoredJob::default()
+            ..Job::queued(
+                Task::Solve {
+                    position: Position::START,
+                },
+                0,
+            )
         };
         {
             let store = Store::open(dir.path()).unwrap();
@@ -150,10 +406,7 @@ mod tests {
                     .to_vec(),
                 ..ResultEffect::default()
             };
-            let done = StoredJob {
-                state: JobState::Done as u32,
-                ..StoredJob::default()
-            };
+            let done = Job::in_state(JobState::Done);
             assert_eq!(
                 store.apply(1, &done, "r", &effect).unwrap(),
                 Applied::Applied
@@ -179,8 +432,8 @@ mod tests {
 pub struct ReleasedClaim {
     /// The claim's id.
     pub id: u64,
-    /// Its record, settled.
-    pub record: StoredClaim,
+    /// The claim, settled.
+    pub record: Claim,
     /// Its candidate and that candidate's new state.
     pub candidate: Option<(u64, CandidateState)>,
 }
@@ -205,7 +458,8 @@ impl Store {
                 }
             }
             if let Some(released) = claim {
-                claims.insert(&released.id.to_be_bytes(), released.record.encode_to_vec())?;
+                let record = StoredClaim::from(&released.record);
+                claims.insert(&released.id.to_be_bytes(), record.encode_to_vec())?;
                 if let Some((key, state)) = released.candidate {
                     changes.push(set_candidate(candidates, key, state)?);
                 }

@@ -46,14 +46,14 @@ use thiserror::Error;
 
 use puzzles::CandidateTally;
 
+use crate::job::Job;
+
 pub use book::{BookEntry, ProvenTable};
-pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags};
+pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, UnreadableClaim};
 pub use manifest::{ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use puzzles::CandidateCounts;
-pub use records::{
-    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
-};
+pub use records::{CandidateState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals};
 pub use results::{Applied, Flag, PairEffect, ResultEffect};
 pub use table::{Counts, Table};
 
@@ -181,17 +181,6 @@ pub struct StoreSizes {
     pub matches: u64,
 }
 
-/// A job read back at open whose task is readable.
-#[derive(Clone, Debug)]
-pub struct LoadedJob {
-    /// Its id.
-    pub id: u64,
-    /// Its record.
-    pub record: StoredJob,
-    /// Its task, when the job is unfinished (finished jobs need none).
-    pub task: Option<pentagrid_model::Task>,
-}
-
 const TOTALS: &[u8] = b"totals";
 
 pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
@@ -291,21 +280,24 @@ impl Store {
         Ok(id)
     }
 
-    /// Writes a job record (durable at the next flush).
-    pub fn put_job(&self, id: u64, job: &StoredJob) -> Result<(), StoreError> {
+    /// Writes a job (durable at the next flush).
+    pub fn put_job(&self, id: u64, job: &Job) -> Result<(), StoreError> {
         let _writing = self.writing();
-        put_record(&self.jobs, id, job)
+        put_record(&self.jobs, id, &StoredJob::from(job))
     }
 
-    /// The stored record of a job, if there is one (quarantined jobs have none).
-    pub fn job(&self, id: u64) -> Result<Option<StoredJob>, StoreError> {
-        get_record(&self.jobs, id, "job")
+    /// A job, if there is one (quarantined jobs have none).
+    pub fn job(&self, id: u64) -> Result<Option<Job>, StoreError> {
+        get_record::<StoredJob>(&self.jobs, id, "job")?
+            .map(|stored| Job::try_from(stored).map_err(|e| corrupt("job", e)))
+            .transpose()
     }
 
-    /// Every stored job, by id, for start-up. A record that does not decode, or an unfinished
-    /// job whose task does not read back, is moved to the `quarantine` tree and logged: it is
-    /// reported in the status and never runs blindly.
-    pub fn load_jobs(&self) -> Result<Vec<LoadedJob>, StoreError> {
+    /// Every stored job with its id, by id, for start-up: an unfinished one with its task, a
+    /// finished one without (it is only counted, so its task is not read). A record that does
+    /// not decode, or an unfinished job whose task does not read back, is moved to the
+    /// `quarantine` tree and logged: it is reported in the status and never runs blindly.
+    pub fn load_jobs(&self) -> Result<Vec<(u64, Job)>, StoreError> {
         let _writing = self.writing();
         let mut loaded = Vec::new();
         for entry in self.jobs.iter() {
@@ -313,21 +305,14 @@ impl Store {
             let id = id_of(&key, "job")?;
             let readable = StoredJob::decode(bytes.as_ref())
                 .map_err(|e| e.to_string())
-                .and_then(|record| {
-                    let finished = !matches!(
-                        JobState::from_stored(record.state),
-                        JobState::Queued | JobState::Leased
-                    );
-                    if finished {
-                        return Ok((record, None));
+                .and_then(|mut stored| {
+                    if !stored.state().is_unfinished() {
+                        stored.task = None;
                     }
-                    let stored = record.task.as_ref().ok_or("the job has no task")?;
-                    let task =
-                        pentagrid_model::Task::try_from(stored).map_err(|e| e.to_string())?;
-                    Ok((record, Some(task)))
+                    Job::try_from(stored).map_err(|e| e.to_string())
                 });
             match readable {
-                Ok((record, task)) => loaded.push(LoadedJob { id, record, task }),
+                Ok(job) => loaded.push((id, job)),
                 Err(why) => {
                     tracing::error!(job = id, %why, "unreadable job record quarantined");
                     self.quarantine.insert(key.clone(), bytes)?;
@@ -346,7 +331,7 @@ impl Store {
 
     /// Writes raw bytes as a job record, as a damaged database would hold.
     #[cfg(test)]
-    fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
+    pub(crate) fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
         self.jobs.insert(id.to_be_bytes(), bytes)?;
         Ok(())
     }
@@ -522,6 +507,7 @@ fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::JobState;
     use pentago::Position;
     use pentagrid_model::Task;
 
@@ -576,7 +562,7 @@ mod tests {
                 .collect(),
             ..ResultEffect::default()
         };
-        let done = StoredJob::default();
+        let done = Job::in_state(JobState::Done);
         store.apply(1, &done, "r1", &puzzles(&[10, 11])).unwrap();
         // A puzzle stored before is not stored again, nor counted.
         store.apply(2, &done, "r2", &puzzles(&[11, 12])).unwrap();
@@ -589,6 +575,83 @@ mod tests {
         assert_eq!((sizes.matches, sizes.puzzles), (3, 3));
     }
 
+    /// A job in stored state `state` whose task does not read back.
+    fn banana(state: u32) -> StoredJob {
+        StoredJob {
+            task: Some(StoredTask {
+                kind: Some(records::StoredTaskKind::Solve(records::StoredSolve {
+                    position: "banana".into(),
+                })),
+            }),
+            state,
+            ..StoredJob::default()
+        }
+    }
+
+    #[test]
+    fn job_records_written_in_the_stored_format_read_back_as_jobs_and_write_back_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let task = Task::Solve {
+            position: Position::START,
+        };
+        // Every field set, as today's code writes a check job that was leased twice.
+        let stored = StoredJob {
+            task: Some(StoredTask::from(&task)),
+            state: 1,
+            attempts: 2,
+            lease_id: 17,
+            worker_id: "w1".into(),
+            seed: 99,
+            result_id: "r".into(),
+            error: "boom".into(),
+            playouts: 5,
+            games: 1,
+            excluded_workers: vec!["liar".into()],
+            claim_id: 3,
+        };
+        let bytes = stored.encode_to_vec();
+        store.put_raw_job(1, &bytes).unwrap();
+        let job = store.job(1).unwrap().unwrap();
+        let expected = Job {
+            task: Some(task),
+            state: JobState::Leased,
+            attempts: 2,
+            lease_id: 17,
+            worker_id: "w1".into(),
+            seed: 99,
+            result_id: "r".into(),
+            error: "boom".into(),
+            playouts: 5,
+            games: 1,
+            excluded_workers: vec!["liar".into()],
+            claim_id: Some(3),
+        };
+        assert_eq!(job, expected);
+        store.put_job(2, &job).unwrap();
+        assert_eq!(store.jobs.get(2u64.to_be_bytes()).unwrap().unwrap(), bytes);
+        // The stored state numbers; an unknown one reads as failed, never as runnable.
+        let states = [
+            (0, JobState::Queued),
+            (1, JobState::Leased),
+            (2, JobState::Done),
+            (3, JobState::Failed),
+            (4, JobState::Cancelled),
+            (77, JobState::Failed),
+        ];
+        for (number, state) in states {
+            let record = StoredJob {
+                state: number,
+                ..stored.clone()
+            };
+            store.put_raw_job(3, &record.encode_to_vec()).unwrap();
+            assert_eq!(store.job(3).unwrap().unwrap().state, state, "{number}");
+        }
+        let (ids, jobs): (Vec<u64>, Vec<Job>) = store.load_jobs().unwrap().into_iter().unzip();
+        assert_eq!(ids, [1, 2, 3]);
+        assert_eq!(jobs[..2], [expected.clone(), expected]);
+    }
+
     #[test]
     fn unreadable_jobs_are_quarantined_at_load() {
         let dir = tempfile::tempdir().unwrap();
@@ -596,28 +659,21 @@ mod tests {
         let task = Task::Solve {
             position: Position::START,
         };
-        let good = StoredJob {
-            task: Some(StoredTask::from(&task)),
-            ..StoredJob::default()
-        };
-        store.put_job(1, &good).unwrap();
+        store.put_job(1, &Job::queued(task.clone(), 0)).unwrap();
         store.put_raw_job(2, &[0xff, 0xff, 0xff]).unwrap();
-        let bad_task = StoredJob {
-            task: Some(StoredTask {
-                kind: Some(records::StoredTaskKind::Solve(records::StoredSolve {
-                    position: "banana".into(),
-                })),
-            }),
-            ..StoredJob::default()
-        };
-        store.put_job(3, &bad_task).unwrap();
+        store.put_raw_job(3, &banana(0).encode_to_vec()).unwrap();
+        // A finished job whose task no longer reads back is kept (finished jobs load without
+        // their tasks).
+        store.put_raw_job(4, &banana(2).encode_to_vec()).unwrap();
         let loaded = store.load_jobs().unwrap();
-        assert_eq!(loaded.len(), 1);
-        assert_eq!(loaded[0].task, Some(task));
+        assert_eq!(loaded.len(), 2);
+        assert_eq!((loaded[0].0, &loaded[0].1.task), (1, &Some(task)));
+        assert_eq!((loaded[1].0, loaded[1].1.state), (4, JobState::Done));
+        assert_eq!(loaded[1].1.task, None);
         assert_eq!(store.quarantined(), 2);
         assert_eq!(
             store.load_jobs().unwrap().len(),
-            1,
+            2,
             "quarantined jobs stay out"
         );
     }

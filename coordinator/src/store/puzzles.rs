@@ -142,7 +142,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::store::{ReleasedClaim, ResultEffect, StoredClaim, StoredJob};
+    use crate::claim::{Answer, Claim};
+    use crate::job::{Job, JobState};
+    use crate::store::{ReleasedClaim, ResultEffect};
+    use pentago::Position;
 
     /// One write to the candidates, on keys drawn from a few so that writes meet.
     #[derive(Clone, Debug)]
@@ -182,13 +185,18 @@ mod tests {
                 };
                 let id = index as u64 + 1;
                 store
-                    .apply(id, &StoredJob::default(), &format!("r{id}"), &effect)
+                    .apply(
+                        id,
+                        &Job::in_state(JobState::Done),
+                        &format!("r{id}"),
+                        &effect,
+                    )
                     .unwrap();
             }
             Write::Release { forget, settle } => {
                 let claim = settle.map(|(key, state)| ReleasedClaim {
                     id: index as u64,
-                    record: StoredClaim::default(),
+                    record: Claim::new("w", 0, Position::START, Answer::Values(Default::default())),
                     candidate: Some((key, CandidateState::ALL[state])),
                 });
                 store.release_abandoned(forget, claim.as_ref()).unwrap();
@@ -223,7 +231,7 @@ mod tests {
         };
         for _ in 0..2 {
             store
-                .apply(1, &StoredJob::default(), "r1", &effect)
+                .apply(1, &Job::in_state(JobState::Done), "r1", &effect)
                 .unwrap();
         }
         let mut expected = CandidateCounts::default();
@@ -246,7 +254,7 @@ mod tests {
             ..ResultEffect::default()
         };
         store
-            .apply(1, &StoredJob::default(), "r1", &effect)
+            .apply(1, &Job::in_state(JobState::Done), "r1", &effect)
             .unwrap();
         let mut expected = CandidateCounts::default();
         expected[CandidateState::NoMate as usize] = 1;

@@ -9,13 +9,16 @@ use pentago::{Player, Position, UctConfig};
 use pentagrid_model::{FieldError, Task, parse_field};
 use thiserror::Error;
 
+use crate::job::{Job, JobState};
+
 /// A job as stored under its id in the `jobs` tree.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredJob {
     /// What to do.
     #[prost(message, optional, tag = "1")]
     pub task: Option<StoredTask>,
-    /// One of the `JobState` values.
+    /// Where it stands: 0 queued, 1 leased, 2 done, 3 failed, 4 cancelled (see
+    /// [`StoredJob::state`]).
     #[prost(uint32, tag = "2")]
     pub state: u32,
     /// Leases granted so far.
@@ -48,6 +51,84 @@ pub struct StoredJob {
     /// The claim this job cross-checks (0: none; see [`super::claims`]).
     #[prost(uint64, tag = "12")]
     pub claim_id: u64,
+}
+
+impl StoredJob {
+    /// The job's state. A number this version does not know reads as failed: such a job is
+    /// never re-run blindly.
+    #[must_use]
+    pub fn state(&self) -> JobState {
+        match self.state {
+            0 => JobState::Queued,
+            1 => JobState::Leased,
+            2 => JobState::Done,
+            4 => JobState::Cancelled,
+            _ => JobState::Failed,
+        }
+    }
+}
+
+/// The stored number of a job's state (stable).
+fn state_number(state: JobState) -> u32 {
+    match state {
+        JobState::Queued => 0,
+        JobState::Leased => 1,
+        JobState::Done => 2,
+        JobState::Failed => 3,
+        JobState::Cancelled => 4,
+    }
+}
+
+impl From<&Job> for StoredJob {
+    fn from(job: &Job) -> StoredJob {
+        StoredJob {
+            task: job.task.as_ref().map(StoredTask::from),
+            state: state_number(job.state),
+            attempts: job.attempts,
+            lease_id: job.lease_id,
+            worker_id: job.worker_id.clone(),
+            seed: job.seed,
+            result_id: job.result_id.clone(),
+            error: job.error.clone(),
+            playouts: job.playouts,
+            games: job.games,
+            excluded_workers: job.excluded_workers.clone(),
+            claim_id: job.claim_id.unwrap_or(0),
+        }
+    }
+}
+
+/// Reads a stored job back. An unfinished job needs a task that reads back; a finished one
+/// gets `None` for a task that is missing or does not read back (it is never run again).
+impl TryFrom<StoredJob> for Job {
+    type Error = UnreadableTask;
+
+    fn try_from(stored: StoredJob) -> Result<Job, UnreadableTask> {
+        let state = stored.state();
+        let task = match &stored.task {
+            Some(task) => Task::try_from(task).map(Some),
+            None => Err(UnreadableTask::Missing),
+        };
+        let task = match task {
+            Ok(task) => task,
+            Err(why) if state.is_unfinished() => return Err(why),
+            Err(_) => None,
+        };
+        Ok(Job {
+            task,
+            state,
+            attempts: stored.attempts,
+            lease_id: stored.lease_id,
+            worker_id: stored.worker_id,
+            seed: stored.seed,
+            result_id: stored.result_id,
+            error: stored.error,
+            playouts: stored.playouts,
+            games: stored.games,
+            excluded_workers: stored.excluded_workers,
+            claim_id: (stored.claim_id != 0).then_some(stored.claim_id),
+        })
+    }
 }
 
 /// A job's task as stored: positions, moves and players in their text notation.
@@ -219,6 +300,9 @@ impl From<&Task> for StoredTask {
 /// Why a stored task does not read back.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum UnreadableTask {
+    /// The job has no task.
+    #[error("the job has no task")]
+    Missing,
     /// It has no kind.
     #[error("the task has no kind")]
     NoKind,
@@ -262,35 +346,6 @@ impl TryFrom<&StoredTask> for Task {
                 position: parse_field("position", &s.position)?,
             },
         })
-    }
-}
-
-/// Where a job stands. Stable numbers (stored).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum JobState {
-    /// Waiting for a worker.
-    Queued = 0,
-    /// Held by a worker.
-    Leased = 1,
-    /// Its result is applied.
-    Done = 2,
-    /// Gave up after too many attempts.
-    Failed = 3,
-    /// Cancelled by a client.
-    Cancelled = 4,
-}
-
-impl JobState {
-    /// The state of a stored number (unknown numbers read as failed: never re-run blindly).
-    #[must_use]
-    pub fn from_stored(n: u32) -> JobState {
-        match n {
-            0 => JobState::Queued,
-            1 => JobState::Leased,
-            2 => JobState::Done,
-            4 => JobState::Cancelled,
-            _ => JobState::Failed,
-        }
     }
 }
 

@@ -12,10 +12,12 @@ use sled::transaction::{
 
 use super::puzzles::{StateChange, set_candidate};
 use super::{
-    CandidateState, JobState, ProvenTable, Store, StoreError, StoredClaim, StoredFlags, StoredGame,
+    CandidateState, ProvenTable, Store, StoreError, StoredClaim, StoredFlags, StoredGame,
     StoredJob, StoredMatch, StoredPair, TOTALS, Table, Totals, abort, add_count, book, corrupt,
     id_of, merge_tables, pair_key, totals_in,
 };
+use crate::claim::Claim;
+use crate::job::{Job, JobState};
 
 /// What [`Store::apply`] did.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -46,9 +48,9 @@ pub struct ResultEffect {
     /// Exact move values of a solved position: canonical key and table.
     pub proven: Option<(u64, ProvenTable)>,
     /// Cross-check claims to write (made or settled by this result), by id.
-    pub claims: Vec<(u64, StoredClaim)>,
+    pub claims: Vec<(u64, Claim)>,
     /// Jobs to queue with this result (cross-checks of its claims), by id.
-    pub new_jobs: Vec<(u64, StoredJob)>,
+    pub new_jobs: Vec<(u64, Job)>,
     /// Workers a cross-check showed wrong (one flag each).
     pub flags: Vec<Flag>,
 }
@@ -108,7 +110,7 @@ impl Store {
     pub fn apply(
         &self,
         job_id: u64,
-        done: &StoredJob,
+        done: &Job,
         result_id: &str,
         effect: &ResultEffect,
     ) -> Result<Applied, StoreError> {
@@ -140,7 +142,9 @@ impl Store {
             add_count(&mut totals.results, 1, "result total")?;
             trees.meta.insert(TOTALS, totals.encode_to_vec())?;
             let job_key = job_id.to_be_bytes();
-            trees.jobs.insert(&job_key, done.encode_to_vec())?;
+            trees
+                .jobs
+                .insert(&job_key, StoredJob::from(done).encode_to_vec())?;
             trees.results.insert(result_id.as_bytes(), &job_key)?;
             Ok(Committed {
                 outcome: Applied::Applied,
@@ -238,7 +242,7 @@ fn already_applied(
     }
     if let Some(bytes) = trees.jobs.get(job_id.to_be_bytes())? {
         let stored = StoredJob::decode(bytes.as_ref()).map_err(abort("job"))?;
-        if JobState::from_stored(stored.state) == JobState::Done {
+        if stored.state() == JobState::Done {
             return Ok(Some(Applied::JobAlreadyDone));
         }
     }
@@ -293,10 +297,12 @@ fn add_checks(
     for (id, claim) in &effect.claims {
         trees
             .claims
-            .insert(&id.to_be_bytes(), claim.encode_to_vec())?;
+            .insert(&id.to_be_bytes(), StoredClaim::from(claim).encode_to_vec())?;
     }
     for (id, job) in &effect.new_jobs {
-        trees.jobs.insert(&id.to_be_bytes(), job.encode_to_vec())?;
+        trees
+            .jobs
+            .insert(&id.to_be_bytes(), StoredJob::from(job).encode_to_vec())?;
     }
     for Flag { worker, reason } in &effect.flags {
         flag_worker(trees.flagged_workers, worker, reason)?;
@@ -411,10 +417,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let store = Store::open(dir.path()).unwrap();
-            let done = StoredJob {
-                state: JobState::Done as u32,
-                ..StoredJob::default()
-            };
+            let done = Job::in_state(JobState::Done);
             assert_eq!(
                 store.apply(7, &done, "r1", &effect(10)).unwrap(),
                 Applied::Applied
@@ -457,7 +460,7 @@ mod tests {
             }),
             ..effect(10)
         };
-        let done = StoredJob::default();
+        let done = Job::in_state(JobState::Done);
         assert_eq!(
             store.apply(7, &done, "r1", &pair(7)).unwrap(),
             Applied::Applied

@@ -10,13 +10,11 @@ use std::time::{Duration, Instant};
 use pentago::Move;
 
 use super::*;
-use crate::store::{Counts, JobState, ResultEffect, StoredGame, StoredJob, StoredMatch, Table};
+use crate::job::{Job, JobState};
+use crate::store::{Counts, ResultEffect, StoredGame, StoredMatch, Table};
 
-fn done() -> StoredJob {
-    StoredJob {
-        state: JobState::Done as u32,
-        ..StoredJob::default()
-    }
+fn done() -> Job {
+    Job::in_state(JobState::Done)
 }
 
 /// A result adding `games` playouts to position `key` and, for odd jobs, a stored game.
@@ -62,7 +60,7 @@ fn filled_store(dir: &Path) -> Store {
     let store = Store::open(dir).unwrap();
     for job in 1..=40u64 {
         let id = store.generate_id().unwrap();
-        store.put_job(id, &StoredJob::default()).unwrap();
+        store.put_job(id, &Job::in_state(JobState::Queued)).unwrap();
         store
             .apply(id, &done(), &format!("r{job}"), &effect(job % 7, job, job))
             .unwrap();
