@@ -14,6 +14,7 @@ pub mod book;
 mod book_tables;
 pub mod campaign;
 pub mod collection;
+pub mod deep;
 mod collection_html;
 mod connect;
 mod error;
