@@ -250,7 +250,10 @@ impl DeepSolves {
         let (job_ids, pending) = self.in_flight(id);
         let window = (2 * self.jobs.worker_count()).clamp(MIN_WINDOW, MAX_WINDOW);
         let room = window.saturating_sub(job_ids.len());
-        let Some(search) = self.searches().remove(&id).map_or_else(
+        // Out of the map in a statement of its own: the guard must be gone before
+        // `keep_if_idle` locks the map again.
+        let cached = self.searches().remove(&id);
+        let Some(search) = cached.map_or_else(
             || {
                 Some(Search {
                     position,
