@@ -149,10 +149,9 @@ pub async fn leaves(client: &Client) -> Result<LeafTable> {
             let position: Position = leaf.position.parse().map_err(|e| {
                 ClientError::Unreadable(format!("a bad leaf {}: {e}", leaf.position))
             })?;
-            let value = value_of_wire(leaf.value)
-                .ok()
-                .flatten()
-                .ok_or_else(|| ClientError::Unreadable(format!("leaf {position} without a value")))?;
+            let value = value_of_wire(leaf.value).ok().flatten().ok_or_else(|| {
+                ClientError::Unreadable(format!("leaf {position} without a value"))
+            })?;
             table
                 .insert(&position, value)
                 .map_err(|e| ClientError::Unreadable(e.to_string()))?;

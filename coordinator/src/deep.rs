@@ -150,7 +150,11 @@ impl DeepSolves {
         if position.is_over() {
             return Err(DeepError::Finished(*position));
         }
-        let batch = if batch == 0 { DEFAULT_DEEP_BATCH } else { batch };
+        let batch = if batch == 0 {
+            DEFAULT_DEEP_BATCH
+        } else {
+            batch
+        };
         if batch as usize > MAX_DEEP_LEAVES {
             return Err(DeepError::Batch(batch));
         }
@@ -409,7 +413,10 @@ fn finish(search: &mut Search, record: &mut StoredDeepSolve) {
         ..DeepLimits::default()
     };
     let solution = search.solver.solve(&search.position, limits);
-    if solution.value.is_some_and(|v| i32::from(v.as_i8()) == record.lower) {
+    if solution
+        .value
+        .is_some_and(|v| i32::from(v.as_i8()) == record.lower)
+    {
         record.best = solution.best.map_or_else(String::new, |mv| mv.to_string());
     }
     record.done = true;

@@ -294,7 +294,11 @@ async fn cluster_values_equal_the_single_machine_and_reference_values() {
         let leaf_stones = position.stone_count() + 2;
         let id = start_solve(&mut admin, &position, 3, leaf_stones).await;
         let done = drive(&mut admin, &mut worker, id, honest).await;
-        assert_eq!((done.lower, done.upper), (i32::from(expected), i32::from(expected)), "{position}");
+        assert_eq!(
+            (done.lower, done.upper),
+            (i32::from(expected), i32::from(expected)),
+            "{position}"
+        );
         assert_eq!(local_value(&position, leaf_stones), expected, "{position}");
         let best: pentago::Move = done.best.parse().expect("a best move");
         let child = position.play(best).unwrap();
@@ -323,7 +327,11 @@ async fn a_worker_killed_mid_leaf_and_a_restart_change_nothing() {
     let id = start_solve(&mut admin, &position, 2, leaf_stones).await;
     // The first worker takes a job and dies with it.
     let mut killed = server.worker("killed").await;
-    let held = killed.lease(1).await.pop().expect("a queued deep-leaves job");
+    let held = killed
+        .lease(1)
+        .await
+        .pop()
+        .expect("a queued deep-leaves job");
     // Another does a little, then the coordinator stops (everything acknowledged is durable).
     let mut honest_worker = server.worker("w2").await;
     honest_worker.work(honest).await;
@@ -334,7 +342,10 @@ async fn a_worker_killed_mid_leaf_and_a_restart_change_nothing() {
     // The killed worker's lease runs out on the injected clock; its job goes out again.
     clock.advance(LEASE * 2);
     let done = drive(&mut admin, &mut honest_worker, id, honest).await;
-    assert_eq!((done.lower, done.upper), (i32::from(expected), i32::from(expected)));
+    assert_eq!(
+        (done.lower, done.upper),
+        (i32::from(expected), i32::from(expected))
+    );
     // The dead worker's late answer changes nothing.
     let mut killed = server.worker("killed").await;
     assert!(killed.submit(&held, &honest(&held)).await.is_err());
@@ -347,7 +358,11 @@ async fn a_worker_killed_mid_leaf_and_a_restart_change_nothing() {
         "a leaf went out in two jobs"
     );
     let stored = store.deep_leaf_count();
-    assert!(stored > 0 && stored <= carried.len(), "{stored} of {}", carried.len());
+    assert!(
+        stored > 0 && stored <= carried.len(),
+        "{stored} of {}",
+        carried.len()
+    );
     let record = store.deep_solve(id).unwrap().unwrap();
     assert!(record.done);
     assert_eq!(record.leaf_stones, leaf_stones);
@@ -373,7 +388,10 @@ async fn a_wrong_leaf_value_is_caught_and_nothing_wrong_is_stored() {
     clock.advance(LEASE * 2);
     let mut honest_worker = server.worker("honest").await;
     let done = drive(&mut admin, &mut honest_worker, id, honest).await;
-    assert_eq!((done.lower, done.upper), (i32::from(expected), i32::from(expected)));
+    assert_eq!(
+        (done.lower, done.upper),
+        (i32::from(expected), i32::from(expected))
+    );
     let status = admin
         .status(v2::StatusRequest::default())
         .await
@@ -439,5 +457,73 @@ async fn bad_requests_are_refused_and_change_nothing() {
     };
     let forbidden = worker.start_deep_solve(request).await.unwrap_err();
     assert_eq!(forbidden.code(), tonic::Code::PermissionDenied);
+    server.stop().await;
+}
+
+/// Leaves solved per second by `PENTAGRID_DEEP_WORKERS` (default 1) test workers, each on its
+/// own blocking thread, on the first 17-stone position of `bench/data/deep-17.txt` with leaves of
+/// `PENTAGRID_DEEP_LEAF_STONES` stones (default 18), over `PENTAGRID_DEEP_SECONDS` (default 60)
+/// or until it is proven:
+/// `cargo test -p pentagrid-coordinator --test deep_cluster measure -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement; run by hand"]
+async fn measure_leaves_per_second() {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (workers, seconds) = (
+        env("PENTAGRID_DEEP_WORKERS", 1),
+        env("PENTAGRID_DEEP_SECONDS", 60),
+    );
+    let leaf_stones = u32::try_from(env("PENTAGRID_DEEP_LEAF_STONES", 18)).unwrap();
+    let text = include_str!("../../bench/data/deep-17.txt");
+    let position: Position = text.split_whitespace().next().unwrap().parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), Arc::new(ManualClock::default()), 0.0).await;
+    let mut admin = server.client(ADMIN);
+    let id = start_solve(&mut admin, &position, 4, leaf_stones).await;
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for i in 0..workers {
+        let mut worker = server.worker(&format!("m{i}")).await;
+        tasks.push(tokio::spawn(async move {
+            while Instant::now() < deadline {
+                let jobs = worker.lease(1).await;
+                if jobs.is_empty() {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+                let job = jobs[0].clone();
+                let outcome = tokio::task::spawn_blocking(move || honest(&job))
+                    .await
+                    .unwrap();
+                let _ = worker.submit(&jobs[0], &outcome).await;
+            }
+        }));
+    }
+    let done = loop {
+        let status = solve_status(&mut admin, id).await;
+        if status.state() == v2::DeepSolveState::Done || Instant::now() >= deadline {
+            break status;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let wall = started.elapsed().as_secs_f64();
+    for task in tasks {
+        task.abort();
+    }
+    println!(
+        "workers {workers}: {} leaves in {wall:.1} s = {:.2} leaves/s; bounds {}..{}, done {}, nodes {}",
+        done.leaves_solved,
+        done.leaves_solved as f64 / wall,
+        done.lower,
+        done.upper,
+        done.state() == v2::DeepSolveState::Done,
+        done.nodes
+    );
     server.stop().await;
 }

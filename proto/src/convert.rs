@@ -4,8 +4,8 @@
 use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES, MID_MIN_STONES, Move, Position, Puzzle, Status};
 
 use pentagrid_model::{
-    MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
-    parse_field,
+    MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
+    Verdict, parse_field,
 };
 
 use crate::errors::ConversionError;
@@ -309,9 +309,8 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     .iter()
                     .enumerate()
                     .map(|(i, &v)| {
-                        value_of_wire(v)?.ok_or_else(|| {
-                            ConversionError(format!("leaf {} has no value", i + 1))
-                        })
+                        value_of_wire(v)?
+                            .ok_or_else(|| ConversionError(format!("leaf {} has no value", i + 1)))
                     })
                     .collect::<Result<_, ConversionError>>()?,
             },
