@@ -16,6 +16,7 @@ pub mod campaign;
 pub mod collection;
 mod collection_html;
 mod connect;
+pub mod deep;
 mod error;
 pub mod health;
 pub mod jobs;

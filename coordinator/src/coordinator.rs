@@ -9,6 +9,7 @@ use crate::book::Book;
 use crate::builder::BookBuilder;
 use crate::clock::{Clock, SystemClock};
 use crate::crosscheck::CrossCheck;
+use crate::deep::DeepSolves;
 use crate::flags::{FlaggedWorker, WorkerFlags, flagged_workers};
 use crate::ingest::ResultIngest;
 use crate::jobs::{JobQueue, QueueStatus, WorkerPage};
@@ -46,6 +47,8 @@ pub struct Coordinator {
     pub builder: BookBuilder,
     /// Mining and listing puzzles.
     pub puzzles: PuzzleMiner,
+    /// Deep solves: exact values below 18 stones, their leaves solved by workers.
+    pub deep: DeepSolves,
 }
 
 impl Coordinator {
@@ -110,6 +113,7 @@ impl Coordinator {
             book: Book::new(store.clone(), jobs.clone()),
             builder: BookBuilder::new(store.clone(), jobs.clone(), background, metrics.clone()),
             puzzles: PuzzleMiner::new(store.clone(), jobs.clone(), background),
+            deep: DeepSolves::new(store.clone(), jobs.clone()),
             matches,
             jobs,
             store,
@@ -158,13 +162,16 @@ impl Coordinator {
         Ok(snapshot)
     }
 
-    /// The periodic work: requeue expired leases, advance book builds.
+    /// The periodic work: requeue expired leases, advance book builds and deep solves.
     pub async fn tick(&self) {
         if let Err(error) = self.jobs.expire_leases() {
             tracing::error!(%error, "could not record expired leases");
         }
         if let Err(error) = self.builder.drive().await {
             tracing::error!(%error, "could not advance book builds");
+        }
+        if let Err(error) = self.deep.drive().await {
+            tracing::error!(%error, "could not advance deep solves");
         }
     }
 

@@ -8,6 +8,7 @@
 //! - [`matches`]: engine matches and how they stop ([`pentago::sprt_stop`]);
 //! - [`book`] and [`builder`]: reading, moving and growing the opening book;
 //! - [`puzzles`]: mining candidates and listing puzzles;
+//! - [`deep`]: deep solves, whose leaves go out as jobs and come back as stored values;
 //! - [`store`]: the only module that touches sled;
 //! - `api`: the only module that names wire types or builds gRPC statuses;
 //! - `health` and `metrics`: what operators and probes see (`metrics` renders plain snapshots
@@ -32,6 +33,7 @@ pub mod claim;
 pub mod clock;
 mod coordinator;
 pub mod crosscheck;
+pub mod deep;
 mod flags;
 mod flusher;
 mod health;

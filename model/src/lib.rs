@@ -9,4 +9,4 @@ mod task;
 
 pub use field::{FieldError, QUOTED_BYTES, parse_field, quote};
 pub use outcome::{Outcome, RejectionKind, Row, Verdict};
-pub use task::{MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Task};
+pub use task::{MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Task};

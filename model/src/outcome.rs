@@ -52,6 +52,11 @@ pub enum Outcome {
         /// The verdicts.
         verdicts: Vec<Verdict>,
     },
+    /// The exact value of each leaf of a deep-leaves job, in order, for its side to move.
+    DeepLeaves {
+        /// The values.
+        values: Vec<Value>,
+    },
 }
 
 /// What a worker found for one puzzle candidate.

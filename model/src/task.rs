@@ -57,14 +57,25 @@ pub enum Task {
         /// Longest mate looked for, 1 to [`MAX_PUZZLE_MOVES`].
         max_moves: u32,
     },
+    /// Value the leaves of deep solve `solve_id` exactly: each an ongoing position from the
+    /// midsolver's stone count on.
+    DeepLeaves {
+        /// The deep solve that wants them.
+        solve_id: u64,
+        /// The leaves (canonical), 1 to [`MAX_DEEP_LEAVES`].
+        leaves: Vec<Position>,
+    },
 }
+
+/// Most leaves one deep-leaves job may carry.
+pub const MAX_DEEP_LEAVES: usize = 256;
 
 /// Most candidates one verify job may carry.
 pub const MAX_VERIFY_CANDIDATES: usize = 256;
 
 impl Task {
-    /// The kind's stable name (`analyse`, `selfplay`, `pair`, `solve`, `verify`), as metrics
-    /// label it.
+    /// The kind's stable name (`analyse`, `selfplay`, `pair`, `solve`, `verify`,
+    /// `deep_leaves`), as metrics label it.
     #[must_use]
     pub const fn kind(&self) -> &'static str {
         match self {
@@ -73,6 +84,7 @@ impl Task {
             Task::Pair { .. } => "pair",
             Task::Solve { .. } => "solve",
             Task::Verify { .. } => "verify",
+            Task::DeepLeaves { .. } => "deep_leaves",
         }
     }
 }

@@ -1,11 +1,11 @@
 //! Conversions between the wire's jobs and results and their domain values
 //! ([`pentagrid_model::Task`], [`pentagrid_model::Outcome`]), checked on the way in.
 
-use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES, Move, Position, Puzzle, Status};
+use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES, MID_MIN_STONES, Move, Position, Puzzle, Status};
 
 use pentagrid_model::{
-    MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
-    parse_field,
+    MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
+    Verdict, parse_field,
 };
 
 use crate::errors::ConversionError;
@@ -78,6 +78,7 @@ impl TryFrom<&v2::JobSpec> for Task {
             Some(v2::job_spec::Kind::Solve(v)) => Task::Solve {
                 position: parse_field("position", &v.position)?,
             },
+            Some(v2::job_spec::Kind::DeepLeaves(d)) => deep_leaves_of_wire(d)?,
             None => return Err(ConversionError("job has no kind".into())),
         };
         let positions: Vec<&Position> = match &task {
@@ -85,6 +86,7 @@ impl TryFrom<&v2::JobSpec> for Task {
             Task::Selfplay { start, .. } => vec![start],
             Task::Pair { opening, .. } => vec![opening],
             Task::Verify { candidates, .. } => candidates.iter().map(|(p, _)| p).collect(),
+            Task::DeepLeaves { leaves, .. } => leaves.iter().collect(),
         };
         if let Some(over) = positions.into_iter().find(|p| p.is_over()) {
             return Err(ConversionError(format!(
@@ -147,9 +149,44 @@ impl From<&Task> for v2::JobSpec {
                     .collect(),
                 max_moves: *max_moves,
             }),
+            Task::DeepLeaves { solve_id, leaves } => {
+                v2::job_spec::Kind::DeepLeaves(v2::DeepLeavesSpec {
+                    solve_id: *solve_id,
+                    leaves: leaves.iter().map(ToString::to_string).collect(),
+                })
+            }
         };
         v2::JobSpec { kind: Some(kind) }
     }
+}
+
+/// A deep-leaves job from the wire: 1 to [`MAX_DEEP_LEAVES`] positions, each with at least the
+/// midsolver's stone count.
+fn deep_leaves_of_wire(d: &v2::DeepLeavesSpec) -> Result<Task, ConversionError> {
+    if d.leaves.is_empty() || d.leaves.len() > MAX_DEEP_LEAVES {
+        return Err(ConversionError(format!(
+            "a deep-leaves job has 1 to {MAX_DEEP_LEAVES} leaves, not {}",
+            d.leaves.len()
+        )));
+    }
+    let leaves = d
+        .leaves
+        .iter()
+        .map(|text| {
+            let leaf: Position = parse_field("leaf", text)?;
+            if leaf.stone_count() < MID_MIN_STONES {
+                return Err(ConversionError(format!(
+                    "leaf {leaf} has {} stones, fewer than {MID_MIN_STONES}",
+                    leaf.stone_count()
+                )));
+            }
+            Ok(leaf)
+        })
+        .collect::<Result<_, ConversionError>>()?;
+    Ok(Task::DeepLeaves {
+        solve_id: d.solve_id,
+        leaves,
+    })
 }
 
 fn rejection_to_wire(kind: RejectionKind) -> v2::CandidateVerdict {
@@ -266,6 +303,17 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     .map(verdict_of_wire)
                     .collect::<Result<_, _>>()?,
             },
+            v2::submit_request::Result::DeepLeaves(d) => Outcome::DeepLeaves {
+                values: d
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| {
+                        value_of_wire(v)?
+                            .ok_or_else(|| ConversionError(format!("leaf {} has no value", i + 1)))
+                    })
+                    .collect::<Result<_, ConversionError>>()?,
+            },
             // Read by the coordinator's edge before conversion: a failure carries no result.
             v2::submit_request::Result::Failure(_) => {
                 return Err(ConversionError("a job failure is not a result".into()));
@@ -305,6 +353,14 @@ impl From<&Outcome> for v2::submit_request::Result {
             Outcome::Verify { verdicts } => v2::submit_request::Result::Verify(v2::VerifyResult {
                 verdicts: verdicts.iter().map(verdict_to_wire).collect(),
             }),
+            Outcome::DeepLeaves { values } => {
+                v2::submit_request::Result::DeepLeaves(v2::DeepLeavesResult {
+                    values: values
+                        .iter()
+                        .map(|v| value_to_wire(Some(*v)) as i32)
+                        .collect(),
+                })
+            }
         }
     }
 }
@@ -349,11 +405,43 @@ mod tests {
                 b: Player::Random,
                 accuracy_stones: Some(22),
             },
+            Task::DeepLeaves {
+                solve_id: 4,
+                leaves: vec![leaf()],
+            },
         ];
         for task in tasks {
             let wire = v2::JobSpec::from(&task);
             assert_eq!(Task::try_from(&wire).unwrap(), task);
         }
+    }
+
+    /// An ongoing 18-stone position.
+    fn leaf() -> Position {
+        "xoxoxo/oxoxox/xoxoxo/....../....../......".parse().unwrap()
+    }
+
+    #[test]
+    fn deep_leaves_jobs_and_results_are_checked_on_the_way_in() {
+        let spec = |leaves: Vec<String>| v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::DeepLeaves(v2::DeepLeavesSpec {
+                solve_id: 1,
+                leaves,
+            })),
+        };
+        assert!(Task::try_from(&spec(vec![])).is_err());
+        assert!(Task::try_from(&spec(vec![Position::START.to_string()])).is_err());
+        assert!(Task::try_from(&spec(vec![leaf().to_string(); MAX_DEEP_LEAVES + 1])).is_err());
+        assert!(Task::try_from(&spec(vec![leaf().to_string(); MAX_DEEP_LEAVES])).is_ok());
+        let outcome = Outcome::DeepLeaves {
+            values: vec![pentago::Value::Win, pentago::Value::Loss],
+        };
+        let wire = v2::submit_request::Result::from(&outcome);
+        assert_eq!(Outcome::try_from(&wire).unwrap(), outcome);
+        let unvalued = v2::submit_request::Result::DeepLeaves(v2::DeepLeavesResult {
+            values: vec![v2::Value::Unspecified as i32],
+        });
+        assert!(Outcome::try_from(&unvalued).is_err());
     }
 
     fn pair_asking_accuracy(stones: u32) -> v2::JobSpec {

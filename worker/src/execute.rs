@@ -2,7 +2,7 @@
 
 use pentago::{
     Budget, MatchAccuracy, Position, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits,
-    Solver, UctConfig, pair_accuracy, play_game, play_pair, search,
+    Solver, UctConfig, Value, pair_accuracy, play_game, play_pair, search,
 };
 use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;
@@ -51,6 +51,7 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
             candidates,
             max_moves,
         } => verify(candidates, *max_moves, seed, control),
+        Task::DeepLeaves { leaves, .. } => deep_leaves(leaves, control),
         Task::Pair {
             opening,
             a,
@@ -108,6 +109,30 @@ fn analyse(
         simulations: result.simulations,
         seconds: result.seconds,
     })
+}
+
+/// Transposition table of the solver each thread values deep-solve leaves with: 2^20
+/// entries (16 MiB).
+const LEAF_TABLE_BITS: u32 = 20;
+
+/// The exact values of deep-solve leaves, in their order: the hybrid solver (a short
+/// alpha-beta attempt, then the midsolver, which always decides from 18 stones on), the leaves
+/// sharing the pool's threads. `None` when the lease was lost on the way.
+fn deep_leaves(leaves: &[Position], control: &SearchControl) -> Option<Outcome> {
+    let values: Option<Vec<Value>> = leaves
+        .par_iter()
+        .with_max_len(1)
+        .map_init(
+            || Solver::new(LEAF_TABLE_BITS),
+            |solver, leaf| {
+                if control.is_stopped() {
+                    return None;
+                }
+                solver.solve(leaf, SolveLimits::default()).value
+            },
+        )
+        .collect();
+    Some(Outcome::DeepLeaves { values: values? })
 }
 
 /// The verdicts on puzzle candidates, in their order.

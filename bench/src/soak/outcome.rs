@@ -37,7 +37,7 @@ pub fn simulate(task: &Task, seed: u64) -> Option<Outcome> {
         Task::Verify { candidates, .. } => Some(Outcome::Verify {
             verdicts: vec![Verdict::Rejected(RejectionKind::NoMate); candidates.len()],
         }),
-        Task::Solve { .. } => None,
+        Task::Solve { .. } | Task::DeepLeaves { .. } => None,
     }
 }
 

@@ -134,6 +134,7 @@ pub struct StatusArgs {
 pub fn status(args: &StatusArgs) -> Result<()> {
     let (rt, client) = args.connection.client()?;
     let s = rt.block_on(jobs::status(&client))?;
+    let deep_solves = rt.block_on(pentagrid_client::deep::list(&client))?;
     if args.json {
         let workers: Vec<_> = s
             .workers
@@ -152,6 +153,7 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             "playout_positions": stored.playout_positions, "game_positions": stored.game_positions,
             "games": stored.games, "playouts": stored.playouts,
             "quarantined": s.quarantined, "flagged_workers": flagged,
+            "deep_solves": deep_solves.iter().map(super::solve_cluster::deep_json).collect::<Vec<_>>(),
         });
         outln!("{line}");
         return Ok(());
@@ -192,6 +194,12 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             w.results,
             w.seconds_since_seen
         );
+    }
+    if !deep_solves.is_empty() {
+        outln!("deep      {} solves", deep_solves.len());
+        for d in &deep_solves {
+            outln!("  {}", super::solve_cluster::deep_line(d));
+        }
     }
     if !s.flagged_workers.is_empty() {
         outln!(

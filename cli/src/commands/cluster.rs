@@ -131,7 +131,7 @@ pub struct CoordinatorArgs {
     #[arg(long, default_value_t = 1.0, value_name = "SHARE")]
     check_puzzles: f64,
     /// Share of solve results (0 to 1) whose exact values a second party must confirm before
-    /// they are stored.
+    /// they are stored; of deep-leaves results, whose one leaf the coordinator re-solves.
     #[arg(long, default_value_t = 0.05, value_name = "SHARE")]
     check_solves: f64,
     /// The coordinator itself is the checking party for positions with at least this many

@@ -23,6 +23,7 @@ mod serve;
 mod show;
 mod solitaire;
 mod solve;
+mod solve_cluster;
 mod study;
 mod target;
 mod tournament;

@@ -13,6 +13,8 @@ use pentago::{
 };
 use serde_json::json;
 
+use super::solve_cluster::{self, ClusterSolve};
+use super::target::Target;
 use crate::input;
 use crate::output::{errln, outln};
 
@@ -53,9 +55,35 @@ pub struct SolveArgs {
     /// Print JSON (one object per position).
     #[arg(long)]
     json: bool,
+    /// Below 18 stones: queue a deep solve on the coordinator (--coordinator, --token-file)
+    /// and follow it; its 18-stone leaves are solved by the cluster's workers. With --local,
+    /// on an embedded cluster of --workers workers instead.
+    #[arg(long)]
+    cluster: bool,
+    /// Leaves per job of a deep solve on a cluster (0: the coordinator's default, 8).
+    #[arg(long, default_value_t = 0)]
+    batch: u32,
+    /// Stones of the leaves of a deep solve on a cluster (0: the default, 18; more makes
+    /// leaves cheaper and the coordinator's top of the search larger).
+    #[arg(long, default_value_t = 0)]
+    leaf_stones: u32,
+    #[command(flatten)]
+    target: Target,
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
+    if args.cluster || args.target.local {
+        let request = ClusterSolve {
+            position: &args.position,
+            batch: args.batch,
+            leaf_stones: args.leaf_stones,
+            proof: args.proof.as_deref(),
+            max_proof_nodes: args.max_proof_nodes,
+            table_bits: args.table_bits,
+            json: args.json,
+        };
+        return solve_cluster::run(&args.target, &request);
+    }
     ensure!(args.max_nodes > 0, "--max-nodes must be at least 1");
     let max_time = args
         .seconds

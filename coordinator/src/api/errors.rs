@@ -10,6 +10,7 @@ use super::quote::capped;
 use super::auth::AuthError;
 use crate::book::BookError;
 use crate::builder::BuildError;
+use crate::deep::DeepError;
 use crate::identity::{BadResultId, BadWorkerId};
 use crate::ingest::SubmitError;
 use crate::jobs::{FailureError, JobError, WatchError};
@@ -189,6 +190,19 @@ impl From<BuildError> for Status {
             BuildError::Store(error) => error.into(),
             BuildError::Invalid(_) => invalid(error.to_string()),
             BuildError::NotFound(_) => not_found(&error),
+        }
+    }
+}
+
+impl From<DeepError> for Status {
+    fn from(error: DeepError) -> Status {
+        match error {
+            DeepError::Store(error) => error.into(),
+            DeepError::Stones { .. }
+            | DeepError::LeafStones(_)
+            | DeepError::Finished(_)
+            | DeepError::Batch(_) => invalid(error.to_string()),
+            DeepError::NotFound(_) => not_found(&error),
         }
     }
 }

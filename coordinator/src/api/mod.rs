@@ -4,6 +4,7 @@
 
 pub mod auth;
 mod convert;
+mod deep;
 mod errors;
 #[cfg(test)]
 mod limits;
@@ -521,5 +522,47 @@ impl CoordinatorApi for Service {
                 .collect(),
             next_offset: page.next_offset,
         }))
+    }
+
+    async fn start_deep_solve(
+        &self,
+        request: Request<v2::StartDeepSolveRequest>,
+    ) -> Answer<v2::StartDeepSolveResponse> {
+        let r = request.get_ref();
+        let position: Position = parse("position", &r.position)?;
+        let solve_id = self
+            .coordinator
+            .deep
+            .start(&position, r.batch, r.leaf_stones)
+            .await?;
+        Ok(Response::new(v2::StartDeepSolveResponse { solve_id }))
+    }
+
+    async fn deep_solve_status(
+        &self,
+        request: Request<v2::DeepSolveStatusRequest>,
+    ) -> Answer<v2::DeepSolveStatusResponse> {
+        let report = self.coordinator.deep.status(request.get_ref().solve_id)?;
+        Ok(Response::new(deep::report(&report)))
+    }
+
+    async fn list_deep_solves(
+        &self,
+        _request: Request<v2::ListDeepSolvesRequest>,
+    ) -> Answer<v2::ListDeepSolvesResponse> {
+        let reports = self.coordinator.deep.list()?;
+        Ok(Response::new(v2::ListDeepSolvesResponse {
+            solves: reports.iter().map(deep::report).collect(),
+        }))
+    }
+
+    async fn deep_leaves(
+        &self,
+        request: Request<v2::DeepLeavesRequest>,
+    ) -> Answer<v2::DeepLeavesResponse> {
+        let r = request.get_ref();
+        let limit = deep::page_limit(r.limit);
+        let leaves = self.coordinator.deep.leaves(r.after_key, limit)?;
+        Ok(Response::new(deep::leaves_page(&leaves, limit)))
     }
 }

@@ -69,6 +69,7 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("StartBuild", Role::Admin),
     ("BookImport", Role::Admin),
     ("Backup", Role::Admin),
+    ("StartDeepSolve", Role::Admin),
     ("Status", Role::Read),
     ("BookShow", Role::Read),
     ("MatchStatus", Role::Read),
@@ -79,6 +80,9 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("BookExport", Role::Read),
     ("GetGames", Role::Read),
     ("WatchJobs", Role::Read),
+    ("DeepSolveStatus", Role::Read),
+    ("ListDeepSolves", Role::Read),
+    ("DeepLeaves", Role::Read),
 ];
 
 /// The role `method` requires; `None` (refused to everyone) when it is not in the table.

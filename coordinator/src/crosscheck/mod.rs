@@ -16,6 +16,7 @@
 
 pub mod answer;
 mod judge;
+mod leaves;
 mod settings;
 
 use std::sync::Arc;
@@ -98,6 +99,9 @@ impl CrossCheck {
                 for claim in claims {
                     self.open(claim, &mut effect).await?;
                 }
+            }
+            Task::DeepLeaves { leaves, .. } if sampled(job_id, self.settings.solve_sample) => {
+                self.check_leaf(worker, job_id, leaves, &mut effect).await;
             }
             Task::Solve { position } if sampled(job_id, self.settings.solve_sample) => {
                 if let Some((_, table)) = effect.proven.take() {

@@ -8,7 +8,8 @@
 //! `candidates` (canonical position key → one [`CandidateState`] byte), `proven`, `builds` and
 //! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
-//! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]).
+//! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]),
+//! `deep_solves` and `deep_leaves` (deep solves and their proven leaves, see [`deep`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -27,6 +28,7 @@
 pub mod backup;
 pub mod book;
 pub mod claims;
+pub mod deep;
 mod games;
 pub mod manifest;
 pub mod match_records;
@@ -50,6 +52,7 @@ use crate::job::Job;
 
 pub use book::{BookEntry, ProvenTable};
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, UnreadableClaim};
+pub use deep::StoredDeepSolve;
 pub use manifest::{ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use puzzles::CandidateCounts;
@@ -162,6 +165,8 @@ pub struct Store {
     quarantine: sled::Tree,
     claims: sled::Tree,
     flagged_workers: sled::Tree,
+    deep_solves: sled::Tree,
+    deep_leaves: sled::Tree,
     /// How many puzzles are stored (they are never removed), raised after each commit.
     stored_puzzles: AtomicU64,
     /// The candidates tree's counts by state.
@@ -262,6 +267,8 @@ impl Store {
             quarantine: db.open_tree("quarantine")?,
             claims: db.open_tree("claims")?,
             flagged_workers: db.open_tree("flagged_workers")?,
+            deep_solves: db.open_tree("deep_solves")?,
+            deep_leaves: db.open_tree("deep_leaves")?,
             manifest: Arc::new(manifest::Keeper::new(path)),
             db,
         })

@@ -135,7 +135,7 @@ impl TryFrom<StoredJob> for Job {
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredTask {
     /// Which task, with its parameters.
-    #[prost(oneof = "StoredTaskKind", tags = "1, 2, 3, 4, 5")]
+    #[prost(oneof = "StoredTaskKind", tags = "1, 2, 3, 4, 5, 7")]
     pub kind: Option<StoredTaskKind>,
 }
 
@@ -157,6 +157,9 @@ pub enum StoredTaskKind {
     /// An exact solve.
     #[prost(message, tag = "5")]
     Solve(StoredSolve),
+    /// Leaves of a deep solve to value.
+    #[prost(message, tag = "7")]
+    DeepLeaves(StoredDeepLeaves),
 }
 
 /// An analysis: position, engine configuration, playout budget.
@@ -240,6 +243,17 @@ pub struct StoredSolve {
     pub position: String,
 }
 
+/// Leaves of a deep solve to value exactly.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredDeepLeaves {
+    /// The deep solve.
+    #[prost(uint64, tag = "1")]
+    pub solve_id: u64,
+    /// The leaves (text form).
+    #[prost(string, repeated, tag = "2")]
+    pub leaves: Vec<String>,
+}
+
 impl From<&Task> for StoredTask {
     fn from(task: &Task) -> StoredTask {
         let kind = match task {
@@ -291,6 +305,10 @@ impl From<&Task> for StoredTask {
             }),
             Task::Solve { position } => StoredTaskKind::Solve(StoredSolve {
                 position: position.to_string(),
+            }),
+            Task::DeepLeaves { solve_id, leaves } => StoredTaskKind::DeepLeaves(StoredDeepLeaves {
+                solve_id: *solve_id,
+                leaves: leaves.iter().map(ToString::to_string).collect(),
             }),
         };
         StoredTask { kind: Some(kind) }
@@ -344,6 +362,14 @@ impl TryFrom<&StoredTask> for Task {
             },
             StoredTaskKind::Solve(s) => Task::Solve {
                 position: parse_field("position", &s.position)?,
+            },
+            StoredTaskKind::DeepLeaves(d) => Task::DeepLeaves {
+                solve_id: d.solve_id,
+                leaves: d
+                    .leaves
+                    .iter()
+                    .map(|leaf| parse_field("leaf", leaf))
+                    .collect::<Result<_, FieldError>>()?,
             },
         })
     }
@@ -486,6 +512,10 @@ mod tests {
             },
             Task::Solve {
                 position: Position::START,
+            },
+            Task::DeepLeaves {
+                solve_id: 5,
+                leaves: vec![Position::START, Position::START],
             },
         ];
         for task in tasks {

@@ -53,6 +53,8 @@ pub struct ResultEffect {
     pub new_jobs: Vec<(u64, Job)>,
     /// Workers a cross-check showed wrong (one flag each).
     pub flags: Vec<Flag>,
+    /// Proven values of deep-solve leaves: canonical key and value (stored where new).
+    pub deep_leaves: Vec<(u64, pentago::Value)>,
 }
 
 /// A worker a cross-check showed wrong, and what it got wrong.
@@ -127,6 +129,7 @@ impl Store {
             &self.meta,
             &self.claims,
             &self.flagged_workers,
+            &self.deep_leaves,
         );
         let writing = self.writing();
         let committed = trees.transaction(|trees| {
@@ -178,10 +181,12 @@ struct ResultTrees<'a> {
     meta: &'a TransactionalTree,
     claims: &'a TransactionalTree,
     flagged_workers: &'a TransactionalTree,
+    deep_leaves: &'a TransactionalTree,
 }
 
 /// The transaction's trees, in the order [`Store::apply`] lists them.
 type TreeTuple = (
+    TransactionalTree,
     TransactionalTree,
     TransactionalTree,
     TransactionalTree,
@@ -211,6 +216,7 @@ impl<'a> ResultTrees<'a> {
             meta,
             claims,
             flagged_workers,
+            deep_leaves,
         ) = trees;
         ResultTrees {
             jobs,
@@ -225,6 +231,7 @@ impl<'a> ResultTrees<'a> {
             meta,
             claims,
             flagged_workers,
+            deep_leaves,
         }
     }
 }
@@ -307,6 +314,7 @@ fn add_checks(
     for Flag { worker, reason } in &effect.flags {
         flag_worker(trees.flagged_workers, worker, reason)?;
     }
+    super::deep::add_leaves(trees.deep_leaves, &effect.deep_leaves)?;
     Ok(added)
 }
 

@@ -12,6 +12,14 @@ pub enum InvalidResult {
     /// The result is of another kind than its job.
     #[error("the result is not of the job's kind")]
     WrongKind,
+    /// A deep-leaves result does not give one value per leaf.
+    #[error("{values} values for {leaves} leaves")]
+    LeafValues {
+        /// Values given.
+        values: usize,
+        /// Leaves of the job.
+        leaves: usize,
+    },
     /// An analysis reports a time that is not a real duration.
     #[error("seconds {0} is not a duration from 0 to {MAX_RESULT_SECONDS}")]
     Seconds(f64),

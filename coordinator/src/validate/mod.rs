@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+mod deep;
 mod invalid;
 
 use pentago::{
@@ -64,6 +65,9 @@ pub fn result_effect(
             Outcome::Verify { verdicts },
         ) => verify_effect(candidates, *max_moves, verdicts),
         (Task::Solve { position }, Outcome::Solve { moves }) => solve_effect(position, moves),
+        (Task::DeepLeaves { leaves, .. }, Outcome::DeepLeaves { values }) => {
+            deep::leaves_effect(leaves, values)
+        }
         _ => Err(InvalidResult::WrongKind),
     }
 }

@@ -30,7 +30,7 @@ pub use writer::BackupWriter;
 use super::{Store, StoreError, corrupt};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 15] = [
+pub const TREES: [&str; 17] = [
     "jobs",
     "results",
     "playouts",
@@ -46,6 +46,8 @@ pub const TREES: [&str; 15] = [
     "quarantine",
     "claims",
     "flagged_workers",
+    "deep_solves",
+    "deep_leaves",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -100,6 +102,8 @@ impl Store {
             "quarantine" => &self.quarantine,
             "claims" => &self.claims,
             "flagged_workers" => &self.flagged_workers,
+            "deep_solves" => &self.deep_solves,
+            "deep_leaves" => &self.deep_leaves,
             _ => return None,
         })
     }

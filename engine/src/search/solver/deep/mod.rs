@@ -131,6 +131,8 @@ pub struct Frontier {
     pub bounds: ValueBounds,
     /// Open leaves (canonical), in the order the search met them: the most proving first.
     pub leaves: Vec<Position>,
+    /// Top nodes the pass visited.
+    pub nodes: u64,
 }
 
 /// A pass stopped (a limit or the stop flag).
@@ -172,7 +174,7 @@ impl Range {
 }
 
 /// The progress callback.
-type Reporter = Box<dyn FnMut(&DeepProgress)>;
+type Reporter = Box<dyn FnMut(&DeepProgress) + Send>;
 
 /// The deep solver. Keep one to reuse what it learnt across positions.
 pub struct DeepSolver {
@@ -235,7 +237,10 @@ impl DeepSolver {
 
     /// Calls `report` after every midsolved leaf and at the end of every pass.
     #[must_use]
-    pub fn with_progress(mut self, report: impl FnMut(&DeepProgress) + 'static) -> DeepSolver {
+    pub fn with_progress(
+        mut self,
+        report: impl FnMut(&DeepProgress) + Send + 'static,
+    ) -> DeepSolver {
         self.reporter = Some(Box::new(report));
         self
     }
@@ -294,6 +299,7 @@ impl DeepSolver {
         Frontier {
             bounds: ValueBounds::from_i8(range.lo, range.hi),
             leaves: std::mem::take(&mut self.wanted),
+            nodes: self.progress.nodes,
         }
     }
 

@@ -1,0 +1,205 @@
+//! Deep solves (exact values below the midsolver's stone count, searched by the coordinator
+//! with leaves solved by workers): the solve records and the proven leaf values they share.
+//!
+//! Stable formats. `deep_solves`: key = solve id (8 bytes, big-endian); value =
+//! [`StoredDeepSolve`] (protobuf, fields only ever added). `deep_leaves`: key = the leaf's
+//! canonical position key (8 bytes, big-endian, the engine's stable `PositionKey`); value = one
+//! byte, the exact value for the leaf's side to move as a signed byte (1 win, 0 draw, -1 loss).
+//! A leaf value is written only inside [`Store::apply`]'s transaction, with the result that
+//! proved it; a value already stored is never rewritten, so a retried or duplicate result
+//! changes nothing. A database without these trees reads as having no deep solves.
+
+use pentago::{Position, PositionKey, Value};
+use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
+
+use super::{Store, StoreError, all_records, corrupt, get_record, id_of, put_record};
+
+/// A deep solve, stored under its id in the `deep_solves` tree.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredDeepSolve {
+    /// The position as submitted (text form).
+    #[prost(string, tag = "1")]
+    pub position: String,
+    /// Leaves per job.
+    #[prost(uint32, tag = "2")]
+    pub batch: u32,
+    /// Whether the value is proven.
+    #[prost(bool, tag = "3")]
+    pub done: bool,
+    /// The proven lower bound for the side to move (-1, 0 or 1).
+    #[prost(sint32, tag = "4")]
+    pub lower: i32,
+    /// The proven upper bound.
+    #[prost(sint32, tag = "5")]
+    pub upper: i32,
+    /// A move achieving the value once proven (text form; empty before or when none).
+    #[prost(string, tag = "6")]
+    pub best: String,
+    /// Top nodes the last pass visited.
+    #[prost(uint64, tag = "7")]
+    pub nodes: u64,
+    /// Leaf values the solve took in from results.
+    #[prost(uint64, tag = "8")]
+    pub leaves_solved: u64,
+    /// Stones of its leaves (0 in no record: every record names them).
+    #[prost(uint32, tag = "9")]
+    pub leaf_stones: u32,
+}
+
+/// The stored byte of a leaf value.
+fn value_byte(value: Value) -> u8 {
+    value.as_i8().to_be_bytes()[0]
+}
+
+/// A leaf value from its stored byte.
+fn value_of_byte(bytes: &[u8]) -> Result<Value, StoreError> {
+    match bytes {
+        [b] => Value::try_from(i8::from_be_bytes([*b])).map_err(|e| corrupt("deep leaf", e)),
+        _ => Err(corrupt("deep leaf", "a leaf value is one byte")),
+    }
+}
+
+/// Stores the leaf values not stored yet (canonical key, value) inside a result's transaction;
+/// returns how many were new.
+pub(super) fn add_leaves(
+    tree: &TransactionalTree,
+    leaves: &[(u64, Value)],
+) -> ConflictableTransactionResult<u64, StoreError> {
+    let mut added = 0;
+    for (key, value) in leaves {
+        let key = key.to_be_bytes();
+        if tree.get(key)?.is_none() {
+            tree.insert(&key, &[value_byte(*value)])?;
+            added += 1;
+        }
+    }
+    Ok(added)
+}
+
+impl Store {
+    /// Stores a deep solve's record (durable at the next flush).
+    pub fn put_deep_solve(&self, id: u64, record: &StoredDeepSolve) -> Result<(), StoreError> {
+        let _writing = self.writing();
+        put_record(&self.deep_solves, id, record)
+    }
+
+    /// A deep solve's record.
+    pub fn deep_solve(&self, id: u64) -> Result<Option<StoredDeepSolve>, StoreError> {
+        get_record(&self.deep_solves, id, "deep solve")
+    }
+
+    /// Every deep solve, by id.
+    pub fn deep_solves(&self) -> Result<Vec<(u64, StoredDeepSolve)>, StoreError> {
+        all_records(&self.deep_solves, "deep solve").collect()
+    }
+
+    /// The proven value of the leaf of canonical key `key`, if stored.
+    pub fn deep_leaf(&self, key: u64) -> Result<Option<Value>, StoreError> {
+        self.deep_leaves
+            .get(key.to_be_bytes())?
+            .map(|bytes| value_of_byte(&bytes))
+            .transpose()
+    }
+
+    /// Number of proven leaf values stored.
+    #[must_use]
+    pub fn deep_leaf_count(&self) -> usize {
+        self.deep_leaves.len()
+    }
+
+    /// Up to `limit` proven leaves (canonical position, value) with keys above `after`, in key
+    /// order.
+    pub fn deep_leaves_after(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(Position, Value)>, StoreError> {
+        let start = after.checked_add(1).map_or([0xFF; 8], u64::to_be_bytes);
+        let mut leaves = Vec::new();
+        if after == u64::MAX {
+            return Ok(leaves);
+        }
+        for entry in self.deep_leaves.range(start..).take(limit) {
+            let (key, value) = entry?;
+            let key = id_of(&key, "deep leaf")?;
+            let position =
+                Position::from_key(PositionKey(key)).map_err(|e| corrupt("deep leaf", e))?;
+            leaves.push((position, value_of_byte(&value)?));
+        }
+        Ok(leaves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Applied, ResultEffect, StoredJob};
+
+    fn leaf(text: &str) -> Position {
+        text.parse::<Position>().unwrap().canonical().position
+    }
+
+    #[test]
+    fn leaf_values_are_stored_once_with_their_result_and_survive_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = leaf("xoxoxo/oxoxox/xoxoxo/....../....../......");
+        let b = leaf("xoxoxo/oxoxox/....../xoxoxo/....../......");
+        let key = |p: &Position| p.canonical_key().bits();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let first = ResultEffect {
+                deep_leaves: vec![(key(&a), Value::Win)],
+                ..ResultEffect::default()
+            };
+            let done = StoredJob::default();
+            assert_eq!(
+                store.apply(1, &done, "r1", &first).unwrap(),
+                Applied::Applied
+            );
+            // Another job with an overlapping leaf: the stored value stays.
+            let second = ResultEffect {
+                deep_leaves: vec![(key(&a), Value::Loss), (key(&b), Value::Draw)],
+                ..ResultEffect::default()
+            };
+            assert_eq!(
+                store.apply(2, &done, "r2", &second).unwrap(),
+                Applied::Applied
+            );
+            assert_eq!(
+                store.apply(2, &done, "r2", &second).unwrap(),
+                Applied::Duplicate
+            );
+            store
+                .put_deep_solve(
+                    9,
+                    &StoredDeepSolve {
+                        position: "start".into(),
+                        batch: 4,
+                        ..StoredDeepSolve::default()
+                    },
+                )
+                .unwrap();
+            store.flush_blocking().unwrap();
+        }
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.deep_leaf(key(&a)).unwrap(), Some(Value::Win));
+        assert_eq!(store.deep_leaf(key(&b)).unwrap(), Some(Value::Draw));
+        assert_eq!(store.deep_leaf_count(), 2);
+        let all = store.deep_leaves_after(0, 10).unwrap();
+        assert_eq!(all.len(), 2);
+        let first_key = all[0].0.canonical_key().bits();
+        let rest = store.deep_leaves_after(first_key, 10).unwrap();
+        assert_eq!(rest, all[1..].to_vec());
+        assert_eq!(store.deep_solves().unwrap().len(), 1);
+        assert_eq!(store.deep_solve(9).unwrap().unwrap().batch, 4);
+    }
+
+    #[test]
+    fn a_bad_leaf_byte_is_corrupt_not_a_panic() {
+        assert!(value_of_byte(&[7]).is_err());
+        assert!(value_of_byte(&[]).is_err());
+        for value in [Value::Win, Value::Draw, Value::Loss] {
+            assert_eq!(value_of_byte(&[value_byte(value)]).unwrap(), value);
+        }
+    }
+}
