@@ -52,7 +52,7 @@ pub use manifest::{ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use puzzles::CandidateCounts;
 pub use records::{
-    CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
+    CandidateState, JobState, StoredBuild, StoredForfeit, StoredGame, StoredJob, StoredTask, Totals,
 };
 pub use results::{Applied, Flag, PairEffect, ResultEffect};
 pub use table::{Counts, Table};
