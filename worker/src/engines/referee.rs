@@ -137,6 +137,9 @@ pub enum RefereeError {
 pub struct ExternalEngine {
     spec: EngineSpec,
     process: Option<EngineProcess>,
+    /// Standard error of processes stopped since it was last taken (a hung or crashed
+    /// engine's last words belong to the game it lost).
+    stopped_stderr: String,
 }
 
 impl ExternalEngine {
@@ -146,6 +149,7 @@ impl ExternalEngine {
         ExternalEngine {
             spec,
             process: None,
+            stopped_stderr: String::new(),
         }
     }
 
@@ -161,9 +165,11 @@ impl ExternalEngine {
         self.process.is_some()
     }
 
-    /// Stops the process (it is killed).
+    /// Stops the process (it is killed), keeping what it wrote to standard error.
     pub fn stop(&mut self) {
-        self.process = None;
+        if let Some(process) = self.process.take() {
+            self.stopped_stderr.push_str(&process.take_stderr());
+        }
     }
 
     /// Starts the engine if it is not running and asks for its `name` and `version`, as
@@ -227,11 +233,12 @@ impl ExternalEngine {
         }
     }
 
-    fn take_stderr(&self) -> String {
-        self.process
-            .as_ref()
-            .map(EngineProcess::take_stderr)
-            .unwrap_or_default()
+    fn take_stderr(&mut self) -> String {
+        let mut text = std::mem::take(&mut self.stopped_stderr);
+        if let Some(process) = &self.process {
+            text.push_str(&process.take_stderr());
+        }
+        text
     }
 }
 
@@ -310,7 +317,7 @@ impl RefereeOptions {
         let forfeit = self
             .run(&mut sides, &mut game, &opening, seed, threads)
             .err();
-        let stderr = sides.each_ref().map(|side| match side {
+        let stderr = sides.each_mut().map(|side| match side {
             Contestant::Engine(engine) => engine.take_stderr(),
             Contestant::BuiltIn(_) => String::new(),
         });
