@@ -44,7 +44,7 @@ pub enum Outcome {
         /// A's and B's accuracy in them, when the job asked for it.
         accuracy: Option<MatchAccuracy>,
         /// Each game's forfeit and engines' standard error (refereed games; empty otherwise).
-        notes: [GameNote; 2],
+        notes: Box<[GameNote; 2]>,
     },
     /// Exact values of first moves (for the player making them); unsettled moves left out.
     Solve {

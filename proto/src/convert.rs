@@ -266,7 +266,7 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     accuracy: p.accuracy.as_ref().map(accuracy_of_wire),
                     notes: match p.notes.as_slice() {
                         [] => Default::default(),
-                        [first, second] => [note_of_wire(first)?, note_of_wire(second)?],
+                        [first, second] => Box::new([note_of_wire(first)?, note_of_wire(second)?]),
                         notes => {
                             return Err(ConversionError(format!(
                                 "a pair has 0 or 2 game notes, not {}",
@@ -496,7 +496,7 @@ mod tests {
                 min_stones: 20,
                 sides: [pentago::Accuracy { moves: 1, drops: 1 }; 2],
             }),
-            notes: [
+            notes: Box::new([
                 GameNote::default(),
                 GameNote {
                     forfeit: Some(GameForfeit {
@@ -506,7 +506,7 @@ mod tests {
                     }),
                     stderr: ["boom".into(), String::new()],
                 },
-            ],
+            ]),
         };
         let wire = v2::submit_request::Result::from(&pair);
         assert_eq!(Outcome::try_from(&wire).unwrap(), pair);

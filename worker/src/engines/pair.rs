@@ -191,7 +191,7 @@ impl RefereedPair<'_> {
         Outcome::Pair {
             games: records.map(|record| (record.moves, record.result)),
             accuracy,
-            notes,
+            notes: Box::new(notes),
         }
     }
 }
