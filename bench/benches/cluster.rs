@@ -244,6 +244,7 @@ async fn overhead() {
         ack_log: None,
         max_results: Some(JOBS as u64),
         identity: pentagrid_worker::WorkerIdentity::Fresh,
+        engines: pentagrid_worker::EngineSettings::default(),
     };
     let (_stop, stopped) = watch::channel(false);
     pentagrid_worker::run(options, stopped)

@@ -49,6 +49,10 @@ impl CampaignPlan {
             "--games must be from 1 to 100000",
         )?;
         check(
+            self.selfplay.engine().is_none(),
+            "--selfplay must be a built-in player: engines play only in matches",
+        )?;
+        check(
             (1..=1_000_000_000).contains(&self.playouts),
             "--playouts must be from 1 to 10^9",
         )?;

@@ -5,10 +5,14 @@
 
 use pentago::{
     Accuracy, Color, MatchAccuracy, MatchScore, OpeningSource, PairResult, Player, Sprt,
-    SprtDecision, game_points, opening_seed, pair_accuracy, play_pair, random_opening, sprt_stop,
+    SprtDecision, TimeLimit, game_points, opening_seed, pair_accuracy, play_pair, random_opening,
+    sprt_stop,
 };
 use pentagrid_proto::limits::MAX_MATCH_PAIRS;
-use pentagrid_proto::{Client, accuracy_of_wire, pentanomial_counts, sprt_decision_of_wire, v2};
+use pentagrid_proto::{
+    Client, GameForfeit, accuracy_of_wire, forfeit_of_wire, pentanomial_counts,
+    sprt_decision_of_wire, v2,
+};
 use serde::Serialize;
 
 use crate::error::{ClientError, Result};
@@ -32,18 +36,69 @@ pub struct MatchPlan {
     /// Judge every move from positions with at least this many stones against perfect play
     /// (on the cluster, the workers judge each pair and the match keeps the totals).
     pub accuracy: Option<u32>,
+    /// Every game's wall-clock time limit (the workers referee the games); `None`: the
+    /// players' own budgets. Required with an external engine (`engine:NAME`).
+    pub time: Option<TimeLimit>,
 }
 
 impl MatchPlan {
-    /// Checks the pair count.
+    /// Checks the pair count, and that external engines play under a time limit.
     pub fn validate(&self) -> Result<()> {
-        if (1..=MAX_MATCH_PAIRS).contains(&self.pairs) {
-            Ok(())
-        } else {
-            Err(ClientError::Invalid(format!(
+        if !(1..=MAX_MATCH_PAIRS).contains(&self.pairs) {
+            return Err(ClientError::Invalid(format!(
                 "--pairs must be from 1 to {MAX_MATCH_PAIRS}"
-            )))
+            )));
         }
+        if self.time.is_none()
+            && let Some(engine) = self.engine()
+        {
+            return Err(ClientError::Invalid(format!(
+                "engine:{engine} plays only under a time limit: give --time move:SECONDS or \
+                 --time game:BASE+INCREMENT"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The first external engine among the players.
+    fn engine(&self) -> Option<&str> {
+        [&self.a, &self.b].into_iter().find_map(Player::engine)
+    }
+}
+
+/// Why a running match's pairs are not being played.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchWait {
+    /// No connected worker runs each of these external engines.
+    NoWorkerHasEngines(Vec<String>),
+}
+
+impl std::fmt::Display for MatchWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MatchWait::NoWorkerHasEngines(names) => {
+                let names: Vec<String> = names.iter().map(|n| format!("engine:{n}")).collect();
+                write!(
+                    f,
+                    "waiting: no connected worker runs {}",
+                    names.join(" and ")
+                )
+            }
+        }
+    }
+}
+
+/// Why a running match waits, from its status (`None` when it does not, or for a reason this
+/// client does not know).
+#[must_use]
+pub fn report_waiting(report: &v2::MatchStatusResponse) -> Option<MatchWait> {
+    let wait = report.waiting.as_ref()?;
+    match v2::MatchWaitReason::try_from(wait.reason) {
+        Ok(v2::MatchWaitReason::NoWorkerHasEngines) => {
+            Some(MatchWait::NoWorkerHasEngines(wait.engines.clone()))
+        }
+        _ => None,
     }
 }
 
@@ -140,6 +195,7 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         openings: plan.openings.to_string(),
         seed: plan.seed,
         accuracy_stones: plan.accuracy.unwrap_or(0),
+        time_limit: plan.time.map(|t| t.to_string()).unwrap_or_default(),
         ..v2::CreateMatchRequest::default()
     };
     Ok(client
@@ -166,8 +222,16 @@ pub async fn follow(
     progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
 ) -> Result<MatchOutcome> {
     let mut shown = 0;
+    let mut told_wait = None;
     let report = poll(async || {
         let report = status(client, match_id, false).await?;
+        let waiting = report_waiting(&report);
+        if waiting != told_wait {
+            if let Some(wait) = &waiting {
+                tracing::warn!(match_id, "{wait}");
+            }
+            told_wait = waiting;
+        }
         if report.pairs_done != shown {
             shown = report.pairs_done;
             progress(&report_score(&report)).map_err(progress_failed)?;
@@ -191,6 +255,16 @@ pub fn play_in_process(
     progress: &mut dyn FnMut(&PairResult, &MatchScore) -> std::io::Result<()>,
 ) -> Result<MatchOutcome> {
     plan.validate()?;
+    if let Some(engine) = plan.engine() {
+        return Err(ClientError::Invalid(format!(
+            "engine:{engine} plays only on a cluster, whose workers run it: drop --in-process"
+        )));
+    }
+    if plan.time.is_some() {
+        return Err(ClientError::Invalid(
+            "a time limit is kept by a cluster's referee: drop --in-process or --time".into(),
+        ));
+    }
     let OpeningSource::Random { plies } = plan.openings else {
         return Err(ClientError::Invalid(
             "book openings need the coordinator's book: drop --in-process or use random:plies=N"
@@ -287,6 +361,12 @@ pub struct MatchRecord {
     pub tournament_id: u64,
     /// The tournament's kind (empty: none).
     pub tournament_kind: String,
+    /// Every game's wall-clock time limit (text form; empty: the players' own budgets).
+    pub time_limit: String,
+    /// Why it waits, while it is running but cannot go on.
+    pub waiting: Option<MatchWait>,
+    /// Games that ended by an external engine's forfeit: pair, game (1 or 2) and forfeit.
+    pub forfeits: Vec<(u64, usize, GameForfeit)>,
 }
 
 /// Match `id` with its per-pair points.
@@ -308,8 +388,21 @@ fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord> {
         "" => None,
         text => Some(text.parse().map_err(|e| unreadable("SPRT", text, e))?),
     };
+    let forfeits = report
+        .games
+        .iter()
+        .enumerate()
+        .filter_map(|(index, game)| Some((game.pair, index % 2 + 1, game.forfeit.as_ref()?)))
+        .map(|(pair, game, forfeit)| {
+            let forfeit =
+                forfeit_of_wire(forfeit).map_err(|e| unreadable("forfeit", &forfeit.detail, e))?;
+            Ok((pair, game, forfeit))
+        })
+        .collect::<Result<_>>()?;
     Ok(MatchRecord {
         id: report.match_id,
+        waiting: report_waiting(&report),
+        forfeits,
         pair_points: pair_points(&report.games)?,
         score: report_score(&report),
         accuracy: report_accuracy(&report),
@@ -322,6 +415,7 @@ fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord> {
         decided_after: report.decided_after,
         tournament_id: report.tournament_id,
         tournament_kind: report.tournament_kind,
+        time_limit: report.time_limit,
     })
 }
 

@@ -73,6 +73,8 @@ pub struct WorkerInfo {
     pub flags: u32,
     /// Flagged twice: its results are refused and it gets no jobs.
     pub quarantined: bool,
+    /// The external engines it runs: name and the version the program reported.
+    pub engines: Vec<(String, String)>,
 }
 
 /// A worker a cross-check caught with a wrong exact claim (kept across restarts).
@@ -112,6 +114,7 @@ impl From<v2::StatusResponse> for ClusterStatus {
                     seconds_since_seen: w.seconds_since_seen,
                     flags: w.flags,
                     quarantined: w.quarantined,
+                    engines: w.engines.into_iter().map(|e| (e.name, e.version)).collect(),
                 })
                 .collect(),
             worker_count,
@@ -157,6 +160,10 @@ mod tests {
                 seconds_since_seen: 9.5,
                 flags: 1,
                 quarantined: false,
+                engines: vec![v2::EngineInfo {
+                    name: "pg".into(),
+                    version: "pentagrid 1.0".into(),
+                }],
             }],
             playout_positions: 10,
             game_positions: 11,
@@ -187,6 +194,10 @@ mod tests {
         assert_eq!(
             (status.workers[0].id.as_str(), status.workers[0].threads),
             ("w-1", 6)
+        );
+        assert_eq!(
+            status.workers[0].engines,
+            [("pg".to_owned(), "pentagrid 1.0".to_owned())]
         );
         assert_eq!(
             status.stored,

@@ -5,8 +5,8 @@
 //! the stored matches' counts.
 
 use pentago::{
-    Encounter, OpeningSource, Player, RatingList, RatingOptions, TournamentKind, Trinomial,
-    rating_list,
+    Encounter, OpeningSource, Player, RatingList, RatingOptions, TimeLimit, TournamentKind,
+    Trinomial, rating_list,
 };
 use pentagrid_proto::{Client, v2};
 
@@ -27,6 +27,8 @@ pub struct TournamentPlan {
     pub openings: OpeningSource,
     /// Seed of the openings, the same in every match.
     pub seed: u64,
+    /// Every game's wall-clock time limit; required with external engines.
+    pub time: Option<TimeLimit>,
 }
 
 /// A stored tournament: its matches, oldest first.
@@ -124,6 +126,7 @@ pub async fn start(client: &Client, plan: &TournamentPlan) -> Result<u64> {
             openings: plan.openings,
             seed: plan.seed,
             accuracy: None,
+            time: plan.time,
         };
         match_plan.validate()?;
         let request = v2::CreateMatchRequest {
@@ -132,6 +135,7 @@ pub async fn start(client: &Client, plan: &TournamentPlan) -> Result<u64> {
             pairs: match_plan.pairs,
             openings: match_plan.openings.to_string(),
             seed: match_plan.seed,
+            time_limit: match_plan.time.map(|t| t.to_string()).unwrap_or_default(),
             tournament_kind: plan.kind.to_string(),
             tournament_id,
             ..v2::CreateMatchRequest::default()

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use pentago::{
-    ACCURACY_STONES, OpeningSource, Player, Position, Sprt, SprtDecision, TournamentKind,
-    opening_seed, random_opening, splitmix64,
+    ACCURACY_STONES, OpeningSource, Player, Position, Sprt, SprtDecision, TimeLimit,
+    TournamentKind, opening_seed, random_opening, splitmix64,
 };
 use pentagrid_proto::Task;
 use thiserror::Error;
@@ -25,6 +25,11 @@ pub const MAX_LISTED_MATCHES: u32 = 100;
 /// Pairs of games per status page unless asked for fewer, and at most: two games of at most
 /// 36 moves each are at most about 1.2 KB on the wire, so a page stays far below the cap.
 pub const MATCH_PAGE_PAIRS: u64 = 250;
+
+/// Most bytes of engine text (standard error and forfeit details) per status page: a page
+/// ends early, after at least one pair, rather than go past it, so a page of refereed games
+/// (up to about 48 KB of engine text a pair) stays far below the message cap too.
+pub const MATCH_PAGE_NOTE_BYTES: usize = 256 * 1024;
 
 /// Which page of a match's games a status call wants.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -55,6 +60,9 @@ pub struct MatchSpec {
     pub accuracy_stones: Option<u32>,
     /// The tournament the match is part of, if any.
     pub tournament: Option<TournamentEntry>,
+    /// Every game's wall-clock time limit (games are then refereed); `None`: the players'
+    /// own budgets. Required when a player is an external engine.
+    pub time: Option<TimeLimit>,
 }
 
 /// How a match belongs to a tournament: a tournament is the set of matches sharing its id, the
@@ -87,6 +95,13 @@ pub enum MatchState {
     Stopped,
 }
 
+/// Why a running match's pairs are not being played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatchWait {
+    /// No known worker runs each of these external engines (the match's engines).
+    NoWorkerHasEngines(Vec<String>),
+}
+
 /// A match as stored, with its state and (if asked) its games by pair.
 #[derive(Clone, Debug)]
 pub struct MatchReport {
@@ -100,6 +115,8 @@ pub struct MatchReport {
     pub games: Vec<(u64, StoredGame)>,
     /// The first pair index of the next page of games; 0 after the last page.
     pub next_from_pair: u64,
+    /// Set while it is running but cannot go on.
+    pub waiting: Option<MatchWait>,
 }
 
 /// Why a match call was refused.
@@ -115,6 +132,11 @@ pub enum MatchError {
         max = ACCURACY_STONES.end()
     )]
     AccuracyStonesOutOfRange(u32),
+    /// An external engine plays without a time limit.
+    #[error(
+        "engine:{0} plays only under a time limit: give one (move:SECONDS or game:BASE+INCREMENT)"
+    )]
+    EngineNeedsTimeLimit(String),
     /// No such match.
     #[error("no match {0}")]
     NotFound(u64),
@@ -132,6 +154,13 @@ pub enum MatchError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Bytes of engine text a stored game carries.
+fn note_bytes_of(game: &StoredGame) -> usize {
+    game.stderr_black.len()
+        + game.stderr_white.len()
+        + game.forfeit.as_ref().map_or(0, |f| f.detail.len())
 }
 
 /// Whether a task is a pair of match `match_id`.
@@ -190,6 +219,11 @@ impl Matches {
         {
             return Err(MatchError::AccuracyStonesOutOfRange(stones));
         }
+        if spec.time.is_none()
+            && let Some(engine) = [&spec.a, &spec.b].into_iter().find_map(Player::engine)
+        {
+            return Err(MatchError::EngineNeedsTimeLimit(engine.to_owned()));
+        }
         if let Some(TournamentEntry::Join { id, kind }) = spec.tournament {
             let found = self.store.match_record(id)?.is_some_and(|first| {
                 first.tournament == id && first.tournament_kind == kind.to_string()
@@ -222,6 +256,7 @@ impl Matches {
                     a: spec.a.clone(),
                     b: spec.b.clone(),
                     accuracy_stones: spec.accuracy_stones,
+                    time: spec.time,
                 });
             }
             Ok::<_, StoreError>(tasks)
@@ -238,6 +273,7 @@ impl Matches {
             accuracy_stones: spec.accuracy_stones.unwrap_or(0),
             tournament,
             tournament_kind,
+            time_limit: spec.time.map(|t| t.to_string()).unwrap_or_default(),
             ..StoredMatch::default()
         };
         self.store.put_match(match_id, &record)?;
@@ -333,7 +369,13 @@ impl Matches {
         if let Some((next, _)) = pairs.get(limit as usize) {
             report.next_from_pair = *next;
         }
+        let mut note_bytes = 0;
         for (pair, stored) in pairs.into_iter().take(limit as usize) {
+            note_bytes += stored.games.iter().map(note_bytes_of).sum::<usize>();
+            if note_bytes > MATCH_PAGE_NOTE_BYTES && !report.games.is_empty() {
+                report.next_from_pair = pair;
+                break;
+            }
             report
                 .games
                 .extend(stored.games.into_iter().map(|game| (pair, game)));
@@ -367,13 +409,29 @@ impl Matches {
             }
             SprtDecision::Continue => MatchState::Stopped,
         };
+        let waiting = (state == MatchState::Running)
+            .then(|| self.wait_reason(&record))
+            .flatten();
         MatchReport {
             id: match_id,
             record,
             state,
             games,
             next_from_pair: 0,
+            waiting,
         }
+    }
+
+    /// Why a running match cannot go on: no known worker runs its external engines.
+    fn wait_reason(&self, record: &StoredMatch) -> Option<MatchWait> {
+        let players: Vec<Player> = [&record.a, &record.b]
+            .into_iter()
+            .filter_map(|text| text.parse().ok())
+            .collect();
+        let mut names: Vec<&str> = players.iter().filter_map(Player::engine).collect();
+        names.dedup();
+        (!self.jobs.someone_runs(&names))
+            .then(|| MatchWait::NoWorkerHasEngines(names.into_iter().map(str::to_owned).collect()))
     }
 
     /// Jobs of a match's pairs still queued or leased.

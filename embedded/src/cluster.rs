@@ -11,7 +11,7 @@ use pentago::{MID_MIN_STONES, splitmix64};
 use pentagrid_client::{Client, ClientError};
 use pentagrid_coordinator::store::StoreError;
 use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, ServeError, serve};
-use pentagrid_worker::{WorkerError, WorkerOptions, WorkerReport};
+use pentagrid_worker::{EngineSettings, WorkerError, WorkerOptions, WorkerReport};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -47,11 +47,27 @@ pub struct EmbeddedCluster {
     pub coordinator: Arc<Coordinator>,
     /// Threads of each worker started with the cluster.
     pub threads: usize,
+    /// The external engines the workers started with the cluster run.
+    engines: EngineSettings,
     token: String,
     home: Home,
     stop: watch::Sender<bool>,
     server: JoinHandle<std::result::Result<(), ServeError>>,
     workers: Vec<WorkerTask>,
+}
+
+/// Starts each engine once to ask its name and version (off the runtime): a broken engine is
+/// an error before anything starts.
+async fn check_engines(engines: &EngineSettings) -> Result<()> {
+    if engines.specs.is_empty() {
+        return Ok(());
+    }
+    let engines = engines.clone();
+    tokio::task::spawn_blocking(move || engines.identify())
+        .await
+        .map_err(|e| ClientError::Runtime(format!("engine check: {e}")))?
+        .map(drop)
+        .map_err(|e| EmbeddedError::Engine(Box::new(e)))
 }
 
 /// A fresh token per cluster: nothing else on this machine can use the loopback port.
@@ -70,8 +86,21 @@ impl EmbeddedCluster {
     pub async fn open(
         db: &Path,
         workers: usize,
-        mut settings: CoordinatorSettings,
+        settings: CoordinatorSettings,
     ) -> Result<EmbeddedCluster> {
+        EmbeddedCluster::open_with_engines(db, workers, settings, EngineSettings::default()).await
+    }
+
+    /// [`EmbeddedCluster::open`] with workers that run these external engines. Each engine is
+    /// started once first to ask its name and version: a broken one is an error and nothing
+    /// is opened.
+    pub async fn open_with_engines(
+        db: &Path,
+        workers: usize,
+        mut settings: CoordinatorSettings,
+        engines: EngineSettings,
+    ) -> Result<EmbeddedCluster> {
+        check_engines(&engines).await?;
         if workers < 2 && settings.crosscheck.judge_stones != 0 {
             settings.crosscheck.judge_stones = settings.crosscheck.judge_stones.min(MID_MIN_STONES);
         }
@@ -79,10 +108,12 @@ impl EmbeddedCluster {
         let mut cluster = EmbeddedCluster::start_in(home, settings, fresh_token(), None).await?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         cluster.threads = (cores / workers.max(1)).max(1);
+        cluster.engines = engines;
         for i in 0..workers {
             let task = cluster.spawn_worker(
                 &format!("local-{}", i + 1),
                 cluster.threads,
+                cluster.engines.clone(),
                 cluster.stop.subscribe(),
             );
             cluster.workers.push(task);
@@ -150,6 +181,7 @@ impl EmbeddedCluster {
             address,
             coordinator,
             threads: 1,
+            engines: EngineSettings::default(),
             token,
             home,
             stop,
@@ -167,14 +199,26 @@ impl EmbeddedCluster {
     /// Starts one more in-process worker; it stops when the returned sender says so (or the
     /// cluster stops).
     pub fn worker(&self, name: &str, threads: usize) -> (watch::Sender<bool>, WorkerTask) {
+        self.worker_with_engines(name, threads, EngineSettings::default())
+    }
+
+    /// [`EmbeddedCluster::worker`] that runs these external engines (a broken one ends the
+    /// worker's task with its error).
+    pub fn worker_with_engines(
+        &self,
+        name: &str,
+        threads: usize,
+        engines: EngineSettings,
+    ) -> (watch::Sender<bool>, WorkerTask) {
         let (stop, stopped) = watch::channel(false);
-        (stop, self.spawn_worker(name, threads, stopped))
+        (stop, self.spawn_worker(name, threads, engines, stopped))
     }
 
     fn spawn_worker(
         &self,
         name: &str,
         threads: usize,
+        engines: EngineSettings,
         stopped: watch::Receiver<bool>,
     ) -> WorkerTask {
         let options = WorkerOptions {
@@ -186,6 +230,7 @@ impl EmbeddedCluster {
             ack_log: None,
             max_results: None,
             identity: pentagrid_worker::WorkerIdentity::Fresh,
+            engines,
         };
         tokio::spawn(pentagrid_worker::run(options, stopped))
     }

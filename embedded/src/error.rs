@@ -32,6 +32,9 @@ pub enum EmbeddedError {
     /// The embedded coordinator failed.
     #[error(transparent)]
     Serve(#[from] ServeError),
+    /// An external engine of the workers does not work.
+    #[error(transparent)]
+    Engine(Box<pentagrid_worker::engines::EngineStartError>),
 }
 
 impl From<tonic::Status> for EmbeddedError {

@@ -108,6 +108,7 @@ fn lopsided(pairs: u64) -> MatchPlan {
         openings: "random:plies=2".parse().unwrap(),
         seed: 1,
         accuracy: None,
+        time: None,
     }
 }
 

@@ -44,7 +44,9 @@ pub use play::matches::{
     opening_seed, play_pair, random_opening,
 };
 pub use play::openings::{Opening, ParseOpeningError, Pattern};
-pub use play::player::{ParsePlayerError, Player, perfect_move};
+pub use play::player::{
+    MAX_ENGINE_NAME, ParsePlayerError, Player, perfect_move, valid_engine_name,
+};
 pub use play::puzzle::{
     DIFFICULTY_LABELS, MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty,
     difficulty_label,
@@ -57,6 +59,7 @@ pub use play::rating::{
 pub use play::selfplay::{GameRecord, play_game};
 pub use play::sprt_stop::sprt_stop;
 pub use play::themes::{ParseThemeError, Theme};
+pub use play::time_limit::{MAX_LIMIT_SECONDS, ParseTimeLimitError, TimeLimit};
 pub use play::tournament::{
     MAX_TOURNAMENT_PLAYERS, ParseTournamentKindError, TournamentError, TournamentKind,
 };

@@ -4,9 +4,13 @@
 //! text field as such a value ([`parse_field`]).
 
 mod field;
+mod forfeit;
 mod outcome;
 mod task;
 
 pub use field::{FieldError, QUOTED_BYTES, parse_field, quote};
+pub use forfeit::{
+    GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, ParseLossReasonError, clip_note,
+};
 pub use outcome::{Outcome, RejectionKind, Row, Verdict};
 pub use task::{MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Task};

@@ -3,6 +3,8 @@
 
 use pentago::{MatchAccuracy, Move, Puzzle, Rejection, Status, Value};
 
+use crate::GameNote;
+
 /// One row of a move table.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Row {
@@ -41,6 +43,8 @@ pub enum Outcome {
         games: [(Vec<Move>, Status); 2],
         /// A's and B's accuracy in them, when the job asked for it.
         accuracy: Option<MatchAccuracy>,
+        /// Each game's forfeit and engines' standard error (refereed games; empty otherwise).
+        notes: Box<[GameNote; 2]>,
     },
     /// Exact values of first moves (for the player making them); unsettled moves left out.
     Solve {

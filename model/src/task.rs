@@ -3,7 +3,7 @@
 
 #[cfg(doc)]
 use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES};
-use pentago::{Player, Position, UctConfig};
+use pentago::{Player, Position, TimeLimit, UctConfig};
 
 /// Most playouts one analyse job may ask for.
 pub const MAX_JOB_PLAYOUTS: u64 = 1_000_000_000;
@@ -30,6 +30,7 @@ pub enum Task {
         white: Player,
     },
     /// Play game pair `pair` of match `match_id`: `opening` with A black, then with B black.
+    /// Only a worker that runs every external engine among A and B may take it.
     Pair {
         /// The match.
         match_id: u64,
@@ -44,6 +45,10 @@ pub enum Task {
         /// Also judge both players' moves from positions with at least this many stones
         /// (within [`ACCURACY_STONES`]) against perfect play.
         accuracy_stones: Option<u32>,
+        /// Play under this time limit on the wall clock, refereed (built-in UCT players
+        /// search for the time their clock gives them); `None`: by the players' own budgets.
+        /// Required when a player is an external engine.
+        time: Option<TimeLimit>,
     },
     /// Solve `position` exactly: the value of every first move.
     Solve {
@@ -85,6 +90,21 @@ impl Task {
             Task::Solve { .. } => "solve",
             Task::Verify { .. } => "verify",
             Task::DeepLeaves { .. } => "deep_leaves",
+        }
+    }
+}
+
+impl Task {
+    /// The external engines a worker needs to run this task (none for built-in players).
+    #[must_use]
+    pub fn engines(&self) -> Vec<&str> {
+        match self {
+            Task::Pair { a, b, .. } => {
+                let mut names: Vec<&str> = [a, b].into_iter().filter_map(Player::engine).collect();
+                names.dedup();
+                names
+            }
+            _ => Vec::new(),
         }
     }
 }

@@ -1,14 +1,17 @@
 //! Conversions between the wire's jobs and results and their domain values
 //! ([`pentagrid_model::Task`], [`pentagrid_model::Outcome`]), checked on the way in.
 
-use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES, MID_MIN_STONES, Move, Position, Puzzle, Status};
+use pentago::{
+    ACCURACY_STONES, MAX_PUZZLE_MOVES, MID_MIN_STONES, Move, Player, Position, Puzzle, Status,
+};
 
 use pentagrid_model::{
-    MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
-    Verdict, parse_field,
+    GameNote, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind,
+    Row, Task, Verdict, parse_field,
 };
 
 use crate::errors::ConversionError;
+use crate::notes::{note_of_wire, note_to_wire};
 use crate::states::{accuracy_of_wire, accuracy_to_wire, value_of_wire, value_to_wire};
 use crate::v2;
 
@@ -32,8 +35,8 @@ impl TryFrom<&v2::JobSpec> for Task {
             }
             Some(v2::job_spec::Kind::Selfplay(s)) => Task::Selfplay {
                 start: parse_field("position", &s.start)?,
-                black: parse_field("player", &s.black)?,
-                white: parse_field("player", &s.white)?,
+                black: built_in(parse_field("player", &s.black)?)?,
+                white: built_in(parse_field("player", &s.white)?)?,
             },
             Some(v2::job_spec::Kind::Pair(p)) => Task::Pair {
                 match_id: p.match_id,
@@ -51,6 +54,10 @@ impl TryFrom<&v2::JobSpec> for Task {
                             ACCURACY_STONES.end()
                         )));
                     }
+                },
+                time: match p.time_limit.as_str() {
+                    "" => None,
+                    text => Some(parse_field("time limit", text)?),
                 },
             },
             Some(v2::job_spec::Kind::Verify(v)) => {
@@ -81,6 +88,13 @@ impl TryFrom<&v2::JobSpec> for Task {
             Some(v2::job_spec::Kind::DeepLeaves(d)) => deep_leaves_of_wire(d)?,
             None => return Err(ConversionError("job has no kind".into())),
         };
+        if let Task::Pair { time: None, .. } = &task
+            && let Some(engine) = task.engines().first()
+        {
+            return Err(ConversionError(format!(
+                "a pair with engine:{engine} needs a time limit"
+            )));
+        }
         let positions: Vec<&Position> = match &task {
             Task::Analyse { position, .. } | Task::Solve { position } => vec![position],
             Task::Selfplay { start, .. } => vec![start],
@@ -125,6 +139,7 @@ impl From<&Task> for v2::JobSpec {
                 a,
                 b,
                 accuracy_stones,
+                time,
             } => v2::job_spec::Kind::Pair(v2::PairSpec {
                 match_id: *match_id,
                 pair: *pair,
@@ -132,6 +147,7 @@ impl From<&Task> for v2::JobSpec {
                 a: a.to_string(),
                 b: b.to_string(),
                 accuracy_stones: accuracy_stones.unwrap_or(0),
+                time_limit: time.map(|t| t.to_string()).unwrap_or_default(),
             }),
             Task::Solve { position } => v2::job_spec::Kind::Solve(v2::SolveSpec {
                 position: position.to_string(),
@@ -232,6 +248,16 @@ fn verdict_to_wire(verdict: &Verdict) -> v2::Verdict {
     }
 }
 
+/// A self-play player must be built in: external engines play only in matches.
+fn built_in(player: Player) -> Result<Player, ConversionError> {
+    match player.engine() {
+        Some(name) => Err(ConversionError(format!(
+            "engine:{name} plays only in matches, not in self-play"
+        ))),
+        None => Ok(player),
+    }
+}
+
 fn game_of_wire(game: &v2::SelfplayResult) -> Result<(Vec<Move>, Status), ConversionError> {
     let moves = game
         .moves
@@ -277,6 +303,16 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                 [first, second] => Outcome::Pair {
                     games: [game_of_wire(first)?, game_of_wire(second)?],
                     accuracy: p.accuracy.as_ref().map(accuracy_of_wire),
+                    notes: match p.notes.as_slice() {
+                        [] => Default::default(),
+                        [first, second] => Box::new([note_of_wire(first)?, note_of_wire(second)?]),
+                        notes => {
+                            return Err(ConversionError(format!(
+                                "a pair has 0 or 2 game notes, not {}",
+                                notes.len()
+                            )));
+                        }
+                    },
                 },
                 games => {
                     return Err(ConversionError(format!(
@@ -337,9 +373,18 @@ impl From<&Outcome> for v2::submit_request::Result {
             Outcome::Selfplay { moves, result } => {
                 v2::submit_request::Result::Selfplay(game_to_wire(moves, *result))
             }
-            Outcome::Pair { games, accuracy } => v2::submit_request::Result::Pair(v2::PairResult {
+            Outcome::Pair {
+                games,
+                accuracy,
+                notes,
+            } => v2::submit_request::Result::Pair(v2::PairResult {
                 games: games.iter().map(|(m, r)| game_to_wire(m, *r)).collect(),
                 accuracy: accuracy.as_ref().map(accuracy_to_wire),
+                notes: if notes.iter().all(GameNote::is_empty) {
+                    Vec::new()
+                } else {
+                    notes.iter().map(note_to_wire).collect()
+                },
             }),
             Outcome::Solve { moves } => v2::submit_request::Result::Solve(v2::SolveResult {
                 moves: moves
@@ -379,7 +424,8 @@ impl From<&Row> for v2::MoveRow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pentago::{MatchAccuracy, Player};
+    use pentago::{Color, MatchAccuracy};
+    use pentagrid_model::{GameForfeit, LossReason};
 
     #[test]
     fn tasks_round_trip_through_the_wire() {
@@ -404,6 +450,16 @@ mod tests {
                 a: "uct:k=0.3".parse().unwrap(),
                 b: Player::Random,
                 accuracy_stones: Some(22),
+                time: None,
+            },
+            Task::Pair {
+                match_id: 3,
+                pair: 10,
+                opening: Position::START,
+                a: "engine:pg".parse().unwrap(),
+                b: Player::Random,
+                accuracy_stones: None,
+                time: Some("game:10+0.5".parse().unwrap()),
             },
             Task::DeepLeaves {
                 solve_id: 4,
@@ -456,6 +512,28 @@ mod tests {
         }
     }
 
+    fn engine_pair(time_limit: &str) -> v2::JobSpec {
+        v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::Pair(v2::PairSpec {
+                opening: "start".into(),
+                a: "engine:pg".into(),
+                b: "random".into(),
+                time_limit: time_limit.into(),
+                ..v2::PairSpec::default()
+            })),
+        }
+    }
+
+    fn engine_selfplay() -> v2::JobSpec {
+        v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::Selfplay(v2::SelfplaySpec {
+                start: "start".into(),
+                black: "engine:pg".into(),
+                white: "random".into(),
+            })),
+        }
+    }
+
     #[test]
     fn bad_jobs_are_refused_with_a_reason() {
         let analyse = |position: &str, config: &str, playouts| v2::JobSpec {
@@ -477,6 +555,9 @@ mod tests {
             (v2::JobSpec { kind: None }, "no kind"),
             (pair_asking_accuracy(17), "accuracy_stones"),
             (pair_asking_accuracy(36), "accuracy_stones"),
+            (engine_pair(""), "needs a time limit"),
+            (engine_pair("move:0"), "bad time limit"),
+            (engine_selfplay(), "only in matches"),
         ] {
             let error = Task::try_from(&spec).unwrap_err();
             assert!(error.0.contains(needle), "{error} lacks {needle}");
@@ -505,12 +586,24 @@ mod tests {
                 min_stones: 20,
                 sides: [pentago::Accuracy { moves: 1, drops: 1 }; 2],
             }),
+            notes: Box::new([
+                GameNote::default(),
+                GameNote {
+                    forfeit: Some(GameForfeit {
+                        loser: Color::Black,
+                        reason: LossReason::Hang,
+                        detail: "hung: no answer to genmove in 3100 ms".into(),
+                    }),
+                    stderr: ["boom".into(), String::new()],
+                },
+            ]),
         };
         let wire = v2::submit_request::Result::from(&pair);
         assert_eq!(Outcome::try_from(&wire).unwrap(), pair);
         let one_game = v2::submit_request::Result::Pair(v2::PairResult {
             games: vec![v2::SelfplayResult::default()],
             accuracy: None,
+            notes: Vec::new(),
         });
         assert!(
             Outcome::try_from(&one_game)

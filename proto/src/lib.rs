@@ -8,6 +8,7 @@ pub mod connections;
 mod convert;
 mod errors;
 pub mod limits;
+mod notes;
 mod states;
 
 /// The generated messages, client and server of `pentagrid.v2`.
@@ -19,9 +20,13 @@ pub mod v2 {
 pub use client::{Client, ClientAuth, ConnectError, connect};
 pub use connections::{ConnectionLimits, LimitsError};
 pub use errors::{ConversionError, error_status, reason_of};
+pub use notes::{
+    forfeit_of_wire, forfeit_to_wire, loss_reason_of_wire, loss_reason_to_wire, note_of_wire,
+    note_to_wire,
+};
 pub use pentagrid_model::{
-    MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
-    Verdict,
+    GameForfeit, GameNote, LossReason, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_NOTE_BYTES,
+    MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict, clip_note,
 };
 pub use states::{
     accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts,

@@ -48,7 +48,20 @@ impl TestCluster {
         watch::Sender<bool>,
         tokio::task::JoinHandle<pentagrid_worker::WorkerReport>,
     ) {
-        let (stop, task) = self.0.worker(name, threads);
+        self.worker_with_engines(name, threads, pentagrid_worker::EngineSettings::default())
+    }
+
+    /// [`TestCluster::worker`] running these external engines.
+    pub fn worker_with_engines(
+        &self,
+        name: &str,
+        threads: usize,
+        engines: pentagrid_worker::EngineSettings,
+    ) -> (
+        watch::Sender<bool>,
+        tokio::task::JoinHandle<pentagrid_worker::WorkerReport>,
+    ) {
+        let (stop, task) = self.0.worker_with_engines(name, threads, engines);
         let handle = tokio::spawn(async move { task.await.expect("worker task").expect("worker") });
         (stop, handle)
     }
@@ -92,6 +105,7 @@ pub async fn hello(client: &mut Client, worker_id: &str) {
             worker_id: worker_id.into(),
             name: worker_id.into(),
             threads: 1,
+            engines: Vec::new(),
         })
         .await
         .expect("hello");

@@ -27,6 +27,7 @@ fn plan(pairs: u64) -> MatchPlan {
         openings: OpeningSource::Random { plies: 20 },
         seed: 11,
         accuracy: Some(STONES),
+        time: None,
     }
 }
 
@@ -128,6 +129,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
     let Outcome::Pair {
         games,
         accuracy: Some(true_accuracy),
+        ..
     } = outcome
     else {
         panic!("the pair was judged: {outcome:?}");
@@ -135,6 +137,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
     let with = |accuracy: Option<MatchAccuracy>| Outcome::Pair {
         games: games.clone(),
         accuracy,
+        notes: Default::default(),
     };
     let changed = |change: &dyn Fn(&mut MatchAccuracy)| {
         let mut accuracy = true_accuracy;
@@ -201,6 +204,7 @@ async fn a_match_without_accuracy_reports_none_and_refuses_a_report() {
     let Some(Outcome::Pair {
         games,
         accuracy: None,
+        ..
     }) = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new())
     else {
         panic!("an unjudged pair");
@@ -211,6 +215,7 @@ async fn a_match_without_accuracy_reports_none_and_refuses_a_report() {
             min_stones: STONES,
             sides: [Accuracy::default(); 2],
         }),
+        notes: Default::default(),
     };
     let error = client
         .submit(v2::SubmitRequest {

@@ -201,6 +201,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         a: pentago::Player::Random,
         b: pentago::Player::Random,
         accuracy_stones: None,
+        time: None,
     };
     let refused = client
         .submit_jobs(v2::SubmitJobsRequest {
@@ -234,6 +235,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
             &Outcome::Pair {
                 games: broken,
                 accuracy: None,
+                notes: Default::default(),
             },
             "bad",
         ))
@@ -245,6 +247,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
     let good = Outcome::Pair {
         games,
         accuracy: None,
+        notes: Default::default(),
     };
     client.submit(submit(&good, "good")).await.unwrap();
     let again = client

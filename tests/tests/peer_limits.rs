@@ -19,6 +19,7 @@ fn hello_request(id: &str, name: &str) -> v2::HelloRequest {
         worker_id: id.into(),
         name: name.into(),
         threads: 1,
+        engines: Vec::new(),
     }
 }
 

@@ -95,6 +95,7 @@ async fn seed(clients: &Clients) -> Context {
             worker_id: WORKER_ID.into(),
             name: WORKER_ID.into(),
             threads: 1,
+            engines: Vec::new(),
         })
         .await
         .unwrap();
@@ -168,6 +169,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                     worker_id: "w2".into(),
                     name: "w2".into(),
                     threads: 1,
+                    engines: Vec::new(),
                 })
                 .await,
         ),
@@ -466,6 +468,7 @@ async fn each_token_is_refused_outside_its_role_and_nothing_changes() {
         ack_log: None,
         max_results: None,
         identity: pentagrid_worker::WorkerIdentity::Fresh,
+        engines: pentagrid_worker::EngineSettings::default(),
     };
     let (_stop, stopped) = watch::channel(false);
     let error = pentagrid_worker::run(options, stopped).await.unwrap_err();

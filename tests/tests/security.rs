@@ -96,6 +96,7 @@ async fn calls_without_the_right_token_or_protocol_are_refused() {
         ack_log: None,
         max_results: None,
         identity: pentagrid_worker::WorkerIdentity::Fresh,
+        engines: pentagrid_worker::EngineSettings::default(),
     };
     let (_stop, stopped) = tokio::sync::watch::channel(false);
     let error = pentagrid_worker::run(options, stopped).await.unwrap_err();

@@ -21,6 +21,7 @@ fn plan(kind: TournamentKind, texts: &[&str], pairs: u64) -> TournamentPlan {
         pairs,
         openings: OpeningSource::default(),
         seed: 9,
+        time: None,
     }
 }
 
@@ -134,6 +135,7 @@ async fn a_gauntlet_pairs_its_first_player_with_each_other_one() {
             openings: OpeningSource::default(),
             seed: 1,
             accuracy: None,
+            time: None,
         },
     )
     .await

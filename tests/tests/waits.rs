@@ -149,6 +149,7 @@ fn worker(
         ack_log: None,
         max_results: None,
         identity,
+        engines: pentagrid_worker::EngineSettings::default(),
     };
     let (stop, stopped) = watch::channel(false);
     let run = tokio::spawn(async move {

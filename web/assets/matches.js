@@ -62,7 +62,11 @@ async function loadMatch(id) {
   document.getElementById("match-info").textContent =
     `${STATES[m.state] || m.state} · openings ${m.openings}` +
     (m.sprt ? ` · SPRT elo0=${m.sprt.elo0} elo1=${m.sprt.elo1} α=${m.sprt.alpha} β=${m.sprt.beta}` : "") +
-    (m.decided_after ? ` · decided after ${m.decided_after} pairs` : "");
+    (m.decided_after ? ` · decided after ${m.decided_after} pairs` : "") +
+    (m.time_limit ? ` · time ${m.time_limit}` : "") +
+    (m.waiting ? ` · ${m.waiting}` : "") +
+    (m.forfeits.length ? ` · forfeits: ${m.forfeits.map((f) =>
+      `pair ${f.pair} game ${f.game} ${f.loser} (${f.reason})`).join(", ")}` : "");
   document.getElementById("match-stats").replaceChildren(
     stat(`${m.pairs_done} / ${m.pairs}`, "pairs played"),
     stat(`${m.games.wins} / ${m.games.draws} / ${m.games.losses}`, "A's wins / draws / losses"),

@@ -7,6 +7,8 @@ use pentago::{
 use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;
 
+use crate::engines::{EngineSettings, PairError, RefereedPair};
+
 /// Solver nodes allowed for settling each other first move of a puzzle candidate; beyond it
 /// the candidate is rejected as undecided.
 pub const VERIFY_SOLVER_NODES: u64 = 3_000_000;
@@ -16,8 +18,46 @@ pub const VERIFY_SOLVER_NODES: u64 = 3_000_000;
 pub const SOLVE_JOB_NODES: u64 = 20_000_000;
 
 /// Runs `task` with `seed` on `threads` trees of the current rayon pool. `None` when the
-/// search was stopped through `control` (the lease was lost) or could not run.
+/// search was stopped through `control` (the lease was lost) or could not run (a pair that
+/// names an external engine: see [`execute_with_engines`]).
 pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Option<Outcome> {
+    execute_with_engines(task, seed, threads, control, &EngineSettings::default())
+        .ok()
+        .flatten()
+}
+
+/// [`execute`] on a worker that runs `engines`: a game pair with a time limit is refereed
+/// (its external engines started for it). An error when the pair cannot be played here.
+pub fn execute_with_engines(
+    task: &Task,
+    seed: u64,
+    threads: usize,
+    control: &SearchControl,
+    engines: &EngineSettings,
+) -> Result<Option<Outcome>, PairError> {
+    if let Task::Pair {
+        opening,
+        a,
+        b,
+        accuracy_stones,
+        time: Some(time),
+        ..
+    } = task
+    {
+        let pair = RefereedPair {
+            opening,
+            a,
+            b,
+            time: *time,
+            accuracy_stones: *accuracy_stones,
+        };
+        let outcome = pair.play(engines, seed, threads)?;
+        return Ok((!control.is_stopped()).then_some(outcome));
+    }
+    Ok(run(task, seed, threads, control))
+}
+
+fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Option<Outcome> {
     match task {
         Task::Analyse {
             position,
@@ -70,6 +110,7 @@ pub fn execute(task: &Task, seed: u64, threads: usize, control: &SearchControl) 
             Some(Outcome::Pair {
                 games: pair.games.map(|game| (game.moves, game.result)),
                 accuracy,
+                notes: Default::default(),
             })
         }
     }

@@ -11,7 +11,7 @@ use tokio::sync::watch;
 
 use crate::retry::{Backoff, Reaction, expected_refusal, reaction};
 use crate::session::Session;
-use crate::{JobEnd, WorkerError, execute};
+use crate::{JobEnd, WorkerError, execute_with_engines};
 
 /// How long a result is retried once shutdown was asked for, before it is dropped.
 const GIVE_UP_AT_SHUTDOWN: Duration = Duration::from_secs(30);
@@ -76,7 +76,7 @@ impl Session {
             Ok(Some(outcome)) => Some(v2::submit_request::Result::from(&outcome)),
             Ok(None) => None,
             Err(message) => {
-                tracing::error!(job = job.job_id, %message, "job panicked; reporting it failed");
+                tracing::error!(job = job.job_id, %message, "job failed or panicked; reporting it failed");
                 Some(v2::submit_request::Result::Failure(v2::JobFailure {
                     message,
                 }))
@@ -85,13 +85,16 @@ impl Session {
     }
 
     /// The job's work, to run on the blocking pool: `task` on this worker's rayon pool.
+    /// A job that cannot be played here (a pair naming an engine this worker does not run)
+    /// is an error, reported as the job's failure.
     fn work(
         &self,
         task: Task,
         seed: u64,
         control: Arc<SearchControl>,
-    ) -> impl FnOnce() -> Option<Outcome> + Send + 'static {
+    ) -> impl FnOnce() -> Result<Option<Outcome>, String> + Send + 'static {
         let (pool, threads) = (self.pool.clone(), self.options.threads);
+        let engines = self.options.engines.clone();
         #[cfg(test)]
         let fault = self.panic_message.clone();
         move || {
@@ -99,7 +102,8 @@ impl Session {
             if let Some(message) = fault {
                 panic!("{message}");
             }
-            pool.install(|| execute(&task, seed, threads, &control))
+            pool.install(|| execute_with_engines(&task, seed, threads, &control, &engines))
+                .map_err(|error| error.to_string())
         }
     }
 
@@ -207,15 +211,16 @@ fn spawn_heartbeat(
 }
 
 /// Runs `work` on the blocking pool, off the runtime: its outcome (`None` when stopped), or
-/// the message of a panic in it.
+/// the message of its error or of a panic in it.
 async fn off_the_runtime(
-    work: impl FnOnce() -> Option<Outcome> + Send + 'static,
+    work: impl FnOnce() -> Result<Option<Outcome>, String> + Send + 'static,
 ) -> Result<Option<Outcome>, String> {
     tokio::task::spawn_blocking(move || {
         // A panic in the job (or in the engine under it) is a failure to report, not a
         // reason to lose the job silently or to bring the worker down.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
             .map_err(|payload| panic_text(payload.as_ref()))
+            .and_then(|ran| ran)
     })
     .await
     .unwrap_or(Ok(None))
@@ -241,7 +246,7 @@ mod tests {
     };
 
     use super::*;
-    use crate::{WorkerIdentity, WorkerMetrics, WorkerOptions};
+    use crate::{EngineSettings, WorkerIdentity, WorkerMetrics, WorkerOptions};
 
     const TOKEN: &str = "fault-token";
 
@@ -290,6 +295,7 @@ mod tests {
             ack_log: None,
             max_results: None,
             identity: WorkerIdentity::Fresh,
+            engines: EngineSettings::default(),
         };
         let session = Session::start(options, WorkerMetrics::new())
             .unwrap()

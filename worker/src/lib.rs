@@ -17,7 +17,8 @@ use tokio::sync::watch;
 
 use session::Session;
 
-pub use execute::execute;
+pub use engines::EngineSettings;
+pub use execute::{execute, execute_with_engines};
 pub use identity::WorkerIdentity;
 pub use metrics::{JobEnd, WorkerMetrics};
 
@@ -41,6 +42,9 @@ pub struct WorkerOptions {
     pub max_results: Option<u64>,
     /// How the worker picks its id: fresh per process, or kept across restarts.
     pub identity: WorkerIdentity,
+    /// The external engine programs it may run (from its own configuration only) and how it
+    /// referees them.
+    pub engines: EngineSettings,
 }
 
 /// What a worker did.
@@ -71,6 +75,9 @@ pub enum WorkerError {
     /// The acknowledgement log could not be written.
     #[error("acknowledgement log: {0}")]
     AckLog(std::io::Error),
+    /// An external engine could not be set up.
+    #[error(transparent)]
+    Engine(#[from] engines::EngineStartError),
 }
 
 /// Runs the worker until `shutdown` turns true (or `max_results` are acknowledged).

@@ -42,6 +42,8 @@ pub(crate) struct Session {
     pub(crate) report: WorkerReport,
     /// How often to beat for a lease (the coordinator says so in its hello).
     pub(crate) heartbeat_every: Duration,
+    /// The external engines it runs, as announced: name and version.
+    engines: Vec<v2::EngineInfo>,
     backoff: Backoff,
     said_hello: bool,
     /// Test hook: every job panics with this message instead of running.
@@ -50,7 +52,8 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// Connects (lazily), starts the thread pool, picks the worker's id and opens the
+    /// Connects (lazily), starts the thread pool, asks each external engine its name and
+    /// version (a broken one stops the start), picks the worker's id and opens the
     /// acknowledgement log.
     pub(crate) fn start(
         options: WorkerOptions,
@@ -71,6 +74,12 @@ impl Session {
             .identity
             .worker_id(&options.name, u64::from(std::process::id()) ^ now_nanos());
         let ack_log = options.ack_log.as_deref().map(open_ack_log).transpose()?;
+        let engines = options
+            .engines
+            .identify()?
+            .into_iter()
+            .map(|(name, version)| v2::EngineInfo { name, version })
+            .collect();
         Ok(Session {
             options,
             client,
@@ -80,6 +89,7 @@ impl Session {
             metrics,
             report: WorkerReport::default(),
             heartbeat_every: Duration::from_secs(10),
+            engines,
             backoff: Backoff::new(now_nanos()),
             said_hello: false,
             #[cfg(test)]
@@ -135,6 +145,7 @@ impl Session {
                 worker_id: self.worker_id.clone(),
                 name: self.options.name.clone(),
                 threads: u32::try_from(self.options.threads).unwrap_or(u32::MAX),
+                engines: self.engines.clone(),
             })
             .await;
         match hello {

@@ -33,6 +33,7 @@ pub fn simulate(task: &Task, seed: u64) -> Option<Outcome> {
                 random_game(*opening, &mut rng),
             ],
             accuracy: None,
+            notes: Default::default(),
         }),
         Task::Verify { candidates, .. } => Some(Outcome::Verify {
             verdicts: vec![Verdict::Rejected(RejectionKind::NoMate); candidates.len()],
@@ -135,6 +136,7 @@ mod tests {
                 a: Player::Random,
                 b: Player::Random,
                 accuracy_stones: None,
+                time: None,
             },
             Task::Selfplay {
                 start: opening,

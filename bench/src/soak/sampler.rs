@@ -186,6 +186,7 @@ pub fn probe(
                 worker_id: "soak-probe".into(),
                 name: "soak-probe".into(),
                 threads: 1,
+                engines: Vec::new(),
             };
             if client.hello(hello).await.is_err() {
                 return Vec::new();

@@ -161,6 +161,7 @@ impl Worker {
                 worker_id: self.id.clone(),
                 name: self.id.clone(),
                 threads: 1,
+                engines: Vec::new(),
             };
             match self.client.hello(request).await {
                 Ok(reply) => {

@@ -139,7 +139,7 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         let workers: Vec<_> = s
             .workers
             .iter()
-            .map(|w| json!({"id": w.id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen, "flags": w.flags, "quarantined": w.quarantined}))
+            .map(|w| json!({"id": w.id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen, "flags": w.flags, "quarantined": w.quarantined, "engines": w.engines}))
             .collect();
         let flagged: Vec<_> = s
             .flagged_workers
@@ -194,6 +194,13 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             w.results,
             w.seconds_since_seen
         );
+        for (name, version) in &w.engines {
+            outln!(
+                "    engine:{} ({})",
+                output::peer(name),
+                output::peer(version)
+            );
+        }
     }
     if !deep_solves.is_empty() {
         outln!("deep      {} solves", deep_solves.len());

@@ -18,6 +18,8 @@ use pentagrid_coordinator::{
 };
 use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 
+use super::engines::EngineArgs;
+
 /// Options to reach a coordinator, shared by the worker and the client commands.
 #[derive(Args, Clone)]
 pub struct Connection {
@@ -360,6 +362,8 @@ pub struct WorkerArgs {
     /// Serve Prometheus metrics at `http://ADDR/metrics` (e.g. 0.0.0.0:9101).
     #[arg(long, value_name = "ADDR")]
     metrics_listen: Option<String>,
+    #[command(flatten)]
+    engines: EngineArgs,
 }
 
 pub fn run_worker(args: &WorkerArgs) -> Result<()> {
@@ -383,6 +387,7 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
         identity: WorkerIdentity::Persisted(
             args.state_dir.clone().unwrap_or_else(default_state_dir),
         ),
+        engines: args.engines.settings()?,
     };
     runtime()?.block_on(async {
         let (stop, stopped) = tokio::sync::watch::channel(false);

@@ -5,10 +5,13 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use pentago::{
-    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, OpeningSource, Player, Sprt, SprtDecision,
+    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, OpeningSource, Player, Sprt,
+    SprtDecision, TimeLimit,
 };
-use pentagrid_client::matches::{self, MatchOutcome, MatchPlan, report_accuracy, report_score};
-use pentagrid_proto::{pentanomial_counts, sprt_decision_of_wire, v2};
+use pentagrid_client::matches::{
+    self, MatchOutcome, MatchPlan, report_accuracy, report_score, report_waiting,
+};
+use pentagrid_proto::{loss_reason_of_wire, pentanomial_counts, sprt_decision_of_wire, v2};
 use serde_json::json;
 
 use super::target::Target;
@@ -24,7 +27,8 @@ use crate::output::{self, outln};
 pub struct MatchArgs {
     #[command(subcommand)]
     command: Option<MatchCommand>,
-    /// Player A (`uct:...`, `flat:playouts=N`, `random`).
+    /// Player A (`uct:...`, `flat:playouts=N`, `random`, or `engine:NAME`, an engine program
+    /// the cluster's workers run: see `pentagrid worker --engine`).
     #[arg(long, required = true)]
     a: Option<Player>,
     /// Player B.
@@ -55,6 +59,11 @@ pub struct MatchArgs {
     /// match keeps the totals).
     #[arg(long, value_name = "N", value_parser = accuracy_stones)]
     accuracy: Option<u32>,
+    /// Every game's wall-clock time limit, refereed by the cluster's workers: `move:SECONDS`
+    /// or `game:BASE+INCREMENT` (built-in UCT players then search for the time their clock
+    /// gives them); needed with `engine:NAME` players.
+    #[arg(long, value_name = "LIMIT")]
+    time: Option<TimeLimit>,
     /// Print JSON: one object per update, then the final result.
     #[arg(long)]
     json: bool,
@@ -114,6 +123,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         openings: args.openings,
         seed: args.seed,
         accuracy: args.accuracy,
+        time: args.time,
     };
     plan.validate()?;
     let outcome = if args.in_process {
@@ -304,11 +314,19 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
     let decision = sprt_decision_of_wire(report.decision());
     let sprt: Option<Sprt> = report.sprt.parse().ok();
     let accuracy = report_accuracy(&report);
+    let waiting = report_waiting(&report);
     if as_json {
         let games: Vec<_> = report
             .games
             .iter()
-            .map(|g| json!({"pair": g.pair, "opening": g.opening, "black": g.black, "white": g.white, "moves": g.moves, "result": g.result}))
+            .map(|g| {
+                json!({
+                    "pair": g.pair, "opening": g.opening, "black": g.black, "white": g.white,
+                    "moves": g.moves, "result": g.result,
+                    "forfeit": g.forfeit.as_ref().map(forfeit_json),
+                    "stderr_black": g.stderr_black, "stderr_white": g.stderr_white,
+                })
+            })
             .collect();
         let elo = score.pairs.stats().map(|s| s.elo());
         outln!(
@@ -322,6 +340,7 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
                 "decided_after": report.decided_after, "elo": elo,
                 "llr": sprt.map(|s| score.test(&s).0), "games": games,
                 "accuracy": accuracy.as_ref().map(accuracy_json),
+                "time_limit": report.time_limit, "waiting": waiting,
             })
         );
         return Ok(());
@@ -335,12 +354,18 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
     if !report.sprt.is_empty() {
         outln!("sprt      {}", report.sprt);
     }
+    if !report.time_limit.is_empty() {
+        outln!("time      {} per game side, refereed", report.time_limit);
+    }
     outln!(
         "state     {} ({} of {} pairs stored)",
         state,
         report.pairs_done,
         report.pairs
     );
+    if let Some(wait) = &waiting {
+        outln!("          {wait}");
+    }
     if report.decided_after > 0 {
         outln!("decided   after {} pairs", report.decided_after);
     }
@@ -366,6 +391,35 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
             game.moves.join(" "),
             game.result
         );
+        print_notes(game)?;
     }
     Ok(())
+}
+
+/// A game's forfeit (its loser and typed reason) and the engines' standard error.
+fn print_notes(game: &v2::MatchGame) -> Result<()> {
+    if let Some(forfeit) = &game.forfeit {
+        let json = forfeit_json(forfeit);
+        outln!(
+            "  forfeit: {} lost ({}): {}",
+            json["loser"].as_str().unwrap_or("?"),
+            json["reason"].as_str().unwrap_or("unknown"),
+            output::peer(&forfeit.detail)
+        );
+    }
+    for (colour, stderr) in [("black", &game.stderr_black), ("white", &game.stderr_white)] {
+        if !stderr.is_empty() {
+            outln!("  {colour}'s engine stderr:");
+            for line in stderr.lines() {
+                outln!("    {}", output::peer(line));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A forfeit: the loser, the reason's stable name, the detail.
+fn forfeit_json(forfeit: &v2::GameForfeit) -> serde_json::Value {
+    let reason = loss_reason_of_wire(forfeit.reason).map(|r| r.name()).ok();
+    json!({"loser": forfeit.loser, "reason": reason, "detail": forfeit.detail})
 }

@@ -7,6 +7,7 @@ mod canonical;
 mod check_proof;
 mod client;
 mod cluster;
+mod engines;
 mod gtp;
 mod health;
 mod matchplay;

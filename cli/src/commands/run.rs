@@ -18,6 +18,7 @@ use pentagrid_web::BookCacheSettings;
 
 use super::book::print_book;
 use super::cluster::{open_check, runtime, shutdown_signal};
+use super::engines::EngineArgs;
 use super::progress::Bars;
 use super::puzzles::write_collection;
 use super::serve::serve_explorer;
@@ -64,6 +65,10 @@ pub struct RunArgs {
     /// Where the explorer listens with --serve (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:8080", requires = "serve")]
     serve_listen: String,
+    // External engines the local workers run (for matches against the cluster while it
+    // serves).
+    #[command(flatten)]
+    engines: EngineArgs,
 }
 
 impl RunArgs {
@@ -88,12 +93,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
         (1..=64).contains(&args.workers),
         "--workers must be from 1 to 64"
     );
+    let engines = args.engines.settings()?;
     runtime()?.block_on(async {
         let settings = CoordinatorSettings {
             open_check: open_check(args.accept_data_loss),
             ..CoordinatorSettings::default()
         };
-        let cluster = EmbeddedCluster::open(&args.db, args.workers, settings).await?;
+        let cluster =
+            EmbeddedCluster::open_with_engines(&args.db, args.workers, settings, engines).await?;
         let client = cluster.client();
         errln!(
             "pentagrid run: coordinator on {}, {} worker(s) × {} threads, database {}",

@@ -53,6 +53,12 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
         .white
         .clone()
         .unwrap_or(Player::Uct(args.config.clone()));
+    if let Some(engine) = [&a, &b].into_iter().find_map(Player::engine) {
+        anyhow::bail!(
+            "engine:{engine} plays only in matches on a cluster (`pentagrid match --time …`), \
+             not in self-play"
+        );
+    }
     let pool = super::thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
     let bar = ProgressBar::new(args.games).with_style(

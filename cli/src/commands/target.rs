@@ -11,6 +11,7 @@ use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
 
 use super::cluster::{Connection, runtime};
+use super::engines::EngineArgs;
 
 /// Where a cluster command runs.
 #[derive(Args)]
@@ -25,6 +26,10 @@ pub struct Target {
     /// Local workers of the embedded cluster (with --local).
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
+    // External engines the local workers run (with --local; a coordinator's workers have
+    // their own).
+    #[command(flatten)]
+    pub engines: EngineArgs,
     #[command(flatten)]
     pub connection: Connection,
 }
@@ -51,12 +56,23 @@ impl Target {
         work: impl AsyncFnOnce(&Client) -> Result<T>,
     ) -> Result<T> {
         if !self.local {
+            anyhow::ensure!(
+                !self.engines.any(),
+                "--engine and --engines-file need --local: a coordinator's workers are told \
+                 their engines on their own command lines"
+            );
             let (rt, client) = self.connection.client()?;
             return rt.block_on(work(&client));
         }
+        let engines = self.engines.settings()?;
         runtime()?.block_on(async {
-            let cluster =
-                EmbeddedCluster::open(&self.db, workers, CoordinatorSettings::default()).await?;
+            let cluster = EmbeddedCluster::open_with_engines(
+                &self.db,
+                workers,
+                CoordinatorSettings::default(),
+                engines,
+            )
+            .await?;
             let outcome = work(&cluster.client()).await;
             cluster.stop().await?;
             outcome

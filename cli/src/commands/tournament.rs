@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pentago::{OpeningSource, Player, TournamentKind};
+use pentago::{OpeningSource, Player, TimeLimit, TournamentKind};
 use pentagrid_client::tournaments::{self, Tournament, TournamentPlan};
 use serde_json::json;
 
@@ -28,7 +28,7 @@ enum TournamentCommand {
         /// `round-robin` or `gauntlet` (the first --player meets each other one).
         #[arg(long, default_value = "round-robin")]
         kind: TournamentKind,
-        /// A player (`uct:...`, `flat:playouts=N`, `random`, …); two or more.
+        /// A player (`uct:...`, `flat:playouts=N`, `random`, `engine:NAME`, …); two or more.
         #[arg(long = "player", value_name = "PLAYER", required = true)]
         players: Vec<Player>,
         /// Game pairs per match.
@@ -40,6 +40,10 @@ enum TournamentCommand {
         /// Seed of the openings.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Every game's wall-clock time limit, refereed by the workers: `move:SECONDS` or
+        /// `game:BASE+INCREMENT`; needed with `engine:NAME` players.
+        #[arg(long, value_name = "LIMIT")]
+        time: Option<TimeLimit>,
         /// Return once the matches are queued instead of following them.
         #[arg(long)]
         detach: bool,
@@ -81,6 +85,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
             pairs,
             openings,
             seed,
+            time,
             detach,
             rating,
             json,
@@ -92,6 +97,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
                 pairs: *pairs,
                 openings: *openings,
                 seed: *seed,
+                time: *time,
             };
             start(&plan, *detach, rating, *json, target)
         }

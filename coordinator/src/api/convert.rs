@@ -15,9 +15,9 @@ use crate::flags::QUARANTINE_FLAGS;
 use crate::job::JobState;
 use crate::jobs::registry::WorkerCursor;
 use crate::jobs::{JobsUpdate, LeasedJob};
-use crate::matches::{MatchReport, MatchState};
+use crate::matches::{MatchReport, MatchState, MatchWait};
 use crate::puzzles::PuzzleListing;
-use crate::store::{Counts, StoredGame};
+use crate::store::{Counts, StoredForfeit, StoredGame};
 
 pub(crate) fn job(job: LeasedJob) -> v2::Job {
     v2::Job {
@@ -70,6 +70,11 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 seconds_since_seen: w.since_seen.as_secs_f64(),
                 flags: w.flags,
                 quarantined: w.flags >= QUARANTINE_FLAGS,
+                engines: w
+                    .engines
+                    .into_iter()
+                    .map(|(name, version)| v2::EngineInfo { name, version })
+                    .collect(),
             })
             .collect(),
         playout_positions: totals.playout_positions,
@@ -203,6 +208,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         state,
         games,
         next_from_pair,
+        waiting,
     } = report;
     let decision = record.decision();
     let score = record.score();
@@ -230,6 +236,11 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         decided_after: record.decided_after,
         tournament_id: record.tournament,
         tournament_kind: record.tournament_kind,
+        time_limit: record.time_limit,
+        waiting: waiting.map(|MatchWait::NoWorkerHasEngines(engines)| v2::MatchWait {
+            reason: v2::MatchWaitReason::NoWorkerHasEngines as i32,
+            engines,
+        }),
         games: games
             .into_iter()
             .map(|(pair, game)| v2::MatchGame {
@@ -239,6 +250,13 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
                 white: game.white,
                 moves: game.moves,
                 result: game.result,
+                forfeit: game
+                    .forfeit
+                    .as_ref()
+                    .and_then(StoredForfeit::read)
+                    .map(|f| pentagrid_proto::forfeit_to_wire(&f)),
+                stderr_black: game.stderr_black,
+                stderr_white: game.stderr_white,
             })
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,

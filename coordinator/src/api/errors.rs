@@ -113,7 +113,8 @@ impl From<JobError> for Status {
             JobError::BadWorkerName(_)
             | JobError::TooManyJobs(_)
             | JobError::PairsBelongToMatches
-            | JobError::TooManyWatched => invalid(error.to_string()),
+            | JobError::TooManyWatched
+            | JobError::BadEngines(_) => invalid(error.to_string()),
             JobError::UnknownJob(_) => not_found(&error),
             JobError::Quarantined(_) => quarantined(&error),
         }
@@ -167,6 +168,7 @@ impl From<MatchError> for Status {
             MatchError::Store(error) => error.into(),
             MatchError::PairsOutOfRange(_)
             | MatchError::AccuracyStonesOutOfRange(_)
+            | MatchError::EngineNeedsTimeLimit(_)
             | MatchError::Page(_) => invalid(error.to_string()),
             MatchError::NotFound(_) | MatchError::NoTournament { .. } => not_found(&error),
         }

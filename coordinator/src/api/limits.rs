@@ -56,6 +56,7 @@ fn a_full_page_of_match_games_is_well_below_the_cap() {
         white: player(),
         moves: moves(),
         result: "black".into(),
+        ..v2::MatchGame::default()
     };
     let page = v2::MatchStatusResponse {
         a: player(),

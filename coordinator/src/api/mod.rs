@@ -14,7 +14,9 @@ pub mod untrusted;
 
 use std::sync::Arc;
 
-use pentago::{DIFFICULTY_LABELS, OpeningSource, Player, Position, Sprt, Theme, UctConfig};
+use pentago::{
+    DIFFICULTY_LABELS, OpeningSource, Player, Position, Sprt, Theme, TimeLimit, UctConfig,
+};
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
 use tokio_stream::wrappers::ReceiverStream;
@@ -24,7 +26,8 @@ use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
 use crate::identity::{ResultId, WorkerId};
 use crate::ingest::{Submission, Submitted};
-use crate::jobs::{DEFAULT_WORKERS_PAGE, WorkerPage};
+use crate::jobs::engines::check_engines;
+use crate::jobs::{DEFAULT_WORKERS_PAGE, JobError, WorkerPage};
 use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec, TournamentEntry};
 use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleFilter};
 use auth::{Credentials, Guarded};
@@ -151,10 +154,18 @@ impl CoordinatorApi for Service {
 
     async fn hello(&self, request: Request<v2::HelloRequest>) -> Answer<v2::HelloResponse> {
         let r = request.get_ref();
-        let terms =
-            self.coordinator
-                .jobs
-                .hello(&WorkerId::parse(&r.worker_id)?, &r.name, r.threads)?;
+        let engines = check_engines(
+            r.engines
+                .iter()
+                .map(|e| (e.name.as_str(), e.version.as_str())),
+        )
+        .map_err(JobError::from)?;
+        let terms = self.coordinator.jobs.hello_with_engines(
+            &WorkerId::parse(&r.worker_id)?,
+            &r.name,
+            r.threads,
+            engines,
+        )?;
         Ok(Response::new(v2::HelloResponse {
             lease_seconds: terms.lease.as_secs().max(1) as u32,
             heartbeat_seconds: terms.heartbeat.as_secs().max(1) as u32,
@@ -302,6 +313,10 @@ impl CoordinatorApi for Service {
             },
             seed: r.seed,
             accuracy_stones: (r.accuracy_stones != 0).then_some(r.accuracy_stones),
+            time: match r.time_limit.as_str() {
+                "" => None,
+                text => Some(parse::<TimeLimit>("time limit", text)?),
+            },
             tournament: match (r.tournament_kind.as_str(), r.tournament_id) {
                 ("", 0) => None,
                 ("", _) => {

@@ -172,6 +172,7 @@ mod tests {
                         a: Some(v2::Accuracy { moves: counts[0] as u32, drops: counts[1] as u32 }),
                         b: None,
                     }),
+                    notes: Vec::new(),
                 }),
             ];
             for job in &jobs {

@@ -2,6 +2,7 @@
 //! clients and the other services queue and cancel jobs. Queued and leased jobs live in the
 //! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
 
+pub mod engines;
 mod failure;
 pub mod registry;
 mod scheduler;
@@ -28,6 +29,7 @@ use crate::metrics::{LeaseEvent, Metrics};
 use crate::offload::blocking;
 use crate::seed::job_seed;
 use crate::store::{Store, StoreError};
+use engines::{BadEngines, WorkerEngines};
 pub use failure::FailureError;
 use registry::RegistryFull;
 pub(crate) use scheduler::{Active, NotLeased};
@@ -66,6 +68,9 @@ pub enum JobError {
     /// The worker is quarantined.
     #[error("worker {0} is quarantined: cross-checks caught it twice with a wrong exact claim")]
     Quarantined(String),
+    /// The engines a worker announced cannot be taken.
+    #[error(transparent)]
+    BadEngines(#[from] BadEngines),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -237,13 +242,27 @@ impl JobQueue {
         name: &str,
         threads: u32,
     ) -> Result<LeaseTerms, JobError> {
+        self.hello_with_engines(worker_id, name, threads, WorkerEngines::new())
+    }
+
+    /// [`JobQueue::hello`] from a worker that runs these external engines (checked with
+    /// [`engines::check_engines`]): it may then take game pairs between them.
+    pub fn hello_with_engines(
+        &self,
+        worker_id: &WorkerId,
+        name: &str,
+        threads: u32,
+        engines: WorkerEngines,
+    ) -> Result<LeaseTerms, JobError> {
         let id = worker_id.as_str();
         let name = worker_name(name).map_err(JobError::BadWorkerName)?;
+        let engine_count = engines.len();
         let info = WorkerInfo {
             name: name.to_owned(),
             threads,
             last_seen: self.clock.now(),
             results: 0,
+            engines,
         };
         let evicted = self.scheduler().join_worker(id, info);
         let evicted = match evicted {
@@ -259,7 +278,7 @@ impl JobQueue {
             tracing::debug!(worker = %evicted, "registry full: the longest-silent worker evicted");
         }
         // Peer text is logged escaped (`?`), so a name cannot forge a log line.
-        tracing::info!(worker = %id, name = ?name, threads, "worker joined");
+        tracing::info!(worker = %id, name = ?name, threads, engines = engine_count, "worker joined");
         Ok(LeaseTerms {
             lease: self.settings.lease_duration,
             heartbeat: self.settings.heartbeat_interval,
@@ -426,6 +445,11 @@ impl JobQueue {
             .into_iter()
             .filter_map(|id| scheduler.task(id).map(|task| (id, task.clone())))
             .collect()
+    }
+
+    /// Whether some known worker runs each of the external engines `names` (true for none).
+    pub(crate) fn someone_runs(&self, names: &[&str]) -> bool {
+        engines::someone_runs(names, self.scheduler().workers().engines())
     }
 
     /// Those of `job_ids` that are no longer queued or leased, found under one lock of the
@@ -627,6 +651,7 @@ mod tests {
             a: pentago::Player::Random,
             b: pentago::Player::Random,
             accuracy_stones: None,
+            time: None,
         };
         assert!(matches!(
             queue.submit(vec![pair]).await,

@@ -21,6 +21,8 @@ pub struct WorkerInfo {
     pub last_seen: Instant,
     /// Results it had applied.
     pub results: u64,
+    /// The external engines it runs.
+    pub engines: super::engines::WorkerEngines,
 }
 
 /// Default bound on known workers: far above any real cluster (hundreds of machines), far
@@ -78,6 +80,11 @@ impl Registry {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.workers.is_empty()
+    }
+
+    /// The engines of every known worker.
+    pub fn engines(&self) -> impl Iterator<Item = &super::engines::WorkerEngines> {
+        self.workers.values().map(|info| &info.engines)
     }
 
     /// Workers whose last call was at `since` or later.
@@ -198,6 +205,7 @@ mod tests {
             threads: 1,
             last_seen: at,
             results: 0,
+            engines: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use pentago::Position;
 use pentagrid_proto::Task;
 
+use super::engines::{WorkerEngines, can_run};
 pub use super::registry::WorkerInfo;
 use super::registry::{Registry, RegistryFull};
 use crate::job::{Job, JobState};
@@ -131,8 +132,14 @@ impl Scheduler {
         mut lease_ids: impl FnMut() -> Option<u64>,
     ) -> Vec<(u64, Active)> {
         let mut granted = Vec::new();
-        // Jobs this worker may not take (cross-checks of its own claims) keep their places.
+        // Jobs this worker may not take (cross-checks of its own claims, game pairs between
+        // engines it does not run) keep their places.
         let mut passed_over = Vec::new();
+        let none = WorkerEngines::new();
+        let engines = self
+            .workers
+            .get(worker_id)
+            .map_or(&none, |info| &info.engines);
         while granted.len() < max {
             let Some(job_id) = self.queue.pop_front() else {
                 break;
@@ -145,6 +152,7 @@ impl Scheduler {
                 .excluded_workers
                 .iter()
                 .any(|w| w == worker_id)
+                || !can_run(&active.task, engines)
             {
                 passed_over.push(job_id);
                 continue;
@@ -576,6 +584,7 @@ mod tests {
                 threads: 1,
                 last_seen: t0,
                 results: 0,
+                engines: Default::default(),
             };
             s.workers.join(id, info, HashSet::new).unwrap();
         }

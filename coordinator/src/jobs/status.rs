@@ -48,6 +48,8 @@ pub struct WorkerSnapshot {
     pub since_seen: Duration,
     /// Times a cross-check showed its claim wrong.
     pub flags: u32,
+    /// The external engines it runs, with their versions.
+    pub engines: super::engines::WorkerEngines,
 }
 
 /// Job counts and workers.
@@ -102,6 +104,7 @@ impl JobQueue {
                 results: info.results,
                 since_seen: now.saturating_duration_since(info.last_seen),
                 flags: 0,
+                engines: info.engines.clone(),
             })
             .collect();
         let worker_count = scheduler.workers().len() as u64;

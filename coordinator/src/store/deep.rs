@@ -133,7 +133,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Applied, ResultEffect, StoredJob};
+    use crate::job::{Job, JobState};
+    use crate::store::{Applied, ResultEffect};
 
     fn leaf(text: &str) -> Position {
         text.parse::<Position>().unwrap().canonical().position
@@ -151,7 +152,7 @@ mod tests {
                 deep_leaves: vec![(key(&a), Value::Win)],
                 ..ResultEffect::default()
             };
-            let done = StoredJob::default();
+            let done = Job::in_state(JobState::Done);
             assert_eq!(
                 store.apply(1, &done, "r1", &first).unwrap(),
                 Applied::Applied

@@ -67,6 +67,10 @@ pub struct StoredMatch {
     /// The tournament's kind (text form: `round-robin`, `gauntlet`); empty for none.
     #[prost(string, tag = "18")]
     pub tournament_kind: String,
+    /// The wall-clock time limit of every game (text form); empty: the players' own budgets
+    /// (and matches stored before time limits existed read so).
+    #[prost(string, tag = "19")]
+    pub time_limit: String,
 }
 
 /// One player's moves judged against perfect play and, of those, the moves that dropped the

@@ -56,7 +56,9 @@ pub use deep::StoredDeepSolve;
 pub use manifest::{ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use puzzles::CandidateCounts;
-pub use records::{CandidateState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals};
+pub use records::{
+    CandidateState, StoredBuild, StoredForfeit, StoredGame, StoredJob, StoredTask, Totals,
+};
 pub use results::{Applied, Flag, PairEffect, ResultEffect};
 pub use table::{Counts, Table};
 

@@ -5,7 +5,7 @@
 //! happens to equal the one `pentagrid.v1` job specs had, so databases written before the split
 //! read unchanged.)
 
-use pentago::{Player, Position, UctConfig};
+use pentago::{Player, Position, TimeLimit, UctConfig};
 use pentagrid_model::{FieldError, Task, parse_field};
 use thiserror::Error;
 
@@ -211,6 +211,10 @@ pub struct StoredPairTask {
     /// Judge moves from positions with at least this many stones against perfect play; 0: not.
     #[prost(uint32, tag = "6")]
     pub accuracy_stones: u32,
+    /// The wall-clock time limit (text form); empty: the players' own budgets (and pairs
+    /// stored before time limits existed read so).
+    #[prost(string, tag = "7")]
+    pub time_limit: String,
 }
 
 /// Puzzle candidates (position, source) and the longest mate looked for.
@@ -282,6 +286,7 @@ impl From<&Task> for StoredTask {
                 a,
                 b,
                 accuracy_stones,
+                time,
             } => StoredTaskKind::Pair(StoredPairTask {
                 match_id: *match_id,
                 pair: *pair,
@@ -289,6 +294,7 @@ impl From<&Task> for StoredTask {
                 a: a.to_string(),
                 b: b.to_string(),
                 accuracy_stones: accuracy_stones.unwrap_or(0),
+                time_limit: time.map(|t| t.to_string()).unwrap_or_default(),
             }),
             Task::Verify {
                 candidates,
@@ -351,6 +357,10 @@ impl TryFrom<&StoredTask> for Task {
                 a: parse_field::<Player>("player", &p.a)?,
                 b: parse_field::<Player>("player", &p.b)?,
                 accuracy_stones: (p.accuracy_stones != 0).then_some(p.accuracy_stones),
+                time: match p.time_limit.as_str() {
+                    "" => None,
+                    text => Some(parse_field::<TimeLimit>("time limit", text)?),
+                },
             },
             StoredTaskKind::Verify(v) => Task::Verify {
                 candidates: v
@@ -428,6 +438,57 @@ pub struct StoredGame {
     /// The players.
     #[prost(string, tag = "5")]
     pub white: String,
+    /// Refereed games that ended by a forfeit: who lost and why (absent otherwise, and in
+    /// games stored before forfeits existed).
+    #[prost(message, optional, tag = "6")]
+    pub forfeit: Option<StoredForfeit>,
+    /// The end of black's external engine's standard error (empty for built-in players).
+    #[prost(string, tag = "7")]
+    pub stderr_black: String,
+    /// The end of white's.
+    #[prost(string, tag = "8")]
+    pub stderr_white: String,
+}
+
+/// A forfeit as stored with its game.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredForfeit {
+    /// `black` or `white`.
+    #[prost(string, tag = "1")]
+    pub loser: String,
+    /// The reason's stable name (see [`pentagrid_model::LossReason`]).
+    #[prost(string, tag = "2")]
+    pub reason: String,
+    /// What happened, for people.
+    #[prost(string, tag = "3")]
+    pub detail: String,
+}
+
+impl From<&pentagrid_model::GameForfeit> for StoredForfeit {
+    fn from(forfeit: &pentagrid_model::GameForfeit) -> StoredForfeit {
+        StoredForfeit {
+            loser: forfeit.loser.name().to_owned(),
+            reason: forfeit.reason.name().to_owned(),
+            detail: forfeit.detail.clone(),
+        }
+    }
+}
+
+impl StoredForfeit {
+    /// The forfeit, if it reads back.
+    #[must_use]
+    pub fn read(&self) -> Option<pentagrid_model::GameForfeit> {
+        let loser = match self.loser.as_str() {
+            "black" => pentago::Color::Black,
+            "white" => pentago::Color::White,
+            _ => return None,
+        };
+        Some(pentagrid_model::GameForfeit {
+            loser,
+            reason: self.reason.parse().ok()?,
+            detail: self.detail.clone(),
+        })
+    }
 }
 
 /// Running totals, in the `meta` tree under `totals`.
@@ -509,6 +570,15 @@ mod tests {
             Task::Verify {
                 candidates: vec![(Position::START, "game 3 ply 0".into())],
                 max_moves: 3,
+            },
+            Task::Pair {
+                match_id: 4,
+                pair: 1,
+                opening: Position::START,
+                a: "engine:pg".parse().unwrap(),
+                b: Player::Random,
+                accuracy_stones: None,
+                time: Some("move:0.5".parse().unwrap()),
             },
             Task::Solve {
                 position: Position::START,

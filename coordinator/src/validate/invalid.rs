@@ -1,7 +1,7 @@
 //! Why a result is refused: one variant per refusal, with the data that shows it. Tests and
 //! callers match on the variants; the wire status is chosen in `api/errors.rs`.
 
-use pentago::{Move, PlayError, Position, Status};
+use pentago::{Color, Move, PlayError, Position, Status};
 use thiserror::Error;
 
 use super::MAX_RESULT_SECONDS;
@@ -102,6 +102,23 @@ pub enum InvalidResult {
         /// What the result says.
         reported: Status,
     },
+    /// A forfeit by a side that a built-in player played (only external engines forfeit).
+    #[error("a forfeit by {0}, a built-in player")]
+    ForfeitByBuiltIn(Color),
+    /// A forfeit after the game was already over.
+    #[error("a forfeit in a finished game ({0})")]
+    ForfeitedGameOver(Position),
+    /// A forfeited game whose result is not a win for the other side.
+    #[error("a forfeit by {loser} is a win for the other side, not {reported}")]
+    ForfeitResult {
+        /// Who forfeited.
+        loser: Color,
+        /// What the result says.
+        reported: Status,
+    },
+    /// Forfeits or engine output for a pair that was not refereed (it has no time limit).
+    #[error("game notes for a pair without a time limit")]
+    NotesUnrefereed,
     /// One game of a pair (`game` counted from 1) is wrong.
     #[error("game {game}: {error}")]
     PairGame {

@@ -5,18 +5,20 @@
 use std::collections::{BTreeMap, HashMap};
 
 mod deep;
+mod forfeit;
 mod invalid;
 
 use pentago::{
     Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
     game_points, judged_moves,
 };
-use pentagrid_proto::{Outcome, RejectionKind, Task, Verdict};
+use pentagrid_proto::{GameNote, Outcome, RejectionKind, Task, Verdict};
 
 pub use invalid::InvalidResult;
 
 use crate::store::{
-    CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, StoredGame, StoredPair, Table,
+    CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, StoredForfeit, StoredGame,
+    StoredPair, Table,
 };
 
 /// Validates `outcome` as the result of `task` and computes what it adds.
@@ -54,9 +56,14 @@ pub fn result_effect(
             }
             Ok(effect)
         }
-        (Task::Pair { .. }, Outcome::Pair { games, accuracy }) => {
-            pair_effect(task, job_id, games, accuracy.as_ref())
-        }
+        (
+            Task::Pair { .. },
+            Outcome::Pair {
+                games,
+                accuracy,
+                notes,
+            },
+        ) => pair_effect(task, job_id, games, accuracy.as_ref(), notes),
         (
             Task::Verify {
                 candidates,
@@ -326,13 +333,15 @@ fn check_accuracy(
     Ok(())
 }
 
-/// A pair result: both games legal and finished from the opening, A black first, with an
-/// accuracy report exactly when the job asked for one.
+/// A pair result: both games legal and finished from the opening (or, refereed, ended by an
+/// external engine's forfeit), A black first, with an accuracy report exactly when the job
+/// asked for one.
 fn pair_effect(
     task: &Task,
     job_id: u64,
     games: &[(Vec<Move>, Status); 2],
     accuracy: Option<&MatchAccuracy>,
+    notes: &[GameNote; 2],
 ) -> Result<ResultEffect, InvalidResult> {
     let Task::Pair {
         match_id,
@@ -341,10 +350,14 @@ fn pair_effect(
         a,
         b,
         accuracy_stones,
+        time,
     } = task
     else {
         return Err(InvalidResult::WrongKind);
     };
+    if time.is_none() && notes.iter().any(|note| !note.is_empty()) {
+        return Err(InvalidResult::NotesUnrefereed);
+    }
     let mut record = StoredPair {
         job_id,
         ..StoredPair::default()
@@ -353,19 +366,24 @@ fn pair_effect(
     for (index, ((moves, result), a_color)) in
         games.iter().zip([Color::Black, Color::White]).enumerate()
     {
-        replay(opening, moves, *result).map_err(|error| InvalidResult::PairGame {
+        let [black, white] = forfeit::players_of(index, a, b);
+        let note = &notes[index];
+        match &note.forfeit {
+            None => replay(opening, moves, *result).map(drop),
+            Some(lost) => forfeit::check_forfeited(opening, moves, *result, lost, [black, white]),
+        }
+        .map_err(|error| InvalidResult::PairGame {
             game: index + 1,
             error: Box::new(error),
         })?;
         a_points[index] = game_points(*result, a_color);
-        let (black, white) = if a_color == Color::Black {
-            (a, b)
-        } else {
-            (b, a)
-        };
+        let [stderr_black, stderr_white] = note.stderr.clone();
         record.games.push(StoredGame {
             black: black.to_string(),
             white: white.to_string(),
+            forfeit: note.forfeit.as_ref().map(StoredForfeit::from),
+            stderr_black,
+            stderr_white,
             ..stored_game(opening, moves, *result)
         });
     }

@@ -175,6 +175,7 @@ fn a_pair_accuracy_report_must_match_its_games() {
         a: Player::Random,
         b: Player::Random,
         accuracy_stones,
+        time: None,
     };
     let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
     let truth = MatchAccuracy {
@@ -185,6 +186,7 @@ fn a_pair_accuracy_report_must_match_its_games() {
     let outcome = |accuracy| Outcome::Pair {
         games: games.clone(),
         accuracy,
+        notes: Default::default(),
     };
     let effect = result_effect(&task(Some(20)), 3, &outcome(Some(truth))).unwrap();
     assert_eq!(effect.pair.unwrap().record.accuracy(), Some(truth));

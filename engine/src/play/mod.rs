@@ -15,4 +15,5 @@ pub(crate) mod rating;
 pub(crate) mod selfplay;
 pub(crate) mod sprt_stop;
 pub(crate) mod themes;
+pub(crate) mod time_limit;
 pub(crate) mod tournament;

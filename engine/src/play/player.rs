@@ -1,6 +1,7 @@
 //! Players that choose moves: a UCT engine, flat Monte Carlo, uniform random, or perfect play
-//! where the midsolver reaches. Their text forms (`uct:...`, `flat:playouts=N`, `random`,
-//! `perfect[:uct:...]`) name them in self-play and matches.
+//! where the midsolver reaches — or an external engine program by name (`engine:NAME`), which
+//! only a worker's referee can play. Their text forms (`uct:...`, `flat:playouts=N`, `random`,
+//! `perfect[:uct:...]`, `engine:NAME`) name them in self-play, matches and tournaments.
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,6 +34,23 @@ pub enum Player {
     /// Perfect play from [`crate::MID_MIN_STONES`] stones on (see [`perfect_move`]); before
     /// that, UCT with this configuration.
     Perfect(UctConfig),
+    /// An external engine program, by the name workers know it under (their own
+    /// configuration says what to run; see [`valid_engine_name`]). It plays only in matches,
+    /// under a worker's referee.
+    Engine(String),
+}
+
+/// Longest engine name.
+pub const MAX_ENGINE_NAME: usize = 64;
+
+/// Whether `name` is a valid engine name: 1 to [`MAX_ENGINE_NAME`] ASCII letters, digits, `_`,
+/// `-` or `.`.
+#[must_use]
+pub fn valid_engine_name(name: &str) -> bool {
+    (1..=MAX_ENGINE_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Why a player text could not be read.
@@ -44,9 +62,15 @@ pub enum ParsePlayerError {
     /// A bad `flat:` configuration.
     #[error("bad flat player {0:?}: expected flat:playouts=N with N from 1 to 10^9")]
     Flat(String),
+    /// A bad engine name.
+    #[error(
+        "bad engine player {0:?}: expected engine:NAME, NAME 1 to 64 letters, digits, _, - or ."
+    )]
+    Engine(String),
     /// Not a known player.
     #[error(
-        "unknown player {0:?}: expected uct[:...], flat:playouts=N, random or perfect[:uct...]"
+        "unknown player {0:?}: expected uct[:...], flat:playouts=N, random, perfect[:uct...] \
+         or engine:NAME"
     )]
     Unknown(String),
 }
@@ -76,6 +100,12 @@ impl FromStr for Player {
         if let Some(rest) = s.strip_prefix("perfect:") {
             return Ok(Player::Perfect(rest.parse()?));
         }
+        if let Some(name) = s.strip_prefix("engine:") {
+            if !valid_engine_name(name) {
+                return Err(ParsePlayerError::Engine(crate::excerpt(s)));
+            }
+            return Ok(Player::Engine(name.to_owned()));
+        }
         Err(ParsePlayerError::Unknown(crate::excerpt(s)))
     }
 }
@@ -87,6 +117,7 @@ impl fmt::Display for Player {
             Player::Flat { playouts } => write!(f, "flat:playouts={playouts}"),
             Player::Random => f.write_str("random"),
             Player::Perfect(config) => write!(f, "perfect:{config}"),
+            Player::Engine(name) => write!(f, "engine:{name}"),
         }
     }
 }
@@ -106,12 +137,29 @@ impl TryFrom<String> for Player {
 }
 
 impl Player {
+    /// The external engine's name, or `None` for a built-in player.
+    #[must_use]
+    pub fn engine(&self) -> Option<&str> {
+        match self {
+            Player::Engine(name) => Some(name),
+            _ => None,
+        }
+    }
+
     /// The player's move in an ongoing `position`; `seed` makes it reproducible, `threads` is the
     /// number of UCT trees (on the current rayon pool).
+    ///
+    /// # Panics
+    /// For an external engine ([`Player::Engine`]), which only a worker's referee can play:
+    /// every place that takes players from outside keeps engines out of self-play and
+    /// in-process matches (see [`Player::engine`]).
     #[must_use]
     pub fn choose(&self, position: &Position, seed: u64, threads: usize) -> Move {
         debug_assert!(!position.is_over());
         match self {
+            Player::Engine(name) => {
+                panic!("external engine {name:?} can only play under a worker's referee")
+            }
             Player::Uct(config) => uct_move(position, config, seed, threads),
             Player::Perfect(config) => {
                 perfect_move(position).unwrap_or_else(|| uct_move(position, config, seed, threads))
@@ -199,12 +247,27 @@ mod tests {
             "uct:k=0.7,playouts=300",
             "perfect",
             "perfect:uct:playouts=50",
+            "engine:morat-1.2_x",
         ] {
             let player: Player = text.parse().unwrap();
             assert_eq!(player.to_string().parse::<Player>().unwrap(), player);
         }
         assert!("flat:playouts=0".parse::<Player>().is_err());
         assert!("alphabeta".parse::<Player>().is_err());
+        for bad in [
+            "engine:",
+            "engine:a b",
+            "engine:a=b",
+            &format!("engine:{}", "n".repeat(65)),
+        ] {
+            assert!(
+                matches!(bad.parse::<Player>(), Err(ParsePlayerError::Engine(_))),
+                "{bad}"
+            );
+        }
+        let engine: Player = "engine:pg".parse().unwrap();
+        assert_eq!(engine.engine(), Some("pg"));
+        assert_eq!(Player::Random.engine(), None);
     }
 
     #[test]

@@ -40,6 +40,23 @@ pub struct MatchDetail {
     /// A's and B's accuracy against perfect play over the stored pairs (null when the match
     /// does not measure it).
     accuracy: Option<AccuracyInfo>,
+    /// Every game's wall-clock time limit (null: the players' own budgets).
+    time_limit: Option<String>,
+    /// Why a running match cannot go on (null when it can).
+    waiting: Option<String>,
+    /// Stored games that ended by an external engine's forfeit.
+    forfeits: Vec<ForfeitInfo>,
+}
+
+#[derive(Serialize)]
+struct ForfeitInfo {
+    pair: u64,
+    /// 1 or 2.
+    game: usize,
+    loser: &'static str,
+    /// The reason's stable name (`illegal`, `hang`, …).
+    reason: &'static str,
+    detail: String,
 }
 
 #[derive(Serialize)]
@@ -158,6 +175,19 @@ impl MatchDetail {
             llr: llr(score, record.sprt.as_ref()),
             history: history(record),
             accuracy: record.accuracy.as_ref().map(AccuracyInfo::of),
+            time_limit: Some(record.time_limit.clone()).filter(|t| !t.is_empty()),
+            waiting: record.waiting.as_ref().map(ToString::to_string),
+            forfeits: record
+                .forfeits
+                .iter()
+                .map(|(pair, game, forfeit)| ForfeitInfo {
+                    pair: *pair,
+                    game: *game,
+                    loser: forfeit.loser.name(),
+                    reason: forfeit.reason.name(),
+                    detail: forfeit.detail.clone(),
+                })
+                .collect(),
         }
     }
 }
@@ -254,6 +284,9 @@ mod tests {
             decided_after: 0,
             score,
             pair_points,
+            time_limit: String::new(),
+            waiting: None,
+            forfeits: Vec::new(),
             accuracy: None,
             tournament_id: 0,
             tournament_kind: String::new(),

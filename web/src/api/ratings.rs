@@ -227,6 +227,9 @@ mod tests {
             decided_after: 0,
             score: MatchScore::from_counts(wins, 0, 4 - wins, &[]),
             pair_points: Vec::new(),
+            time_limit: String::new(),
+            waiting: None,
+            forfeits: Vec::new(),
             accuracy: None,
             tournament_id,
             tournament_kind: if tournament_id == 0 {

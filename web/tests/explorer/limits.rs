@@ -100,6 +100,7 @@ async fn the_cluster_page_answers_with_ten_thousand_workers() {
                     worker_id: format!("{i:0>200}"),
                     name: "n".repeat(100),
                     threads: 1,
+                    engines: Vec::new(),
                 };
                 tokio::spawn(async move { client.hello(request).await })
             })

@@ -3,6 +3,7 @@
 //! dialects, and the referee that plays games between them and built-in players.
 
 mod dialect;
+mod pair;
 mod process;
 mod referee;
 
@@ -12,10 +13,11 @@ use std::str::FromStr;
 use thiserror::Error;
 
 pub use dialect::{BadMove, Dialect, ParseDialectError, morat_move, parse_morat_move};
+pub use pair::{EngineSettings, EngineStartError, IDENTIFY_TIMEOUT, PairError, RefereedPair};
+pub use pentago::{ParseTimeLimitError, TimeLimit};
 pub use process::{EngineProcess, MAX_ANSWER_LINE, ProcessError, STDERR_KEPT};
 pub use referee::{
-    Contestant, ExternalEngine, Forfeit, ForfeitReason, ParseTimeLimitError, RefereeError,
-    RefereeOptions, RefereedGame, TimeLimit,
+    Contestant, ExternalEngine, Forfeit, ForfeitReason, RefereeError, RefereeOptions, RefereedGame,
 };
 
 /// A program and its arguments.
@@ -40,8 +42,7 @@ pub struct EngineSpec {
     pub command: EngineCommand,
 }
 
-/// Longest engine name.
-pub const MAX_ENGINE_NAME: usize = 64;
+pub use pentago::{MAX_ENGINE_NAME, valid_engine_name};
 
 /// An engine text that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -58,15 +59,6 @@ pub enum ParseEngineSpecError {
     /// Nothing to run.
     #[error("engine {0:?} has no command")]
     NoCommand(String),
-}
-
-/// Whether `name` is a valid engine name.
-#[must_use]
-pub fn valid_engine_name(name: &str) -> bool {
-    (1..=MAX_ENGINE_NAME).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 impl FromStr for EngineSpec {
@@ -98,6 +90,30 @@ impl FromStr for EngineSpec {
     }
 }
 
+/// A line of an engines file that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("line {line}: {error}")]
+pub struct EnginesFileError {
+    /// The line, from 1.
+    pub line: usize,
+    /// What is wrong with it.
+    pub error: ParseEngineSpecError,
+}
+
+/// The engines of an engines file: one [`EngineSpec`] per line; empty lines and lines
+/// starting with `#` are skipped.
+pub fn parse_engines_file(text: &str) -> Result<Vec<EngineSpec>, EnginesFileError> {
+    text.lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .map(|(line, text)| {
+            text.parse()
+                .map_err(|error| EnginesFileError { line, error })
+        })
+        .collect()
+}
+
 impl fmt::Display for EngineSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.name)?;
@@ -115,6 +131,17 @@ impl fmt::Display for EngineSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engines_files_skip_comments_and_name_the_bad_line() {
+        let specs =
+            parse_engines_file("# engines\n\npg=pentagrid gtp\n  m:morat=/opt/m -t 1\n").unwrap();
+        assert_eq!(specs.len(), 2);
+        assert_eq!(specs[1].to_string(), "m:morat=/opt/m -t 1");
+        let error = parse_engines_file("pg=pentagrid gtp\n# x\nbroken\n").unwrap_err();
+        assert_eq!(error.line, 3);
+        assert!(matches!(error.error, ParseEngineSpecError::Form(_)));
+    }
 
     #[test]
     fn engine_specs_parse_and_print() {

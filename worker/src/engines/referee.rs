@@ -3,86 +3,16 @@
 //! engines on the wall clock. An engine that plays an illegal move, answers out of the
 //! framing, crashes, hangs or overruns its time loses the game, with the reason recorded.
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use pentago::{
-    Budget, Clock, Color, GameRecord, Move, Player, Position, SafetyMargin, Status, TimeControl,
+    Budget, Clock, Color, GameRecord, Move, Player, Position, SafetyMargin, Status, TimeLimit,
     moves_reaching, splitmix64, think_time,
 };
 use thiserror::Error;
 
 use super::process::{EngineProcess, ProcessError};
 use super::{Dialect, EngineSpec};
-
-/// A game's time limit on the wall clock. Text form (stable): `move:SECONDS` (the same time
-/// for every move) or `game:BASE+INCREMENT` (a clock per player).
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum TimeLimit {
-    /// Seconds per move.
-    PerMove(f64),
-    /// Seconds per game and seconds added after each move.
-    Increment {
-        /// The clock at the start.
-        base: f64,
-        /// Added after each move.
-        increment: f64,
-    },
-}
-
-/// A time limit text that does not parse.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error(
-    "bad time limit {0:?}: expected move:SECONDS or game:BASE+INCREMENT (seconds above 0, \
-     at most 86400)"
-)]
-pub struct ParseTimeLimitError(pub String);
-
-impl FromStr for TimeLimit {
-    type Err = ParseTimeLimitError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let bad = || ParseTimeLimitError(pentago::excerpt(text));
-        let seconds = |s: &str, zero_ok: bool| {
-            s.parse::<f64>()
-                .ok()
-                .filter(|t| (*t > 0.0 || (zero_ok && *t == 0.0)) && *t <= 86_400.0)
-                .ok_or_else(bad)
-        };
-        match text.split_once(':') {
-            Some(("move", s)) => Ok(TimeLimit::PerMove(seconds(s, false)?)),
-            Some(("game", clock)) => {
-                let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
-                Ok(TimeLimit::Increment {
-                    base: seconds(base, false)?,
-                    increment: seconds(increment, true)?,
-                })
-            }
-            _ => Err(bad()),
-        }
-    }
-}
-
-impl fmt::Display for TimeLimit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TimeLimit::PerMove(s) => write!(f, "move:{s}"),
-            TimeLimit::Increment { base, increment } => write!(f, "game:{base}+{increment}"),
-        }
-    }
-}
-
-impl TimeLimit {
-    /// The same as a time control.
-    #[must_use]
-    pub fn control(self) -> TimeControl {
-        match self {
-            TimeLimit::PerMove(seconds) => TimeControl::PerMove { seconds },
-            TimeLimit::Increment { base, increment } => TimeControl::Increment { base, increment },
-        }
-    }
-}
 
 /// How the referee runs games.
 #[derive(Clone, Debug)]
@@ -207,6 +137,9 @@ pub enum RefereeError {
 pub struct ExternalEngine {
     spec: EngineSpec,
     process: Option<EngineProcess>,
+    /// Standard error of processes stopped since it was last taken (a hung or crashed
+    /// engine's last words belong to the game it lost).
+    stopped_stderr: String,
 }
 
 impl ExternalEngine {
@@ -216,6 +149,7 @@ impl ExternalEngine {
         ExternalEngine {
             spec,
             process: None,
+            stopped_stderr: String::new(),
         }
     }
 
@@ -231,9 +165,11 @@ impl ExternalEngine {
         self.process.is_some()
     }
 
-    /// Stops the process (it is killed).
+    /// Stops the process (it is killed), keeping what it wrote to standard error.
     pub fn stop(&mut self) {
-        self.process = None;
+        if let Some(process) = self.process.take() {
+            self.stopped_stderr.push_str(&process.take_stderr());
+        }
     }
 
     /// Starts the engine if it is not running and asks for its `name` and `version`, as
@@ -297,11 +233,12 @@ impl ExternalEngine {
         }
     }
 
-    fn take_stderr(&self) -> String {
-        self.process
-            .as_ref()
-            .map(EngineProcess::take_stderr)
-            .unwrap_or_default()
+    fn take_stderr(&mut self) -> String {
+        let mut text = std::mem::take(&mut self.stopped_stderr);
+        if let Some(process) = &self.process {
+            text.push_str(&process.take_stderr());
+        }
+        text
     }
 }
 
@@ -380,7 +317,7 @@ impl RefereeOptions {
         let forfeit = self
             .run(&mut sides, &mut game, &opening, seed, threads)
             .err();
-        let stderr = sides.each_ref().map(|side| match side {
+        let stderr = sides.each_mut().map(|side| match side {
             Contestant::Engine(engine) => engine.take_stderr(),
             Contestant::BuiltIn(_) => String::new(),
         });
@@ -600,41 +537,6 @@ impl Contestant<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn time_limits_parse_and_print() {
-        for (text, limit) in [
-            ("move:0.5", TimeLimit::PerMove(0.5)),
-            (
-                "game:60+1",
-                TimeLimit::Increment {
-                    base: 60.0,
-                    increment: 1.0,
-                },
-            ),
-            (
-                "game:30",
-                TimeLimit::Increment {
-                    base: 30.0,
-                    increment: 0.0,
-                },
-            ),
-        ] {
-            assert_eq!(text.parse::<TimeLimit>(), Ok(limit));
-            assert_eq!(limit.to_string().parse::<TimeLimit>(), Ok(limit));
-        }
-        for bad in [
-            "0.5",
-            "move:0",
-            "move:-1",
-            "move:nan",
-            "game:+1",
-            "game:10+x",
-            "hour:1",
-        ] {
-            assert!(bad.parse::<TimeLimit>().is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn built_in_players_play_a_game_under_the_referee() {

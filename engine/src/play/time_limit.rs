@@ -1,0 +1,121 @@
+//! A game's time limit on the wall clock, as matches between engine programs set it: a fixed
+//! time per move, or a clock per player with an increment.
+
+use std::fmt;
+use std::str::FromStr;
+
+use thiserror::Error;
+
+use crate::play::clock::TimeControl;
+
+/// A game's time limit on the wall clock. Text form (stable, stored with matches): `move:SECONDS`
+/// (the same time for every move) or `game:BASE+INCREMENT` (a clock per player).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum TimeLimit {
+    /// Seconds per move.
+    PerMove(f64),
+    /// Seconds per game and seconds added after each move.
+    Increment {
+        /// The clock at the start.
+        base: f64,
+        /// Added after each move.
+        increment: f64,
+    },
+}
+
+/// Longest time a limit may name, in seconds (a day).
+pub const MAX_LIMIT_SECONDS: f64 = 86_400.0;
+
+/// A time limit text that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "bad time limit {0:?}: expected move:SECONDS or game:BASE+INCREMENT (seconds above 0, \
+     at most 86400)"
+)]
+pub struct ParseTimeLimitError(pub String);
+
+impl FromStr for TimeLimit {
+    type Err = ParseTimeLimitError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || ParseTimeLimitError(crate::excerpt(text));
+        let seconds = |s: &str, zero_ok: bool| {
+            s.parse::<f64>()
+                .ok()
+                .filter(|t| (*t > 0.0 || (zero_ok && *t == 0.0)) && *t <= MAX_LIMIT_SECONDS)
+                .ok_or_else(bad)
+        };
+        match text.split_once(':') {
+            Some(("move", s)) => Ok(TimeLimit::PerMove(seconds(s, false)?)),
+            Some(("game", clock)) => {
+                let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
+                Ok(TimeLimit::Increment {
+                    base: seconds(base, false)?,
+                    increment: seconds(increment, true)?,
+                })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for TimeLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeLimit::PerMove(s) => write!(f, "move:{s}"),
+            TimeLimit::Increment { base, increment } => write!(f, "game:{base}+{increment}"),
+        }
+    }
+}
+
+impl TimeLimit {
+    /// The same as a time control.
+    #[must_use]
+    pub fn control(self) -> TimeControl {
+        match self {
+            TimeLimit::PerMove(seconds) => TimeControl::PerMove { seconds },
+            TimeLimit::Increment { base, increment } => TimeControl::Increment { base, increment },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_limits_parse_and_print() {
+        for (text, limit) in [
+            ("move:0.5", TimeLimit::PerMove(0.5)),
+            (
+                "game:60+1",
+                TimeLimit::Increment {
+                    base: 60.0,
+                    increment: 1.0,
+                },
+            ),
+            (
+                "game:30",
+                TimeLimit::Increment {
+                    base: 30.0,
+                    increment: 0.0,
+                },
+            ),
+        ] {
+            assert_eq!(text.parse::<TimeLimit>(), Ok(limit));
+            assert_eq!(limit.to_string().parse::<TimeLimit>(), Ok(limit));
+        }
+        for bad in [
+            "0.5",
+            "move:0",
+            "move:-1",
+            "move:nan",
+            "move:86401",
+            "game:+1",
+            "game:10+x",
+            "hour:1",
+        ] {
+            assert!(bad.parse::<TimeLimit>().is_err(), "{bad}");
+        }
+    }
+}

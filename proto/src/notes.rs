@@ -1,0 +1,137 @@
+//! Wire forms of what refereed games leave besides their moves: forfeits with their typed
+//! reasons, and the engines' standard error.
+
+use pentago::Color;
+use pentagrid_model::{GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES};
+
+use crate::errors::ConversionError;
+use crate::v2;
+
+/// The wire form of a loss reason.
+#[must_use]
+pub fn loss_reason_to_wire(reason: LossReason) -> v2::LossReason {
+    match reason {
+        LossReason::Spawn => v2::LossReason::Spawn,
+        LossReason::Crash => v2::LossReason::Crash,
+        LossReason::Hang => v2::LossReason::Hang,
+        LossReason::Time => v2::LossReason::Time,
+        LossReason::Malformed => v2::LossReason::Malformed,
+        LossReason::Illegal => v2::LossReason::Illegal,
+        LossReason::Refused => v2::LossReason::Refused,
+        LossReason::Resigned => v2::LossReason::Resigned,
+    }
+}
+
+/// A loss reason from its wire number.
+pub fn loss_reason_of_wire(number: i32) -> Result<LossReason, ConversionError> {
+    Ok(match v2::LossReason::try_from(number) {
+        Ok(v2::LossReason::Spawn) => LossReason::Spawn,
+        Ok(v2::LossReason::Crash) => LossReason::Crash,
+        Ok(v2::LossReason::Hang) => LossReason::Hang,
+        Ok(v2::LossReason::Time) => LossReason::Time,
+        Ok(v2::LossReason::Malformed) => LossReason::Malformed,
+        Ok(v2::LossReason::Illegal) => LossReason::Illegal,
+        Ok(v2::LossReason::Refused) => LossReason::Refused,
+        Ok(v2::LossReason::Resigned) => LossReason::Resigned,
+        Ok(v2::LossReason::Unspecified) | Err(_) => {
+            return Err(ConversionError(format!("unknown loss reason {number}")));
+        }
+    })
+}
+
+/// The wire form of a forfeit.
+#[must_use]
+pub fn forfeit_to_wire(forfeit: &GameForfeit) -> v2::GameForfeit {
+    v2::GameForfeit {
+        loser: forfeit.loser.name().to_owned(),
+        reason: loss_reason_to_wire(forfeit.reason) as i32,
+        detail: forfeit.detail.clone(),
+    }
+}
+
+/// A forfeit from the wire, checked.
+pub fn forfeit_of_wire(forfeit: &v2::GameForfeit) -> Result<GameForfeit, ConversionError> {
+    Ok(GameForfeit {
+        loser: colour_of_wire(&forfeit.loser)?,
+        reason: loss_reason_of_wire(forfeit.reason)?,
+        detail: bounded("forfeit detail", &forfeit.detail)?,
+    })
+}
+
+/// The wire form of a game's note.
+#[must_use]
+pub fn note_to_wire(note: &GameNote) -> v2::GameNote {
+    let [stderr_black, stderr_white] = note.stderr.clone();
+    v2::GameNote {
+        forfeit: note.forfeit.as_ref().map(forfeit_to_wire),
+        stderr_black,
+        stderr_white,
+    }
+}
+
+/// A game's note from the wire, checked (texts within [`MAX_NOTE_BYTES`]).
+pub fn note_of_wire(note: &v2::GameNote) -> Result<GameNote, ConversionError> {
+    Ok(GameNote {
+        forfeit: note.forfeit.as_ref().map(forfeit_of_wire).transpose()?,
+        stderr: [
+            bounded("stderr", &note.stderr_black)?,
+            bounded("stderr", &note.stderr_white)?,
+        ],
+    })
+}
+
+fn colour_of_wire(text: &str) -> Result<Color, ConversionError> {
+    match text {
+        "black" => Ok(Color::Black),
+        "white" => Ok(Color::White),
+        other => Err(ConversionError(format!(
+            "bad colour {:?}: expected black or white",
+            pentago::excerpt(other)
+        ))),
+    }
+}
+
+fn bounded(what: &str, text: &str) -> Result<String, ConversionError> {
+    if text.len() > MAX_NOTE_BYTES {
+        return Err(ConversionError(format!(
+            "{what} of {} bytes is over the {MAX_NOTE_BYTES} bytes kept",
+            text.len()
+        )));
+    }
+    Ok(text.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_round_trip_and_bad_ones_are_refused() {
+        for reason in LossReason::ALL {
+            let note = GameNote {
+                forfeit: Some(GameForfeit {
+                    loser: Color::White,
+                    reason,
+                    detail: "illegal move \"a1-1R\"".into(),
+                }),
+                stderr: [String::new(), "thinking\n".into()],
+            };
+            assert_eq!(note_of_wire(&note_to_wire(&note)), Ok(note));
+        }
+        let mut wire = note_to_wire(&GameNote::default());
+        wire.stderr_white = "x".repeat(MAX_NOTE_BYTES + 1);
+        assert!(note_of_wire(&wire).is_err());
+        let bad = v2::GameForfeit {
+            loser: "white".into(),
+            reason: 99,
+            detail: String::new(),
+        };
+        assert!(forfeit_of_wire(&bad).is_err());
+        let bad = v2::GameForfeit {
+            loser: "green".into(),
+            reason: v2::LossReason::Hang as i32,
+            detail: String::new(),
+        };
+        assert!(forfeit_of_wire(&bad).is_err());
+    }
+}
