@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pentago::{DeepLimits, DeepSolver, Position, SolveLimits, Solver, Value};
-use pentagrid_coordinator::store::{JobState, Store};
+use pentagrid_coordinator::JobState;
+use pentagrid_coordinator::store::Store;
 use pentagrid_coordinator::{
     Coordinator, CoordinatorSettings, Credentials, CrossCheckSettings, Grant, JobSettings,
     ManualClock, Role, serve,
@@ -87,6 +88,7 @@ impl Server {
             worker_id: id.into(),
             name: id.into(),
             threads: 1,
+            engines: Vec::new(),
         };
         client.hello(hello).await.unwrap();
         TestWorker {
@@ -266,12 +268,14 @@ fn local_value(position: &Position, leaf_stones: u32) -> i8 {
 fn stored_leaf_jobs(store: &Store) -> (HashMap<u64, usize>, usize) {
     let mut carried = HashMap::new();
     let mut done = 0;
-    for job in store.load_jobs().unwrap() {
-        let task = job
-            .task
-            .or_else(|| Task::try_from(job.record.task.as_ref()?).ok());
+    for (id, job) in store.load_jobs().unwrap() {
+        // A finished job loads without its task: read it on its own.
+        let task = match job.task {
+            Some(task) => Some(task),
+            None => store.job(id).unwrap().and_then(|stored| stored.task),
+        };
         if let Some(Task::DeepLeaves { leaves, .. }) = task {
-            if JobState::from_stored(job.record.state) == JobState::Done {
+            if job.state == JobState::Done {
                 done += 1;
             }
             for leaf in leaves {
