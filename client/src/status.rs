@@ -1,11 +1,13 @@
 //! The coordinator's status in the client's own types: jobs by state, the workers it knows,
-//! the workers cross-checks caught, and what its database holds. Read with
+//! the workers cross-checks caught, what its database holds and its solitaire totals. Read with
 //! [`crate::jobs::status`]; the explorer serves [`ClusterStatus`] as its `/cluster` answer, so
 //! its serialized fields are the explorer's API (stable; the fields marked `skip` are not
 //! served).
 
 use pentagrid_proto::v2;
 use serde::Serialize;
+
+use crate::solitaire::SolitaireTotals;
 
 /// Jobs by state, workers and stored totals.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -24,6 +26,10 @@ pub struct ClusterStatus {
     /// Every worker ever flagged by a cross-check, connected or not, by id.
     #[serde(skip)]
     pub flagged_workers: Vec<FlaggedWorker>,
+    /// Solitaire results per (variant, player), in the coordinator's order (the explorer
+    /// serves them as `/solitaire`); entries this client cannot read are left out.
+    #[serde(skip)]
+    pub solitaire: Vec<SolitaireTotals>,
 }
 
 /// Jobs by state.
@@ -132,6 +138,11 @@ impl From<v2::StatusResponse> for ClusterStatus {
                     last_reason: w.last_reason,
                 })
                 .collect(),
+            solitaire: s
+                .solitaire
+                .iter()
+                .filter_map(SolitaireTotals::of_wire)
+                .collect(),
         }
     }
 }
@@ -171,6 +182,14 @@ mod tests {
             }],
             worker_count: 0,
             next_workers_after: String::new(),
+            solitaire: vec![v2::SolitaireTotals {
+                variant: "computer".into(),
+                player: "strategy".into(),
+                deals: 2,
+                wins: 1,
+                cards: 52 + 30,
+                cards_squared: 52 * 52 + 30 * 30,
+            }],
         };
         let status = ClusterStatus::from(wire);
         assert_eq!(
@@ -199,6 +218,12 @@ mod tests {
         );
         assert_eq!(status.quarantined, 14);
         assert_eq!(status.flagged_workers[0].last_reason, "a wrong value");
+        let solitaire = &status.solitaire[0];
+        assert_eq!(
+            (solitaire.player.as_str(), solitaire.deals, solitaire.wins),
+            ("strategy", 2, 1)
+        );
+        assert_eq!(solitaire.foundation_cards.mean, 41.0);
         // The explorer's `/cluster` answer: the served fields only.
         let served = serde_json::to_value(&status).unwrap();
         let mut keys: Vec<&str> = served

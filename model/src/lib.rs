@@ -8,5 +8,5 @@ mod outcome;
 mod task;
 
 pub use field::{FieldError, QUOTED_BYTES, parse_field, quote};
-pub use outcome::{Outcome, RejectionKind, Row, Verdict};
-pub use task::{MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Task};
+pub use outcome::{DealResult, Outcome, RejectionKind, Row, Verdict};
+pub use task::{MAX_JOB_PLAYOUTS, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Task};

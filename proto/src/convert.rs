@@ -4,8 +4,8 @@
 use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES, Move, Position, Puzzle, Status};
 
 use pentagrid_model::{
-    MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
-    parse_field,
+    DealResult, MAX_JOB_PLAYOUTS, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Outcome,
+    RejectionKind, Row, Task, Verdict, parse_field,
 };
 
 use crate::errors::ConversionError;
@@ -78,6 +78,7 @@ impl TryFrom<&v2::JobSpec> for Task {
             Some(v2::job_spec::Kind::Solve(v)) => Task::Solve {
                 position: parse_field("position", &v.position)?,
             },
+            Some(v2::job_spec::Kind::Solitaire(s)) => solitaire_of_wire(s)?,
             None => return Err(ConversionError("job has no kind".into())),
         };
         let positions: Vec<&Position> = match &task {
@@ -85,6 +86,7 @@ impl TryFrom<&v2::JobSpec> for Task {
             Task::Selfplay { start, .. } => vec![start],
             Task::Pair { opening, .. } => vec![opening],
             Task::Verify { candidates, .. } => candidates.iter().map(|(p, _)| p).collect(),
+            Task::Solitaire { .. } => vec![],
         };
         if let Some(over) = positions.into_iter().find(|p| p.is_over()) {
             return Err(ConversionError(format!(
@@ -93,6 +95,30 @@ impl TryFrom<&v2::JobSpec> for Task {
         }
         Ok(task)
     }
+}
+
+/// A solitaire job from the wire: a known variant and player, 1 to [`MAX_SOLITAIRE_DEALS`]
+/// deals that do not run past the last deal number.
+fn solitaire_of_wire(s: &v2::SolitaireSpec) -> Result<Task, ConversionError> {
+    let count = u64::from(s.deals);
+    if !(1..=MAX_SOLITAIRE_DEALS).contains(&count) {
+        return Err(ConversionError(format!(
+            "a solitaire job plays 1 to {MAX_SOLITAIRE_DEALS} deals, not {count}"
+        )));
+    }
+    let end = s.first_deal.checked_add(count).ok_or_else(|| {
+        ConversionError(format!(
+            "deals {} + {count} run past the last deal number {}",
+            s.first_deal,
+            u64::MAX
+        ))
+    })?;
+    Ok(Task::Solitaire {
+        variant: parse_field("variant", &s.variant)?,
+        player: parse_field("solitaire player", &s.player)?,
+        deals: s.first_deal..end,
+        seed: s.seed,
+    })
 }
 
 impl From<&Task> for v2::JobSpec {
@@ -146,6 +172,19 @@ impl From<&Task> for v2::JobSpec {
                     })
                     .collect(),
                 max_moves: *max_moves,
+            }),
+            Task::Solitaire {
+                variant,
+                player,
+                deals,
+                seed,
+            } => v2::job_spec::Kind::Solitaire(v2::SolitaireSpec {
+                variant: variant.to_string(),
+                player: player.to_string(),
+                first_deal: deals.start,
+                // Saturating: a task built in code with more deals is refused on the way in.
+                deals: u32::try_from(deals.end.saturating_sub(deals.start)).unwrap_or(u32::MAX),
+                seed: *seed,
             }),
         };
         v2::JobSpec { kind: Some(kind) }
@@ -266,6 +305,16 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     .map(verdict_of_wire)
                     .collect::<Result<_, _>>()?,
             },
+            v2::submit_request::Result::Solitaire(v) => Outcome::Solitaire {
+                deals: v
+                    .deals
+                    .iter()
+                    .map(|d| DealResult {
+                        won: d.won,
+                        foundation_cards: d.foundation_cards,
+                    })
+                    .collect(),
+            },
             // Read by the coordinator's edge before conversion: a failure carries no result.
             v2::submit_request::Result::Failure(_) => {
                 return Err(ConversionError("a job failure is not a result".into()));
@@ -305,6 +354,17 @@ impl From<&Outcome> for v2::submit_request::Result {
             Outcome::Verify { verdicts } => v2::submit_request::Result::Verify(v2::VerifyResult {
                 verdicts: verdicts.iter().map(verdict_to_wire).collect(),
             }),
+            Outcome::Solitaire { deals } => {
+                v2::submit_request::Result::Solitaire(v2::SolitaireResult {
+                    deals: deals
+                        .iter()
+                        .map(|d| v2::SolitaireDeal {
+                            won: d.won,
+                            foundation_cards: d.foundation_cards,
+                        })
+                        .collect(),
+                })
+            }
         }
     }
 }
@@ -349,6 +409,12 @@ mod tests {
                 b: Player::Random,
                 accuracy_stones: Some(22),
             },
+            Task::Solitaire {
+                variant: pentago::calculation::Variant::Superman,
+                player: "uct:playouts=100,k=1".parse().unwrap(),
+                deals: 7..1007,
+                seed: 3,
+            },
         ];
         for task in tasks {
             let wire = v2::JobSpec::from(&task);
@@ -364,6 +430,18 @@ mod tests {
                 b: "random".into(),
                 accuracy_stones: stones,
                 ..v2::PairSpec::default()
+            })),
+        }
+    }
+
+    fn solitaire(variant: &str, player: &str, first_deal: u64, deals: u32) -> v2::JobSpec {
+        v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::Solitaire(v2::SolitaireSpec {
+                variant: variant.into(),
+                player: player.into(),
+                first_deal,
+                deals,
+                seed: 1,
             })),
         }
     }
@@ -389,6 +467,12 @@ mod tests {
             (v2::JobSpec { kind: None }, "no kind"),
             (pair_asking_accuracy(17), "accuracy_stones"),
             (pair_asking_accuracy(36), "accuracy_stones"),
+            (solitaire("standard", "strategy", 0, 0), "1 to 1000 deals"),
+            (solitaire("standard", "strategy", 0, 1001), "1 to 1000 deals"),
+            (solitaire("standard", "strategy", u64::MAX, 1), "past the last"),
+            (solitaire("classic", "strategy", 0, 1), "bad variant"),
+            (solitaire("standard", "uct:playouts=0", 0, 1), "bad solitaire player"),
+            (solitaire("standard", "bogo", 0, 1), "bad solitaire player"),
         ] {
             let error = Task::try_from(&spec).unwrap_err();
             assert!(error.0.contains(needle), "{error} lacks {needle}");
@@ -430,5 +514,19 @@ mod tests {
                 .0
                 .contains("2 games")
         );
+        let deals = Outcome::Solitaire {
+            deals: vec![
+                DealResult {
+                    won: true,
+                    foundation_cards: 52,
+                },
+                DealResult {
+                    won: false,
+                    foundation_cards: 17,
+                },
+            ],
+        };
+        let wire = v2::submit_request::Result::from(&deals);
+        assert_eq!(Outcome::try_from(&wire).unwrap(), deals);
     }
 }

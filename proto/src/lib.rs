@@ -20,7 +20,8 @@ pub use client::{Client, ClientAuth, ConnectError, connect};
 pub use connections::{ConnectionLimits, LimitsError};
 pub use errors::{ConversionError, error_status, reason_of};
 pub use pentagrid_model::{
-    MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict,
+    DealResult, MAX_JOB_PLAYOUTS, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Outcome,
+    RejectionKind, Row, Task, Verdict,
 };
 pub use states::{
     accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts,

@@ -8,7 +8,8 @@
 //! `candidates` (canonical position key → one [`CandidateState`] byte), `proven`, `builds` and
 //! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
-//! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]).
+//! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]),
+//! `solitaire` (solitaire deals and their totals, see [`solitaire`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -33,6 +34,7 @@ pub mod match_records;
 mod puzzles;
 pub mod records;
 mod results;
+pub mod solitaire;
 pub mod table;
 
 use std::collections::BTreeMap;
@@ -55,6 +57,7 @@ pub use records::{
     CandidateState, JobState, StoredBuild, StoredGame, StoredJob, StoredTask, Totals,
 };
 pub use results::{Applied, Flag, PairEffect, ResultEffect};
+pub use solitaire::{DealResult, SolitaireEffect, SolitaireTotals};
 pub use table::{Counts, Table};
 
 /// A storage failure.
@@ -162,6 +165,7 @@ pub struct Store {
     quarantine: sled::Tree,
     claims: sled::Tree,
     flagged_workers: sled::Tree,
+    solitaire: sled::Tree,
     /// How many puzzles are stored (they are never removed), raised after each commit.
     stored_puzzles: AtomicU64,
     /// The candidates tree's counts by state.
@@ -273,6 +277,7 @@ impl Store {
             quarantine: db.open_tree("quarantine")?,
             claims: db.open_tree("claims")?,
             flagged_workers: db.open_tree("flagged_workers")?,
+            solitaire: db.open_tree("solitaire")?,
             manifest: Arc::new(manifest::Keeper::new(path)),
             db,
         })

@@ -11,6 +11,7 @@ use sled::transaction::{
 };
 
 use super::puzzles::{StateChange, set_candidate};
+use super::solitaire::{SolitaireEffect, add_deals};
 use super::{
     CandidateState, JobState, ProvenTable, Store, StoreError, StoredClaim, StoredFlags, StoredGame,
     StoredJob, StoredMatch, StoredPair, TOTALS, Table, Totals, abort, add_count, book, corrupt,
@@ -51,6 +52,8 @@ pub struct ResultEffect {
     pub new_jobs: Vec<(u64, StoredJob)>,
     /// Workers a cross-check showed wrong (one flag each).
     pub flags: Vec<Flag>,
+    /// Solitaire deals played, for solitaire results.
+    pub solitaire: Option<SolitaireEffect>,
 }
 
 /// A worker a cross-check showed wrong, and what it got wrong.
@@ -125,6 +128,7 @@ impl Store {
             &self.meta,
             &self.claims,
             &self.flagged_workers,
+            &self.solitaire,
         );
         let writing = self.writing();
         let committed = trees.transaction(|trees| {
@@ -136,6 +140,9 @@ impl Store {
             let mut totals = totals_in(trees.meta)?;
             add_tables(&trees, job_id, effect, &mut totals)?;
             let (candidate_changes, new_puzzles) = add_checks(&trees, effect)?;
+            if let Some(played) = &effect.solitaire {
+                add_deals(trees.solitaire, played)?;
+            }
             add_count(&mut totals.playouts, effect.playout_count, "playout total")?;
             add_count(&mut totals.results, 1, "result total")?;
             trees.meta.insert(TOTALS, totals.encode_to_vec())?;
@@ -174,10 +181,12 @@ struct ResultTrees<'a> {
     meta: &'a TransactionalTree,
     claims: &'a TransactionalTree,
     flagged_workers: &'a TransactionalTree,
+    solitaire: &'a TransactionalTree,
 }
 
 /// The transaction's trees, in the order [`Store::apply`] lists them.
 type TreeTuple = (
+    TransactionalTree,
     TransactionalTree,
     TransactionalTree,
     TransactionalTree,
@@ -207,6 +216,7 @@ impl<'a> ResultTrees<'a> {
             meta,
             claims,
             flagged_workers,
+            solitaire,
         ) = trees;
         ResultTrees {
             jobs,
@@ -221,6 +231,7 @@ impl<'a> ResultTrees<'a> {
             meta,
             claims,
             flagged_workers,
+            solitaire,
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 mod invalid;
+mod solitaire;
 
 use pentago::{
     Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
@@ -64,6 +65,15 @@ pub fn result_effect(
             Outcome::Verify { verdicts },
         ) => verify_effect(candidates, *max_moves, verdicts),
         (Task::Solve { position }, Outcome::Solve { moves }) => solve_effect(position, moves),
+        (
+            Task::Solitaire {
+                variant,
+                player,
+                deals,
+                ..
+            },
+            Outcome::Solitaire { deals: results },
+        ) => solitaire::solitaire_effect(*variant, player, deals, results),
         _ => Err(InvalidResult::WrongKind),
     }
 }

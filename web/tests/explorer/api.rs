@@ -537,7 +537,7 @@ async fn every_documented_route_answers_and_nothing_writes() {
 #[tokio::test]
 async fn pages_and_assets_are_served_from_the_binary() {
     let base = &fixture().base;
-    for page in ["/", "/puzzles", "/matches", "/ratings", "/cluster"] {
+    for page in ["/", "/puzzles", "/matches", "/ratings", "/cluster", "/solitaire"] {
         let answer = get(&format!("{base}{page}")).await;
         assert_eq!(answer.status, 200, "{page}");
         assert!(answer.content_type.starts_with("text/html"), "{page}");

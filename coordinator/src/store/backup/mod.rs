@@ -30,7 +30,7 @@ pub use writer::BackupWriter;
 use super::{Store, StoreError, corrupt};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 15] = [
+pub const TREES: [&str; 16] = [
     "jobs",
     "results",
     "playouts",
@@ -46,6 +46,7 @@ pub const TREES: [&str; 15] = [
     "quarantine",
     "claims",
     "flagged_workers",
+    "solitaire",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -100,6 +101,7 @@ impl Store {
             "quarantine" => &self.quarantine,
             "claims" => &self.claims,
             "flagged_workers" => &self.flagged_workers,
+            "solitaire" => &self.solitaire,
             _ => return None,
         })
     }
