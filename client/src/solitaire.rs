@@ -194,15 +194,15 @@ mod tests {
             ranges(&plan("uct:playouts=100000", 0..25)),
             [0..10, 10..20, 20..25]
         );
-        assert_eq!(ranges(&plan("flat:playouts=1000000000", 3..5)), [3..4, 4..5]);
+        assert_eq!(
+            ranges(&plan("flat:playouts=1000000000", 3..5)),
+            [3..4, 4..5]
+        );
         // The last deal numbers: no job runs past them.
         let top = u64::MAX - 150..u64::MAX;
         assert_eq!(
             ranges(&plan("strategy", top)),
-            [
-                u64::MAX - 150..u64::MAX - 50,
-                u64::MAX - 50..u64::MAX
-            ]
+            [u64::MAX - 150..u64::MAX - 50, u64::MAX - 50..u64::MAX]
         );
     }
 
@@ -211,7 +211,10 @@ mod tests {
         let reversed = Range { start: 6, end: 5 };
         for deals in [5..5, reversed, 0..MAX_CAMPAIGN_DEALS + 1, 0..u64::MAX] {
             assert!(
-                matches!(plan("random", deals.clone()).tasks(), Err(ClientError::Invalid(_))),
+                matches!(
+                    plan("random", deals.clone()).tasks(),
+                    Err(ClientError::Invalid(_))
+                ),
                 "{deals:?}"
             );
         }
@@ -228,7 +231,10 @@ mod tests {
             cards_squared: cards * cards,
         };
         let good = SolitaireTotals::of_wire(&wire("superman", 1, 1, 52)).unwrap();
-        assert_eq!((good.variant, good.deals, good.wins), (Variant::Superman, 1, 1));
+        assert_eq!(
+            (good.variant, good.deals, good.wins),
+            (Variant::Superman, 1, 1)
+        );
         assert_eq!(good.foundation_cards.mean, 52.0);
         for bad in [
             wire("klondike", 1, 0, 10),

@@ -19,6 +19,7 @@ use crate::metrics::{Metrics, MetricsSnapshot, SizeGauges};
 use crate::puzzles::PuzzleMiner;
 use crate::settings::CoordinatorSettings;
 use crate::store::backup::{BackupError, BackupSnapshot};
+use crate::store::solitaire::MAX_LISTED_TOTALS;
 use crate::store::{SolitaireTotals, Store, StoreError, StoreSizes, Totals};
 
 /// Job counts, workers and stored totals.
@@ -132,7 +133,7 @@ impl Coordinator {
             totals: self.store.totals()?,
             jobs: self.jobs.status_page(page),
             flagged: flagged_workers(&self.store)?,
-            solitaire: self.store.solitaire_totals()?,
+            solitaire: self.store.solitaire_totals(MAX_LISTED_TOTALS)?,
         })
     }
 

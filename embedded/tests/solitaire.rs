@@ -6,9 +6,7 @@
 use std::ops::Range;
 
 use pentago::calculation::{BenchSummary, Player, Variant, bench};
-use pentagrid_client::solitaire::{
-    SolitairePlan, SolitaireTotals, solitaire_campaign, totals_of,
-};
+use pentagrid_client::solitaire::{SolitairePlan, SolitaireTotals, solitaire_campaign, totals_of};
 use pentagrid_client::{ClientError, jobs};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
@@ -28,7 +26,12 @@ fn plan(variant: Variant, player: &str, deals: Range<u64>) -> SolitairePlan {
 /// `totals` are exactly what the engine's bench makes of the same deals.
 fn assert_same(totals: &SolitaireTotals, expected: &BenchSummary) {
     assert_eq!(
-        (totals.deals, totals.wins, totals.success, totals.foundation_cards),
+        (
+            totals.deals,
+            totals.wins,
+            totals.success,
+            totals.foundation_cards
+        ),
         (
             expected.deals,
             expected.wins,

@@ -468,10 +468,19 @@ mod tests {
             (pair_asking_accuracy(17), "accuracy_stones"),
             (pair_asking_accuracy(36), "accuracy_stones"),
             (solitaire("standard", "strategy", 0, 0), "1 to 1000 deals"),
-            (solitaire("standard", "strategy", 0, 1001), "1 to 1000 deals"),
-            (solitaire("standard", "strategy", u64::MAX, 1), "past the last"),
+            (
+                solitaire("standard", "strategy", 0, 1001),
+                "1 to 1000 deals",
+            ),
+            (
+                solitaire("standard", "strategy", u64::MAX, 1),
+                "past the last",
+            ),
             (solitaire("classic", "strategy", 0, 1), "bad variant"),
-            (solitaire("standard", "uct:playouts=0", 0, 1), "bad solitaire player"),
+            (
+                solitaire("standard", "uct:playouts=0", 0, 1),
+                "bad solitaire player",
+            ),
             (solitaire("standard", "bogo", 0, 1), "bad solitaire player"),
         ] {
             let error = Task::try_from(&spec).unwrap_err();

@@ -21,7 +21,8 @@ async function load() {
     el("th", { class: "num" }, "deals"), el("th", { class: "num" }, "won"),
     el("th", { class: "num" }, "success (95% interval)"),
     el("th", { class: "num" }, "foundation cards (95% interval)")));
-  const body = el("tbody", {}, result.totals.map((t) => el("tr", {},
+  const body = el("tbody", {}, result.totals.map((t) => el("tr",
+    { "data-variant": t.variant, "data-player": t.player },
     el("td", {}, t.variant), el("td", { class: "mono" }, t.player),
     el("td", { class: "num" }, t.deals), el("td", { class: "num" }, t.wins),
     el("td", { class: "num" },

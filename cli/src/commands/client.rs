@@ -218,7 +218,11 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         outln!("solitaire {} (variant, player) pairs", s.solitaire.len());
         for totals in &s.solitaire {
             let mut line = Vec::new();
-            let label = format!("  {:<8} {:<28}", totals.variant, output::peer(&totals.player));
+            let label = format!(
+                "  {:<8} {:<28}",
+                totals.variant,
+                output::peer(&totals.player)
+            );
             super::solitaire::write_totals(&mut line, &label, totals)?;
             out!("{}", String::from_utf8_lossy(&line));
         }

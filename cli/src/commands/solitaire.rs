@@ -140,7 +140,10 @@ fn parse_range(text: &str) -> Result<Range<u64>, String> {
     let end: u64 = end.parse().map_err(|_| bad())?;
     let end = if inclusive {
         end.checked_add(1).ok_or_else(|| {
-            format!("a range ends at deal {} at most (write {start}..{end})", end - 1)
+            format!(
+                "a range ends at deal {} at most (write {start}..{end})",
+                end - 1
+            )
         })?
     } else {
         end
@@ -288,11 +291,7 @@ fn run_campaign(args: &CampaignArgs, out: &mut dyn Write) -> Result<()> {
 
 /// One line of a (variant, player)'s totals: deals, success rate and mean cards with their 95%
 /// intervals.
-pub fn write_totals(
-    out: &mut dyn Write,
-    label: &str,
-    s: &SolitaireTotals,
-) -> std::io::Result<()> {
+pub fn write_totals(out: &mut dyn Write, label: &str, s: &SolitaireTotals) -> std::io::Result<()> {
     let pct = |x: f64| 100.0 * x;
     writeln!(
         out,

@@ -17,6 +17,10 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use super::{Store, StoreError, abort, corrupt};
 
+/// Most (variant, player) totals a status lists (the first in key order): at about 50 bytes
+/// each, far below the wire's message cap, however many players an admin tries.
+pub const MAX_LISTED_TOTALS: usize = 1_000;
+
 /// Deals a (variant, player) has played, each counted once.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SolitaireTotals {
@@ -147,11 +151,14 @@ pub(super) fn add_deals(
 }
 
 impl Store {
-    /// Every (variant, player) with solitaire results and its totals, in key order (variant,
-    /// then player text by length and bytes).
-    pub fn solitaire_totals(&self) -> Result<Vec<(Variant, String, SolitaireTotals)>, StoreError> {
+    /// The first `limit` (variant, player) pairs with solitaire results, with their totals, in
+    /// key order (variant, then player text by length and bytes).
+    pub fn solitaire_totals(
+        &self,
+        limit: usize,
+    ) -> Result<Vec<(Variant, String, SolitaireTotals)>, StoreError> {
         let mut out = Vec::new();
-        for entry in self.solitaire.scan_prefix([TOTAL]) {
+        for entry in self.solitaire.scan_prefix([TOTAL]).take(limit) {
             let (key, value) = entry?;
             let bad = || corrupt("solitaire totals", "bad key or value");
             let variant = key
@@ -255,7 +262,7 @@ mod tests {
         {
             let store = Store::open(dir.path()).unwrap();
             assert!(
-                store.solitaire_totals().unwrap().is_empty(),
+                store.solitaire_totals(10).unwrap().is_empty(),
                 "absent tree: empty"
             );
             let add = |e: &SolitaireEffect| {
@@ -271,7 +278,7 @@ mod tests {
             store.flush_blocking().unwrap();
         }
         let store = Store::open(dir.path()).unwrap();
-        let totals = store.solitaire_totals().unwrap();
+        let totals = store.solitaire_totals(10).unwrap();
         assert_eq!(
             totals,
             [(

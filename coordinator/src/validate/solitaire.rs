@@ -89,12 +89,27 @@ mod tests {
         .unwrap()
         .solitaire
         .unwrap();
-        assert_eq!((effect.variant, effect.player.as_str()), (Variant::Standard, "strategy"));
+        assert_eq!(
+            (effect.variant, effect.player.as_str()),
+            (Variant::Standard, "strategy")
+        );
         assert_eq!(
             effect.deals,
             [
-                (10, DealResult { won: true, foundation_cards: 52 }),
-                (11, DealResult { won: false, foundation_cards: 4 }),
+                (
+                    10,
+                    DealResult {
+                        won: true,
+                        foundation_cards: 52
+                    }
+                ),
+                (
+                    11,
+                    DealResult {
+                        won: false,
+                        foundation_cards: 4
+                    }
+                ),
             ]
         );
         // The computer variant lays nothing out: no card up is a possible end.
@@ -106,11 +121,17 @@ mod tests {
         let refused = |outcome: &Outcome| result_effect(&task(Variant::Standard), 1, outcome);
         assert_eq!(
             refused(&deals(&[(true, 52)])).unwrap_err(),
-            InvalidResult::DealCount { results: 1, deals: 2 }
+            InvalidResult::DealCount {
+                results: 1,
+                deals: 2
+            }
         );
         assert_eq!(
             refused(&deals(&[(true, 52); 3])).unwrap_err(),
-            InvalidResult::DealCount { results: 3, deals: 2 }
+            InvalidResult::DealCount {
+                results: 3,
+                deals: 2
+            }
         );
         for (bad, deal, won, cards) in [
             (deals(&[(true, 51), (false, 4)]), 10, true, 51),
