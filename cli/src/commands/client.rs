@@ -220,7 +220,7 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             let mut line = Vec::new();
             let label = format!(
                 "  {:<8} {:<28}",
-                totals.variant,
+                totals.variant.to_string(),
                 output::peer(&totals.player)
             );
             super::solitaire::write_totals(&mut line, &label, totals)?;
