@@ -5,13 +5,12 @@
 
 use std::ops::Range;
 
-use pentago::WinRate;
-use pentago::calculation::{Mean, Player, Variant, summarise};
-use pentagrid_proto::{Client, MAX_SOLITAIRE_DEALS, Task, v2};
-use serde::Serialize;
+use pentago::calculation::{Player, Variant};
+use pentagrid_proto::{Client, MAX_SOLITAIRE_DEALS, Task};
 
 use crate::error::{ClientError, Result};
 use crate::jobs::{self, JobsOutcome, JobsProgress, run_jobs};
+pub use crate::status::SolitaireTotals;
 
 /// Most deals per job: small enough that a lost lease repeats little work and progress moves,
 /// large enough that the per-job overhead is small beside a fast player's deals.
@@ -82,43 +81,6 @@ impl SolitairePlan {
     }
 }
 
-/// A (variant, player)'s results over every deal the cluster has played with it, each deal
-/// counted once (serialized as the explorer's `/solitaire` answer lists them: stable).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SolitaireTotals {
-    /// The variant.
-    pub variant: Variant,
-    /// The player's canonical text form (as `Player`'s `Display` writes it).
-    pub player: String,
-    /// Deals played.
-    pub deals: u64,
-    /// Deals won.
-    pub wins: u64,
-    /// The success rate with its Wilson 95% interval.
-    pub success: WinRate,
-    /// Mean cards on the foundations at the end (counting any laid out at the start), with its
-    /// normal 95% interval.
-    pub foundation_cards: Mean,
-}
-
-impl SolitaireTotals {
-    /// The totals a status lists; `None` for an entry that does not read (an unknown variant
-    /// from a newer coordinator, sums no deals could make).
-    #[must_use]
-    pub fn of_wire(t: &v2::SolitaireTotals) -> Option<SolitaireTotals> {
-        let variant = t.variant.parse().ok()?;
-        let summary = summarise(t.deals, t.wins, t.cards, t.cards_squared, 0)?;
-        Some(SolitaireTotals {
-            variant,
-            player: t.player.clone(),
-            deals: summary.deals,
-            wins: summary.wins,
-            success: summary.success,
-            foundation_cards: summary.foundation_cards,
-        })
-    }
-}
-
 /// What a campaign left: how its jobs ended, and the cluster's totals for its (variant,
 /// player) afterwards (over every deal it has played, in this campaign or before).
 #[derive(Clone, Debug)]
@@ -162,6 +124,7 @@ pub fn totals_of<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pentagrid_proto::v2;
 
     fn plan(player: &str, deals: Range<u64>) -> SolitairePlan {
         SolitairePlan {

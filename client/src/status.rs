@@ -4,10 +4,10 @@
 //! its serialized fields are the explorer's API (stable; the fields marked `skip` are not
 //! served).
 
+use pentago::WinRate;
+use pentago::calculation::{Mean, Variant, summarise};
 use pentagrid_proto::v2;
 use serde::Serialize;
-
-use crate::solitaire::SolitaireTotals;
 
 /// Jobs by state, workers and stored totals.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -92,6 +92,43 @@ pub struct FlaggedWorker {
     pub quarantined: bool,
     /// What it got wrong last, for people.
     pub last_reason: String,
+}
+
+/// A (variant, player)'s results over every deal the cluster has played with it, each deal
+/// counted once (serialized as the explorer's `/solitaire` answer lists them: stable).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SolitaireTotals {
+    /// The variant.
+    pub variant: Variant,
+    /// The player's canonical text form (as `Player`'s `Display` writes it).
+    pub player: String,
+    /// Deals played.
+    pub deals: u64,
+    /// Deals won.
+    pub wins: u64,
+    /// The success rate with its Wilson 95% interval.
+    pub success: WinRate,
+    /// Mean cards on the foundations at the end (counting any laid out at the start), with its
+    /// normal 95% interval.
+    pub foundation_cards: Mean,
+}
+
+impl SolitaireTotals {
+    /// The totals a status lists; `None` for an entry that does not read (an unknown variant
+    /// from a newer coordinator, sums no deals could make).
+    #[must_use]
+    pub fn of_wire(t: &v2::SolitaireTotals) -> Option<SolitaireTotals> {
+        let variant = t.variant.parse().ok()?;
+        let summary = summarise(t.deals, t.wins, t.cards, t.cards_squared, 0)?;
+        Some(SolitaireTotals {
+            variant,
+            player: t.player.clone(),
+            deals: summary.deals,
+            wins: summary.wins,
+            success: summary.success,
+            foundation_cards: summary.foundation_cards,
+        })
+    }
 }
 
 impl From<v2::StatusResponse> for ClusterStatus {
