@@ -22,6 +22,7 @@ pub mod health;
 pub mod jobs;
 pub mod matches;
 pub mod puzzles;
+pub mod solitaire;
 pub mod status;
 pub mod study;
 mod study_html;

@@ -1,9 +1,11 @@
 //! The coordinator's status in the client's own types: jobs by state, the workers it knows,
-//! the workers cross-checks caught, and what its database holds. Read with
+//! the workers cross-checks caught, what its database holds and its solitaire totals. Read with
 //! [`crate::jobs::status`]; the explorer serves [`ClusterStatus`] as its `/cluster` answer, so
 //! its serialized fields are the explorer's API (stable; the fields marked `skip` are not
 //! served).
 
+use pentago::WinRate;
+use pentago::calculation::{Mean, Variant, summarise};
 use pentagrid_proto::v2;
 use serde::Serialize;
 
@@ -24,6 +26,10 @@ pub struct ClusterStatus {
     /// Every worker ever flagged by a cross-check, connected or not, by id.
     #[serde(skip)]
     pub flagged_workers: Vec<FlaggedWorker>,
+    /// Solitaire results per (variant, player), in the coordinator's order (the explorer
+    /// serves them as `/solitaire`); entries this client cannot read are left out.
+    #[serde(skip)]
+    pub solitaire: Vec<SolitaireTotals>,
 }
 
 /// Jobs by state.
@@ -90,6 +96,43 @@ pub struct FlaggedWorker {
     pub last_reason: String,
 }
 
+/// A (variant, player)'s results over every deal the cluster has played with it, each deal
+/// counted once (serialized as the explorer's `/solitaire` answer lists them: stable).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SolitaireTotals {
+    /// The variant.
+    pub variant: Variant,
+    /// The player's canonical text form (as `Player`'s `Display` writes it).
+    pub player: String,
+    /// Deals played.
+    pub deals: u64,
+    /// Deals won.
+    pub wins: u64,
+    /// The success rate with its Wilson 95% interval.
+    pub success: WinRate,
+    /// Mean cards on the foundations at the end (counting any laid out at the start), with its
+    /// normal 95% interval.
+    pub foundation_cards: Mean,
+}
+
+impl SolitaireTotals {
+    /// The totals a status lists; `None` for an entry that does not read (an unknown variant
+    /// from a newer coordinator, sums no deals could make).
+    #[must_use]
+    pub fn of_wire(t: &v2::SolitaireTotals) -> Option<SolitaireTotals> {
+        let variant = t.variant.parse().ok()?;
+        let summary = summarise(t.deals, t.wins, t.cards, t.cards_squared, 0)?;
+        Some(SolitaireTotals {
+            variant,
+            player: t.player.clone(),
+            deals: summary.deals,
+            wins: summary.wins,
+            success: summary.success,
+            foundation_cards: summary.foundation_cards,
+        })
+    }
+}
+
 impl From<v2::StatusResponse> for ClusterStatus {
     fn from(s: v2::StatusResponse) -> ClusterStatus {
         // A coordinator from before the count was sent: what it listed is all it knows.
@@ -135,6 +178,11 @@ impl From<v2::StatusResponse> for ClusterStatus {
                     last_reason: w.last_reason,
                 })
                 .collect(),
+            solitaire: s
+                .solitaire
+                .iter()
+                .filter_map(SolitaireTotals::of_wire)
+                .collect(),
         }
     }
 }
@@ -178,6 +226,14 @@ mod tests {
             }],
             worker_count: 0,
             next_workers_after: String::new(),
+            solitaire: vec![v2::SolitaireTotals {
+                variant: "computer".into(),
+                player: "strategy".into(),
+                deals: 2,
+                wins: 1,
+                cards: 52 + 30,
+                cards_squared: 52 * 52 + 30 * 30,
+            }],
         };
         let status = ClusterStatus::from(wire);
         assert_eq!(
@@ -210,6 +266,12 @@ mod tests {
         );
         assert_eq!(status.quarantined, 14);
         assert_eq!(status.flagged_workers[0].last_reason, "a wrong value");
+        let solitaire = &status.solitaire[0];
+        assert_eq!(
+            (solitaire.player.as_str(), solitaire.deals, solitaire.wins),
+            ("strategy", 2, 1)
+        );
+        assert_eq!(solitaire.foundation_cards.mean, 41.0);
         // The explorer's `/cluster` answer: the served fields only.
         let served = serde_json::to_value(&status).unwrap();
         let mut keys: Vec<&str> = served

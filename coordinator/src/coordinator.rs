@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use pentago::calculation::Variant;
+
 use crate::book::Book;
 use crate::builder::BookBuilder;
 use crate::clock::{Clock, SystemClock};
@@ -18,7 +20,8 @@ use crate::metrics::{Metrics, MetricsSnapshot, SizeGauges};
 use crate::puzzles::PuzzleMiner;
 use crate::settings::CoordinatorSettings;
 use crate::store::backup::{BackupError, BackupSnapshot};
-use crate::store::{Store, StoreError, StoreSizes, Totals};
+use crate::store::solitaire::MAX_LISTED_TOTALS;
+use crate::store::{SolitaireTotals, Store, StoreError, StoreSizes, Totals};
 
 /// Job counts, workers and stored totals.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +32,8 @@ pub struct ClusterStatus {
     pub totals: Totals,
     /// Every worker a cross-check flagged, by id.
     pub flagged: Vec<FlaggedWorker>,
+    /// Solitaire totals per (variant, player's text form).
+    pub solitaire: Vec<(Variant, String, SolitaireTotals)>,
 }
 
 /// The coordinator's services.
@@ -132,6 +137,7 @@ impl Coordinator {
             totals: self.store.totals()?,
             jobs: self.jobs.status_page(page),
             flagged: flagged_workers(&self.store)?,
+            solitaire: self.store.solitaire_totals(MAX_LISTED_TOTALS)?,
         })
     }
 

@@ -12,5 +12,7 @@ pub use field::{FieldError, QUOTED_BYTES, parse_field, quote};
 pub use forfeit::{
     GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, ParseLossReasonError, clip_note,
 };
-pub use outcome::{Outcome, RejectionKind, Row, Verdict};
-pub use task::{MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Task};
+pub use outcome::{DealResult, Outcome, RejectionKind, Row, Verdict};
+pub use task::{
+    MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Task,
+};

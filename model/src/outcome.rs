@@ -61,6 +61,20 @@ pub enum Outcome {
         /// The values.
         values: Vec<Value>,
     },
+    /// How each deal of a solitaire job ended, in the job's order.
+    Solitaire {
+        /// The deals.
+        deals: Vec<DealResult>,
+    },
+}
+
+/// How one solitaire deal ended, as a worker reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DealResult {
+    /// All 52 cards reached the foundations.
+    pub won: bool,
+    /// Cards on the foundations at the end, counting any that started there.
+    pub foundation_cards: u32,
 }
 
 /// What a worker found for one puzzle candidate.

@@ -3,6 +3,9 @@
 
 #[cfg(doc)]
 use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES};
+use std::ops::Range;
+
+use pentago::calculation::{Player as SolitairePlayer, Variant};
 use pentago::{Player, Position, TimeLimit, UctConfig};
 
 /// Most playouts one analyse job may ask for.
@@ -70,17 +73,32 @@ pub enum Task {
         /// The leaves (canonical), 1 to [`MAX_DEEP_LEAVES`].
         leaves: Vec<Position>,
     },
+    /// Play deals `deals` of the card solitaire Calculation with `player`.
+    Solitaire {
+        /// The rules' variant.
+        variant: Variant,
+        /// The player.
+        player: SolitairePlayer,
+        /// The deals, 1 to [`MAX_SOLITAIRE_DEALS`] of them.
+        deals: Range<u64>,
+        /// Seed of the player's own random choices (the same for every deal of a campaign,
+        /// so that a deal's result does not depend on the job that played it).
+        seed: u64,
+    },
 }
 
 /// Most leaves one deep-leaves job may carry.
 pub const MAX_DEEP_LEAVES: usize = 256;
+
+/// Most deals one solitaire job may play.
+pub const MAX_SOLITAIRE_DEALS: u64 = 1_000;
 
 /// Most candidates one verify job may carry.
 pub const MAX_VERIFY_CANDIDATES: usize = 256;
 
 impl Task {
     /// The kind's stable name (`analyse`, `selfplay`, `pair`, `solve`, `verify`,
-    /// `deep_leaves`), as metrics label it.
+    /// `deep_leaves`, `solitaire`), as metrics label it.
     #[must_use]
     pub const fn kind(&self) -> &'static str {
         match self {
@@ -89,6 +107,7 @@ impl Task {
             Task::Pair { .. } => "pair",
             Task::Solve { .. } => "solve",
             Task::Verify { .. } => "verify",
+            Task::Solitaire { .. } => "solitaire",
             Task::DeepLeaves { .. } => "deep_leaves",
         }
     }

@@ -6,8 +6,8 @@ use pentago::{
 };
 
 use pentagrid_model::{
-    GameNote, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind,
-    Row, Task, Verdict, parse_field,
+    DealResult, GameNote, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_SOLITAIRE_DEALS,
+    MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task, Verdict, parse_field,
 };
 
 use crate::errors::ConversionError;
@@ -86,6 +86,7 @@ impl TryFrom<&v2::JobSpec> for Task {
                 position: parse_field("position", &v.position)?,
             },
             Some(v2::job_spec::Kind::DeepLeaves(d)) => deep_leaves_of_wire(d)?,
+            Some(v2::job_spec::Kind::Solitaire(s)) => solitaire_of_wire(s)?,
             None => return Err(ConversionError("job has no kind".into())),
         };
         if let Task::Pair { time: None, .. } = &task
@@ -101,6 +102,7 @@ impl TryFrom<&v2::JobSpec> for Task {
             Task::Pair { opening, .. } => vec![opening],
             Task::Verify { candidates, .. } => candidates.iter().map(|(p, _)| p).collect(),
             Task::DeepLeaves { leaves, .. } => leaves.iter().collect(),
+            Task::Solitaire { .. } => vec![],
         };
         if let Some(over) = positions.into_iter().find(|p| p.is_over()) {
             return Err(ConversionError(format!(
@@ -109,6 +111,30 @@ impl TryFrom<&v2::JobSpec> for Task {
         }
         Ok(task)
     }
+}
+
+/// A solitaire job from the wire: a known variant and player, 1 to [`MAX_SOLITAIRE_DEALS`]
+/// deals that do not run past the last deal number.
+fn solitaire_of_wire(s: &v2::SolitaireSpec) -> Result<Task, ConversionError> {
+    let count = u64::from(s.deals);
+    if !(1..=MAX_SOLITAIRE_DEALS).contains(&count) {
+        return Err(ConversionError(format!(
+            "a solitaire job plays 1 to {MAX_SOLITAIRE_DEALS} deals, not {count}"
+        )));
+    }
+    let end = s.first_deal.checked_add(count).ok_or_else(|| {
+        ConversionError(format!(
+            "deals {} + {count} run past the last deal number {}",
+            s.first_deal,
+            u64::MAX
+        ))
+    })?;
+    Ok(Task::Solitaire {
+        variant: parse_field("variant", &s.variant)?,
+        player: parse_field("solitaire player", &s.player)?,
+        deals: s.first_deal..end,
+        seed: s.seed,
+    })
 }
 
 impl From<&Task> for v2::JobSpec {
@@ -171,6 +197,19 @@ impl From<&Task> for v2::JobSpec {
                     leaves: leaves.iter().map(ToString::to_string).collect(),
                 })
             }
+            Task::Solitaire {
+                variant,
+                player,
+                deals,
+                seed,
+            } => v2::job_spec::Kind::Solitaire(v2::SolitaireSpec {
+                variant: variant.to_string(),
+                player: player.to_string(),
+                first_deal: deals.start,
+                // Saturating: a task built in code with more deals is refused on the way in.
+                deals: u32::try_from(deals.end.saturating_sub(deals.start)).unwrap_or(u32::MAX),
+                seed: *seed,
+            }),
         };
         v2::JobSpec { kind: Some(kind) }
     }
@@ -350,6 +389,16 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     })
                     .collect::<Result<_, ConversionError>>()?,
             },
+            v2::submit_request::Result::Solitaire(v) => Outcome::Solitaire {
+                deals: v
+                    .deals
+                    .iter()
+                    .map(|d| DealResult {
+                        won: d.won,
+                        foundation_cards: d.foundation_cards,
+                    })
+                    .collect(),
+            },
             // Read by the coordinator's edge before conversion: a failure carries no result.
             v2::submit_request::Result::Failure(_) => {
                 return Err(ConversionError("a job failure is not a result".into()));
@@ -403,6 +452,17 @@ impl From<&Outcome> for v2::submit_request::Result {
                     values: values
                         .iter()
                         .map(|v| value_to_wire(Some(*v)) as i32)
+                        .collect(),
+                })
+            }
+            Outcome::Solitaire { deals } => {
+                v2::submit_request::Result::Solitaire(v2::SolitaireResult {
+                    deals: deals
+                        .iter()
+                        .map(|d| v2::SolitaireDeal {
+                            won: d.won,
+                            foundation_cards: d.foundation_cards,
+                        })
                         .collect(),
                 })
             }
@@ -464,6 +524,12 @@ mod tests {
             Task::DeepLeaves {
                 solve_id: 4,
                 leaves: vec![leaf()],
+            },
+            Task::Solitaire {
+                variant: pentago::calculation::Variant::Superman,
+                player: "uct:playouts=100,k=1".parse().unwrap(),
+                deals: 7..1007,
+                seed: 3,
             },
         ];
         for task in tasks {
@@ -534,6 +600,18 @@ mod tests {
         }
     }
 
+    fn solitaire(variant: &str, player: &str, first_deal: u64, deals: u32) -> v2::JobSpec {
+        v2::JobSpec {
+            kind: Some(v2::job_spec::Kind::Solitaire(v2::SolitaireSpec {
+                variant: variant.into(),
+                player: player.into(),
+                first_deal,
+                deals,
+                seed: 1,
+            })),
+        }
+    }
+
     #[test]
     fn bad_jobs_are_refused_with_a_reason() {
         let analyse = |position: &str, config: &str, playouts| v2::JobSpec {
@@ -558,6 +636,21 @@ mod tests {
             (engine_pair(""), "needs a time limit"),
             (engine_pair("move:0"), "bad time limit"),
             (engine_selfplay(), "only in matches"),
+            (solitaire("standard", "strategy", 0, 0), "1 to 1000 deals"),
+            (
+                solitaire("standard", "strategy", 0, 1001),
+                "1 to 1000 deals",
+            ),
+            (
+                solitaire("standard", "strategy", u64::MAX, 1),
+                "past the last",
+            ),
+            (solitaire("classic", "strategy", 0, 1), "bad variant"),
+            (
+                solitaire("standard", "uct:playouts=0", 0, 1),
+                "bad solitaire player",
+            ),
+            (solitaire("standard", "bogo", 0, 1), "bad solitaire player"),
         ] {
             let error = Task::try_from(&spec).unwrap_err();
             assert!(error.0.contains(needle), "{error} lacks {needle}");
@@ -611,5 +704,19 @@ mod tests {
                 .0
                 .contains("2 games")
         );
+        let deals = Outcome::Solitaire {
+            deals: vec![
+                DealResult {
+                    won: true,
+                    foundation_cards: 52,
+                },
+                DealResult {
+                    won: false,
+                    foundation_cards: 17,
+                },
+            ],
+        };
+        let wire = v2::submit_request::Result::from(&deals);
+        assert_eq!(Outcome::try_from(&wire).unwrap(), deals);
     }
 }

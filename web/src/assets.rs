@@ -39,6 +39,7 @@ const ASSETS: &[Asset] = &[
     asset!("matches.js", JS),
     asset!("ratings.js", JS),
     asset!("cluster.js", JS),
+    asset!("solitaire.js", JS),
 ];
 
 /// The pages, by path.
@@ -48,6 +49,7 @@ const PAGES: &[(&str, Asset)] = &[
     ("/matches", asset!("matches.html", HTML)),
     ("/ratings", asset!("ratings.html", HTML)),
     ("/cluster", asset!("cluster.html", HTML)),
+    ("/solitaire", asset!("solitaire.html", HTML)),
 ];
 
 fn respond(asset: &Asset) -> Response {

@@ -9,6 +9,7 @@ use tonic::Code;
 
 pub use pentagrid_client::book::{BookRow, BookTables};
 pub use pentagrid_client::matches::{MatchRecord, MatchState};
+pub use pentagrid_client::solitaire::SolitaireTotals;
 pub use pentagrid_client::status::ClusterStatus;
 
 /// Why the coordinator could not answer a read.

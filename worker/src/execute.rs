@@ -1,10 +1,13 @@
 //! Running one job with the engine (blocking, on the worker's rayon pool).
 
+use std::ops::Range;
+
+use pentago::calculation::{Player as SolitairePlayer, Variant, play_deal};
 use pentago::{
     Budget, MatchAccuracy, Position, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits,
     Solver, UctConfig, Value, pair_accuracy, play_game, play_pair, search,
 };
-use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
+use pentagrid_proto::{DealResult, Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;
 
 use crate::engines::{EngineSettings, PairError, RefereedPair};
@@ -92,6 +95,14 @@ fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Optio
             max_moves,
         } => verify(candidates, *max_moves, seed, control),
         Task::DeepLeaves { leaves, .. } => deep_leaves(leaves, control),
+        // The task's own seed, not the job's: a deal's result is the same in every job that
+        // plays it, and the same as `pentagrid solitaire bench --seed` gives.
+        Task::Solitaire {
+            variant,
+            player,
+            deals,
+            seed,
+        } => solitaire(*variant, player, deals.clone(), *seed, control),
         Task::Pair {
             opening,
             a,
@@ -174,6 +185,30 @@ fn deep_leaves(leaves: &[Position], control: &SearchControl) -> Option<Outcome> 
         )
         .collect();
     Some(Outcome::DeepLeaves { values: values? })
+}
+
+/// How each deal ended, in order. Deals run side by side on the pool, one search thread each
+/// (as `pentagrid solitaire bench` plays them).
+fn solitaire(
+    variant: Variant,
+    player: &SolitairePlayer,
+    deals: Range<u64>,
+    seed: u64,
+    control: &SearchControl,
+) -> Option<Outcome> {
+    let results: Option<Vec<DealResult>> = deals
+        .into_par_iter()
+        .map(|deal| {
+            (!control.is_stopped()).then(|| {
+                let outcome = play_deal(variant, deal, player, seed, 1).outcome;
+                DealResult {
+                    won: outcome.won,
+                    foundation_cards: outcome.foundation_cards,
+                }
+            })
+        })
+        .collect();
+    Some(Outcome::Solitaire { deals: results? })
 }
 
 /// The verdicts on puzzle candidates, in their order.

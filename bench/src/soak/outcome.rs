@@ -6,7 +6,8 @@
 //! - pair and selfplay: uniformly random games from the start given, played to the end;
 //! - verify: "no mate" for every candidate (the soak does not search for mates; the
 //!   coordinator takes rejections as the worker's claim);
-//! - solve: not simulated (the soak's build solves nothing), so `None`.
+//! - solve: not simulated (the soak's build solves nothing), so `None`;
+//! - solitaire: not simulated (the soak queues none), so `None`.
 
 use pentago::{Move, Position, Status, seeded_rng};
 use pentagrid_proto::{Outcome, RejectionKind, Row, Task, Verdict};
@@ -38,7 +39,7 @@ pub fn simulate(task: &Task, seed: u64) -> Option<Outcome> {
         Task::Verify { candidates, .. } => Some(Outcome::Verify {
             verdicts: vec![Verdict::Rejected(RejectionKind::NoMate); candidates.len()],
         }),
-        Task::Solve { .. } | Task::DeepLeaves { .. } => None,
+        Task::Solve { .. } | Task::DeepLeaves { .. } | Task::Solitaire { .. } => None,
     }
 }
 

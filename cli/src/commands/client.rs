@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::cluster::Connection;
 use crate::input;
-use crate::output::{self, outln};
+use crate::output::{self, out, outln};
 
 /// Queue jobs on the coordinator.
 #[derive(Args)]
@@ -147,12 +147,14 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason}))
             .collect();
         let (jobs, stored) = (&s.jobs, &s.stored);
+        // The explorer's `/solitaire` rows: variant, player, deals, wins and both intervals.
+        let solitaire = serde_json::to_value(&s.solitaire)?;
         let line = json!({
             "queued": jobs.queued, "leased": jobs.leased, "done": jobs.done, "failed": jobs.failed,
             "cancelled": jobs.cancelled, "workers": workers,
             "playout_positions": stored.playout_positions, "game_positions": stored.game_positions,
             "games": stored.games, "playouts": stored.playouts,
-            "quarantined": s.quarantined, "flagged_workers": flagged,
+            "quarantined": s.quarantined, "flagged_workers": flagged, "solitaire": solitaire,
             "deep_solves": deep_solves.iter().map(super::solve_cluster::deep_json).collect::<Vec<_>>(),
         });
         outln!("{line}");
@@ -225,6 +227,19 @@ pub fn status(args: &StatusArgs) -> Result<()> {
                 w.flags,
                 output::peer(&w.last_reason)
             );
+        }
+    }
+    if !s.solitaire.is_empty() {
+        outln!("solitaire {} (variant, player) pairs", s.solitaire.len());
+        for totals in &s.solitaire {
+            let mut line = Vec::new();
+            let label = format!(
+                "  {:<8} {:<28}",
+                totals.variant.to_string(),
+                output::peer(&totals.player)
+            );
+            super::solitaire::write_totals(&mut line, &label, totals)?;
+            out!("{}", String::from_utf8_lossy(&line));
         }
     }
     Ok(())

@@ -1,5 +1,6 @@
 //! `pentagrid solitaire`: the card solitaire Calculation — bench a player on a range of deals,
-//! or show one deal move by move. Parsing and printing only: the game lives in the engine.
+//! show one deal move by move, or run a campaign of deals on the cluster. Parsing and printing
+//! only: the game lives in the engine, campaigns in the client library.
 
 use std::io::Write;
 use std::ops::Range;
@@ -8,10 +9,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use pentago::calculation::{MAX_BENCH_DEALS, Player, Variant, bench, play_deal};
+use pentagrid_client::solitaire::{SolitairePlan, SolitaireTotals, solitaire_campaign};
 use serde_json::json;
 
-/// Play the card solitaire Calculation (計算): benchmarks of players over seeded deals, or one
-/// deal move by move.
+use super::progress::Bars;
+use super::target::Target;
+
+/// Play the card solitaire Calculation (計算): benchmarks of players over seeded deals, one
+/// deal move by move, or campaigns of deals on the cluster.
 ///
 /// A table is written `f=A,2,3,4 w=5.9,-,K,- t=7 s=40`: the foundations' top cards (`-` not
 /// started), the waste piles bottom to top (`-` empty), the turned-up card and the stock's size.
@@ -31,6 +36,31 @@ enum SolitaireCommand {
     Bench(BenchArgs),
     /// Play one deal and show every move with the table it was made on.
     Play(PlayArgs),
+    /// Play a range of deals on the cluster (or --local), split into jobs; the coordinator
+    /// stores each deal's result once per (variant, player) and keeps the totals that
+    /// `pentagrid status` shows.
+    Campaign(CampaignArgs),
+}
+
+#[derive(Args)]
+struct CampaignArgs {
+    /// The player: random, strategy, flat:playouts=N, uct:playouts=N[,k=K].
+    #[arg(long)]
+    player: String,
+    /// standard, computer (A-4 shuffled in) or superman (three waste piles).
+    #[arg(long, default_value = "standard")]
+    variant: String,
+    /// Deal numbers: `A..B` (A to B-1) or `A..=B` (A to B), at most 1,000,000 deals.
+    #[arg(long)]
+    deals: String,
+    /// Seed of the players' own random choices (as for `bench`).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    target: Target,
 }
 
 #[derive(Args)]
@@ -109,7 +139,12 @@ fn parse_range(text: &str) -> Result<Range<u64>, String> {
     let start: u64 = start.parse().map_err(|_| bad())?;
     let end: u64 = end.parse().map_err(|_| bad())?;
     let end = if inclusive {
-        end.checked_add(1).ok_or_else(bad)?
+        end.checked_add(1).ok_or_else(|| {
+            format!(
+                "a range ends at deal {} at most (write {start}..{end})",
+                end - 1
+            )
+        })?
     } else {
         end
     };
@@ -138,6 +173,7 @@ pub fn run(args: &SolitaireArgs) -> Result<()> {
     match &args.command {
         SolitaireCommand::Bench(args) => run_bench(args, &mut out),
         SolitaireCommand::Play(args) => run_play(args, &mut out),
+        SolitaireCommand::Campaign(args) => run_campaign(args, &mut out),
     }
     .and_then(|()| Ok(out.flush()?))
     .map_err(crate::output::writing)
@@ -199,6 +235,77 @@ fn run_bench(args: &BenchArgs, out: &mut dyn Write) -> Result<()> {
         pool.current_num_threads()
     )?;
     Ok(())
+}
+
+fn run_campaign(args: &CampaignArgs, out: &mut dyn Write) -> Result<()> {
+    let Game { player, variant } = game(&args.player, &args.variant)?;
+    let plan = SolitairePlan {
+        variant,
+        player,
+        deals: deal_range(&args.deals)?,
+        seed: args.seed,
+    };
+    // Refused here, before a cluster is opened or connected to.
+    plan.tasks().context("bad --deals")?;
+    let report = args.target.run(async |client| {
+        let mut bars = Bars::default();
+        let mut tell = |p| bars.jobs("solitaire", p);
+        Ok(solitaire_campaign(client, &plan, &mut tell).await?)
+    })?;
+    let jobs = &report.jobs;
+    if args.json {
+        let failed: Vec<_> = jobs
+            .failed
+            .iter()
+            .map(|(id, why)| json!({"job_id": id, "error": why}))
+            .collect();
+        let line = json!({
+            "variant": variant,
+            "player": player,
+            "deals": {"start": plan.deals.start, "end": plan.deals.end},
+            "seed": args.seed,
+            "jobs": {"done": jobs.done, "failed": failed, "cancelled": jobs.cancelled},
+            "totals": report.totals,
+        });
+        writeln!(out, "{line}")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "campaign  {variant} · {player} · deals {}..{} · {} jobs done, {} failed, {} cancelled",
+        plan.deals.start,
+        plan.deals.end,
+        jobs.done,
+        jobs.failed.len(),
+        jobs.cancelled
+    )?;
+    for (id, why) in &jobs.failed {
+        writeln!(out, "  job {id} failed: {}", bounded(why))?;
+    }
+    match &report.totals {
+        Some(totals) => write_totals(out, "totals   ", totals)?,
+        None => writeln!(out, "totals    none stored for this variant and player")?,
+    }
+    Ok(())
+}
+
+/// One line of a (variant, player)'s totals: deals, success rate and mean cards with their 95%
+/// intervals.
+pub fn write_totals(out: &mut dyn Write, label: &str, s: &SolitaireTotals) -> std::io::Result<()> {
+    let pct = |x: f64| 100.0 * x;
+    writeln!(
+        out,
+        "{label} {} deals, {} won: success {:.2}% ({:.2}% to {:.2}%), foundation cards {:.2} \
+         ({:.2} to {:.2})",
+        s.deals,
+        s.wins,
+        pct(s.success.rate),
+        pct(s.success.low),
+        pct(s.success.high),
+        s.foundation_cards.mean,
+        s.foundation_cards.low,
+        s.foundation_cards.high
+    )
 }
 
 fn run_play(args: &PlayArgs, out: &mut dyn Write) -> Result<()> {

@@ -51,6 +51,7 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
         jobs,
         totals,
         flagged,
+        solitaire,
     } = status;
     v2::StatusResponse {
         queued: jobs.queued,
@@ -94,6 +95,17 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 flags: w.flags,
                 quarantined: w.quarantined,
                 last_reason: w.last_reason,
+            })
+            .collect(),
+        solitaire: solitaire
+            .into_iter()
+            .map(|(variant, player, t)| v2::SolitaireTotals {
+                variant: variant.to_string(),
+                player,
+                deals: t.deals,
+                wins: t.wins,
+                cards: t.cards,
+                cards_squared: t.cards_squared,
             })
             .collect(),
     }

@@ -10,6 +10,7 @@
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
 //! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]),
 //! `deep_solves` and `deep_leaves` (deep solves and their proven leaves, see [`deep`]).
+//! `solitaire` (solitaire deals and their totals, see [`solitaire`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -35,6 +36,7 @@ pub mod match_records;
 mod puzzles;
 pub mod records;
 mod results;
+pub mod solitaire;
 pub mod table;
 
 use std::collections::BTreeMap;
@@ -60,6 +62,7 @@ pub use records::{
     CandidateState, StoredBuild, StoredForfeit, StoredGame, StoredJob, StoredTask, Totals,
 };
 pub use results::{Applied, Flag, PairEffect, ResultEffect};
+pub use solitaire::{DealResult, SolitaireEffect, SolitaireTotals};
 pub use table::{Counts, Table};
 
 /// A storage failure.
@@ -169,6 +172,7 @@ pub struct Store {
     flagged_workers: sled::Tree,
     deep_solves: sled::Tree,
     deep_leaves: sled::Tree,
+    solitaire: sled::Tree,
     /// How many puzzles are stored (they are never removed), raised after each commit.
     stored_puzzles: AtomicU64,
     /// The candidates tree's counts by state.
@@ -271,6 +275,7 @@ impl Store {
             flagged_workers: db.open_tree("flagged_workers")?,
             deep_solves: db.open_tree("deep_solves")?,
             deep_leaves: db.open_tree("deep_leaves")?,
+            solitaire: db.open_tree("solitaire")?,
             manifest: Arc::new(manifest::Keeper::new(path)),
             db,
         })

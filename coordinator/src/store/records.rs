@@ -6,7 +6,7 @@
 //! read unchanged.)
 
 use pentago::{Player, Position, TimeLimit, UctConfig};
-use pentagrid_model::{FieldError, Task, parse_field};
+use pentagrid_model::{FieldError, MAX_SOLITAIRE_DEALS, Task, parse_field};
 use thiserror::Error;
 
 use crate::job::{Job, JobState};
@@ -135,7 +135,7 @@ impl TryFrom<StoredJob> for Job {
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredTask {
     /// Which task, with its parameters.
-    #[prost(oneof = "StoredTaskKind", tags = "1, 2, 3, 4, 5, 7")]
+    #[prost(oneof = "StoredTaskKind", tags = "1, 2, 3, 4, 5, 6, 7")]
     pub kind: Option<StoredTaskKind>,
 }
 
@@ -160,6 +160,30 @@ pub enum StoredTaskKind {
     /// Leaves of a deep solve to value.
     #[prost(message, tag = "7")]
     DeepLeaves(StoredDeepLeaves),
+    /// Solitaire deals to play.
+    #[prost(message, tag = "6")]
+    Solitaire(StoredSolitaire),
+}
+
+/// Solitaire deals to play: variant and player in their text forms, the deals (half-open), the
+/// players' seed.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredSolitaire {
+    /// The variant.
+    #[prost(string, tag = "1")]
+    pub variant: String,
+    /// The player.
+    #[prost(string, tag = "2")]
+    pub player: String,
+    /// The first deal.
+    #[prost(uint64, tag = "3")]
+    pub first_deal: u64,
+    /// One past the last deal.
+    #[prost(uint64, tag = "4")]
+    pub end_deal: u64,
+    /// The players' seed.
+    #[prost(uint64, tag = "5")]
+    pub seed: u64,
 }
 
 /// An analysis: position, engine configuration, playout budget.
@@ -316,6 +340,18 @@ impl From<&Task> for StoredTask {
                 solve_id: *solve_id,
                 leaves: leaves.iter().map(ToString::to_string).collect(),
             }),
+            Task::Solitaire {
+                variant,
+                player,
+                deals,
+                seed,
+            } => StoredTaskKind::Solitaire(StoredSolitaire {
+                variant: variant.to_string(),
+                player: player.to_string(),
+                first_deal: deals.start,
+                end_deal: deals.end,
+                seed: *seed,
+            }),
         };
         StoredTask { kind: Some(kind) }
     }
@@ -333,6 +369,14 @@ pub enum UnreadableTask {
     /// A field does not hold what it should.
     #[error(transparent)]
     Field(#[from] FieldError),
+    /// A solitaire task's deals are empty, reversed or too many.
+    #[error("bad solitaire deals {first}..{end}: a job plays 1 to {MAX_SOLITAIRE_DEALS}")]
+    Deals {
+        /// The first deal.
+        first: u64,
+        /// One past the last.
+        end: u64,
+    },
 }
 
 impl TryFrom<&StoredTask> for Task {
@@ -380,6 +424,20 @@ impl TryFrom<&StoredTask> for Task {
                     .iter()
                     .map(|leaf| parse_field("leaf", leaf))
                     .collect::<Result<_, FieldError>>()?,
+            },
+            StoredTaskKind::Solitaire(s) => Task::Solitaire {
+                variant: parse_field("variant", &s.variant)?,
+                player: parse_field("solitaire player", &s.player)?,
+                deals: match s.end_deal.checked_sub(s.first_deal) {
+                    Some(n) if (1..=MAX_SOLITAIRE_DEALS).contains(&n) => s.first_deal..s.end_deal,
+                    _ => {
+                        return Err(UnreadableTask::Deals {
+                            first: s.first_deal,
+                            end: s.end_deal,
+                        });
+                    }
+                },
+                seed: s.seed,
             },
         })
     }
@@ -587,6 +645,12 @@ mod tests {
                 solve_id: 5,
                 leaves: vec![Position::START, Position::START],
             },
+            Task::Solitaire {
+                variant: pentago::calculation::Variant::Computer,
+                player: "flat:playouts=50,value=cards".parse().unwrap(),
+                deals: 10..20,
+                seed: 4,
+            },
         ];
         for task in tasks {
             let bytes = StoredTask::from(&task).encode_to_vec();
@@ -595,5 +659,27 @@ mod tests {
         }
         let empty = StoredTask { kind: None };
         assert!(Task::try_from(&empty).is_err());
+    }
+
+    #[test]
+    fn solitaire_tasks_with_bad_deals_do_not_read_back() {
+        for (first_deal, end_deal) in [(5, 5), (6, 5), (0, 1001), (u64::MAX, 0)] {
+            let stored = StoredTask {
+                kind: Some(StoredTaskKind::Solitaire(StoredSolitaire {
+                    variant: "standard".into(),
+                    player: "random".into(),
+                    first_deal,
+                    end_deal,
+                    seed: 1,
+                })),
+            };
+            assert_eq!(
+                Task::try_from(&stored),
+                Err(UnreadableTask::Deals {
+                    first: first_deal,
+                    end: end_deal
+                })
+            );
+        }
     }
 }

@@ -11,6 +11,7 @@ use sled::transaction::{
 };
 
 use super::puzzles::{StateChange, set_candidate};
+use super::solitaire::{SolitaireEffect, add_deals};
 use super::{
     CandidateState, ProvenTable, Store, StoreError, StoredClaim, StoredFlags, StoredGame,
     StoredJob, StoredMatch, StoredPair, TOTALS, Table, Totals, abort, add_count, book, corrupt,
@@ -55,6 +56,8 @@ pub struct ResultEffect {
     pub flags: Vec<Flag>,
     /// Proven values of deep-solve leaves: canonical key and value (stored where new).
     pub deep_leaves: Vec<(u64, pentago::Value)>,
+    /// Solitaire deals played, for solitaire results.
+    pub solitaire: Option<SolitaireEffect>,
 }
 
 /// A worker a cross-check showed wrong, and what it got wrong.
@@ -130,6 +133,7 @@ impl Store {
             &self.claims,
             &self.flagged_workers,
             &self.deep_leaves,
+            &self.solitaire,
         );
         let writing = self.writing();
         let committed = trees.transaction(|trees| {
@@ -141,6 +145,9 @@ impl Store {
             let mut totals = totals_in(trees.meta)?;
             add_tables(&trees, job_id, effect, &mut totals)?;
             let (candidate_changes, new_puzzles) = add_checks(&trees, effect)?;
+            if let Some(played) = &effect.solitaire {
+                add_deals(trees.solitaire, played)?;
+            }
             add_count(&mut totals.playouts, effect.playout_count, "playout total")?;
             add_count(&mut totals.results, 1, "result total")?;
             trees.meta.insert(TOTALS, totals.encode_to_vec())?;
@@ -182,6 +189,7 @@ struct ResultTrees<'a> {
     claims: &'a TransactionalTree,
     flagged_workers: &'a TransactionalTree,
     deep_leaves: &'a TransactionalTree,
+    solitaire: &'a TransactionalTree,
 }
 
 /// The transaction's trees, in the order [`Store::apply`] lists them.
@@ -217,6 +225,7 @@ impl<'a> ResultTrees<'a> {
             claims,
             flagged_workers,
             deep_leaves,
+            solitaire,
         ) = trees;
         ResultTrees {
             jobs,
@@ -232,6 +241,7 @@ impl<'a> ResultTrees<'a> {
             claims,
             flagged_workers,
             deep_leaves,
+            solitaire,
         }
     }
 }

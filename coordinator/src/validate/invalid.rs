@@ -196,6 +196,27 @@ pub enum InvalidResult {
         /// The candidate, from 1.
         candidate: usize,
     },
+    /// Not one solitaire outcome per deal of the job.
+    #[error("{results} deal results for a job of {deals} deals")]
+    DealCount {
+        /// Outcomes given.
+        results: usize,
+        /// Deals in the job.
+        deals: u64,
+    },
+    /// A solitaire deal cannot end as reported.
+    #[error(
+        "deal {deal} cannot end {} with {cards} cards on the foundations",
+        if *won { "won" } else { "lost" }
+    )]
+    ImpossibleDeal {
+        /// The deal.
+        deal: u64,
+        /// Whether it is reported won.
+        won: bool,
+        /// Cards reported on the foundations.
+        cards: u32,
+    },
     /// A checked puzzle could not be encoded for storage.
     #[error("candidate {candidate}: the puzzle could not be encoded: {why}")]
     PuzzleEncoding {

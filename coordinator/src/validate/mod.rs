@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 mod deep;
 mod forfeit;
 mod invalid;
+mod solitaire;
 
 use pentago::{
     Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
@@ -75,6 +76,15 @@ pub fn result_effect(
         (Task::DeepLeaves { leaves, .. }, Outcome::DeepLeaves { values }) => {
             deep::leaves_effect(leaves, values)
         }
+        (
+            Task::Solitaire {
+                variant,
+                player,
+                deals,
+                ..
+            },
+            Outcome::Solitaire { deals: results },
+        ) => solitaire::solitaire_effect(*variant, player, deals, results),
         _ => Err(InvalidResult::WrongKind),
     }
 }

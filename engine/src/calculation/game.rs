@@ -160,24 +160,47 @@ pub fn bench(
             }
         })
         .reduce(Totals::default, Totals::merge);
-    let n = totals.deals as f64;
-    let mean = totals.cards as f64 / n;
-    let variance = if totals.deals > 1 {
-        ((totals.cards_squared as f64 - n * mean * mean) / (n - 1.0)).max(0.0)
+    summarise(
+        totals.deals,
+        totals.wins,
+        totals.cards,
+        totals.cards_squared,
+        totals.playouts,
+    )
+}
+
+/// The summary of `deals` deals with `wins` won, `cards` cards on the foundations at the end in
+/// all and `cards_squared` the sum of their squares (as a cluster's totals keep them); `None`
+/// for no deal or sums no deals could make.
+#[must_use]
+pub fn summarise(
+    deals: u64,
+    wins: u64,
+    cards: u64,
+    cards_squared: u64,
+    playouts: u64,
+) -> Option<BenchSummary> {
+    if deals == 0 || wins > deals || cards.div_ceil(52) > deals {
+        return None;
+    }
+    let n = deals as f64;
+    let mean = cards as f64 / n;
+    let variance = if deals > 1 {
+        ((cards_squared as f64 - n * mean * mean) / (n - 1.0)).max(0.0)
     } else {
         0.0
     };
     let half = Z95 * (variance / n).sqrt();
     Some(BenchSummary {
-        deals: totals.deals,
-        wins: totals.wins,
-        success: win_rate(totals.deals, totals.wins, 0)?,
+        deals,
+        wins,
+        success: win_rate(deals, wins, 0)?,
         foundation_cards: Mean {
             mean,
             low: (mean - half).max(0.0),
             high: (mean + half).min(52.0),
         },
-        playouts: totals.playouts,
+        playouts,
     })
 }
 
@@ -225,6 +248,34 @@ mod tests {
         assert!((summary.foundation_cards.mean - f64::from(replayed) / 50.0).abs() < 1e-9);
         let m = summary.foundation_cards;
         assert!(m.low <= m.mean && m.mean <= m.high && m.low >= 4.0);
+    }
+
+    #[test]
+    fn summaries_of_totals_match_the_bench_and_refuse_impossible_sums() {
+        let summary = bench(Variant::Superman, &Player::Strategy, 0..40, 2).unwrap();
+        let (cards, squares) = (0..40).fold((0u64, 0u64), |(c, s), d| {
+            let n = u64::from(
+                play_deal(Variant::Superman, d, &Player::Strategy, 2, 1)
+                    .outcome
+                    .foundation_cards,
+            );
+            (c + n, s + n * n)
+        });
+        assert_eq!(
+            summarise(40, summary.wins, cards, squares, 0),
+            Some(summary)
+        );
+        assert_eq!(summarise(0, 0, 0, 0, 0), None);
+        assert_eq!(summarise(2, 3, 60, 1800, 0), None, "more wins than deals");
+        assert_eq!(
+            summarise(1, 0, 53, 2809, 0),
+            None,
+            "more cards than a deal holds"
+        );
+        assert_eq!(
+            summarise(u64::MAX, 0, 0, 0, 0).map(|s| s.deals),
+            Some(u64::MAX)
+        );
     }
 
     #[test]

@@ -16,7 +16,9 @@ mod table;
 
 pub use card::{Card, DECK, FOUNDATIONS, ParseCardError};
 pub use deal::{ParseVariantError, Variant};
-pub use game::{BenchSummary, GameRecord, MAX_BENCH_DEALS, Mean, Step, bench, play_deal};
+pub use game::{
+    BenchSummary, GameRecord, MAX_BENCH_DEALS, Mean, Step, bench, play_deal, summarise,
+};
 pub use moves::{Move, ParseMoveError};
 pub use observation::{MAX_WASTES, MoveList, Observation, ParseObservationError};
 pub use players::{

@@ -6,6 +6,7 @@ mod error;
 mod matches;
 mod puzzles;
 mod ratings;
+mod solitaire;
 
 use std::collections::HashMap;
 
@@ -37,6 +38,7 @@ pub fn routes() -> Router<AppState> {
         .route("/tournaments", get(ratings::tournament_list))
         .route("/tournaments/{id}", get(ratings::tournament))
         .route("/cluster", get(cluster::status))
+        .route("/solitaire", get(solitaire::totals))
         .route("/openapi.json", get(openapi))
         .fallback(no_route)
 }

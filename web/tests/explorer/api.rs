@@ -387,6 +387,32 @@ async fn cluster_status_lists_jobs_workers_and_throughput() {
     assert_eq!(cluster["window_seconds"], 600);
 }
 
+/// The fixture's one solitaire job (deals 0..30, standard, random, seed 1) as `/solitaire`
+/// shows it: the same figures the engine's bench gives for those deals.
+#[tokio::test]
+async fn solitaire_lists_each_player_with_its_intervals() {
+    use pentago::calculation::{Player, Variant, bench};
+    let answer = api("solitaire").await.json();
+    let totals = answer["totals"].as_array().expect("totals");
+    assert_eq!(totals.len(), 1, "{answer}");
+    let row = &totals[0];
+    assert_eq!(
+        (&row["variant"], &row["player"]),
+        (&"standard".into(), &"random".into())
+    );
+    let expected = bench(Variant::Standard, &Player::Random, 0..30, 1).unwrap();
+    assert_eq!(row["deals"], 30);
+    assert_eq!(row["wins"], expected.wins);
+    assert_eq!(
+        row["success"],
+        serde_json::to_value(expected.success).unwrap()
+    );
+    assert_eq!(
+        row["foundation_cards"],
+        serde_json::to_value(expected.foundation_cards).unwrap()
+    );
+}
+
 /// A schema with its `$ref` followed (to any depth).
 fn resolve<'a>(spec: &'a Value, schema: &'a Value) -> &'a Value {
     match schema["$ref"].as_str() {
@@ -537,7 +563,14 @@ async fn every_documented_route_answers_and_nothing_writes() {
 #[tokio::test]
 async fn pages_and_assets_are_served_from_the_binary() {
     let base = &fixture().base;
-    for page in ["/", "/puzzles", "/matches", "/ratings", "/cluster"] {
+    for page in [
+        "/",
+        "/puzzles",
+        "/matches",
+        "/ratings",
+        "/cluster",
+        "/solitaire",
+    ] {
         let answer = get(&format!("{base}{page}")).await;
         assert_eq!(answer.status, 200, "{page}");
         assert!(answer.content_type.starts_with("text/html"), "{page}");

@@ -1,6 +1,6 @@
 //! The pages in a real headless Chromium driven over WebDriver: the explorer (click a square and
 //! a twist, see the table and the URL change, go back), solving a puzzle by clicks, a match's
-//! chart and the cluster page. Screenshots go to `target/screenshots/`. Skipped, with the reason
+//! chart, the cluster page and the solitaire page. Screenshots go to `target/screenshots/`. Skipped, with the reason
 //! printed, only where Chromium or its driver is not installed.
 
 use std::net::TcpListener;
@@ -163,6 +163,7 @@ async fn pages_work_in_headless_chromium() {
     matches(&browser, base).await;
     ratings(&browser, base).await;
     cluster(&browser, base).await;
+    solitaire(&browser, base).await;
     browser.close().await.expect("close the browser");
 }
 
@@ -531,4 +532,28 @@ async fn cluster(browser: &Client, base: &str) {
         "the y-axis starts at 0"
     );
     screenshot(browser, "cluster").await;
+}
+
+/// The fixture's solitaire job (30 deals of the random player) as the page's one row.
+async fn solitaire(browser: &Client, base: &str) {
+    browser
+        .goto(&format!("{base}/solitaire"))
+        .await
+        .expect("open the solitaire page");
+    let row =
+        "document.querySelector('#solitaire-totals tr[data-player=random][data-variant=standard]')";
+    wait_for(browser, row).await;
+    let cells = text_of(
+        browser,
+        &format!("Array.from({row}.cells, (c) => c.textContent).join('|')"),
+    )
+    .await;
+    let cells: Vec<&str> = cells.split('|').collect();
+    assert_eq!(cells[..3], ["standard", "random", "30"], "{cells:?}");
+    // The success rate with its interval: `R% (L% to H%)`.
+    assert!(
+        cells[4].contains("% (") && cells[4].ends_with("%)"),
+        "{cells:?}"
+    );
+    screenshot(browser, "solitaire").await;
 }

@@ -113,6 +113,12 @@ async fn build() -> (Fixture, Running) {
         });
     }
     tasks.push(Task::Solve { position: solved.0 });
+    tasks.push(Task::Solitaire {
+        variant: pentago::calculation::Variant::Standard,
+        player: pentago::calculation::Player::Random,
+        deals: 0..30,
+        seed: 1,
+    });
     let jobs = tasks.len() as u64;
     client
         .submit_jobs(v2::SubmitJobsRequest {

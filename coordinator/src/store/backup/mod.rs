@@ -30,7 +30,7 @@ pub use writer::BackupWriter;
 use super::{Store, StoreError, corrupt};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 17] = [
+pub const TREES: [&str; 18] = [
     "jobs",
     "results",
     "playouts",
@@ -48,6 +48,7 @@ pub const TREES: [&str; 17] = [
     "flagged_workers",
     "deep_solves",
     "deep_leaves",
+    "solitaire",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -104,6 +105,7 @@ impl Store {
             "flagged_workers" => &self.flagged_workers,
             "deep_solves" => &self.deep_solves,
             "deep_leaves" => &self.deep_leaves,
+            "solitaire" => &self.solitaire,
             _ => return None,
         })
     }
