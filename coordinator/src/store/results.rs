@@ -192,8 +192,10 @@ struct ResultTrees<'a> {
     solitaire: &'a TransactionalTree,
 }
 
-/// The transaction's trees, in the order [`Store::apply`] lists them.
+/// The transaction's trees, in the order [`Store::apply`] lists them. Fourteen is the most
+/// sled's `Transactional` takes as a tuple: a new kind of result must share a tree.
 type TreeTuple = (
+    TransactionalTree,
     TransactionalTree,
     TransactionalTree,
     TransactionalTree,
