@@ -107,14 +107,20 @@ mod tests {
     #[test]
     fn arguments_up_to_the_limit_pass() {
         let fits = "x".repeat(MAX_ARGUMENT_BYTES);
-        assert_eq!(oversized_argument(args(&["pentagrid".into(), "show".into(), fits])), None);
+        assert_eq!(
+            oversized_argument(args(&["pentagrid".into(), "show".into(), fits])),
+            None
+        );
     }
 
     #[test]
     fn the_first_oversized_argument_is_named() {
         let long = "x".repeat(MAX_ARGUMENT_BYTES + 1);
         let list = ["pentagrid".into(), "show".into(), long.clone(), long];
-        assert_eq!(oversized_argument(args(&list)), Some((2, MAX_ARGUMENT_BYTES + 1)));
+        assert_eq!(
+            oversized_argument(args(&list)),
+            Some((2, MAX_ARGUMENT_BYTES + 1))
+        );
     }
 
     #[test]

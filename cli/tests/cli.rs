@@ -125,7 +125,11 @@ fn huge_arguments_are_refused_without_being_echoed() {
     ] {
         let stderr = fails(&args, "");
         assert!(stderr.contains("100000 bytes long"), "{stderr}");
-        assert!(stderr.len() < 400, "the error stays short: {} bytes", stderr.len());
+        assert!(
+            stderr.len() < 400,
+            "the error stays short: {} bytes",
+            stderr.len()
+        );
     }
 }
 

@@ -43,7 +43,11 @@ fn known_strengths_are_recovered_within_their_intervals() {
     let strengths = [0.0, 120.0, -80.0, 250.0, -200.0, 40.0];
     let (mut inside, mut inside_half, mut checks) = (0, 0, 0);
     for seed in 0..40 {
-        let list = rating_list(&synthetic(&strengths, 300, seed), &RatingOptions::anchored("p0")).unwrap();
+        let list = rating_list(
+            &synthetic(&strengths, 300, seed),
+            &RatingOptions::anchored("p0"),
+        )
+        .unwrap();
         for (i, &truth) in strengths.iter().enumerate().skip(1) {
             let r = list.player(&format!("p{i}")).unwrap().rating;
             checks += 1;
@@ -99,7 +103,13 @@ fn order_and_orientation_of_the_results_do_not_matter() {
     let base = rating_list(&encounters, &RatingOptions::anchored("p1")).unwrap();
     let mut turned: Vec<Encounter> = encounters
         .iter()
-        .map(|e| Encounter::new(&e.b, &e.a, Trinomial::new(e.score.losses, e.score.draws, e.score.wins)))
+        .map(|e| {
+            Encounter::new(
+                &e.b,
+                &e.a,
+                Trinomial::new(e.score.losses, e.score.draws, e.score.wins),
+            )
+        })
         .collect();
     turned.reverse();
     let other = rating_list(&turned, &RatingOptions::anchored("p1")).unwrap();
@@ -121,7 +131,11 @@ fn order_and_orientation_of_the_results_do_not_matter() {
             );
             [
                 Encounter::new(&e.a, &e.b, first),
-                Encounter::new(&e.b, &e.a, Trinomial::new(rest.losses, rest.draws, rest.wins)),
+                Encounter::new(
+                    &e.b,
+                    &e.a,
+                    Trinomial::new(rest.losses, rest.draws, rest.wins),
+                ),
             ]
         })
         .collect();
@@ -137,7 +151,13 @@ fn mirrored_results_mirror_the_ratings_and_equal_results_tie() {
     let base = rating_list(&encounters, &RatingOptions::anchored("p0")).unwrap();
     let mirrored: Vec<Encounter> = encounters
         .iter()
-        .map(|e| Encounter::new(&e.a, &e.b, Trinomial::new(e.score.losses, e.score.draws, e.score.wins)))
+        .map(|e| {
+            Encounter::new(
+                &e.a,
+                &e.b,
+                Trinomial::new(e.score.losses, e.score.draws, e.score.wins),
+            )
+        })
         .collect();
     let mirror = rating_list(&mirrored, &RatingOptions::anchored("p0")).unwrap();
     for p in &base.players {

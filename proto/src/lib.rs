@@ -26,8 +26,8 @@ pub use notes::{
 };
 pub use pentagrid_model::{
     DealResult, GameForfeit, GameNote, LossReason, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS,
-    MAX_NOTE_BYTES, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row,
-    Task, Verdict, clip_note,
+    MAX_NOTE_BYTES, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
+    Verdict, clip_note,
 };
 pub use states::{
     accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts,

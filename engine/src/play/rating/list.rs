@@ -446,7 +446,11 @@ mod tests {
         // 25 wins, 10 draws, 5 losses and one virtual draw: 30.5 points of 41, so the rating
         // is 400·log10(30.5 / 10.5) = 185.244 above the anchor; the variance in natural units is
         // 1 / (41·p·(1 − p)), p = 30.5 / 41.
-        let list = rating_list(&[Encounter::new("a", "b", Trinomial::new(25, 10, 5))], &RatingOptions::anchored("b")).unwrap();
+        let list = rating_list(
+            &[Encounter::new("a", "b", Trinomial::new(25, 10, 5))],
+            &RatingOptions::anchored("b"),
+        )
+        .unwrap();
         let p: f64 = 30.5 / 41.0;
         let half = Z95 * ELO_PER_UNIT / (41.0 * p * (1.0 - p)).sqrt();
         let a = list.player("a").unwrap();
@@ -481,12 +485,18 @@ mod tests {
 
     #[test]
     fn games_against_oneself_are_left_out() {
-        let encounters = [Encounter::new("a", "a", Trinomial::new(5, 0, 0)), Encounter::new("a", "b", Trinomial::new(1, 0, 1))];
+        let encounters = [
+            Encounter::new("a", "a", Trinomial::new(5, 0, 0)),
+            Encounter::new("a", "b", Trinomial::new(1, 0, 1)),
+        ];
         let list = rating_list(&encounters, &RatingOptions::default()).unwrap();
         let a = list.player("a").unwrap();
         assert_eq!((a.games, a.points, a.rating.elo), (2, 1.0, 0.0));
         assert_eq!(list.pairs.len(), 1);
-        let alone = rating_list(&[Encounter::new("x", "x", Trinomial::new(3, 0, 0))], &RatingOptions::default());
+        let alone = rating_list(
+            &[Encounter::new("x", "x", Trinomial::new(3, 0, 0))],
+            &RatingOptions::default(),
+        );
         let alone = alone.unwrap();
         assert_eq!(alone.players.len(), 1);
         assert_eq!((alone.players[0].games, alone.pairs.len()), (0, 0));
@@ -494,7 +504,10 @@ mod tests {
 
     #[test]
     fn perfect_scores_stay_finite_and_ordered() {
-        let encounters = [Encounter::new("a", "b", Trinomial::new(10, 0, 0)), Encounter::new("b", "c", Trinomial::new(10, 0, 0))];
+        let encounters = [
+            Encounter::new("a", "b", Trinomial::new(10, 0, 0)),
+            Encounter::new("b", "c", Trinomial::new(10, 0, 0)),
+        ];
         let list = rating_list(&encounters, &RatingOptions::anchored("b")).unwrap();
         let names: Vec<&str> = list.players.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
