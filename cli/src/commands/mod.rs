@@ -42,7 +42,7 @@ pub enum Command {
     Playouts(playouts::PlayoutsArgs),
     Analyze(analyze::AnalyzeArgs),
     Selfplay(selfplay::SelfplayArgs),
-    Match(matchplay::MatchArgs),
+    Match(Box<matchplay::MatchArgs>),
     Tournament(tournament::TournamentArgs),
     Ratings(ratings::RatingsArgs),
     Solve(solve::SolveArgs),
