@@ -68,6 +68,8 @@ pub struct EngineProcess {
     stdin: Option<ChildStdin>,
     output: Receiver<Output>,
     stderr: Arc<Mutex<StderrTail>>,
+    /// Answers once the standard error reader has read to the end.
+    stderr_read: Receiver<()>,
     /// Set once the output ended: every later wait fails at once.
     ended: bool,
 }
@@ -92,12 +94,17 @@ impl EngineProcess {
         std::thread::spawn(move || read_lines(stdout, &send));
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let writer = Arc::clone(&tail);
-        std::thread::spawn(move || keep_tail(stderr, &writer));
+        let (read_all, stderr_read) = sync_channel(1);
+        std::thread::spawn(move || {
+            keep_tail(stderr, &writer);
+            let _ = read_all.send(());
+        });
         Ok(EngineProcess {
             stdin: child.stdin.take(),
             child,
             output,
             stderr: tail,
+            stderr_read,
             ended: false,
         })
     }
@@ -176,7 +183,20 @@ impl EngineProcess {
         let mut tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         std::mem::take(&mut *tail).text()
     }
+
+    /// Kills the engine and returns the rest of its standard error: all it wrote, once the
+    /// reader has drained the pipe (waiting at most [`STDERR_DRAIN`], in case a process the
+    /// engine started still holds the pipe open).
+    pub fn finish(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = self.stderr_read.recv_timeout(STDERR_DRAIN);
+        self.take_stderr()
+    }
 }
+
+/// Longest wait for a killed engine's standard error to reach its end.
+const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Drop for EngineProcess {
     fn drop(&mut self) {

@@ -168,7 +168,7 @@ impl ExternalEngine {
     /// Stops the process (it is killed), keeping what it wrote to standard error.
     pub fn stop(&mut self) {
         if let Some(process) = self.process.take() {
-            self.stopped_stderr.push_str(&process.take_stderr());
+            self.stopped_stderr.push_str(&process.finish());
         }
     }
 
@@ -317,14 +317,11 @@ impl RefereeOptions {
         let forfeit = self
             .run(&mut sides, &mut game, &opening, seed, threads)
             .err();
-        let stderr = sides.each_mut().map(|side| match side {
-            Contestant::Engine(engine) => engine.take_stderr(),
-            Contestant::BuiltIn(_) => String::new(),
-        });
         if let Some(forfeit) = &forfeit
             && let Contestant::Engine(engine) = &mut sides[forfeit.loser as usize]
         {
-            // Whatever state it is in, it starts afresh next game.
+            // Whatever state it is in, it starts afresh next game; stopped first, so that all
+            // it wrote before it lost is read.
             engine.stop();
         }
         if self.restart {
@@ -334,6 +331,10 @@ impl RefereeOptions {
                 }
             }
         }
+        let stderr = sides.each_mut().map(|side| match side {
+            Contestant::Engine(engine) => engine.take_stderr(),
+            Contestant::BuiltIn(_) => String::new(),
+        });
         let result = match &forfeit {
             Some(f) => Status::Won(f.loser.opponent()),
             None => game.position.status(),
