@@ -103,13 +103,7 @@ fn order_and_orientation_of_the_results_do_not_matter() {
     let base = rating_list(&encounters, &RatingOptions::anchored("p1")).unwrap();
     let mut turned: Vec<Encounter> = encounters
         .iter()
-        .map(|e| {
-            Encounter::new(
-                &e.b,
-                &e.a,
-                Trinomial::new(e.score.losses, e.score.draws, e.score.wins),
-            )
-        })
+        .map(|e| Encounter::new(&e.b, &e.a, e.score.flipped()))
         .collect();
     turned.reverse();
     let other = rating_list(&turned, &RatingOptions::anchored("p1")).unwrap();
@@ -151,13 +145,7 @@ fn mirrored_results_mirror_the_ratings_and_equal_results_tie() {
     let base = rating_list(&encounters, &RatingOptions::anchored("p0")).unwrap();
     let mirrored: Vec<Encounter> = encounters
         .iter()
-        .map(|e| {
-            Encounter::new(
-                &e.a,
-                &e.b,
-                Trinomial::new(e.score.losses, e.score.draws, e.score.wins),
-            )
-        })
+        .map(|e| Encounter::new(&e.a, &e.b, e.score.flipped()))
         .collect();
     let mirror = rating_list(&mirrored, &RatingOptions::anchored("p0")).unwrap();
     for p in &base.players {

@@ -92,6 +92,12 @@ impl Trinomial {
         }
     }
 
+    /// The same games seen from the opponent's side.
+    #[must_use]
+    pub const fn flipped(self) -> Trinomial {
+        Trinomial::new(self.losses, self.draws, self.wins)
+    }
+
     /// Games played.
     #[must_use]
     pub fn games(&self) -> u64 {

@@ -212,13 +212,7 @@ fn tabulate(encounters: &[Encounter]) -> Result<Table, RatingError> {
         let (key, score) = if a < b {
             ((a, b), e.score)
         } else {
-            let s = e.score;
-            let flipped = Trinomial {
-                wins: s.losses,
-                draws: s.draws,
-                losses: s.wins,
-            };
-            ((b, a), flipped)
+            ((b, a), e.score.flipped())
         };
         let entry = pairs.entry(key).or_default();
         let overflow = || RatingError::Overflow {
@@ -395,12 +389,7 @@ fn assemble(
             if place[i] < place[j] {
                 (i, j, s)
             } else {
-                let flipped = Trinomial {
-                    wins: s.losses,
-                    draws: s.draws,
-                    losses: s.wins,
-                };
-                (j, i, flipped)
+                (j, i, s.flipped())
             }
         })
         .collect();
