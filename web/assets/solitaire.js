@@ -3,8 +3,6 @@
 
 markNavigation("solitaire");
 
-const percent = (x) => (100 * x).toFixed(1) + "%";
-
 async function load() {
   let result;
   try {
