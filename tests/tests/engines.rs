@@ -231,3 +231,56 @@ fn restarting_engines_start_a_new_process_per_game() {
     assert_eq!(game.forfeit, None);
     assert!(!engine.is_running(), "stopped after its game");
 }
+
+/// An engine in pentagrid's dialect that writes every command to standard error, answers `=`
+/// to all and resigns when asked for a move: the commands the referee sent, read back from the
+/// stderr the forfeit keeps.
+fn echoing_resigner() -> ExternalEngine {
+    let script = r#"while read -r line; do
+        echo "$line" >&2
+        case "$line" in
+          genmove*) printf '= resign\n\n' ;;
+          quit) printf '= \n\n'; exit 0 ;;
+          *) printf '= \n\n' ;;
+        esac
+      done"#;
+    ExternalEngine::new(EngineSpec {
+        name: "echo".into(),
+        dialect: Dialect::Pentagrid,
+        command: EngineCommand {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+        },
+    })
+}
+
+#[test]
+fn a_pentagrid_dialect_engine_is_told_the_increment_and_its_clock() {
+    let referee = RefereeOptions {
+        time: TimeLimit::Increment {
+            base: 60.0,
+            increment: 1.5,
+        },
+        ..referee()
+    };
+    let mut engine = echoing_resigner();
+    let game = referee
+        .play_game(
+            &Position::START,
+            [
+                Contestant::Engine(&mut engine),
+                Contestant::BuiltIn(&Player::Random),
+            ],
+            1,
+            1,
+        )
+        .unwrap();
+    assert_eq!(game.forfeit.unwrap().reason, ForfeitReason::Resigned);
+    let sent: Vec<&str> = game.stderr[0].lines().collect();
+    let at = |command: &str| sent.iter().position(|line| line.starts_with(command));
+    let settings = at("time_settings 60 0 0").expect("GTP's sudden-death settings");
+    let extension = at("pentagrid-time_settings increment 60 1.5").expect("the increment");
+    let clock = at("time_left black 60.000 0").expect("the clock before the move");
+    assert!(settings < extension && extension < clock, "{sent:?}");
+    assert_eq!(sent.last(), Some(&"genmove black"), "{sent:?}");
+}

@@ -146,6 +146,8 @@ impl RefereedPair<'_> {
             time: self.time,
             margin: settings.margin,
             restart: settings.restart,
+            // An engine gets the job's threads where its dialect can be told them.
+            engine_threads: Some(threads),
             ..RefereeOptions::default()
         };
         // Each side its own process, even when A and B are the same engine.

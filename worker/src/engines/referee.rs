@@ -408,6 +408,13 @@ impl RefereeOptions {
             };
             // Optional in GTP: an engine that does not keep time still plays.
             engine.ask_answer(&settings, timeout, threads)?;
+            // GTP's time_settings cannot say "increment"; pentagrid's extension can, so an
+            // engine that knows it plans with the increment as the built-in player does (one
+            // that does not answers `?` and keeps the sudden-death clock of time_left).
+            if let TimeLimit::Increment { base, increment } = self.time {
+                let extension = format!("pentagrid-time_settings increment {base} {increment}");
+                engine.ask_answer(&extension, timeout, threads)?;
+            }
         }
         let mut position = Position::START;
         for &mv in opening {
