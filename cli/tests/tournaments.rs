@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::{ok, pentagrid};
 
 fn last_json(out: &str) -> serde_json::Value {
@@ -110,4 +112,73 @@ fn a_local_round_robin_is_rated_and_reprinted() {
         assert!(!out.status.success(), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
+}
+
+/// An external engine on a cluster of real processes: a coordinator, and a worker process
+/// that alone may run `pentagrid gtp` as `engine:pg` (named on its own command line). A
+/// tournament mixes it with built-in players; every pair is played, the engine's games are
+/// stored with it, and the rating list names all three.
+#[test]
+fn a_worker_process_plays_its_engine_in_a_mixed_tournament() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "engine-tournament-token\n").unwrap();
+    let token = token.to_str().unwrap();
+    let (_coordinator, url) = common::coordinator(&dir.path().join("db"), Path::new(token));
+    let state = dir.path().join("worker-state");
+    let engine = format!(
+        "pg={} gtp --threads 1 --quiet",
+        env!("CARGO_BIN_EXE_pentagrid")
+    );
+    let _worker = common::Process(
+        std::process::Command::new(env!("CARGO_BIN_EXE_pentagrid"))
+            .args(["worker", "--coordinator", &url, "--token-file", token])
+            .args(["--threads", "1", "--state-dir", state.to_str().unwrap()])
+            .args(["--engine", &engine])
+            .env("RUST_LOG", "warn")
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let remote = ["--coordinator", url.as_str(), "--token-file", token];
+    let mut start = vec![
+        "tournament",
+        "start",
+        "--player",
+        "engine:pg",
+        "--player",
+        "flat:playouts=20",
+        "--player",
+        "random",
+        "--pairs",
+        "1",
+        "--time",
+        "move:0.05",
+        "--anchor",
+        "random",
+        "--json",
+    ];
+    start.extend(remote);
+    let played = last_json(&ok(&start));
+    assert_eq!(played["finished"], true, "{played}");
+    assert_eq!(played["pairs_done"], 3, "{played}");
+    let players: Vec<&str> = played["ratings"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap_or_default())
+        .collect();
+    assert!(players.contains(&"engine:pg"), "{players:?}");
+    assert_eq!(players.len(), 3, "{players:?}");
+
+    // The worker announced its engine with the version the program reported.
+    let mut status = vec!["status", "--json"];
+    status.extend(remote);
+    let status: serde_json::Value = serde_json::from_str(&ok(&status)).unwrap();
+    let engines = &status["workers"][0]["engines"];
+    assert_eq!(engines[0][0], "pg", "{status}");
+    assert!(
+        engines[0][1].as_str().unwrap().starts_with("pentagrid"),
+        "{status}"
+    );
 }
