@@ -214,7 +214,13 @@ fn a_coordinator_on_a_database_that_lost_results_refuses_then_accepts_when_told(
             .command(&["health", "--coordinator", &url])
             .output()
             .unwrap();
-        assert!(!health.status.success(), "health said serving");
+        assert!(
+            !health.status.success(),
+            "health said serving after {:?}: {}{}",
+            started.elapsed(),
+            String::from_utf8_lossy(&health.stdout),
+            String::from_utf8_lossy(&health.stderr)
+        );
         polls += 1;
         assert!(started.elapsed() < Duration::from_secs(30), "still running");
     };
