@@ -1,6 +1,8 @@
 //! Runs the real `pentagrid solitaire` binary: bench and play output, agreement with the engine,
 //! and bad arguments.
 
+mod common;
+
 use std::process::{Command, Output};
 
 use pentago::calculation::{Move, Observation, Player, Table, Variant, bench};
@@ -288,4 +290,57 @@ fn local_campaigns_keep_each_deal_once() {
     ]);
     assert!(stderr.contains("1000000 deals"), "{stderr}");
     assert!(!fresh.exists(), "nothing was opened");
+}
+
+/// A campaign against a coordinator: real coordinator and worker processes play the deals,
+/// and `pentagrid status` shows the (variant, player) totals as text and JSON.
+#[test]
+fn a_campaign_against_a_coordinator_shows_in_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "solitaire-campaign-token\n").unwrap();
+    let (_coordinator, url) = common::coordinator(&dir.path().join("db"), &token);
+    let token = token.to_str().unwrap();
+    let state = dir.path().join("worker-state");
+    let _worker = common::Process(
+        Command::new(env!("CARGO_BIN_EXE_pentagrid"))
+            .args(["worker", "--coordinator", &url, "--token-file", token])
+            .args(["--threads", "1", "--state-dir", state.to_str().unwrap()])
+            .env("RUST_LOG", "warn")
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let remote = ["--coordinator", url.as_str(), "--token-file", token];
+    let mut campaign = vec![
+        "campaign",
+        "--player",
+        "strategy",
+        "--variant",
+        "superman",
+        "--deals",
+        "1..=40",
+        "--json",
+    ];
+    campaign.extend(remote);
+    let played = json(&campaign);
+    let expected = bench(Variant::Superman, &Player::Strategy, 1..41, 1).unwrap();
+    assert_eq!(played["totals"]["deals"], 40, "{played}");
+    assert_eq!(played["totals"]["wins"], expected.wins, "{played}");
+
+    let mut status = vec!["status"];
+    status.extend(remote);
+    let text = common::ok(&status);
+    assert!(
+        text.contains("solitaire 1 (variant, player) pairs"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("superman") && l.contains("strategy"))
+        .unwrap_or_else(|| panic!("no totals line: {text}"));
+    assert!(line.contains("40 deals"), "{line}");
+    status.push("--json");
+    let status: serde_json::Value = serde_json::from_str(&common::ok(&status)).unwrap();
+    assert_eq!(status["solitaire"][0]["deals"], 40, "{status}");
 }
