@@ -300,17 +300,8 @@ fn a_campaign_against_a_coordinator_shows_in_status() {
     let token = dir.path().join("token");
     std::fs::write(&token, "solitaire-campaign-token\n").unwrap();
     let (_coordinator, url) = common::coordinator(&dir.path().join("db"), &token);
+    let _worker = common::worker(&url, &token, &dir.path().join("worker-state"), &[]);
     let token = token.to_str().unwrap();
-    let state = dir.path().join("worker-state");
-    let _worker = common::Process(
-        Command::new(env!("CARGO_BIN_EXE_pentagrid"))
-            .args(["worker", "--coordinator", &url, "--token-file", token])
-            .args(["--threads", "1", "--state-dir", state.to_str().unwrap()])
-            .env("RUST_LOG", "warn")
-            .stdin(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
     let remote = ["--coordinator", url.as_str(), "--token-file", token];
     let mut campaign = vec![
         "campaign",

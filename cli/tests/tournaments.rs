@@ -125,21 +125,12 @@ fn a_worker_process_plays_its_engine_in_a_mixed_tournament() {
     std::fs::write(&token, "engine-tournament-token\n").unwrap();
     let token = token.to_str().unwrap();
     let (_coordinator, url) = common::coordinator(&dir.path().join("db"), Path::new(token));
-    let state = dir.path().join("worker-state");
     let engine = format!(
         "pg={} gtp --threads 1 --quiet",
         env!("CARGO_BIN_EXE_pentagrid")
     );
-    let _worker = common::Process(
-        std::process::Command::new(env!("CARGO_BIN_EXE_pentagrid"))
-            .args(["worker", "--coordinator", &url, "--token-file", token])
-            .args(["--threads", "1", "--state-dir", state.to_str().unwrap()])
-            .args(["--engine", &engine])
-            .env("RUST_LOG", "warn")
-            .stdin(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let state = dir.path().join("worker-state");
+    let _worker = common::worker(&url, Path::new(token), &state, &["--engine", &engine]);
     let remote = ["--coordinator", url.as_str(), "--token-file", token];
     let mut start = vec![
         "tournament",

@@ -79,3 +79,21 @@ pub fn coordinator(db: &Path, token: &Path) -> (Process, String) {
         }
     }
 }
+
+/// A one-thread worker process of the coordinator at `url`, keeping its id in `state`, with
+/// `extra` arguments (such as `--engine NAME=COMMAND`).
+pub fn worker(url: &str, token: &Path, state: &Path, extra: &[&str]) -> Process {
+    Process(
+        Command::new(env!("CARGO_BIN_EXE_pentagrid"))
+            .args(["worker", "--coordinator", url, "--token-file"])
+            .arg(token)
+            .arg("--state-dir")
+            .arg(state)
+            .args(["--threads", "1"])
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("start a worker"),
+    )
+}
