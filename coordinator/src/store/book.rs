@@ -75,6 +75,16 @@ impl Store {
         }
     }
 
+    /// The exact value of the canonical position `key` for the side to move, with a move (in
+    /// its canonical frame) that achieves it, when its stored proven values and the rules prove
+    /// one (see [`super::position_value`]).
+    pub fn position_value(&self, key: u64) -> Result<Option<(Value, Move)>, StoreError> {
+        let Ok(position) = pentago::Position::from_key(pentago::PositionKey(key)) else {
+            return Ok(None);
+        };
+        Ok(super::position_value(&position, &self.proven_table(key)?))
+    }
+
     /// Writes a build record (durable at the next flush).
     pub fn put_build(&self, id: u64, build: &StoredBuild) -> Result<(), StoreError> {
         let _writing = self.writing();
