@@ -160,7 +160,9 @@ impl Store {
     }
 
     /// Adds imported rows: counts add to the stored tables, proven values replace stored ones.
-    /// One transaction; not yet durable.
+    /// One transaction; not yet durable. Imported exact values are stored as given and not
+    /// propagated (an exported book already carries the values propagation gave it; see
+    /// [`super::propagate`]).
     pub fn import(&self, entries: &BTreeMap<u64, BookEntry>) -> Result<(), StoreError> {
         let _writing = self.writing();
         let trees = (&self.playouts, &self.game_tables, &self.proven, &self.meta);
