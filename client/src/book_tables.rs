@@ -32,6 +32,10 @@ pub struct BookTables {
     pub playouts: Vec<BookRow>,
     /// From self-play games.
     pub games: Vec<BookRow>,
+    /// The position's exact value for the side to move, where stored exact values prove one.
+    pub proven: Option<Value>,
+    /// The proven line from the position (each proven position's best move), in its frame.
+    pub proven_line: Vec<Move>,
 }
 
 /// The stored tables of `position`, in its frame.
@@ -48,7 +52,23 @@ pub async fn tables(client: &Client, position: &Position) -> Result<BookTables> 
         canonical,
         playouts: rows(position, &reply.playouts)?,
         games: rows(position, &reply.games)?,
+        // An unreadable value is no proof.
+        proven: value_of_wire(reply.proven).ok().flatten(),
+        proven_line: line(position, &reply.proven_line)?,
     })
+}
+
+/// A line of moves from `position`, each resolved where the one before leads.
+fn line(position: &Position, moves: &[String]) -> Result<Vec<Move>> {
+    let mut at = *position;
+    moves
+        .iter()
+        .map(|text| {
+            let mv = parse_move(&at, text)?;
+            at = at.play(mv).map_err(|e| unreadable("move", text, e))?;
+            Ok(mv)
+        })
+        .collect()
 }
 
 fn unreadable(what: &str, text: &str, error: impl std::fmt::Display) -> ClientError {

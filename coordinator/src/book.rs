@@ -53,6 +53,11 @@ pub struct BookView {
     pub playouts: Vec<BookRow>,
     /// From self-play games, most played first.
     pub games: Vec<BookRow>,
+    /// Its exact value for the side to move, where its stored exact move values prove one.
+    pub proven: Option<Value>,
+    /// The proven line in the asker's frame: the proven best move of each position from this
+    /// one on, while the positions reached stay proven (empty when not proven).
+    pub proven_line: Vec<Move>,
 }
 
 /// One exported (or imported) row: canonical position, move in its frame, counts, value.
@@ -241,6 +246,29 @@ pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEnt
     Ok(entries)
 }
 
+/// The exact value of `position` and its proven line (see [`BookView::proven_line`]): the
+/// best move each stored proven position names (mapped into the asker's frame), followed
+/// while it leads to a proven position, at most to the end of the game (36 plies).
+fn proven_line(
+    store: &Store,
+    position: &Position,
+) -> Result<(Option<Value>, Vec<Move>), StoreError> {
+    let mut line = Vec::new();
+    let mut value = None;
+    let mut at = *position;
+    while !at.is_over() && line.len() < 36 {
+        let canonical = at.canonical();
+        let Some((proven, best)) = store.position_value(canonical.position.key().bits())? else {
+            break;
+        };
+        value.get_or_insert(proven);
+        let mv = canonical.symmetry.inverse().apply_move(best);
+        line.push(mv);
+        at = at.play_unchecked(mv);
+    }
+    Ok((value, line))
+}
+
 /// The book service.
 pub struct Book {
     store: Arc<Store>,
@@ -268,11 +296,14 @@ impl Book {
             .map(|(mv, value)| (*mv, *value))
             .collect();
         let groups = MoveGroups::of(position, true);
+        let (value, proven_line) = proven_line(&self.store, position)?;
         Ok(BookView {
             position: *position,
             canonical: canonical.position,
             playouts: book_rows(&groups, &playouts, &proven, back),
             games: book_rows(&groups, &games, &proven_games, back),
+            proven: value,
+            proven_line,
         })
     }
 
@@ -390,6 +421,69 @@ mod tests {
             entry,
             [both, games_only, proven_only],
         )
+    }
+
+    #[test]
+    fn a_proven_position_shows_its_value_and_line_in_the_askers_frame() {
+        use crate::job::{Job, JobState};
+        use crate::store::ResultEffect;
+        let undecided = |p: &Position| {
+            !p.is_over()
+                && MoveGroups::of(p, true)
+                    .iter()
+                    .all(|g| !p.play_unchecked(g[0]).is_over())
+        };
+        // A late position with a child none of whose moves the rules decide.
+        let (position, child) = (0..)
+            .find_map(|seed| {
+                let position = pentago::random_opening(seed, 30).canonical().position;
+                if !undecided(&position) {
+                    return None;
+                }
+                let child = MoveGroups::of(&position, true)
+                    .iter()
+                    .map(|g| position.play_unchecked(g[0]).canonical().position)
+                    .find(|c| undecided(c))?;
+                Some((position, child))
+            })
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let asked = Symmetry::ALL[3].apply(&position);
+        assert_eq!(proven_line(&store, &asked).unwrap(), (None, Vec::new()));
+        // The position has a table; its child is solved lost: the position is won.
+        let first = MoveGroups::of(&position, true).iter().next().unwrap()[0];
+        let entry = BookEntry {
+            playouts: Table::from([(first, counts(10))]),
+            ..BookEntry::default()
+        };
+        store
+            .import(&BTreeMap::from([(position.key().bits(), entry)]))
+            .unwrap();
+        let all_lost: ProvenTable = MoveGroups::of(&child, true)
+            .iter()
+            .map(|g| (g[0], Value::Loss))
+            .collect();
+        let effect = ResultEffect {
+            proven: Some((child.key().bits(), all_lost)),
+            ..ResultEffect::default()
+        };
+        store
+            .apply(1, &Job::in_state(JobState::Done), "r1", &effect)
+            .unwrap();
+        let (value, line) = proven_line(&store, &asked).unwrap();
+        assert_eq!(value, Some(Value::Win));
+        // Into the child (proven lost), then the child's best move, into a position not proven.
+        assert_eq!(line.len(), 2, "{line:?}");
+        let reached = asked.play(line[0]).unwrap();
+        assert_eq!(reached.canonical().position, child);
+        let after = reached.play(line[1]).unwrap();
+        assert!(
+            store
+                .position_value(after.canonical().position.key().bits())
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

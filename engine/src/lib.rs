@@ -19,7 +19,7 @@ mod serde_text;
 pub use board::bitboard::Bitboard;
 pub use board::children::{MoveGroups, distinct_moves, move_groups};
 pub use board::color::Color;
-pub use board::history::moves_reaching;
+pub use board::history::{moves_reaching, parents};
 pub use board::movegen::MoveList;
 pub use board::moves::{Move, MoveNotation, ParseMoveError};
 pub use board::perft::{PerftCounts, perft};

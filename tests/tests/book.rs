@@ -408,3 +408,80 @@ async fn imports_that_would_overflow_a_stored_count_are_refused_whole_and_store_
     assert_eq!(cluster.status().await.playouts, 34);
     cluster.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn solved_children_prove_an_analysed_root_through_the_book() {
+    // Two reference positions of 29 stones: one the side to move wins, one it does not.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/solved-positions.txt"
+    );
+    let reference: Vec<(Position, i8)> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (p, v) = l.split_once(' ').unwrap();
+            (p.parse().unwrap(), v.trim().parse().unwrap())
+        })
+        .filter(|(p, _): &(Position, i8)| p.stone_count() == 29 && !p.is_over())
+        .collect();
+    let won = *reference.iter().find(|(_, v)| *v == 1).unwrap();
+    let lost = *reference.iter().find(|(_, v)| *v == -1).unwrap();
+    let cluster = TestCluster::start(settings()).await;
+    // The roots are analysed (29 stones), their children solved (30 stones): the roots'
+    // values can only come from propagation.
+    let request = v2::StartBuildRequest {
+        roots: vec![won.0.to_string(), lost.0.to_string()],
+        depth: 1,
+        max_positions: 1_000,
+        budget: 2 * PLAYOUTS,
+        playouts_per_position: PLAYOUTS,
+        config: "uct".into(),
+        solve_stones: 30,
+    };
+    let build_id = start_build(&cluster, request).await;
+    let (stop, worker) = cluster.worker("w", 2);
+    let done = wait_build(&cluster, build_id, |s| s.state() == v2::BuildState::Done).await;
+    let _ = stop.send(true);
+    worker.await.unwrap();
+    assert!(done.solved > 2, "{done:?}");
+    let value = |number: i32| pentagrid_proto::value_of_wire(number).unwrap();
+    for (position, expected) in [won, lost] {
+        let book = pentagrid_client::book::show(&cluster.client(), &position)
+            .await
+            .unwrap();
+        let proven = value(book.proven);
+        if expected == 1 {
+            assert_eq!(proven, Some(Value::Win), "{position}: {book:?}");
+        }
+        // Whatever it proves agrees with the reference, and its line starts with a move whose
+        // row says the same.
+        if let Some(proven) = proven {
+            assert_eq!(proven.as_i8(), expected, "{position}");
+            let first = book.proven_line.first().expect("a proven position has a line");
+            let mv: pentago::Move = first.parse().unwrap();
+            let child = position.play(mv).unwrap();
+            if child.is_over() {
+                // Decided by the rules, without a stored row.
+                let by_rules = Value::of_status(child.status(), position.side_to_move());
+                assert_eq!(by_rules, Some(proven), "{position} {first}");
+                continue;
+            }
+            let row = book
+                .playouts
+                .iter()
+                .find(|r| {
+                    r.r#move == *first
+                        || r.also.iter().any(|m| m == first)
+                        || position.play(r.r#move.parse().unwrap()).unwrap().canonical_key()
+                            == child.canonical_key()
+                })
+                .expect("the line's first move has a row");
+            assert_eq!(value(row.proven), Some(proven), "{position} {first}");
+        } else {
+            assert!(book.proven_line.is_empty());
+        }
+    }
+    cluster.stop().await;
+}

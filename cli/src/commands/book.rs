@@ -217,12 +217,20 @@ pub fn book_json(reply: &v2::BookShowResponse) -> serde_json::Value {
         "canonical": reply.canonical,
         "playouts": rows_json(&reply.playouts),
         "games": rows_json(&reply.games),
+        "proven": proven(reply.proven).map(|v| v.to_string()),
+        "proven_line": reply.proven_line,
     })
 }
 
 /// A book reply as two tables.
 pub fn print_book(reply: &v2::BookShowResponse) -> Result<()> {
     outln!("position  {}", reply.position);
+    if let Some(value) = proven(reply.proven) {
+        outln!(
+            "proven    {value} for the side to move, line {}",
+            reply.proven_line.join(" ")
+        );
+    }
     for (title, rows) in [
         ("playouts (UCT analyses)", &reply.playouts),
         ("games (self-play)", &reply.games),

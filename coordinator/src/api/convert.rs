@@ -156,6 +156,8 @@ pub(crate) fn book_view(view: BookView) -> v2::BookShowResponse {
         canonical: view.canonical.to_string(),
         playouts: view.playouts.into_iter().map(book_row).collect(),
         games: view.games.into_iter().map(book_row).collect(),
+        proven: value_to_wire(view.proven) as i32,
+        proven_line: view.proven_line.iter().map(ToString::to_string).collect(),
     }
 }
 

@@ -15,7 +15,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use pentago::Position;
 
 use crate::jobs::JobQueue;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{ProvenTable, Store, StoreError, Table, position_value};
 
 /// Where a position sits in the best-first order: its priority and its ply below a root.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -185,8 +185,9 @@ impl Frontier {
     }
 
     /// Pops positions best first until `limits.room` are chosen or `limits.max_pops` were
-    /// popped. A position with a table is expanded (below `limits.depth`); one with an exact
-    /// value is a leaf; one without a table is chosen unless the build queued it before (its
+    /// popped. A position with a table is expanded (below `limits.depth`, its proven moves
+    /// left out); one with an exact value (proven by its own moves, see
+    /// [`crate::store::position_value`]) is a leaf; one without a table is chosen unless the build queued it before (its
     /// job failed) or the job `pending` gives for its canonical key analyses it already. The heap
     /// is cut back to the best `limits.cap` entries whenever it grows past twice that.
     pub fn select(
@@ -237,7 +238,8 @@ impl Frontier {
                 self.flights.insert(key, flight);
                 continue;
             }
-            if !store.proven_table(key)?.is_empty() {
+            let proven = store.proven_table(key)?;
+            if !proven.is_empty() && position_value(&position, &proven).is_some() {
                 walked += 1;
                 continue;
             }
@@ -250,7 +252,7 @@ impl Frontier {
             }
             walked += 1;
             if place.ply < depth {
-                self.expand(position, place, &table);
+                self.expand(position, place, &table, &proven);
                 if self.heap.len() > cap.saturating_mul(2) {
                     self.prune(cap);
                 }
@@ -272,18 +274,25 @@ impl Frontier {
         depth: u32,
     ) -> Result<(), StoreError> {
         let key = position.key().bits();
-        if place.ply >= depth || !store.proven_table(key)?.is_empty() {
+        if place.ply >= depth {
+            return Ok(());
+        }
+        let proven = store.proven_table(key)?;
+        if !proven.is_empty() && position_value(&position, &proven).is_some() {
             return Ok(());
         }
         let table = store.playout_table(key)?;
-        self.expand(position, place, &table);
+        self.expand(position, place, &table, &proven);
         Ok(())
     }
 
-    /// Pushes the children of a position with their priorities (see the builder's formula).
-    fn expand(&mut self, position: Position, place: Place, table: &Table) {
-        let total: u64 = table.values().map(|c| c.games).sum();
-        for (mv, counts) in table {
+    /// Pushes the children of a position with their priorities (see the builder's formula),
+    /// leaving out the moves with exact values (as an MCTS-solver does: a proven move is not
+    /// explored again, and its playouts no longer count in the shares of the others).
+    fn expand(&mut self, position: Position, place: Place, table: &Table, proven: &ProvenTable) {
+        let open = || table.iter().filter(|(mv, _)| !proven.contains_key(mv));
+        let total: u64 = open().map(|(_, c)| c.games).sum();
+        for (mv, counts) in open() {
             let Ok(child) = position.play(*mv) else {
                 continue;
             };
@@ -435,6 +444,52 @@ mod tests {
     }
 
     #[test]
+    fn proven_moves_are_not_explored_and_proven_positions_are_leaves() {
+        use crate::store::BookEntry;
+        use pentago::{MoveGroups, Value};
+        use std::collections::BTreeMap;
+        let start = Position::START;
+        let firsts: Vec<_> = MoveGroups::of(&start, true)
+            .iter()
+            .map(|g| g[0])
+            .take(2)
+            .collect();
+        let counts = Counts {
+            games: 10,
+            wins: 5,
+            draws: 0,
+        };
+        let playouts: Table = firsts.iter().map(|&mv| (mv, counts)).collect();
+        let picks_under = |proven: ProvenTable| {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(dir.path()).unwrap();
+            let entry = BookEntry {
+                playouts: playouts.clone(),
+                proven,
+                ..BookEntry::default()
+            };
+            store
+                .import(&BTreeMap::from([(start.key().bits(), entry)]))
+                .unwrap();
+            let mut frontier = Frontier::new(&[start], Vec::new());
+            let selection = frontier
+                .select(&store, 1, limits(10, 100), |_| None)
+                .unwrap();
+            let picked: Vec<Position> = selection.picks.iter().map(|p| p.position).collect();
+            (picked, selection.walked)
+        };
+        let child = |mv| start.play(mv).unwrap().canonical().position;
+        let (both, _) = picks_under(ProvenTable::new());
+        assert_eq!(both.len(), 2);
+        // A move proven lost is not explored again; the other takes the whole share.
+        let (picked, walked) = picks_under(ProvenTable::from([(firsts[0], Value::Loss)]));
+        assert_eq!((picked, walked), (vec![child(firsts[1])], 1));
+        // A move proven won proves the position: it is a leaf.
+        let (picked, walked) = picks_under(ProvenTable::from([(firsts[1], Value::Win)]));
+        assert_eq!((picked.len(), walked), (0, 1));
+    }
+
+    #[test]
     fn selection_stops_after_its_pops_and_pruning_keeps_the_best() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
@@ -453,7 +508,7 @@ mod tests {
                 (mv, counts)
             })
             .collect();
-        frontier.expand(Position::START, place(1.0), &table);
+        frontier.expand(Position::START, place(1.0), &table, &ProvenTable::new());
         let pushed = frontier.len();
         assert!(pushed > 3, "{pushed}");
         let first = frontier.select(&store, 1, limits(10, 1), |_| None).unwrap();

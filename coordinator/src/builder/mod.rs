@@ -10,7 +10,10 @@
 //! move's win rate `w` over `n` playouts. So the builder follows the principal lines (high
 //! visit share), leans towards moves whose value is unsure, and analyses a position (the
 //! "unexplored" case) as soon as its priority is among the highest of positions without a
-//! table. Proven positions are leaves. A position reached along several lines takes the best
+//! table. Proven positions are leaves, and proven moves are not explored again: like an
+//! MCTS-solver, once a move's exact value is stored (a solve, or propagation up the book, see
+//! `store::propagate`) it replaces the move's playout estimate: the move gets no child entry,
+//! and the parent's share is split among its unproven moves only. A position reached along several lines takes the best
 //! priority known when it is handled (picked or expanded); a better line found later does not
 //! move it again.
 //!

@@ -75,6 +75,16 @@ impl Store {
         }
     }
 
+    /// The exact value of the canonical position `key` for the side to move, with a move (in
+    /// its canonical frame) that achieves it, when its stored proven values and the rules prove
+    /// one (see [`super::position_value`]).
+    pub fn position_value(&self, key: u64) -> Result<Option<(Value, Move)>, StoreError> {
+        let Ok(position) = pentago::Position::from_key(pentago::PositionKey(key)) else {
+            return Ok(None);
+        };
+        Ok(super::position_value(&position, &self.proven_table(key)?))
+    }
+
     /// Writes a build record (durable at the next flush).
     pub fn put_build(&self, id: u64, build: &StoredBuild) -> Result<(), StoreError> {
         let _writing = self.writing();
@@ -150,7 +160,9 @@ impl Store {
     }
 
     /// Adds imported rows: counts add to the stored tables, proven values replace stored ones.
-    /// One transaction; not yet durable.
+    /// One transaction; not yet durable. Imported exact values are stored as given and not
+    /// propagated (an exported book already carries the values propagation gave it; see
+    /// [`super::propagate`]).
     pub fn import(&self, entries: &BTreeMap<u64, BookEntry>) -> Result<(), StoreError> {
         let _writing = self.writing();
         let trees = (&self.playouts, &self.game_tables, &self.proven, &self.meta);

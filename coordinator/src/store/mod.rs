@@ -6,7 +6,8 @@
 //! [`StoredGame`]), `matches` (match id → [`StoredMatch`], match id ‖ pair index →
 //! [`StoredPair`]), `puzzles` (canonical position key → the puzzle's stable JSON form),
 //! `candidates` (canonical position key → one [`CandidateState`] byte), `proven`, `builds` and
-//! `build_nodes` (see [`book`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
+//! `build_nodes` (see [`book`]; exact values propagate up through the stored tables, see
+//! [`propagate`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
 //! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]),
 //! `deep_solves` and `deep_leaves` (deep solves and their proven leaves, see [`deep`]).
@@ -33,6 +34,7 @@ pub mod deep;
 mod games;
 pub mod manifest;
 pub mod match_records;
+mod propagate;
 mod puzzles;
 pub mod records;
 mod results;
@@ -57,6 +59,7 @@ pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, Unreadab
 pub use deep::StoredDeepSolve;
 pub use manifest::{ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
+pub use propagate::{MAX_PROPAGATION_VISITS, Propagated, position_value};
 pub use puzzles::CandidateCounts;
 pub use records::{
     CandidateState, StoredBuild, StoredForfeit, StoredGame, StoredJob, StoredTask, Totals,

@@ -1,5 +1,6 @@
 //! Applying a worker's result: everything it changes, written in one transaction over every
-//! tree it touches, so that a result counts once or not at all.
+//! tree it touches, so that a result counts once or not at all. The exact values it stores are
+//! carried up through the stored book in the same transaction (see [`super::propagate`]).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -10,6 +11,7 @@ use sled::transaction::{
     ConflictableTransactionError, ConflictableTransactionResult, TransactionalTree,
 };
 
+use super::propagate::{BookTrees, Seed};
 use super::puzzles::{StateChange, set_candidate};
 use super::solitaire::{SolitaireEffect, add_deals};
 use super::{
@@ -145,6 +147,7 @@ impl Store {
             let mut totals = totals_in(trees.meta)?;
             add_tables(&trees, job_id, effect, &mut totals)?;
             let (candidate_changes, new_puzzles) = add_checks(&trees, effect)?;
+            propagate_values(&trees, effect)?;
             if let Some(played) = &effect.solitaire {
                 add_deals(trees.solitaire, played)?;
             }
@@ -328,6 +331,44 @@ fn add_checks(
     }
     super::deep::add_leaves(trees.deep_leaves, &effect.deep_leaves)?;
     Ok(added)
+}
+
+/// Carries the exact values the result stores up through the stored book (see
+/// [`super::propagate`]): its solved position's, and its deep-solve leaves'.
+fn propagate_values(
+    trees: &ResultTrees<'_>,
+    effect: &ResultEffect,
+) -> ConflictableTransactionResult<(), StoreError> {
+    let mut seeds: Vec<Seed> = effect
+        .proven
+        .iter()
+        .map(|(key, _)| Seed::Table(*key))
+        .collect();
+    seeds.extend(
+        effect
+            .deep_leaves
+            .iter()
+            .map(|&(key, value)| Seed::Value(key, value)),
+    );
+    if seeds.is_empty() {
+        return Ok(());
+    }
+    let book = BookTrees {
+        proven: trees.proven,
+        playouts: trees.playouts,
+        game_tables: trees.game_tables,
+    };
+    let done = book.propagate(&seeds)?;
+    if done.moves > 0 || done.cut {
+        tracing::debug!(
+            visited = done.visited,
+            moves = done.moves,
+            positions = done.positions,
+            cut = done.cut,
+            "proven values propagated through the book"
+        );
+    }
+    Ok(())
 }
 
 /// Stores a played pair and adds it to its match.

@@ -1,6 +1,7 @@
 //! A way to reach a position: legal moves from the empty board that end in it. For telling a
 //! position to an engine program that only learns a game by its moves (GTP has no command to
-//! set up a position).
+//! set up a position). And a position's parents: the positions one move before it (for carrying
+//! exact values up through a stored book).
 
 use crate::board::bitboard::Bitboard;
 use crate::board::color::Color;
@@ -24,6 +25,44 @@ pub fn moves_reaching(position: &Position) -> Option<Vec<Move>> {
     let mut moves = Vec::with_capacity(position.stone_count() as usize);
     let mut steps = MAX_STEPS;
     back(*position, &mut moves, &mut steps).then_some(moves)
+}
+
+/// Every (parent, move) such that the ongoing `parent` plays `move` into `position`: undo a
+/// twist, take away a stone of the player who moved last. At most 8 twists times 18 stones;
+/// a parent reached by several moves (a symmetric quadrant twisted either way) comes once per
+/// move. None for the empty board or a finished game (a finished game has parents, but a
+/// book never stores one, so they are not asked for).
+#[must_use]
+pub fn parents(position: &Position) -> Vec<(Position, Move)> {
+    let mut found = Vec::new();
+    if position.stone_count() == 0 || position.is_over() {
+        return found;
+    }
+    let mover = position.side_to_move().opponent();
+    for twist in Twist::ALL {
+        let undo = Twist::new(twist.quadrant(), twist.direction().reversed());
+        let black = position.black().twisted(undo);
+        let white = position.white().twisted(undo);
+        let own = match mover {
+            Color::Black => black,
+            Color::White => white,
+        };
+        for square in own.squares() {
+            let without = |b: Bitboard| Bitboard::from_bits(b.bits() & !square.mask());
+            let (b, w) = match mover {
+                Color::Black => (without(black), white),
+                Color::White => (black, without(white)),
+            };
+            let Ok(before) = Position::from_bitboards(b, w) else {
+                continue;
+            };
+            let mv = Move::new(square, twist);
+            if !before.is_over() && before.play_unchecked(mv) == *position {
+                found.push((before, mv));
+            }
+        }
+    }
+    found
 }
 
 fn back(position: Position, moves: &mut Vec<Move>, steps: &mut u32) -> bool {
@@ -72,6 +111,40 @@ fn back(position: Position, moves: &mut Vec<Move>, steps: &mut u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parents_are_exactly_the_positions_one_move_before() {
+        for seed in 0..50u64 {
+            let position = random_opening(seed, 1 + (seed % 20) as u32);
+            if position.is_over() {
+                continue;
+            }
+            let found = parents(&position);
+            assert!(!found.is_empty(), "{position}");
+            for (parent, mv) in &found {
+                assert_eq!(parent.play(*mv).unwrap(), position);
+            }
+            // Brute force over one parent's moves finds the same moves into the position.
+            let (parent, _) = found[0];
+            let forward: Vec<Move> = parent
+                .legal_moves()
+                .iter()
+                .copied()
+                .filter(|&m| parent.play_unchecked(m) == position)
+                .collect();
+            let backward: Vec<Move> = found
+                .iter()
+                .filter(|(p, _)| *p == parent)
+                .map(|(_, m)| *m)
+                .collect();
+            let mut forward_sorted = forward.clone();
+            forward_sorted.sort_unstable();
+            let mut backward_sorted = backward.clone();
+            backward_sorted.sort_unstable();
+            assert_eq!(forward_sorted, backward_sorted, "{parent} -> {position}");
+        }
+        assert!(parents(&Position::START).is_empty());
+    }
     use crate::play::matches::random_opening;
     use crate::search::playout::seeded_rng;
     use rand::RngExt;

@@ -26,6 +26,10 @@ pub struct BookResponse {
     canonical: String,
     /// UCT analyses (playout counts) and self-play games, kept apart.
     sources: Sources,
+    /// `win`, `draw`, `loss` for the side to move where stored exact values prove it, or null.
+    proven: Option<&'static str>,
+    /// The proven line from the position (empty when not proven).
+    proven_line: Vec<String>,
 }
 
 /// A position and where the game stands in it.
@@ -131,6 +135,8 @@ async fn answer(source: &Source, position: Position) -> Result<Bytes, ApiError> 
             playouts: table(&position, &tables.playouts),
             games: table(&position, &tables.games),
         },
+        proven: tables.proven.map(|value| value.name()),
+        proven_line: tables.proven_line.iter().map(ToString::to_string).collect(),
     };
     let body = serde_json::to_vec(&response).map_err(|e| ApiError::Encode(e.to_string()))?;
     Ok(Bytes::from(body))
