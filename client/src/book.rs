@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, Write};
 
-use pentago::{Position, Value};
+use pentago::{Move, Position, Value};
 use pentagrid_proto::limits::MAX_IMPORT_ROWS;
 use pentagrid_proto::{Client, v2, value_of_wire, value_to_wire};
 use serde_json::json;
@@ -43,63 +43,128 @@ pub const CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
 /// Rows per export page.
 const PAGE_ROWS: u32 = 1000;
 
-/// The stored tables of a position as the coordinator sends them ([`tables`] reads them into
-/// the client's own types).
-pub async fn show(client: &Client, position: &Position) -> Result<v2::BookShowResponse> {
-    let request = v2::BookShowRequest {
-        position: position.to_string(),
-    };
-    Ok(client.clone().book_show(request).await?.into_inner())
-}
-
 /// Win rate of a row for the player making the move (0 without games; see [`pentago::win_rate`]).
 #[must_use]
-pub fn win_rate(row: &v2::BookRow) -> f64 {
+pub fn win_rate(row: &BookRow) -> f64 {
     pentago::win_rate(row.games, row.wins, row.draws).map_or(0.0, |rate| rate.rate)
 }
 
 /// The 95% interval of a row's win rate (Wilson, see [`pentago::win_rate`]); `None` without
 /// games.
 #[must_use]
-pub fn win_rate_interval(row: &v2::BookRow) -> Option<(f64, f64)> {
+pub fn win_rate_interval(row: &BookRow) -> Option<(f64, f64)> {
     pentago::win_rate(row.games, row.wins, row.draws).map(|rate| (rate.low, rate.high))
 }
 
-/// The exact value of a row, if proven.
-#[must_use]
-pub fn proven(number: i32) -> Option<Value> {
-    value_of_wire(number).ok().flatten()
+/// Which table an exported row belongs to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TableSource {
+    /// The playout table (UCT analyses).
+    Playouts,
+    /// The game table (self-play games).
+    Games,
 }
 
-fn source_name(source: i32) -> &'static str {
-    match v2::TableSource::try_from(source) {
-        Ok(v2::TableSource::Games) => "games",
-        _ => "playouts",
+impl TableSource {
+    /// The stable name in the row formats: `playouts` or `games`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            TableSource::Playouts => "playouts",
+            TableSource::Games => "games",
+        }
+    }
+
+    fn of_name(name: &str) -> Option<TableSource> {
+        match name {
+            "playouts" => Some(TableSource::Playouts),
+            "games" => Some(TableSource::Games),
+            _ => None,
+        }
+    }
+
+    fn of_wire(number: i32) -> TableSource {
+        match v2::TableSource::try_from(number) {
+            Ok(v2::TableSource::Games) => TableSource::Games,
+            _ => TableSource::Playouts,
+        }
+    }
+
+    fn to_wire(self) -> v2::TableSource {
+        match self {
+            TableSource::Playouts => v2::TableSource::Playouts,
+            TableSource::Games => v2::TableSource::Games,
+        }
     }
 }
 
-fn source_of_name(name: &str) -> Option<v2::TableSource> {
-    match name {
-        "playouts" => Some(v2::TableSource::Playouts),
-        "games" => Some(v2::TableSource::Games),
-        _ => None,
+/// One row of an export: a move of a canonical position's table with its counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportRow {
+    /// The position (canonical in an export).
+    pub position: Position,
+    /// The move, in that position's frame.
+    pub mv: Move,
+    /// The table it belongs to.
+    pub source: TableSource,
+    /// Games (playouts or self-play games) that made the move.
+    pub games: u64,
+    /// Of them won by the mover.
+    pub wins: u64,
+    /// Of them drawn.
+    pub draws: u64,
+    /// The exact value for the mover, where the solver settled it.
+    pub proven: Option<Value>,
+}
+
+impl ExportRow {
+    /// The row the coordinator sent, read; [`ClientError::Unreadable`] for one that does not
+    /// read.
+    fn of_wire(row: &v2::BookExportRow) -> Result<ExportRow> {
+        let unreadable = |what: &str, text: &str, e: &dyn std::fmt::Display| {
+            ClientError::Unreadable(format!("{what} {text:?}: {e}"))
+        };
+        Ok(ExportRow {
+            position: row
+                .position
+                .parse()
+                .map_err(|e| unreadable("position", &row.position, &e))?,
+            mv: row
+                .r#move
+                .parse()
+                .map_err(|e| unreadable("move", &row.r#move, &e))?,
+            source: TableSource::of_wire(row.source),
+            games: row.games,
+            wins: row.wins,
+            draws: row.draws,
+            // An unreadable value is no proof.
+            proven: value_of_wire(row.proven).ok().flatten(),
+        })
+    }
+
+    fn to_wire(&self) -> v2::BookExportRow {
+        v2::BookExportRow {
+            position: self.position.to_string(),
+            r#move: self.mv.to_string(),
+            source: self.source.to_wire() as i32,
+            games: self.games,
+            wins: self.wins,
+            draws: self.draws,
+            proven: value_to_wire(self.proven) as i32,
+        }
     }
 }
 
 /// Writes one row in `format`.
-fn write_row(
-    sink: &mut dyn Write,
-    format: RowFormat,
-    row: &v2::BookExportRow,
-) -> std::io::Result<()> {
-    let value = proven(row.proven).map(|v| v.to_string());
+fn write_row(sink: &mut dyn Write, format: RowFormat, row: &ExportRow) -> std::io::Result<()> {
+    let value = row.proven.map(|v| v.to_string());
     match format {
         RowFormat::Csv => writeln!(
             sink,
             "{},{},{},{},{},{},{}",
             row.position,
-            row.r#move,
-            source_name(row.source),
+            row.mv,
+            row.source.name(),
             row.games,
             row.wins,
             row.draws,
@@ -109,7 +174,8 @@ fn write_row(
             sink,
             "{}",
             json!({
-                "position": row.position, "move": row.r#move, "source": source_name(row.source),
+                "position": row.position.to_string(), "move": row.mv.to_string(),
+                "source": row.source.name(),
                 "games": row.games, "wins": row.wins, "draws": row.draws, "proven": value,
             })
         ),
@@ -136,7 +202,8 @@ pub async fn export(
         };
         let page = client.clone().book_export(request).await?.into_inner();
         for row in &page.rows {
-            write_row(sink, format, row).map_err(ClientError::io("writing the rows"))?;
+            let row = ExportRow::of_wire(row)?;
+            write_row(sink, format, &row).map_err(ClientError::io("writing the rows"))?;
             count += 1;
         }
         if page.next_key == 0 {
@@ -146,7 +213,7 @@ pub async fn export(
     }
 }
 
-fn parse_csv(line: &str, number: usize) -> Result<v2::BookExportRow> {
+fn parse_csv(line: &str, number: usize) -> Result<ExportRow> {
     let bad = |why: String| ClientError::Format { line: number, why };
     let fields: Vec<&str> = line.split(',').collect();
     if fields.len() != 7 {
@@ -167,7 +234,7 @@ fn parse_csv(line: &str, number: usize) -> Result<v2::BookExportRow> {
     )
 }
 
-fn parse_jsonl(line: &str, number: usize) -> Result<v2::BookExportRow> {
+fn parse_jsonl(line: &str, number: usize) -> Result<ExportRow> {
     let bad = |why: String| ClientError::Format { line: number, why };
     let value: serde_json::Value =
         serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
@@ -193,7 +260,8 @@ fn parse_jsonl(line: &str, number: usize) -> Result<v2::BookExportRow> {
     )
 }
 
-/// A row from its fields, checked for shape here and for meaning by the coordinator.
+/// A row from its fields, checked for shape here (a position, a move, a source, counts, a
+/// value) and for meaning by the coordinator (a legal move, counts that add up).
 fn row(
     position: &str,
     mv: &str,
@@ -201,9 +269,16 @@ fn row(
     [games, wins, draws]: [u64; 3],
     proven: &str,
     number: usize,
-) -> Result<v2::BookExportRow> {
+) -> Result<ExportRow> {
     let bad = |why: String| ClientError::Format { line: number, why };
-    let source = source_of_name(source).ok_or_else(|| bad(format!("unknown source {source:?}")))?;
+    let position: Position = position
+        .parse()
+        .map_err(|e| bad(format!("bad position {position:?}: {e}")))?;
+    let mv: Move = mv
+        .parse()
+        .map_err(|e| bad(format!("bad move {mv:?}: {e}")))?;
+    let source =
+        TableSource::of_name(source).ok_or_else(|| bad(format!("unknown source {source:?}")))?;
     let value = match proven {
         "" => None,
         text => Some(
@@ -211,19 +286,19 @@ fn row(
                 .map_err(|e| bad(format!("bad proven value {text:?}: {e}")))?,
         ),
     };
-    Ok(v2::BookExportRow {
-        position: position.into(),
-        r#move: mv.into(),
-        source: source as i32,
+    Ok(ExportRow {
+        position,
+        mv,
+        source,
         games,
         wins,
         draws,
-        proven: value_to_wire(value) as i32,
+        proven: value,
     })
 }
 
 /// The rows of an export in `format`.
-pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<v2::BookExportRow>> {
+pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<ExportRow>> {
     let mut rows = Vec::new();
     for (index, line) in reader.lines().enumerate() {
         let line = line.map_err(ClientError::io("reading the rows"))?;
@@ -240,10 +315,10 @@ pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<v2::Boo
 }
 
 /// Adds rows to the book, in calls of at most [`MAX_IMPORT_ROWS`]; returns how many.
-pub async fn import(client: &Client, rows: &[v2::BookExportRow]) -> Result<usize> {
+pub async fn import(client: &Client, rows: &[ExportRow]) -> Result<usize> {
     for chunk in rows.chunks(MAX_IMPORT_ROWS) {
         let request = v2::BookImportRequest {
-            rows: chunk.to_vec(),
+            rows: chunk.iter().map(ExportRow::to_wire).collect(),
         };
         client.clone().book_import(request).await?;
     }
@@ -256,14 +331,14 @@ mod tests {
 
     #[test]
     fn rows_read_back_in_both_formats_and_bad_lines_are_named() {
-        let row = v2::BookExportRow {
-            position: Position::START.to_string(),
-            r#move: "a1-1R".into(),
-            source: v2::TableSource::Games as i32,
+        let row = ExportRow {
+            position: Position::START,
+            mv: "a1-1R".parse().unwrap(),
+            source: TableSource::Games,
             games: 5,
             wins: 2,
             draws: 1,
-            proven: v2::Value::Win as i32,
+            proven: Some(Value::Win),
         };
         for format in [RowFormat::Csv, RowFormat::Jsonl] {
             let mut bytes = Vec::new();

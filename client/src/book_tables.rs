@@ -26,6 +26,8 @@ pub struct BookRow {
 /// A position's two tables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BookTables {
+    /// The position asked about (the tables' moves are in its frame).
+    pub position: Position,
     /// The canonical form the tables are stored under.
     pub canonical: Position,
     /// From UCT analyses (playout counts).
@@ -49,6 +51,7 @@ pub async fn tables(client: &Client, position: &Position) -> Result<BookTables> 
         .parse()
         .map_err(|e| unreadable("position", &reply.canonical, e))?;
     Ok(BookTables {
+        position: *position,
         canonical,
         playouts: rows(position, &reply.playouts)?,
         games: rows(position, &reply.games)?,

@@ -6,10 +6,10 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use pentago::{MID_MIN_STONES, MoveNotation, Opening, Player, Position, UctConfig};
+use pentago::{MID_MIN_STONES, Opening, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task};
 
-use crate::book::show;
+use crate::book::tables;
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsOutcome, JobsProgress, run_jobs};
 use crate::puzzles::{Goal, PuzzleProgress, PuzzleRound, generate};
@@ -231,11 +231,9 @@ async fn reached_positions(client: &Client, depth: u32) -> Result<Vec<Position>>
             if level == depth {
                 continue;
             }
-            let book = show(client, &position).await?;
+            let book = tables(client, &position).await?;
             for row in book.games.iter().filter(|r| r.games > 0) {
-                let notation: MoveNotation = row.r#move.parse().map_err(|e| unreadable(&e))?;
-                let mv = position.resolve(notation).map_err(|e| unreadable(&e))?;
-                next.push(position.play(mv).map_err(|e| unreadable(&e))?);
+                next.push(position.play(row.mv).map_err(|e| unreadable(&e))?);
             }
         }
         frontier = next;

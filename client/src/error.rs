@@ -5,6 +5,80 @@ use pentagrid_proto::reason_of;
 use pentagrid_proto::v2::ErrorReason;
 use thiserror::Error;
 
+/// The typed reason the coordinator gave for refusing a call (the wire's `ErrorReason`, read).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RefusalReason {
+    /// No reason given, or one this client does not know (and every failure that is not a
+    /// refusal).
+    Unspecified,
+    /// The request is malformed or out of range.
+    InvalidArgument,
+    /// The worker id is not known to this coordinator process.
+    UnknownWorker,
+    /// The caller speaks another protocol version.
+    ProtocolMismatch,
+    /// The token is missing or wrong.
+    Unauthenticated,
+    /// The lease of a submitted result is not held by the caller.
+    LeaseNotHeld,
+    /// The submitted result fails validation against its job.
+    InvalidResult,
+    /// The result id was used before for another job.
+    ResultIdReused,
+    /// The match, build or other named thing does not exist.
+    NotFound,
+    /// The coordinator's storage failed.
+    Storage,
+    /// The token's role may not call this method.
+    Forbidden,
+    /// The worker is quarantined.
+    Quarantined,
+    /// The request is over a size limit.
+    TooLarge,
+    /// The coordinator is at a capacity limit: try again later.
+    AtCapacity,
+}
+
+/// The pairs of a refusal reason and its wire form, one table for both directions.
+const REASONS: [(RefusalReason, ErrorReason); 14] = [
+    (RefusalReason::Unspecified, ErrorReason::Unspecified),
+    (RefusalReason::InvalidArgument, ErrorReason::InvalidArgument),
+    (RefusalReason::UnknownWorker, ErrorReason::UnknownWorker),
+    (
+        RefusalReason::ProtocolMismatch,
+        ErrorReason::ProtocolMismatch,
+    ),
+    (RefusalReason::Unauthenticated, ErrorReason::Unauthenticated),
+    (RefusalReason::LeaseNotHeld, ErrorReason::LeaseNotHeld),
+    (RefusalReason::InvalidResult, ErrorReason::InvalidResult),
+    (RefusalReason::ResultIdReused, ErrorReason::ResultIdReused),
+    (RefusalReason::NotFound, ErrorReason::NotFound),
+    (RefusalReason::Storage, ErrorReason::Storage),
+    (RefusalReason::Forbidden, ErrorReason::Forbidden),
+    (RefusalReason::Quarantined, ErrorReason::Quarantined),
+    (RefusalReason::TooLarge, ErrorReason::TooLarge),
+    (RefusalReason::AtCapacity, ErrorReason::AtCapacity),
+];
+
+impl From<ErrorReason> for RefusalReason {
+    fn from(wire: ErrorReason) -> RefusalReason {
+        REASONS
+            .iter()
+            .find(|(_, w)| *w == wire)
+            .map_or(RefusalReason::Unspecified, |(reason, _)| *reason)
+    }
+}
+
+/// The wire form, for programs that build a coordinator's refusals (fakes, tests).
+impl From<RefusalReason> for ErrorReason {
+    fn from(reason: RefusalReason) -> ErrorReason {
+        REASONS
+            .iter()
+            .find(|(r, _)| *r == reason)
+            .map_or(ErrorReason::Unspecified, |(_, wire)| *wire)
+    }
+}
+
 /// Why a client call or workflow failed.
 #[derive(Debug, Error)]
 pub enum ClientError {
@@ -65,13 +139,13 @@ pub enum ClientError {
 }
 
 impl ClientError {
-    /// The typed reason of a refusal by the coordinator; [`ErrorReason::Unspecified`] for
+    /// The typed reason of a refusal by the coordinator; [`RefusalReason::Unspecified`] for
     /// everything else.
     #[must_use]
-    pub fn reason(&self) -> ErrorReason {
+    pub fn reason(&self) -> RefusalReason {
         match self {
-            ClientError::Rpc(status) => reason_of(status),
-            _ => ErrorReason::Unspecified,
+            ClientError::Rpc(status) => reason_of(status).into(),
+            _ => RefusalReason::Unspecified,
         }
     }
 
@@ -89,3 +163,19 @@ impl ClientError {
 
 /// Results of the client library.
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_maps_to_the_wire_and_back() {
+        for (reason, wire) in REASONS {
+            assert_eq!(ErrorReason::from(reason), wire);
+            assert_eq!(RefusalReason::from(wire), reason);
+        }
+        let status =
+            pentagrid_proto::error_status(tonic::Code::NotFound, ErrorReason::NotFound, "x");
+        assert_eq!(ClientError::Rpc(status).reason(), RefusalReason::NotFound);
+    }
+}

@@ -4,19 +4,20 @@
 //! types.
 
 use pentago::{
-    Accuracy, Color, MatchAccuracy, MatchScore, OpeningSource, PairResult, Player, Sprt,
-    SprtDecision, TimeLimit, game_points, opening_seed, pair_accuracy, play_pair, random_opening,
-    sprt_stop,
+    Accuracy, Color, MatchAccuracy, MatchScore, Move, OpeningSource, PairResult, Player, Position,
+    Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed, pair_accuracy, play_pair,
+    random_opening, sprt_stop,
 };
 use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 use pentagrid_proto::{
-    Client, GameForfeit, accuracy_of_wire, forfeit_of_wire, pentanomial_counts,
-    sprt_decision_of_wire, v2,
+    Client, accuracy_of_wire, forfeit_of_wire, pentanomial_counts, sprt_decision_of_wire, v2,
 };
 use serde::Serialize;
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
+
+pub use pentagrid_proto::{GameForfeit, LossReason};
 
 /// A match to play.
 #[derive(Clone, Debug)]
@@ -91,8 +92,7 @@ impl std::fmt::Display for MatchWait {
 
 /// Why a running match waits, from its status (`None` when it does not, or for a reason this
 /// client does not know).
-#[must_use]
-pub fn report_waiting(report: &v2::MatchStatusResponse) -> Option<MatchWait> {
+fn report_waiting(report: &v2::MatchStatusResponse) -> Option<MatchWait> {
     let wait = report.waiting.as_ref()?;
     match v2::MatchWaitReason::try_from(wait.reason) {
         Ok(v2::MatchWaitReason::NoWorkerHasEngines) => {
@@ -117,25 +117,19 @@ pub struct MatchOutcome {
 }
 
 /// A's score in a match status.
-#[must_use]
-pub fn report_score(report: &v2::MatchStatusResponse) -> MatchScore {
+fn report_score(report: &v2::MatchStatusResponse) -> MatchScore {
     let counts = pentanomial_counts(report.pentanomial.as_ref());
     MatchScore::from_counts(report.wins, report.draws, report.losses, &counts)
 }
 
 /// A's and B's accuracy in a match status, when the match measures it.
-#[must_use]
-pub fn report_accuracy(report: &v2::MatchStatusResponse) -> Option<MatchAccuracy> {
+fn report_accuracy(report: &v2::MatchStatusResponse) -> Option<MatchAccuracy> {
     report.accuracy.as_ref().map(accuracy_of_wire)
 }
 
 /// Where a stored match stands, with all its games if asked (read page by page; the counts
 /// are those of the first page's answer).
-pub async fn status(
-    client: &Client,
-    match_id: u64,
-    include_games: bool,
-) -> Result<v2::MatchStatusResponse> {
+pub async fn status(client: &Client, match_id: u64, include_games: bool) -> Result<MatchRecord> {
     status_in_pages(client, match_id, include_games, 0).await
 }
 
@@ -146,7 +140,7 @@ pub async fn status_in_pages(
     match_id: u64,
     include_games: bool,
     page_pairs: u32,
-) -> Result<v2::MatchStatusResponse> {
+) -> Result<MatchRecord> {
     let page = |games_from_pair| v2::MatchStatusRequest {
         match_id,
         include_games,
@@ -163,11 +157,11 @@ pub async fn status_in_pages(
         report.games.extend(next.games);
         report.next_games_from_pair = next.next_games_from_pair;
     }
-    Ok(report)
+    match_record(report)
 }
 
 /// Every stored match, newest first, without games (read page by page).
-pub async fn list(client: &Client) -> Result<Vec<v2::MatchStatusResponse>> {
+pub async fn list(client: &Client) -> Result<Vec<MatchRecord>> {
     let mut all = Vec::new();
     let mut before_id = 0;
     loop {
@@ -176,7 +170,9 @@ pub async fn list(client: &Client) -> Result<Vec<v2::MatchStatusResponse>> {
             limit: 0,
         };
         let page = client.clone().list_matches(request).await?.into_inner();
-        all.extend(page.matches);
+        for report in page.matches {
+            all.push(match_record(report)?);
+        }
         if page.next_before_id == 0 {
             return Ok(all);
         }
@@ -223,27 +219,26 @@ pub async fn follow(
 ) -> Result<MatchOutcome> {
     let mut shown = 0;
     let mut told_wait = None;
-    let report = poll(async || {
-        let report = status(client, match_id, false).await?;
-        let waiting = report_waiting(&report);
-        if waiting != told_wait {
-            if let Some(wait) = &waiting {
+    let record = poll(async || {
+        let record = status(client, match_id, false).await?;
+        if record.waiting != told_wait {
+            if let Some(wait) = &record.waiting {
                 tracing::warn!(match_id, "{wait}");
             }
-            told_wait = waiting;
+            told_wait.clone_from(&record.waiting);
         }
-        if report.pairs_done != shown {
-            shown = report.pairs_done;
-            progress(&report_score(&report)).map_err(progress_failed)?;
+        if record.pairs_done != shown {
+            shown = record.pairs_done;
+            progress(&record.score).map_err(progress_failed)?;
         }
-        Ok((report.state() != v2::MatchState::Running).then_some(report))
+        Ok((record.state != MatchState::Running).then_some(record))
     })
     .await?;
     Ok(MatchOutcome {
-        score: report_score(&report),
-        decision: sprt_decision_of_wire(report.decision()),
-        stopped: report.state() == v2::MatchState::Stopped,
-        accuracy: report_accuracy(&report),
+        score: record.score,
+        decision: record.decision,
+        stopped: record.state == MatchState::Stopped,
+        accuracy: record.accuracy,
     })
 }
 
@@ -331,6 +326,59 @@ impl MatchState {
     }
 }
 
+/// One stored game of a match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchGame {
+    /// The pair it belongs to.
+    pub pair: u64,
+    /// The opening it was played from.
+    pub opening: Position,
+    /// Black's player (text form).
+    pub black: String,
+    /// White's player.
+    pub white: String,
+    /// The moves from the opening, in order.
+    pub moves: Vec<Move>,
+    /// How it ended.
+    pub result: Status,
+    /// Set when it ended by an external engine's forfeit (its moves stop there).
+    pub forfeit: Option<GameForfeit>,
+    /// The end of black's engine's standard error in this game (empty: none).
+    pub stderr_black: String,
+    /// The same for white's engine.
+    pub stderr_white: String,
+}
+
+impl MatchGame {
+    fn of_wire(game: &v2::MatchGame) -> Result<MatchGame> {
+        Ok(MatchGame {
+            pair: game.pair,
+            opening: game
+                .opening
+                .parse()
+                .map_err(|e| unreadable("opening", &game.opening, e))?,
+            black: game.black.clone(),
+            white: game.white.clone(),
+            moves: game
+                .moves
+                .iter()
+                .map(|text| text.parse().map_err(|e| unreadable("move", text, e)))
+                .collect::<Result<_>>()?,
+            result: game
+                .result
+                .parse()
+                .map_err(|e| unreadable("result", &game.result, e))?,
+            forfeit: game
+                .forfeit
+                .as_ref()
+                .map(|f| forfeit_of_wire(f).map_err(|e| unreadable("forfeit", &f.detail, e)))
+                .transpose()?,
+            stderr_black: game.stderr_black.clone(),
+            stderr_white: game.stderr_white.clone(),
+        })
+    }
+}
+
 /// A match with its counts and, per stored pair in pair order, A's points in its two games.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchRecord {
@@ -346,8 +394,14 @@ pub struct MatchRecord {
     pub sprt: Option<Sprt>,
     /// Where the openings come from.
     pub openings: String,
+    /// The seed of the openings.
+    pub seed: u64,
+    /// Pairs stored so far.
+    pub pairs_done: u64,
     /// Where it stands.
     pub state: MatchState,
+    /// The SPRT's decision (`Continue` without one or while undecided).
+    pub decision: SprtDecision,
     /// Pairs stored when the SPRT decided (0 while undecided).
     pub decided_after: u64,
     /// A's results.
@@ -367,38 +421,39 @@ pub struct MatchRecord {
     pub waiting: Option<MatchWait>,
     /// Games that ended by an external engine's forfeit: pair, game (1 or 2) and forfeit.
     pub forfeits: Vec<(u64, usize, GameForfeit)>,
+    /// Every stored game, two per pair in pair order (empty unless asked for).
+    pub games: Vec<MatchGame>,
 }
 
-/// Match `id` with its per-pair points.
+/// Match `id` with its games and per-pair points.
 pub async fn record(client: &Client, id: u64) -> Result<MatchRecord> {
-    match_record(status(client, id, true).await?)
+    status(client, id, true).await
 }
 
-/// Every match, newest first, without per-pair points.
+/// Every match, newest first, without games (the same as [`list`]).
 pub async fn records(client: &Client) -> Result<Vec<MatchRecord>> {
-    list(client).await?.into_iter().map(match_record).collect()
+    list(client).await
 }
 
 fn unreadable(what: &str, text: &str, error: impl std::fmt::Display) -> ClientError {
     ClientError::Unreadable(format!("{what} {text:?}: {error}"))
 }
 
-fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord> {
+pub(crate) fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord> {
     let sprt = match report.sprt.as_str() {
         "" => None,
         text => Some(text.parse().map_err(|e| unreadable("SPRT", text, e))?),
     };
-    let forfeits = report
+    let games = report
         .games
         .iter()
+        .map(MatchGame::of_wire)
+        .collect::<Result<Vec<_>>>()?;
+    let forfeits = games
+        .iter()
         .enumerate()
-        .filter_map(|(index, game)| Some((game.pair, index % 2 + 1, game.forfeit.as_ref()?)))
-        .map(|(pair, game, forfeit)| {
-            let forfeit =
-                forfeit_of_wire(forfeit).map_err(|e| unreadable("forfeit", &forfeit.detail, e))?;
-            Ok((pair, game, forfeit))
-        })
-        .collect::<Result<_>>()?;
+        .filter_map(|(index, game)| Some((game.pair, index % 2 + 1, game.forfeit.clone()?)))
+        .collect();
     Ok(MatchRecord {
         id: report.match_id,
         waiting: report_waiting(&report),
@@ -407,6 +462,10 @@ fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecord> {
         score: report_score(&report),
         accuracy: report_accuracy(&report),
         state: MatchState::from_wire(report.state)?,
+        decision: sprt_decision_of_wire(report.decision()),
+        seed: report.seed,
+        pairs_done: report.pairs_done,
+        games,
         a: report.a,
         b: report.b,
         pairs: report.pairs,

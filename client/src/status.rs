@@ -119,7 +119,7 @@ impl SolitaireTotals {
     /// The totals a status lists; `None` for an entry that does not read (an unknown variant
     /// from a newer coordinator, sums no deals could make).
     #[must_use]
-    pub fn of_wire(t: &v2::SolitaireTotals) -> Option<SolitaireTotals> {
+    pub(crate) fn of_wire(t: &v2::SolitaireTotals) -> Option<SolitaireTotals> {
         let variant = t.variant.parse().ok()?;
         let summary = summarise(t.deals, t.wins, t.cards, t.cards_squared, 0)?;
         Some(SolitaireTotals {

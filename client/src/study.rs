@@ -2,17 +2,61 @@
 //! from them, and gather the key tables, white's strongest defences with black's plan after
 //! each, and how often the aimed five is completed.
 
-use pentago::{Color, MoveNotation, Opening, Player, Position, Status, UctConfig, Value};
+use pentago::{Color, Move, Opening, Player, Position, Status, UctConfig, Value};
 use pentagrid_proto::limits::MAX_BOOK_ROWS;
 use pentagrid_proto::{Client, Task, v2};
 
-use crate::book::{proven, show, win_rate, win_rate_interval};
+use crate::book::{BookRow, BookTables, tables, win_rate, win_rate_interval};
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsProgress, poll, run_jobs};
 
+/// A stored self-play game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelfplayGame {
+    /// The job that played it.
+    pub job_id: u64,
+    /// Where it started.
+    pub start: Position,
+    /// Its moves, in order.
+    pub moves: Vec<Move>,
+    /// How it ended.
+    pub result: Status,
+    /// Black's player (its text form).
+    pub black: String,
+    /// White's player.
+    pub white: String,
+}
+
+impl SelfplayGame {
+    fn of_wire(game: &v2::GameRecord) -> Result<SelfplayGame> {
+        Ok(SelfplayGame {
+            job_id: game.job_id,
+            start: game.start.parse().map_err(unreadable)?,
+            moves: game
+                .moves
+                .iter()
+                .map(|text| text.parse().map_err(unreadable))
+                .collect::<Result<_>>()?,
+            result: game.result.parse().map_err(unreadable)?,
+            black: game.black.clone(),
+            white: game.white.clone(),
+        })
+    }
+
+    /// The position the game ended in; [`ClientError::Unreadable`] when its moves do not
+    /// replay from its start.
+    pub fn end(&self) -> Result<Position> {
+        let mut position = self.start;
+        for &mv in &self.moves {
+            position = position.play(mv).map_err(unreadable)?;
+        }
+        Ok(position)
+    }
+}
+
 /// The stored self-play games of `job_ids` (ids without a game skipped), read page by page:
 /// at most [`MAX_BOOK_ROWS`] ids per call, each answered in pages the coordinator sizes.
-pub async fn games(client: &Client, job_ids: &[u64]) -> Result<Vec<v2::GameRecord>> {
+pub async fn games(client: &Client, job_ids: &[u64]) -> Result<Vec<SelfplayGame>> {
     games_in_pages(client, job_ids, 0).await
 }
 
@@ -21,7 +65,7 @@ pub async fn games_in_pages(
     client: &Client,
     job_ids: &[u64],
     page_size: u32,
-) -> Result<Vec<v2::GameRecord>> {
+) -> Result<Vec<SelfplayGame>> {
     let mut games = Vec::with_capacity(job_ids.len());
     for chunk in job_ids.chunks(MAX_BOOK_ROWS) {
         let mut offset = 0;
@@ -32,7 +76,9 @@ pub async fn games_in_pages(
                 page_size,
             };
             let page = client.clone().get_games(request).await?.into_inner();
-            games.extend(page.games);
+            for game in &page.games {
+                games.push(SelfplayGame::of_wire(game)?);
+            }
             if page.next_offset == 0 {
                 break;
             }
@@ -105,15 +151,49 @@ pub struct Defence {
     pub line: Vec<String>,
 }
 
+/// A finished book build, as a study reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildSummary {
+    /// The build's id.
+    pub id: u64,
+    /// The positions it grew the book from.
+    pub roots: Vec<Position>,
+    /// Plies below the roots it analysed.
+    pub depth: u32,
+    /// Positions analysed.
+    pub positions: u64,
+    /// Of them solved exactly.
+    pub solved: u64,
+    /// Playouts spent.
+    pub playouts: u64,
+}
+
+impl BuildSummary {
+    fn of_wire(status: &v2::BuildStatusResponse) -> Result<BuildSummary> {
+        Ok(BuildSummary {
+            id: status.build_id,
+            roots: status
+                .roots
+                .iter()
+                .map(|text| text.parse().map_err(unreadable))
+                .collect::<Result<_>>()?,
+            depth: status.depth,
+            positions: status.positions,
+            solved: status.solved,
+            playouts: status.playouts,
+        })
+    }
+}
+
 /// What a study found.
 #[derive(Clone, Debug)]
 pub struct StudyReport {
     /// The opening.
     pub opening: Opening,
     /// The finished book build.
-    pub build: v2::BuildStatusResponse,
+    pub build: BuildSummary,
     /// The most explored start positions' tables (up to three).
-    pub key_positions: Vec<v2::BookShowResponse>,
+    pub key_positions: Vec<BookTables>,
     /// White's three strongest defences at the first key position.
     pub defences: Vec<Defence>,
     /// Self-play games played.
@@ -183,6 +263,7 @@ pub async fn study(
         Ok((status.state() == v2::BuildState::Done).then_some(status))
     })
     .await?;
+    let build = BuildSummary::of_wire(&build)?;
 
     // Self-play from the start positions, round robin.
     let tasks: Vec<Task> = (0..plan.games as usize)
@@ -209,7 +290,7 @@ pub async fn study(
         draws: 0,
     };
     for game in &games {
-        let end = replay(game)?;
+        let end = game.end()?;
         match end.status() {
             Status::Won(Color::Black) => report.black_wins += 1,
             Status::Won(Color::White) => report.white_wins += 1,
@@ -219,14 +300,14 @@ pub async fn study(
     }
 
     // Key positions: the start positions the book explored most.
-    let mut tables = Vec::new();
+    let mut explored = Vec::new();
     for root in &roots {
-        let reply = show(client, root).await?;
+        let reply = tables(client, root).await?;
         let games: u64 = reply.playouts.iter().map(|r| r.games).sum();
-        tables.push((games, reply));
+        explored.push((games, reply));
     }
-    tables.sort_by_key(|t| std::cmp::Reverse(t.0));
-    report.key_positions = tables.into_iter().take(3).map(|(_, t)| t).collect();
+    explored.sort_by_key(|t| std::cmp::Reverse(t.0));
+    report.key_positions = explored.into_iter().take(3).map(|(_, t)| t).collect();
     if let Some(main) = report.key_positions.first() {
         let main = main.clone();
         report.defences = defences(client, &main, plan, progress).await?;
@@ -238,27 +319,12 @@ fn unreadable(what: impl std::fmt::Display) -> ClientError {
     ClientError::Unreadable(what.to_string())
 }
 
-fn replay(game: &v2::GameRecord) -> Result<Position> {
-    let mut position: Position = game.start.parse().map_err(unreadable)?;
-    for text in &game.moves {
-        let mv = text.parse().map_err(unreadable)?;
-        position = position.play(mv).map_err(unreadable)?;
-    }
-    Ok(position)
-}
-
 /// The best row of a table for its mover: a proven win first, then the most played move (UCT
 /// spends its playouts on the moves it rates best).
-fn best_row(rows: &[v2::BookRow]) -> Option<&v2::BookRow> {
+fn best_row(rows: &[BookRow]) -> Option<&BookRow> {
     rows.iter()
-        .find(|r| proven(r.proven) == Some(Value::Win))
+        .find(|r| r.proven == Some(Value::Win))
         .or_else(|| rows.iter().filter(|r| r.games > 0).max_by_key(|r| r.games))
-}
-
-fn play_text(position: &Position, text: &str) -> Result<Position> {
-    let notation: MoveNotation = text.parse().map_err(unreadable)?;
-    let mv = position.resolve(notation).map_err(unreadable)?;
-    position.play(mv).map_err(unreadable)
 }
 
 /// White's three strongest replies at the main start position, each followed by the book's
@@ -266,13 +332,13 @@ fn play_text(position: &Position, text: &str) -> Result<Position> {
 /// build did not reach is analysed now, so that every listed defence has its line.
 async fn defences(
     client: &Client,
-    main: &v2::BookShowResponse,
+    main: &BookTables,
     plan: &StudyPlan,
     progress: &mut dyn FnMut(StudyProgress),
 ) -> Result<Vec<Defence>> {
-    let start: Position = main.position.parse().map_err(unreadable)?;
+    let start = main.position;
     // Rows come most played first: UCT's strongest replies.
-    let candidates: Vec<&v2::BookRow> = main
+    let candidates: Vec<&BookRow> = main
         .playouts
         .iter()
         .filter(|r| r.games > 0)
@@ -280,7 +346,7 @@ async fn defences(
         .collect();
     let mut out = Vec::new();
     for row in &candidates {
-        let mut position = play_text(&start, &row.r#move)?;
+        let mut position = start.play(row.mv).map_err(unreadable)?;
         let mut line = Vec::new();
         for _ in 1..plan.depth.max(2) {
             if position.is_over() {
@@ -289,16 +355,16 @@ async fn defences(
             let Some(best) = best_move(client, &position, plan, progress).await? else {
                 break;
             };
-            position = play_text(&position, &best)?;
-            line.push(best);
+            position = position.play(best).map_err(unreadable)?;
+            line.push(best.to_string());
         }
         out.push(Defence {
-            mv: row.r#move.clone(),
+            mv: row.mv.to_string(),
             win_rate: win_rate(row),
             interval: win_rate_interval(row).unwrap_or((0.0, 1.0)),
             playouts: row.games,
             separable: false,
-            exact: proven(row.proven),
+            exact: row.proven,
             line,
         });
     }
@@ -313,8 +379,8 @@ async fn best_move(
     position: &Position,
     plan: &StudyPlan,
     progress: &mut dyn FnMut(StudyProgress),
-) -> Result<Option<String>> {
-    let mut reply = show(client, position).await?;
+) -> Result<Option<Move>> {
+    let mut reply = tables(client, position).await?;
     if reply.playouts.is_empty() {
         let task = Task::Analyse {
             position: *position,
@@ -322,9 +388,9 @@ async fn best_move(
             playouts: plan.playouts,
         };
         run_jobs(client, &[task], &mut |p| progress(StudyProgress::Lines(p))).await?;
-        reply = show(client, position).await?;
+        reply = tables(client, position).await?;
     }
-    Ok(best_row(&reply.playouts).map(|row| row.r#move.clone()))
+    Ok(best_row(&reply.playouts).map(|row| row.mv))
 }
 
 /// Marks the defences whose interval lies wholly below the best one's.

@@ -4,10 +4,7 @@
 
 use std::fmt::Write;
 
-use pentago::Position;
-use pentagrid_proto::v2;
-
-use crate::book::{proven, win_rate, win_rate_interval};
+use crate::book::{BookRow, BookTables, win_rate, win_rate_interval};
 use crate::study::{StudyReport, separable_from_best};
 use crate::svg::{RateBar, board, escape, rate_bars};
 
@@ -55,13 +52,9 @@ pub fn study_html(report: &StudyReport) -> String {
     out
 }
 
-fn key_position(out: &mut String, number: usize, table: &v2::BookShowResponse) {
-    let picture = table
-        .position
-        .parse::<Position>()
-        .map(|p| board(&p, None))
-        .unwrap_or_default();
-    let rows: Vec<&v2::BookRow> = table.playouts.iter().filter(|r| r.games > 0).collect();
+fn key_position(out: &mut String, number: usize, table: &BookTables) {
+    let picture = board(&table.position, None);
+    let rows: Vec<&BookRow> = table.playouts.iter().filter(|r| r.games > 0).collect();
     let rates: Vec<(f64, (f64, f64))> = rows
         .iter()
         .map(|row| (win_rate(row), win_rate_interval(row).unwrap_or((0.0, 1.0))))
@@ -72,11 +65,11 @@ fn key_position(out: &mut String, number: usize, table: &v2::BookShowResponse) {
         .zip(separable_from_best(&rates))
         .take(CHARTED_MOVES)
         .map(|((row, &(rate, interval)), separable)| RateBar {
-            label: row.r#move.clone(),
+            label: row.mv.to_string(),
             rate,
             interval,
             samples: row.games,
-            exact: proven(row.proven),
+            exact: row.proven,
             separable,
         })
         .collect();
@@ -88,7 +81,7 @@ fn key_position(out: &mut String, number: usize, table: &v2::BookShowResponse) {
     let _ = writeln!(
         out,
         "<h2>Key position {number}</h2>\n<div class=\"key\" id=\"key{number}\">\n{picture}\n<div>\n<p><code>{}</code></p>\n{chart}\n</div>\n</div>",
-        escape(&table.position)
+        escape(&table.position.to_string())
     );
 }
 

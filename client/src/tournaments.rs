@@ -6,13 +6,13 @@
 
 use pentago::{
     Encounter, OpeningSource, Player, RatingList, RatingOptions, TimeLimit, TournamentKind,
-    Trinomial, rating_list,
+    rating_list,
 };
 use pentagrid_proto::{Client, v2};
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
-use crate::matches::{MatchPlan, list};
+use crate::matches::{MatchPlan, MatchRecord, MatchState, list};
 
 /// A tournament to queue.
 #[derive(Clone, Debug)]
@@ -39,7 +39,7 @@ pub struct Tournament {
     /// Its kind, as stored.
     pub kind: String,
     /// Its matches, in the order they were queued.
-    pub matches: Vec<v2::MatchStatusResponse>,
+    pub matches: Vec<MatchRecord>,
 }
 
 impl Tournament {
@@ -71,9 +71,7 @@ impl Tournament {
     /// Whether every match has ended (complete, decided or stopped).
     #[must_use]
     pub fn finished(&self) -> bool {
-        self.matches
-            .iter()
-            .all(|m| m.state() != v2::MatchState::Running)
+        self.matches.iter().all(|m| m.state != MatchState::Running)
     }
 
     /// The rating list of the tournament's games, anchored at its first player unless
@@ -89,17 +87,13 @@ impl Tournament {
 
 /// Each match's results as an encounter between its players.
 #[must_use]
-pub fn encounters(matches: &[v2::MatchStatusResponse]) -> Vec<Encounter> {
+pub fn encounters(matches: &[MatchRecord]) -> Vec<Encounter> {
     matches
         .iter()
         .map(|m| Encounter {
             a: m.a.clone(),
             b: m.b.clone(),
-            score: Trinomial {
-                wins: m.wins,
-                draws: m.draws,
-                losses: m.losses,
-            },
+            score: m.score.games,
         })
         .collect()
 }
@@ -165,9 +159,9 @@ pub async fn all(client: &Client) -> Result<Vec<Tournament>> {
 /// Groups matches (in any order) into tournaments, newest tournament first, each one's matches
 /// oldest first; matches in no tournament are left out.
 #[must_use]
-pub fn group(mut matches: Vec<v2::MatchStatusResponse>) -> Vec<Tournament> {
+pub fn group(mut matches: Vec<MatchRecord>) -> Vec<Tournament> {
     matches.retain(|m| m.tournament_id != 0);
-    matches.sort_by_key(|m| (std::cmp::Reverse(m.tournament_id), m.match_id));
+    matches.sort_by_key(|m| (std::cmp::Reverse(m.tournament_id), m.id));
     let mut tournaments: Vec<Tournament> = Vec::new();
     for m in matches {
         match tournaments.last_mut() {
@@ -247,8 +241,8 @@ pub async fn ratings(
 mod tests {
     use super::*;
 
-    fn stored(id: u64, tournament_id: u64, a: &str, b: &str) -> v2::MatchStatusResponse {
-        v2::MatchStatusResponse {
+    fn stored(id: u64, tournament_id: u64, a: &str, b: &str) -> MatchRecord {
+        crate::matches::match_record(v2::MatchStatusResponse {
             match_id: id,
             a: a.into(),
             b: b.into(),
@@ -264,7 +258,8 @@ mod tests {
             },
             state: v2::MatchState::Running as i32,
             ..v2::MatchStatusResponse::default()
-        }
+        })
+        .unwrap()
     }
 
     #[test]
@@ -279,7 +274,7 @@ mod tests {
         let tournaments = group(matches);
         let ids: Vec<(u64, Vec<u64>)> = tournaments
             .iter()
-            .map(|t| (t.id, t.matches.iter().map(|m| m.match_id).collect()))
+            .map(|t| (t.id, t.matches.iter().map(|m| m.id).collect()))
             .collect();
         assert_eq!(ids, [(7, vec![7, 8, 9]), (3, vec![4])]);
         let first = &tournaments[0];

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use pentago::{Move, MoveGroups, Position, PositionKey, Symmetry, Value};
 use thiserror::Error;
 
+use crate::game::Game;
 use crate::jobs::JobQueue;
 use crate::offload::blocking;
 use crate::paging::{self, PageError, check_start};
-use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, StoredGame, Table};
+use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, Table};
 
 pub use pentagrid_proto::limits::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 /// An export page ends after the position that brings it to this many rows (a position has at
@@ -88,7 +89,7 @@ pub struct ExportPage {
 #[derive(Clone, Debug, Default)]
 pub struct GamesPage {
     /// The stored games of the page's ids, with their job ids, in the ids' order.
-    pub games: Vec<(u64, StoredGame)>,
+    pub games: Vec<(u64, Game)>,
     /// Where the next page starts in the ids; 0 after the last page.
     pub next_offset: u64,
 }

@@ -1,7 +1,7 @@
 //! Deep solves on the cluster: exact values of positions below the midsolver's stone count.
 //! The coordinator keeps the top of the search (the engine's [`DeepSolver`], alpha-beta over
 //! proven bounds) and farms its leaves, 18-stone positions, out as ordinary leased
-//! `deep_leaves` jobs of [`StoredDeepSolve::batch`] leaves each.
+//! `deep_leaves` jobs of [`DeepSolve::batch`] leaves each.
 //!
 //! Each step of a running solve (on every tick, on the blocking pool, one step at a time):
 //! the leaves of its jobs that finished are learnt from the store (a job that ended without
@@ -23,9 +23,10 @@ use pentago::{DeepLimits, DeepSolver, MID_MIN_STONES, Position};
 use pentagrid_proto::{MAX_DEEP_LEAVES, Task};
 use thiserror::Error;
 
+use crate::deep_record::DeepSolve;
 use crate::jobs::JobQueue;
 use crate::offload::blocking;
-use crate::store::{Store, StoreError, StoredDeepSolve};
+use crate::store::{Store, StoreError};
 
 /// Leaves per job when a request leaves it open.
 pub const DEFAULT_DEEP_BATCH: u32 = 8;
@@ -81,7 +82,7 @@ pub struct DeepReport {
     /// Its id.
     pub id: u64,
     /// Its record (position, bounds, value, progress).
-    pub record: StoredDeepSolve,
+    pub record: DeepSolve,
     /// Leaves in its jobs still queued or leased.
     pub leaves_pending: u64,
 }
@@ -158,13 +159,13 @@ impl DeepSolves {
         if batch as usize > MAX_DEEP_LEAVES {
             return Err(DeepError::Batch(batch));
         }
-        let record = StoredDeepSolve {
+        let record = DeepSolve {
             position: position.to_string(),
             batch,
             lower: -1,
             upper: 1,
             leaf_stones,
-            ..StoredDeepSolve::default()
+            ..DeepSolve::default()
         };
         let id = self.store.generate_id()?;
         self.store.put_deep_solve(id, &record)?;
@@ -199,7 +200,7 @@ impl DeepSolves {
         Ok(self.store.deep_leaves_after(after, limit)?)
     }
 
-    fn report(&self, id: u64, record: StoredDeepSolve) -> DeepReport {
+    fn report(&self, id: u64, record: DeepSolve) -> DeepReport {
         let leaves_pending = if record.done {
             0
         } else {
@@ -330,7 +331,7 @@ impl DeepSolves {
 
 /// What a step found: the record as it is to be stored, and the leaves to hand out.
 struct Plan {
-    record: StoredDeepSolve,
+    record: DeepSolve,
     fresh: Vec<Position>,
 }
 
@@ -339,7 +340,7 @@ struct Plan {
 fn plan(
     mut search: Search,
     store: &Store,
-    mut record: StoredDeepSolve,
+    mut record: DeepSolve,
     pending: &HashMap<u64, Position>,
     room: usize,
 ) -> Result<(Search, Plan), StoreError> {
@@ -406,7 +407,7 @@ fn learn(search: &mut Search, leaf: &Position, value: pentago::Value) -> bool {
 
 /// Records the proven value with a move that achieves it: a search that solves no leaf
 /// (every leaf it needs is known) finds it.
-fn finish(search: &mut Search, record: &mut StoredDeepSolve) {
+fn finish(search: &mut Search, record: &mut DeepSolve) {
     let limits = DeepLimits {
         max_midsolves: Some(0),
         max_time: Some(FINISH_TIME),

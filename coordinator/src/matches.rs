@@ -1,21 +1,23 @@
 //! Engine matches on the cluster: a match becomes one job per game pair; each pair result
-//! updates the match's counts in the same transaction that stores it (see
-//! [`crate::store::StoredMatch::add_pair`] and [`pentago::sprt_stop`]), and once the SPRT decides,
+//! updates the match's counts in the same transaction that stores it (the store counts each pair
+//! with [`pentago::sprt_stop`]), and once the SPRT decides,
 //! the match's unplayed pairs are cancelled — here, in [`Matches::stop_if_decided`].
 
 use std::sync::Arc;
 
 use pentago::{
-    ACCURACY_STONES, OpeningSource, Player, Position, Sprt, SprtDecision, TimeLimit,
-    TournamentKind, opening_seed, random_opening, splitmix64,
+    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, OpeningSource, Player, Position, Sprt,
+    SprtDecision, TimeLimit, TournamentKind, opening_seed, random_opening, splitmix64,
 };
 use pentagrid_proto::Task;
 use thiserror::Error;
 
+use crate::game::Game;
 use crate::jobs::JobQueue;
+use crate::match_record::MatchRecord;
 use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
-use crate::store::{Store, StoreError, StoredGame, StoredMatch};
+use crate::store::{Store, StoreError};
 
 pub use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 
@@ -108,11 +110,11 @@ pub struct MatchReport {
     /// The match id.
     pub id: u64,
     /// Its record.
-    pub record: StoredMatch,
+    pub record: MatchRecord,
     /// Its state.
     pub state: MatchState,
     /// Its games (one page of pairs, when asked), by pair index, A black first.
-    pub games: Vec<(u64, StoredGame)>,
+    pub games: Vec<(u64, Game)>,
     /// The first pair index of the next page of games; 0 after the last page.
     pub next_from_pair: u64,
     /// Set while it is running but cannot go on.
@@ -154,13 +156,6 @@ pub enum MatchError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-/// Bytes of engine text a stored game carries.
-fn note_bytes_of(game: &StoredGame) -> usize {
-    game.stderr_black.len()
-        + game.stderr_white.len()
-        + game.forfeit.as_ref().map_or(0, |f| f.detail.len())
 }
 
 /// Whether a task is a pair of match `match_id`.
@@ -262,21 +257,26 @@ impl Matches {
             Ok::<_, StoreError>(tasks)
         })
         .await?;
-        let record = StoredMatch {
+        let record = MatchRecord {
             a: spec.a.to_string(),
             b: spec.b.to_string(),
             pairs: spec.pairs,
             sprt: spec.sprt.map(|s| s.to_string()).unwrap_or_default(),
             openings: spec.openings.to_string(),
             seed: spec.seed,
-            pentanomial: vec![0; 5],
-            accuracy_stones: spec.accuracy_stones.unwrap_or(0),
+            pairs_done: 0,
+            score: MatchScore::default(),
+            decision: SprtDecision::Continue,
+            decided_after: 0,
+            accuracy: spec.accuracy_stones.map(|min_stones| MatchAccuracy {
+                min_stones,
+                sides: [Accuracy::default(); 2],
+            }),
             tournament,
             tournament_kind,
             time_limit: spec.time.map(|t| t.to_string()).unwrap_or_default(),
-            ..StoredMatch::default()
         };
-        self.store.put_match(match_id, &record)?;
+        self.store.create_match(match_id, &record)?;
         self.jobs.queue(tasks).await?;
         tracing::info!(
             match_id,
@@ -370,15 +370,15 @@ impl Matches {
             report.next_from_pair = *next;
         }
         let mut note_bytes = 0;
-        for (pair, stored) in pairs.into_iter().take(limit as usize) {
-            note_bytes += stored.games.iter().map(note_bytes_of).sum::<usize>();
+        for (pair, games) in pairs.into_iter().take(limit as usize) {
+            note_bytes += games.iter().map(Game::note_bytes).sum::<usize>();
             if note_bytes > MATCH_PAGE_NOTE_BYTES && !report.games.is_empty() {
                 report.next_from_pair = pair;
                 break;
             }
             report
                 .games
-                .extend(stored.games.into_iter().map(|game| (pair, game)));
+                .extend(games.into_iter().map(|game| (pair, game)));
         }
         Ok(report)
     }
@@ -394,13 +394,8 @@ impl Matches {
             .collect())
     }
 
-    fn report(
-        &self,
-        match_id: u64,
-        record: StoredMatch,
-        games: Vec<(u64, StoredGame)>,
-    ) -> MatchReport {
-        let state = match record.decision() {
+    fn report(&self, match_id: u64, record: MatchRecord, games: Vec<(u64, Game)>) -> MatchReport {
+        let state = match record.decision {
             SprtDecision::AcceptH1 => MatchState::AcceptedH1,
             SprtDecision::AcceptH0 => MatchState::AcceptedH0,
             SprtDecision::Continue if record.pairs_done == record.pairs => MatchState::Complete,
@@ -423,7 +418,7 @@ impl Matches {
     }
 
     /// Why a running match cannot go on: no known worker runs its external engines.
-    fn wait_reason(&self, record: &StoredMatch) -> Option<MatchWait> {
+    fn wait_reason(&self, record: &MatchRecord) -> Option<MatchWait> {
         let players: Vec<Player> = [&record.a, &record.b]
             .into_iter()
             .filter_map(|text| text.parse().ok())

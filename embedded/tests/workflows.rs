@@ -12,7 +12,6 @@ use pentagrid_client::puzzles::{self, Goal};
 use pentagrid_client::study::{StudyPlan, study};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
-use pentagrid_proto::v2;
 use tokio::sync::watch;
 
 const TOKEN: &str = "workflow-token";
@@ -49,7 +48,7 @@ async fn a_study_grows_the_book_and_plays_its_games() {
     .await
     .unwrap();
     assert!(builds > 0, "progress was reported");
-    assert_eq!(report.build.state(), v2::BuildState::Done);
+    assert!(!report.build.roots.is_empty(), "{:?}", report.build);
     assert!(
         (1..=6).contains(&report.build.positions),
         "{:?}",
@@ -129,9 +128,9 @@ async fn a_match_stops_at_the_sprt_on_the_cluster_and_in_process() {
     assert!(!outcome.stopped);
     assert!(updates >= 1);
     let stored = matches::status(&client, match_id, false).await.unwrap();
-    assert_eq!(stored.state(), v2::MatchState::AcceptedH1);
+    assert_eq!(stored.state, matches::MatchState::AcceptedH1);
     assert!(stored.pairs_done < 60, "stopped early: {stored:?}");
-    assert_eq!(outcome.score, matches::report_score(&stored));
+    assert_eq!(outcome.score, stored.score);
     cluster.stop().await.unwrap();
 
     let pool = rayon::ThreadPoolBuilder::new()

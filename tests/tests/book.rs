@@ -272,22 +272,18 @@ async fn exact_values_stand_beside_the_game_statistics_in_the_book_and_its_expor
     let _ = stop.send(true);
     worker.await.unwrap();
 
-    let book = pentagrid_client::book::show(&client, &position)
+    let book = pentagrid_client::book::tables(&client, &position)
         .await
         .unwrap();
     assert!(!book.games.is_empty(), "the games were counted");
     for row in &book.games {
-        let proven = pentagrid_client::book::proven(row.proven);
-        let beside = book.playouts.iter().find(|r| r.r#move == row.r#move);
+        let beside = book.playouts.iter().find(|r| r.mv == row.mv);
         assert!(
-            proven.is_some(),
+            row.proven.is_some(),
             "game row {} has no exact value",
-            row.r#move
+            row.mv
         );
-        assert_eq!(
-            proven,
-            beside.and_then(|r| pentagrid_client::book::proven(r.proven))
-        );
+        assert_eq!(row.proven, beside.and_then(|r| r.proven));
     }
 
     let mut csv = Vec::new();

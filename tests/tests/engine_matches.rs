@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use pentago::{Color, OpeningSource, TimeLimit};
-use pentagrid_client::matches::{self, MatchPlan, MatchWait};
+use pentago::{OpeningSource, TimeLimit};
+use pentagrid_client::matches::{self, MatchGame, MatchPlan, MatchRecord, MatchState, MatchWait};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
-use pentagrid_proto::{LossReason, loss_reason_of_wire, v2};
+use pentagrid_proto::{LossReason, v2};
 use pentagrid_tests::{TestCluster, hello};
 use pentagrid_worker::EngineSettings;
 use pentagrid_worker::engines::{Dialect, EngineCommand, EngineSpec};
@@ -48,17 +48,17 @@ fn plan(a: &str, b: &str, pairs: u64) -> MatchPlan {
     }
 }
 
-async fn report(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusResponse {
+async fn report(cluster: &TestCluster, match_id: u64) -> MatchRecord {
     matches::status(&cluster.client(), match_id, true)
         .await
         .unwrap()
 }
 
-async fn wait_finished(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusResponse {
+async fn wait_finished(cluster: &TestCluster, match_id: u64) -> MatchRecord {
     let started = Instant::now();
     loop {
         let report = report(cluster, match_id).await;
-        if report.state() != v2::MatchState::Running {
+        if report.state != MatchState::Running {
             return report;
         }
         assert!(started.elapsed() < Duration::from_secs(300), "{report:?}");
@@ -68,21 +68,17 @@ async fn wait_finished(cluster: &TestCluster, match_id: u64) -> v2::MatchStatusR
 
 /// Replays a stored game with the engine crate's rules: legal throughout, and ending as
 /// recorded (a forfeited game still ongoing, won by the other side).
-fn check_game(game: &v2::MatchGame) {
-    let mut position: pentago::Position = game.opening.parse().unwrap();
-    for mv in &game.moves {
-        position = position.play(mv.parse().unwrap()).expect("a legal move");
+fn check_game(game: &MatchGame) {
+    let mut position = game.opening;
+    for &mv in &game.moves {
+        position = position.play(mv).expect("a legal move");
     }
-    let result: pentago::Status = game.result.parse().unwrap();
+    let result = game.result;
     match &game.forfeit {
         None => assert_eq!(position.status(), result),
         Some(forfeit) => {
             assert!(!position.is_over());
-            let winner = if forfeit.loser == "black" {
-                Color::White
-            } else {
-                Color::Black
-            };
+            let winner = forfeit.loser.opponent();
             assert_eq!(result, pentago::Status::Won(winner));
         }
     }
@@ -97,7 +93,7 @@ async fn a_morat_dialect_engine_plays_a_match_on_the_cluster() {
         .await
         .unwrap();
     let done = wait_finished(&cluster, id).await;
-    assert_eq!(done.state(), v2::MatchState::Complete);
+    assert_eq!(done.state, MatchState::Complete);
     assert_eq!((done.pairs_done, done.games.len()), (3, 6));
     assert_eq!(done.time_limit, "move:0.2");
     assert_eq!(done.waiting, None);
@@ -149,16 +145,17 @@ async fn misbehaving_engines_lose_with_the_reason_stored_and_disturb_nothing_els
     let plain_id = matches::create(&client, &plain).await.unwrap();
     for (id, (kind, reason)) in ids.into_iter().zip(cases) {
         let done = wait_finished(&cluster, id).await;
-        assert_eq!(done.state(), v2::MatchState::Complete, "{kind}");
+        assert_eq!(done.state, MatchState::Complete, "{kind}");
         // A (random) won both games: the engine forfeited each.
-        assert_eq!((done.wins, done.draws, done.losses), (2, 0, 0), "{kind}");
+        let score = done.score.games;
+        assert_eq!((score.wins, score.draws, score.losses), (2, 0, 0), "{kind}");
         for (game, engine_colour) in done.games.iter().zip(["white", "black"]) {
             let forfeit = game
                 .forfeit
                 .as_ref()
                 .unwrap_or_else(|| panic!("{kind}: {game:?}"));
-            assert_eq!(forfeit.loser, engine_colour, "{kind}");
-            assert_eq!(loss_reason_of_wire(forfeit.reason), Ok(reason), "{kind}");
+            assert_eq!(forfeit.loser.name(), engine_colour, "{kind}");
+            assert_eq!(forfeit.reason, reason, "{kind}");
             assert!(!forfeit.detail.is_empty());
             check_game(game);
             let stderr = if engine_colour == "white" {
@@ -176,7 +173,7 @@ async fn misbehaving_engines_lose_with_the_reason_stored_and_disturb_nothing_els
         assert_eq!(record.forfeits[0].2.reason, reason);
     }
     let plain_done = wait_finished(&cluster, plain_id).await;
-    assert_eq!(plain_done.state(), v2::MatchState::Complete);
+    assert_eq!(plain_done.state, MatchState::Complete);
     assert!(plain_done.games.iter().all(|g| g.forfeit.is_none()));
     let _ = stop.send(true);
     let report = worker.await.unwrap();
@@ -216,10 +213,7 @@ async fn only_a_worker_with_the_engines_gets_their_pairs() {
     let (stop_without, without) = cluster.worker("without", 1);
     let (stop_with, with) = cluster.worker_with_engines("with", 1, engines(vec![fake("fm", &[])]));
     let done = wait_finished(&cluster, id).await;
-    assert_eq!(
-        (done.state(), done.waiting),
-        (v2::MatchState::Complete, None)
-    );
+    assert_eq!((done.state, done.waiting), (MatchState::Complete, None));
     assert!(done.games.iter().all(|g| g.forfeit.is_none()));
     let _ = stop_with.send(true);
     let _ = stop_without.send(true);
@@ -239,10 +233,10 @@ async fn engines_are_judged_against_perfect_play_too() {
     };
     let id = matches::create(&cluster.client(), &plan).await.unwrap();
     let done = wait_finished(&cluster, id).await;
-    assert_eq!(done.state(), v2::MatchState::Complete);
+    assert_eq!(done.state, MatchState::Complete);
     // The coordinator checked each pair's judged move counts against its games.
     let accuracy = done.accuracy.expect("measured");
-    let (a, b) = (accuracy.a.unwrap(), accuracy.b.unwrap());
+    let [a, b] = accuracy.sides;
     assert!(a.moves > 0, "the engine's moves were judged: {a:?}");
     assert!(a.drops <= a.moves && b.drops <= b.moves);
     let _ = stop.send(true);

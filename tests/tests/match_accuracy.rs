@@ -32,14 +32,14 @@ fn plan(pairs: u64) -> MatchPlan {
 }
 
 /// A stored pair's two games (A black first) as the engine's pair record.
-fn stored_pair(games: &[v2::MatchGame]) -> PairResult {
-    let record = |game: &v2::MatchGame| GameRecord {
-        start: game.opening.parse().unwrap(),
-        moves: game.moves.iter().map(|m| m.parse().unwrap()).collect(),
-        result: game.result.parse().unwrap(),
+fn stored_pair(games: &[matches::MatchGame]) -> PairResult {
+    let record = |game: &matches::MatchGame| GameRecord {
+        start: game.opening,
+        moves: game.moves.clone(),
+        result: game.result,
     };
     PairResult {
-        opening: games[0].opening.parse().unwrap(),
+        opening: games[0].opening,
         games: [record(&games[0]), record(&games[1])],
         a_points: 0.0,
     }
@@ -63,7 +63,7 @@ async fn a_cluster_match_keeps_the_accuracy_its_stored_games_give() {
     worker.await.unwrap();
 
     let report = matches::status(&client, id, true).await.unwrap();
-    assert_eq!(report.state(), v2::MatchState::Complete);
+    assert_eq!(report.state, matches::MatchState::Complete);
     assert_eq!(report.games.len(), 8);
     // Recomputed here from the stored games with the exact solver.
     let mut expected = [Accuracy::default(); 2];
@@ -77,7 +77,7 @@ async fn a_cluster_match_keeps_the_accuracy_its_stored_games_give() {
         min_stones: STONES,
         sides: expected,
     };
-    assert_eq!(matches::report_accuracy(&report), Some(expected));
+    assert_eq!(report.accuracy, Some(expected));
     assert_eq!(outcome.accuracy, Some(expected));
     // Perfect play never drops the value; the random player's moves were judged too.
     let [perfect, random] = expected.sides;
@@ -173,7 +173,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
     }
     assert_eq!(before.pairs_done, 0);
     assert_eq!(
-        matches::report_accuracy(&before).map(|a| a.sides),
+        before.accuracy.map(|a| a.sides),
         Some([Accuracy::default(); 2])
     );
 
@@ -184,7 +184,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
         .unwrap();
     let done = matches::status(&client, id, false).await.unwrap();
     assert_eq!(done.pairs_done, 1);
-    assert_eq!(matches::report_accuracy(&done), Some(true_accuracy));
+    assert_eq!(done.accuracy, Some(true_accuracy));
     cluster.stop().await;
 }
 

@@ -70,11 +70,11 @@ async fn a_three_player_round_robin_is_played_stored_and_rated() {
             (names[1].as_str(), names[2].as_str())
         ]
     );
-    assert_eq!(played.id, played.matches[0].match_id);
+    assert_eq!(played.id, played.matches[0].id);
     for m in &played.matches {
         assert_eq!((m.tournament_id, m.pairs_done), (id, 4));
-        assert_eq!(m.state(), v2::MatchState::Complete);
-        assert_eq!(m.wins + m.draws + m.losses, 8);
+        assert_eq!(m.state, pentagrid_client::matches::MatchState::Complete);
+        assert_eq!(m.score.games.games(), 8);
     }
     let list = played.ratings(&RatingOptions::default()).unwrap();
     assert_eq!(list.anchor, names[0]);
@@ -227,6 +227,6 @@ async fn a_match_joins_only_a_tournament_that_exists() {
         .into_inner()
         .match_id;
     let tournament = tournaments::status(&client, first).await.unwrap();
-    let ids: Vec<u64> = tournament.matches.iter().map(|m| m.match_id).collect();
+    let ids: Vec<u64> = tournament.matches.iter().map(|m| m.id).collect();
     assert_eq!(ids, [first, joined]);
 }

@@ -4,7 +4,7 @@
 
 use pentago::{Position, Puzzle};
 use pentagrid_client::puzzles::{PuzzleFilter, PuzzlePage};
-use pentagrid_client::{Client, ClientError, ErrorReason, book, jobs, matches, puzzles};
+use pentagrid_client::{Client, ClientError, RefusalReason, book, jobs, matches, puzzles};
 use tonic::Code;
 
 pub use pentagrid_client::book::{BookRow, BookTables};
@@ -45,10 +45,10 @@ impl From<ClientError> for SourceError {
         };
         let message = status.message().to_owned();
         match (error.reason(), status.code()) {
-            (ErrorReason::Unauthenticated | ErrorReason::ProtocolMismatch, _)
+            (RefusalReason::Unauthenticated | RefusalReason::ProtocolMismatch, _)
             | (_, Code::Unauthenticated | Code::PermissionDenied) => SourceError::Refused(message),
-            (ErrorReason::NotFound, _) | (_, Code::NotFound) => SourceError::NotFound(message),
-            (ErrorReason::InvalidArgument, _) | (_, Code::InvalidArgument) => {
+            (RefusalReason::NotFound, _) | (_, Code::NotFound) => SourceError::NotFound(message),
+            (RefusalReason::InvalidArgument, _) | (_, Code::InvalidArgument) => {
                 SourceError::Rejected(message)
             }
             (_, Code::Unavailable | Code::DeadlineExceeded) => SourceError::Unreachable(message),
@@ -120,28 +120,28 @@ mod tests {
     #[test]
     fn refusals_map_to_kinds_by_reason_then_code() {
         let kind = |code, reason| {
-            let status = pentagrid_proto::error_status(code, reason, "x");
+            let status = pentagrid_proto::error_status(code, RefusalReason::into(reason), "x");
             SourceError::from(ClientError::Rpc(status))
         };
         let cases = [
-            (Code::Unavailable, ErrorReason::Unspecified, "unreachable"),
+            (Code::Unavailable, RefusalReason::Unspecified, "unreachable"),
             (
                 Code::Unauthenticated,
-                ErrorReason::Unauthenticated,
+                RefusalReason::Unauthenticated,
                 "refused",
             ),
             (
                 Code::FailedPrecondition,
-                ErrorReason::ProtocolMismatch,
+                RefusalReason::ProtocolMismatch,
                 "refused",
             ),
-            (Code::NotFound, ErrorReason::NotFound, "not found"),
+            (Code::NotFound, RefusalReason::NotFound, "not found"),
             (
                 Code::InvalidArgument,
-                ErrorReason::InvalidArgument,
+                RefusalReason::InvalidArgument,
                 "rejected",
             ),
-            (Code::Internal, ErrorReason::Storage, "failed"),
+            (Code::Internal, RefusalReason::Storage, "failed"),
         ];
         for (code, reason, expected) in cases {
             let name = match kind(code, reason) {

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use pentago::MoveNotation;
-use pentagrid_client::book::{self, RowFormat, proven, show, win_rate, win_rate_interval};
-use pentagrid_proto::v2;
+use pentagrid_client::book::{
+    self, BookRow, BookTables, RowFormat, tables, win_rate, win_rate_interval,
+};
 use serde_json::json;
 
 use super::target::Target;
@@ -100,7 +101,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
             let positions = input::positions(position)?;
             target.read(async |client| {
                 for position in positions {
-                    let reply = show(client, &position).await?;
+                    let reply = tables(client, &position).await?;
                     if *json {
                         outln!("{}", book_json(&reply));
                     } else {
@@ -148,7 +149,7 @@ fn show_line(moves: &[String], from: &str, target: &Target, json: bool) -> Resul
     }
     target.read(async |client| {
         for (step, position) in line.iter().enumerate() {
-            let reply = show(client, position).await?;
+            let reply = tables(client, position).await?;
             if json {
                 let mut value = book_json(&reply);
                 value["step"] = json!(step);
@@ -201,20 +202,21 @@ fn import(file: &str, format: Option<Format>, target: &Target) -> Result<()> {
     Ok(())
 }
 
-fn rows_json(rows: &[v2::BookRow]) -> Vec<serde_json::Value> {
+fn rows_json(rows: &[BookRow]) -> Vec<serde_json::Value> {
     rows.iter()
         .map(|r| {
-            json!({"move": r.r#move, "also": r.also, "games": r.games, "wins": r.wins,
-                   "draws": r.draws, "proven": proven(r.proven).map(|v| v.to_string())})
+            let also: Vec<String> = r.also.iter().map(ToString::to_string).collect();
+            json!({"move": r.mv.to_string(), "also": also, "games": r.games, "wins": r.wins,
+                   "draws": r.draws, "proven": r.proven.map(|v| v.to_string())})
         })
         .collect()
 }
 
-/// A book reply as JSON.
-pub fn book_json(reply: &v2::BookShowResponse) -> serde_json::Value {
+/// A position's book tables as JSON.
+pub fn book_json(reply: &BookTables) -> serde_json::Value {
     json!({
-        "position": reply.position,
-        "canonical": reply.canonical,
+        "position": reply.position.to_string(),
+        "canonical": reply.canonical.to_string(),
         "playouts": rows_json(&reply.playouts),
         "games": rows_json(&reply.games),
         "proven": proven(reply.proven).map(|v| v.to_string()),
@@ -222,8 +224,8 @@ pub fn book_json(reply: &v2::BookShowResponse) -> serde_json::Value {
     })
 }
 
-/// A book reply as two tables.
-pub fn print_book(reply: &v2::BookShowResponse) -> Result<()> {
+/// A position's book tables, printed as two tables.
+pub fn print_book(reply: &BookTables) -> Result<()> {
     outln!("position  {}", reply.position);
     if let Some(value) = proven(reply.proven) {
         outln!(
@@ -260,11 +262,11 @@ pub fn print_book(reply: &v2::BookShowResponse) -> Result<()> {
                 .unwrap_or_default();
             outln!(
                 "  {:<8} {:>12} {:>7.2}% {interval:>15} {:>10} {:>7}  {also}",
-                r.r#move,
+                r.mv.to_string(),
                 r.games,
                 100.0 * win_rate(r),
                 r.draws,
-                proven(r.proven).map(|v| v.to_string()).unwrap_or_default()
+                r.proven.map(|v| v.to_string()).unwrap_or_default()
             );
         }
         if rows.len() > 20 {

@@ -3,7 +3,9 @@
 use anyhow::{Result, ensure};
 use clap::{Args, Subcommand};
 use pentago::{Player, UctConfig};
+use pentagrid_client::deep::DeepStatus;
 use pentagrid_client::jobs;
+use pentagrid_client::status::{ClusterStatus, FlaggedWorker, SolitaireTotals, WorkerInfo};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use serde_json::json;
 
@@ -136,30 +138,48 @@ pub fn status(args: &StatusArgs) -> Result<()> {
     let s = rt.block_on(jobs::status(&client))?;
     let deep_solves = rt.block_on(pentagrid_client::deep::list(&client))?;
     if args.json {
-        let workers: Vec<_> = s
-            .workers
-            .iter()
-            .map(|w| json!({"id": w.id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen, "flags": w.flags, "quarantined": w.quarantined, "engines": w.engines}))
-            .collect();
-        let flagged: Vec<_> = s
-            .flagged_workers
-            .iter()
-            .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason}))
-            .collect();
-        let (jobs, stored) = (&s.jobs, &s.stored);
-        // The explorer's `/solitaire` rows: variant, player, deals, wins and both intervals.
-        let solitaire = serde_json::to_value(&s.solitaire)?;
-        let line = json!({
-            "queued": jobs.queued, "leased": jobs.leased, "done": jobs.done, "failed": jobs.failed,
-            "cancelled": jobs.cancelled, "workers": workers,
-            "playout_positions": stored.playout_positions, "game_positions": stored.game_positions,
-            "games": stored.games, "playouts": stored.playouts,
-            "quarantined": s.quarantined, "flagged_workers": flagged, "solitaire": solitaire,
-            "deep_solves": deep_solves.iter().map(super::solve_cluster::deep_json).collect::<Vec<_>>(),
-        });
-        outln!("{line}");
+        outln!("{}", status_json(&s, &deep_solves)?);
         return Ok(());
     }
+    print_totals(&s)?;
+    print_workers(&s.workers)?;
+    if !deep_solves.is_empty() {
+        outln!("deep      {} solves", deep_solves.len());
+        for d in &deep_solves {
+            outln!("  {}", super::solve_cluster::deep_line(d));
+        }
+    }
+    print_flagged(&s.flagged_workers)?;
+    print_solitaire(&s.solitaire)
+}
+
+/// The status as one JSON object.
+fn status_json(s: &ClusterStatus, deep_solves: &[DeepStatus]) -> Result<serde_json::Value> {
+    let workers: Vec<_> = s
+        .workers
+        .iter()
+        .map(|w| json!({"id": w.id, "name": w.name, "threads": w.threads, "leases": w.leases, "results": w.results, "seconds_since_seen": w.seconds_since_seen, "flags": w.flags, "quarantined": w.quarantined, "engines": w.engines}))
+        .collect();
+    let flagged: Vec<_> = s
+        .flagged_workers
+        .iter()
+        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason}))
+        .collect();
+    let (jobs, stored) = (&s.jobs, &s.stored);
+    // The explorer's `/solitaire` rows: variant, player, deals, wins and both intervals.
+    let solitaire = serde_json::to_value(&s.solitaire)?;
+    Ok(json!({
+        "queued": jobs.queued, "leased": jobs.leased, "done": jobs.done, "failed": jobs.failed,
+        "cancelled": jobs.cancelled, "workers": workers,
+        "playout_positions": stored.playout_positions, "game_positions": stored.game_positions,
+        "games": stored.games, "playouts": stored.playouts,
+        "quarantined": s.quarantined, "flagged_workers": flagged, "solitaire": solitaire,
+        "deep_solves": deep_solves.iter().map(super::solve_cluster::deep_json).collect::<Vec<_>>(),
+    }))
+}
+
+/// Jobs by state, what the database holds, and the job records set aside.
+fn print_totals(s: &ClusterStatus) -> Result<()> {
     outln!(
         "jobs      {} queued, {} leased, {} done, {} failed, {} cancelled",
         s.jobs.queued,
@@ -181,8 +201,13 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             s.quarantined
         );
     }
-    outln!("workers   {}", s.workers.len());
-    for w in &s.workers {
+    Ok(())
+}
+
+/// One line per worker, with the engines it runs.
+fn print_workers(workers: &[WorkerInfo]) -> Result<()> {
+    outln!("workers   {}", workers.len());
+    for w in workers {
         let state = match (w.quarantined, w.flags) {
             (true, _) => "  QUARANTINED".to_owned(),
             (false, 0) => String::new(),
@@ -204,43 +229,46 @@ pub fn status(args: &StatusArgs) -> Result<()> {
             );
         }
     }
-    if !deep_solves.is_empty() {
-        outln!("deep      {} solves", deep_solves.len());
-        for d in &deep_solves {
-            outln!("  {}", super::solve_cluster::deep_line(d));
-        }
+    Ok(())
+}
+
+/// The workers cross-checks caught (nothing when none).
+fn print_flagged(flagged: &[FlaggedWorker]) -> Result<()> {
+    if flagged.is_empty() {
+        return Ok(());
     }
-    if !s.flagged_workers.is_empty() {
+    outln!("flagged   {} (caught by cross-checks)", flagged.len());
+    for w in flagged {
+        let state = if w.quarantined {
+            "quarantined"
+        } else {
+            "flagged"
+        };
         outln!(
-            "flagged   {} (caught by cross-checks)",
-            s.flagged_workers.len()
+            "  {:<24} {state} {}x, last: {}",
+            output::peer(&w.id),
+            w.flags,
+            output::peer(&w.last_reason)
         );
-        for w in &s.flagged_workers {
-            let state = if w.quarantined {
-                "quarantined"
-            } else {
-                "flagged"
-            };
-            outln!(
-                "  {:<24} {state} {}x, last: {}",
-                output::peer(&w.id),
-                w.flags,
-                output::peer(&w.last_reason)
-            );
-        }
     }
-    if !s.solitaire.is_empty() {
-        outln!("solitaire {} (variant, player) pairs", s.solitaire.len());
-        for totals in &s.solitaire {
-            let mut line = Vec::new();
-            let label = format!(
-                "  {:<8} {:<28}",
-                totals.variant.to_string(),
-                output::peer(&totals.player)
-            );
-            super::solitaire::write_totals(&mut line, &label, totals)?;
-            out!("{}", String::from_utf8_lossy(&line));
-        }
+    Ok(())
+}
+
+/// The solitaire totals per (variant, player) (nothing when none).
+fn print_solitaire(all: &[SolitaireTotals]) -> Result<()> {
+    if all.is_empty() {
+        return Ok(());
+    }
+    outln!("solitaire {} (variant, player) pairs", all.len());
+    for totals in all {
+        let mut line = Vec::new();
+        let label = format!(
+            "  {:<8} {:<28}",
+            totals.variant.to_string(),
+            output::peer(&totals.player)
+        );
+        super::solitaire::write_totals(&mut line, &label, totals)?;
+        out!("{}", String::from_utf8_lossy(&line));
     }
     Ok(())
 }

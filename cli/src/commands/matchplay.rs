@@ -9,9 +9,8 @@ use pentago::{
     SprtDecision, TimeLimit,
 };
 use pentagrid_client::matches::{
-    self, MatchOutcome, MatchPlan, report_accuracy, report_score, report_waiting,
+    self, GameForfeit, MatchGame, MatchOutcome, MatchPlan, MatchRecord, MatchState,
 };
-use pentagrid_proto::{loss_reason_of_wire, pentanomial_counts, sprt_decision_of_wire, v2};
 use serde_json::json;
 
 use super::target::Target;
@@ -296,91 +295,108 @@ fn play_on_cluster(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
     })
 }
 
-fn state_name(state: v2::MatchState) -> &'static str {
+/// A match state's short name in the CLI's output (`running`, `h0`, `h1`, `complete`,
+/// `stopped`).
+pub(super) fn state_name(state: MatchState) -> &'static str {
     match state {
-        v2::MatchState::Running => "running",
-        v2::MatchState::AcceptedH0 => "h0",
-        v2::MatchState::AcceptedH1 => "h1",
-        v2::MatchState::Complete => "complete",
-        v2::MatchState::Stopped => "stopped",
-        v2::MatchState::Unspecified => "unknown",
+        MatchState::Running => "running",
+        MatchState::AcceptedH0 => "h0",
+        MatchState::AcceptedH1 => "h1",
+        MatchState::Complete => "complete",
+        MatchState::Stopped => "stopped",
     }
 }
 
+/// Reprints stored match `id` (with its games if asked), as text or JSON.
 fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
-    let report = target.read(async |client| Ok(matches::status(client, id, games).await?))?;
-    let score = report_score(&report);
-    let state = state_name(report.state());
-    let decision = sprt_decision_of_wire(report.decision());
-    let sprt: Option<Sprt> = report.sprt.parse().ok();
-    let accuracy = report_accuracy(&report);
-    let waiting = report_waiting(&report);
+    let record = target.read(async |client| Ok(matches::status(client, id, games).await?))?;
     if as_json {
-        let games: Vec<_> = report
-            .games
-            .iter()
-            .map(|g| {
-                json!({
-                    "pair": g.pair, "opening": g.opening, "black": g.black, "white": g.white,
-                    "moves": g.moves, "result": g.result,
-                    "forfeit": g.forfeit.as_ref().map(forfeit_json),
-                    "stderr_black": g.stderr_black, "stderr_white": g.stderr_white,
-                })
-            })
-            .collect();
-        let elo = score.pairs.stats().map(|s| s.elo());
-        outln!(
-            "{}",
-            json!({
-                "match_id": report.match_id, "a": report.a, "b": report.b, "pairs": report.pairs,
-                "sprt": report.sprt, "openings": report.openings, "seed": report.seed,
-                "pairs_done": report.pairs_done, "wins": report.wins, "draws": report.draws,
-                "losses": report.losses,
-                "pentanomial": pentanomial_counts(report.pentanomial.as_ref()), "state": state,
-                "decided_after": report.decided_after, "elo": elo,
-                "llr": sprt.map(|s| score.test(&s).0), "games": games,
-                "accuracy": accuracy.as_ref().map(accuracy_json),
-                "time_limit": report.time_limit, "waiting": waiting,
-            })
-        );
+        outln!("{}", record_json(&record));
         return Ok(());
     }
+    print_settings(&record)?;
+    outln!("{}", progress(&record.score, record.sprt.as_ref(), false));
+    summary(
+        &output::peer(&record.a),
+        &output::peer(&record.b),
+        &record.score,
+        record.decision,
+        record.sprt.is_some(),
+    )?;
+    if let Some(accuracy) = &record.accuracy {
+        print_accuracy(accuracy)?;
+    }
+    print_games(&record.games)
+}
+
+/// The text form of an SPRT as a match stores it (empty: none).
+fn sprt_text(record: &MatchRecord) -> String {
+    record.sprt.map(|s| s.to_string()).unwrap_or_default()
+}
+
+/// A stored match as one JSON object.
+fn record_json(record: &MatchRecord) -> serde_json::Value {
+    let score = &record.score;
+    let games: Vec<_> = record
+        .games
+        .iter()
+        .map(|g| {
+            let moves: Vec<String> = g.moves.iter().map(ToString::to_string).collect();
+            json!({
+                "pair": g.pair, "opening": g.opening.to_string(), "black": g.black,
+                "white": g.white, "moves": moves, "result": g.result.to_string(),
+                "forfeit": g.forfeit.as_ref().map(forfeit_json),
+                "stderr_black": g.stderr_black, "stderr_white": g.stderr_white,
+            })
+        })
+        .collect();
+    let elo = score.pairs.stats().map(|s| s.elo());
+    json!({
+        "match_id": record.id, "a": record.a, "b": record.b, "pairs": record.pairs,
+        "sprt": sprt_text(record), "openings": record.openings, "seed": record.seed,
+        "pairs_done": record.pairs_done, "wins": score.games.wins, "draws": score.games.draws,
+        "losses": score.games.losses,
+        "pentanomial": score.pairs.counts, "state": state_name(record.state),
+        "decided_after": record.decided_after, "elo": elo,
+        "llr": record.sprt.map(|s| score.test(&s).0), "games": games,
+        "accuracy": record.accuracy.as_ref().map(accuracy_json),
+        "time_limit": record.time_limit, "waiting": record.waiting,
+    })
+}
+
+/// A stored match's settings and where it stands.
+fn print_settings(record: &MatchRecord) -> Result<()> {
     outln!(
         "match {}  ({}, seed {})",
-        report.match_id,
-        report.openings,
-        report.seed
+        record.id,
+        record.openings,
+        record.seed
     );
-    if !report.sprt.is_empty() {
-        outln!("sprt      {}", report.sprt);
+    if record.sprt.is_some() {
+        outln!("sprt      {}", sprt_text(record));
     }
-    if !report.time_limit.is_empty() {
-        outln!("time      {} per game side, refereed", report.time_limit);
+    if !record.time_limit.is_empty() {
+        outln!("time      {} per game side, refereed", record.time_limit);
     }
     outln!(
         "state     {} ({} of {} pairs stored)",
-        state,
-        report.pairs_done,
-        report.pairs
+        state_name(record.state),
+        record.pairs_done,
+        record.pairs
     );
-    if let Some(wait) = &waiting {
+    if let Some(wait) = &record.waiting {
         outln!("          {wait}");
     }
-    if report.decided_after > 0 {
-        outln!("decided   after {} pairs", report.decided_after);
+    if record.decided_after > 0 {
+        outln!("decided   after {} pairs", record.decided_after);
     }
-    outln!("{}", progress(&score, sprt.as_ref(), false));
-    summary(
-        &output::peer(&report.a),
-        &output::peer(&report.b),
-        &score,
-        decision,
-        sprt.is_some(),
-    )?;
-    if let Some(accuracy) = &accuracy {
-        print_accuracy(accuracy)?;
-    }
-    for (index, game) in report.games.iter().enumerate() {
+    Ok(())
+}
+
+/// Every game of a match, each with its notes.
+fn print_games(games: &[MatchGame]) -> Result<()> {
+    for (index, game) in games.iter().enumerate() {
+        let moves: Vec<String> = game.moves.iter().map(ToString::to_string).collect();
         outln!(
             "pair {} game {}: black {} white {} from {}: {} -> {}",
             game.pair,
@@ -388,7 +404,7 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
             output::peer(&game.black),
             output::peer(&game.white),
             game.opening,
-            game.moves.join(" "),
+            moves.join(" "),
             game.result
         );
         print_notes(game)?;
@@ -397,13 +413,12 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
 }
 
 /// A game's forfeit (its loser and typed reason) and the engines' standard error.
-fn print_notes(game: &v2::MatchGame) -> Result<()> {
+fn print_notes(game: &MatchGame) -> Result<()> {
     if let Some(forfeit) = &game.forfeit {
-        let json = forfeit_json(forfeit);
         outln!(
             "  forfeit: {} lost ({}): {}",
-            json["loser"].as_str().unwrap_or("?"),
-            json["reason"].as_str().unwrap_or("unknown"),
+            forfeit.loser.name(),
+            forfeit.reason.name(),
             output::peer(&forfeit.detail)
         );
     }
@@ -419,7 +434,6 @@ fn print_notes(game: &v2::MatchGame) -> Result<()> {
 }
 
 /// A forfeit: the loser, the reason's stable name, the detail.
-fn forfeit_json(forfeit: &v2::GameForfeit) -> serde_json::Value {
-    let reason = loss_reason_of_wire(forfeit.reason).map(|r| r.name()).ok();
-    json!({"loser": forfeit.loser, "reason": reason, "detail": forfeit.detail})
+fn forfeit_json(forfeit: &GameForfeit) -> serde_json::Value {
+    json!({"loser": forfeit.loser.name(), "reason": forfeit.reason.name(), "detail": forfeit.detail})
 }

@@ -135,7 +135,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         let after = jobs::status(&client).await?;
         let collection = write_collection(&client, &args.db).await?;
-        let start_book = book::show(&client, &Position::START).await?;
+        let start_book = book::tables(&client, &Position::START).await?;
         let report = match outcome {
             Ok(report) => report,
             Err(error) => {

@@ -2,7 +2,7 @@
 //! on request the value of every move. Below the midsolver's 18 stones the deep solver decides
 //! (a search whose 18-stone leaves the midsolver values), with progress on standard error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
@@ -84,6 +84,51 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         };
         return solve_cluster::run(&args.target, &request);
     }
+    let (limits, deep_limits) = limits(args)?;
+    let positions = input::positions(&args.position)?;
+    let mut solvers = Solvers {
+        exact: Solver::new(args.table_bits),
+        deep: deep_solver(args)?,
+        limits,
+        deep_limits,
+    };
+    if let Some(path) = &args.proof {
+        write_proof(args, path, &positions, &mut solvers)?;
+    }
+    for position in positions {
+        let (solution, deep_solution) = solvers.solve(&position);
+        let moves = if args.moves && !position.is_over() {
+            let values = solvers.exact.solve_moves(&position, solvers.limits);
+            grouped_values(&position, &values)
+        } else {
+            Vec::new()
+        };
+        if args.json {
+            let moves = args.moves.then_some(moves.as_slice());
+            let line = solution_json(&position, &solution, deep_solution.as_ref(), moves);
+            outln!("{line}");
+        } else {
+            print_solution(&position, &solution, deep_solution.as_ref(), &moves)?;
+        }
+    }
+    if let Some(path) = &args.save {
+        save_leaves(&solvers.deep, path)?;
+    }
+    Ok(())
+}
+
+/// The local solvers with their limits: alpha-beta and the midsolver from 18 stones on, the
+/// deep solver below.
+struct Solvers {
+    exact: Solver,
+    deep: DeepSolver,
+    limits: SolveLimits,
+    deep_limits: DeepLimits,
+}
+
+/// The limits of `--max-nodes` and `--seconds`, checked: the exact solvers' and the deep
+/// solver's.
+fn limits(args: &SolveArgs) -> Result<(SolveLimits, DeepLimits)> {
     ensure!(args.max_nodes > 0, "--max-nodes must be at least 1");
     let max_time = args
         .seconds
@@ -99,108 +144,136 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         max_nodes: args.max_nodes,
         max_time,
     };
-    let positions = input::positions(&args.position)?;
-    let mut solver = Solver::new(args.table_bits);
-    let mut deep = deep_solver(args)?;
     let deep_limits = DeepLimits {
         max_time,
         max_nodes: Some(args.max_nodes),
         ..DeepLimits::default()
     };
-    if let Some(path) = &args.proof {
-        ensure!(
-            positions.len() == 1,
-            "--proof takes one position, not a list"
-        );
-        ensure!(
-            args.max_proof_nodes > 0,
-            "--max-proof-nodes must be at least 1"
-        );
-        let root = &positions[0];
-        let (text, nodes) = if deep_range(root) {
-            let proof = deep
-                .prove(root, deep_limits.clone())
+    Ok((limits, deep_limits))
+}
+
+impl Solvers {
+    /// The solution of `position`, by the deep solver where it decides (with its own answer).
+    fn solve(&mut self, position: &Position) -> (Solution, Option<DeepSolution>) {
+        if deep_range(position) {
+            let d = self.deep.solve(position, self.deep_limits.clone());
+            (deep_answer(&d), Some(d))
+        } else {
+            (self.exact.solve(position, self.limits), None)
+        }
+    }
+
+    /// A proof of `root`'s value in its text form, with its node count.
+    fn prove(&mut self, root: &Position, max_proof_nodes: usize) -> Result<(String, usize)> {
+        if deep_range(root) {
+            let proof = self
+                .deep
+                .prove(root, self.deep_limits.clone())
                 .with_context(|| format!("no proof for {root}"))?;
             ensure!(
-                proof.nodes.len() <= args.max_proof_nodes,
+                proof.nodes.len() <= max_proof_nodes,
                 "no proof for {root}: it needs {} nodes, more than --max-proof-nodes",
                 proof.nodes.len()
             );
-            (proof.to_text(), proof.nodes.len())
+            Ok((proof.to_text(), proof.nodes.len()))
         } else {
-            let proof = prove(root, &mut solver, limits, args.max_proof_nodes)
+            let proof = prove(root, &mut self.exact, self.limits, max_proof_nodes)
                 .with_context(|| format!("no proof for {root}"))?;
-            (proof.to_text(), proof.nodes.len())
-        };
-        std::fs::write(path, text)
-            .with_context(|| format!("writing the proof to {}", path.display()))?;
-        errln!("proof of {nodes} nodes written to {}", path.display());
-    }
-    for position in positions {
-        let (solution, deep_solution) = if deep_range(&position) {
-            let d = deep.solve(&position, deep_limits.clone());
-            (deep_answer(&d), Some(d))
-        } else {
-            (solver.solve(&position, limits), None)
-        };
-        let moves = if args.moves && !position.is_over() {
-            grouped_values(&position, &solver.solve_moves(&position, limits))
-        } else {
-            Vec::new()
-        };
-        let value = solution.value.map_or("unknown", |v| v.name());
-        if args.json {
-            let mut line = json!({
-                "position": position.to_string(),
-                "to_move": position.side_to_move(),
-                "solution": solution,
-            });
-            if let Some(d) = &deep_solution {
-                line["deep"] = deep_json(d);
-            }
-            if args.moves {
-                line["moves"] = moves
-                    .iter()
-                    .map(|(group, value)| {
-                        let names: Vec<String> = group.iter().map(Move::to_string).collect();
-                        json!({"moves": names, "value": value})
-                    })
-                    .collect();
-            }
-            outln!("{line}");
-        } else {
-            let best = solution
-                .best
-                .map_or_else(|| "-".to_owned(), |m| m.to_string());
-            let deep_part = deep_solution.as_ref().map_or_else(String::new, |d| {
-                let p = &d.progress;
-                format!(
-                    " bounds {} leaves {} quick {} midsolved",
-                    d.bounds, p.leaves_quick, p.leaves_midsolved
-                )
-            });
-            outln!(
-                "{position} {value} best {best} by {} nodes {} time {:.3}s{deep_part}",
-                solution.method.name(),
-                solution.nodes,
-                solution.seconds
-            );
-            for (group, value) in &moves {
-                let names: Vec<String> = group.iter().map(Move::to_string).collect();
-                let value = value.map_or("unknown", |v| v.name());
-                outln!("  {value:<7} {}", names.join(" "));
-            }
+            Ok((proof.to_text(), proof.nodes.len()))
         }
     }
-    if let Some(path) = &args.save {
-        std::fs::write(path, deep.leaves().to_text())
-            .with_context(|| format!("writing the leaves to {}", path.display()))?;
-        errln!(
-            "{} leaf values saved to {}",
-            deep.leaves().len(),
-            path.display()
-        );
+}
+
+/// Writes the proof `--proof` asks for (of the one position given) to `path`.
+fn write_proof(
+    args: &SolveArgs,
+    path: &Path,
+    positions: &[Position],
+    solvers: &mut Solvers,
+) -> Result<()> {
+    ensure!(
+        positions.len() == 1,
+        "--proof takes one position, not a list"
+    );
+    ensure!(
+        args.max_proof_nodes > 0,
+        "--max-proof-nodes must be at least 1"
+    );
+    let (text, nodes) = solvers.prove(&positions[0], args.max_proof_nodes)?;
+    std::fs::write(path, text)
+        .with_context(|| format!("writing the proof to {}", path.display()))?;
+    errln!("proof of {nodes} nodes written to {}", path.display());
+    Ok(())
+}
+
+/// A solution as one JSON object, with its deep solve and, when asked for, its moves' values.
+fn solution_json(
+    position: &Position,
+    solution: &Solution,
+    deep_solution: Option<&DeepSolution>,
+    moves: Option<&[(Vec<Move>, Option<Value>)]>,
+) -> serde_json::Value {
+    let mut line = json!({
+        "position": position.to_string(),
+        "to_move": position.side_to_move(),
+        "solution": solution,
+    });
+    if let Some(d) = deep_solution {
+        line["deep"] = deep_json(d);
     }
+    if let Some(moves) = moves {
+        line["moves"] = moves
+            .iter()
+            .map(|(group, value)| {
+                let names: Vec<String> = group.iter().map(Move::to_string).collect();
+                json!({"moves": names, "value": value})
+            })
+            .collect();
+    }
+    line
+}
+
+/// A solution as a line, then one line per group of moves with their value.
+fn print_solution(
+    position: &Position,
+    solution: &Solution,
+    deep_solution: Option<&DeepSolution>,
+    moves: &[(Vec<Move>, Option<Value>)],
+) -> Result<()> {
+    let value = solution.value.map_or("unknown", |v| v.name());
+    let best = solution
+        .best
+        .map_or_else(|| "-".to_owned(), |m| m.to_string());
+    let deep_part = deep_solution.map_or_else(String::new, |d| {
+        let p = &d.progress;
+        format!(
+            " bounds {} leaves {} quick {} midsolved",
+            d.bounds, p.leaves_quick, p.leaves_midsolved
+        )
+    });
+    outln!(
+        "{position} {value} best {best} by {} nodes {} time {:.3}s{deep_part}",
+        solution.method.name(),
+        solution.nodes,
+        solution.seconds
+    );
+    for (group, value) in moves {
+        let names: Vec<String> = group.iter().map(Move::to_string).collect();
+        let value = value.map_or("unknown", |v| v.name());
+        outln!("  {value:<7} {}", names.join(" "));
+    }
+    Ok(())
+}
+
+/// Saves the deep solver's leaf values to `path` (`--save`).
+fn save_leaves(deep: &DeepSolver, path: &Path) -> Result<()> {
+    std::fs::write(path, deep.leaves().to_text())
+        .with_context(|| format!("writing the leaves to {}", path.display()))?;
+    errln!(
+        "{} leaf values saved to {}",
+        deep.leaves().len(),
+        path.display()
+    );
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use pentago::{OpeningSource, Player, TimeLimit, TournamentKind};
 use pentagrid_client::tournaments::{self, Tournament, TournamentPlan};
 use serde_json::json;
 
+use super::matchplay::state_name;
 use super::ratings::{RatingFlags, list_json, print_list};
 use super::target::Target;
 use crate::output::{self, outln};
@@ -161,18 +162,6 @@ fn start(
     }
 }
 
-fn state_name(m: &pentagrid_proto::v2::MatchStatusResponse) -> &'static str {
-    use pentagrid_proto::v2::MatchState;
-    match m.state() {
-        MatchState::Running => "running",
-        MatchState::AcceptedH0 => "h0",
-        MatchState::AcceptedH1 => "h1",
-        MatchState::Complete => "complete",
-        MatchState::Stopped => "stopped",
-        MatchState::Unspecified => "unknown",
-    }
-}
-
 fn show(tournament: &Tournament, rating: &RatingFlags, as_json: bool) -> Result<()> {
     let ratings = tournament.ratings(&rating.options())?;
     let (done, all) = tournament.progress();
@@ -181,10 +170,11 @@ fn show(tournament: &Tournament, rating: &RatingFlags, as_json: bool) -> Result<
             .matches
             .iter()
             .map(|m| {
+                let score = &m.score.games;
                 json!({
-                    "match_id": m.match_id, "a": m.a, "b": m.b, "pairs": m.pairs,
-                    "pairs_done": m.pairs_done, "wins": m.wins, "draws": m.draws,
-                    "losses": m.losses, "state": state_name(m),
+                    "match_id": m.id, "a": m.a, "b": m.b, "pairs": m.pairs,
+                    "pairs_done": m.pairs_done, "wins": score.wins, "draws": score.draws,
+                    "losses": score.losses, "state": state_name(m.state),
                 })
             })
             .collect();
@@ -215,15 +205,15 @@ fn show(tournament: &Tournament, rating: &RatingFlags, as_json: bool) -> Result<
     for m in &tournament.matches {
         outln!(
             "  match {}: {} vs {}  {}-{}-{}  ({} of {} pairs, {})",
-            m.match_id,
+            m.id,
             output::peer(&m.a),
             output::peer(&m.b),
-            m.wins,
-            m.draws,
-            m.losses,
+            m.score.games.wins,
+            m.score.games.draws,
+            m.score.games.losses,
             m.pairs_done,
             m.pairs,
-            state_name(m)
+            state_name(m.state)
         );
     }
     print_list(&ratings)

@@ -12,12 +12,13 @@ use crate::book::{BookRow, BookView, ExportRow, TableSource};
 use crate::builder::BuildReport;
 use crate::coordinator::ClusterStatus;
 use crate::flags::QUARANTINE_FLAGS;
+use crate::game::Game;
 use crate::job::JobState;
 use crate::jobs::registry::WorkerCursor;
 use crate::jobs::{JobsUpdate, LeasedJob};
 use crate::matches::{MatchReport, MatchState, MatchWait};
 use crate::puzzles::PuzzleListing;
-use crate::store::{Counts, StoredForfeit, StoredGame};
+use crate::store::Counts;
 
 pub(crate) fn job(job: LeasedJob) -> v2::Job {
     v2::Job {
@@ -204,7 +205,7 @@ pub(crate) fn import_rows(rows: &[v2::BookExportRow]) -> Result<Vec<ExportRow>, 
         .collect()
 }
 
-pub(crate) fn game(job_id: u64, game: StoredGame) -> v2::GameRecord {
+pub(crate) fn game(job_id: u64, game: Game) -> v2::GameRecord {
     v2::GameRecord {
         job_id,
         start: game.start,
@@ -224,9 +225,9 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         next_from_pair,
         waiting,
     } = report;
-    let decision = record.decision();
-    let score = record.score();
-    let accuracy = record.accuracy().as_ref().map(accuracy_to_wire);
+    let decision = record.decision;
+    let score = record.score;
+    let accuracy = record.accuracy.as_ref().map(accuracy_to_wire);
     v2::MatchStatusResponse {
         match_id: id,
         a: record.a,
@@ -236,9 +237,9 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         openings: record.openings,
         seed: record.seed,
         pairs_done: record.pairs_done,
-        wins: record.wins,
-        draws: record.draws,
-        losses: record.losses,
+        wins: score.games.wins,
+        draws: score.games.draws,
+        losses: score.games.losses,
         pentanomial: Some(pentanomial_of_counts(score.pairs.counts)),
         state: match state {
             MatchState::Running => v2::MatchState::Running,
@@ -264,11 +265,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
                 white: game.white,
                 moves: game.moves,
                 result: game.result,
-                forfeit: game
-                    .forfeit
-                    .as_ref()
-                    .and_then(StoredForfeit::read)
-                    .map(|f| pentagrid_proto::forfeit_to_wire(&f)),
+                forfeit: game.forfeit.as_ref().map(pentagrid_proto::forfeit_to_wire),
                 stderr_black: game.stderr_black,
                 stderr_white: game.stderr_white,
             })

@@ -20,13 +20,7 @@ pub(super) fn page_limit(limit: u32) -> usize {
 /// The wire form of a deep solve's report.
 pub(super) fn report(report: &DeepReport) -> v2::DeepSolveStatusResponse {
     let r = &report.record;
-    let value = (r.done && r.lower == r.upper)
-        .then(|| {
-            i8::try_from(r.lower)
-                .ok()
-                .and_then(|v| Value::try_from(v).ok())
-        })
-        .flatten();
+    let value = r.value();
     let state = if r.done {
         v2::DeepSolveState::Done
     } else {

@@ -41,10 +41,11 @@ use pentago::{Position, UctConfig};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
 
+use crate::build_record::Build;
 use crate::jobs::JobQueue;
 use crate::metrics::Metrics;
 use crate::offload::{BackgroundPriority, background};
-use crate::store::{Store, StoreError, StoredBuild};
+use crate::store::{Store, StoreError};
 use frontier::{Flight, Frontier, Limits, Pick, Selection};
 
 /// Fewest jobs a build keeps in flight.
@@ -87,7 +88,7 @@ pub struct BuildReport {
     /// The build id.
     pub id: u64,
     /// Its record (progress and limits).
-    pub record: StoredBuild,
+    pub record: Build,
     /// Its jobs still queued or leased.
     pub pending: u64,
 }
@@ -190,7 +191,7 @@ impl BookBuilder {
                 roots.push(canonical);
             }
         }
-        let record = StoredBuild {
+        let record = Build {
             roots,
             depth: spec.depth,
             max_positions: spec.max_positions,
@@ -198,7 +199,7 @@ impl BookBuilder {
             playouts_per_position: spec.playouts_per_position,
             config: spec.config.to_string(),
             solve_stones: spec.solve_stones,
-            ..StoredBuild::default()
+            ..Build::default()
         };
         let build_id = self.store.generate_id()?;
         self.store.put_build(build_id, &record)?;
@@ -327,7 +328,7 @@ fn restore(
     store: &Store,
     jobs: &JobQueue,
     id: u64,
-    record: &StoredBuild,
+    record: &Build,
 ) -> Result<Frontier, StoreError> {
     let roots: Vec<Position> = record.roots.iter().filter_map(|r| r.parse().ok()).collect();
     let mut flights = Vec::new();
@@ -364,7 +365,7 @@ fn plan(
     store: &Store,
     jobs: &JobQueue,
     id: u64,
-    record: &StoredBuild,
+    record: &Build,
     window: usize,
 ) -> Result<Round, StoreError> {
     frontier.settle(store, jobs, record.depth)?;

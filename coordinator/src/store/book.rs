@@ -19,6 +19,7 @@ use super::{
     Store, StoreError, TOTALS, add_count, all_records, corrupt, get_record, id_of, pair_key,
     put_record, totals_in,
 };
+use crate::build_record::Build;
 
 /// Exact values of a position's moves (canonical frame).
 pub type ProvenTable = BTreeMap<Move, Value>;
@@ -86,19 +87,21 @@ impl Store {
     }
 
     /// Writes a build record (durable at the next flush).
-    pub fn put_build(&self, id: u64, build: &StoredBuild) -> Result<(), StoreError> {
+    pub fn put_build(&self, id: u64, build: &Build) -> Result<(), StoreError> {
         let _writing = self.writing();
-        put_record(&self.builds, id, build)
+        put_record(&self.builds, id, &StoredBuild::from(build))
     }
 
     /// A build record.
-    pub fn build(&self, id: u64) -> Result<Option<StoredBuild>, StoreError> {
-        get_record(&self.builds, id, "build")
+    pub fn build(&self, id: u64) -> Result<Option<Build>, StoreError> {
+        Ok(get_record::<StoredBuild>(&self.builds, id, "build")?.map(Build::from))
     }
 
     /// Every build, by id.
-    pub fn builds(&self) -> Result<Vec<(u64, StoredBuild)>, StoreError> {
-        all_records(&self.builds, "build").collect()
+    pub fn builds(&self) -> Result<Vec<(u64, Build)>, StoreError> {
+        all_records::<StoredBuild>(&self.builds, "build")
+            .map(|entry| entry.map(|(id, stored)| (id, Build::from(stored))))
+            .collect()
     }
 
     /// Whether build `build` has queued the canonical position `key`.
@@ -111,7 +114,7 @@ impl Store {
         &self,
         build: u64,
         keys: &[u64],
-        record: &StoredBuild,
+        record: &Build,
     ) -> Result<(), StoreError> {
         let mut batch = sled::Batch::default();
         for &key in keys {
@@ -119,7 +122,7 @@ impl Store {
         }
         let _writing = self.writing();
         self.build_nodes.apply_batch(batch)?;
-        put_record(&self.builds, build, record)
+        put_record(&self.builds, build, &StoredBuild::from(record))
     }
 
     /// The keys of up to `limit` positions with any stored table, in key order from `from` on

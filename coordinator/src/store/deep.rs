@@ -13,6 +13,7 @@ use pentago::{Position, PositionKey, Value};
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
 use super::{Store, StoreError, all_records, corrupt, get_record, id_of, put_record};
+use crate::deep_record::DeepSolve;
 
 /// A deep solve, stored under its id in the `deep_solves` tree.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -44,6 +45,38 @@ pub struct StoredDeepSolve {
     /// Stones of its leaves (0 in no record: every record names them).
     #[prost(uint32, tag = "9")]
     pub leaf_stones: u32,
+}
+
+impl From<&DeepSolve> for StoredDeepSolve {
+    fn from(solve: &DeepSolve) -> StoredDeepSolve {
+        StoredDeepSolve {
+            position: solve.position.clone(),
+            batch: solve.batch,
+            done: solve.done,
+            lower: solve.lower,
+            upper: solve.upper,
+            best: solve.best.clone(),
+            nodes: solve.nodes,
+            leaves_solved: solve.leaves_solved,
+            leaf_stones: solve.leaf_stones,
+        }
+    }
+}
+
+impl From<StoredDeepSolve> for DeepSolve {
+    fn from(stored: StoredDeepSolve) -> DeepSolve {
+        DeepSolve {
+            position: stored.position,
+            batch: stored.batch,
+            done: stored.done,
+            lower: stored.lower,
+            upper: stored.upper,
+            best: stored.best,
+            nodes: stored.nodes,
+            leaves_solved: stored.leaves_solved,
+            leaf_stones: stored.leaf_stones,
+        }
+    }
 }
 
 /// The stored byte of a leaf value.
@@ -78,19 +111,24 @@ pub(super) fn add_leaves(
 
 impl Store {
     /// Stores a deep solve's record (durable at the next flush).
-    pub fn put_deep_solve(&self, id: u64, record: &StoredDeepSolve) -> Result<(), StoreError> {
+    pub fn put_deep_solve(&self, id: u64, record: &DeepSolve) -> Result<(), StoreError> {
         let _writing = self.writing();
-        put_record(&self.deep_solves, id, record)
+        put_record(&self.deep_solves, id, &StoredDeepSolve::from(record))
     }
 
     /// A deep solve's record.
-    pub fn deep_solve(&self, id: u64) -> Result<Option<StoredDeepSolve>, StoreError> {
-        get_record(&self.deep_solves, id, "deep solve")
+    pub fn deep_solve(&self, id: u64) -> Result<Option<DeepSolve>, StoreError> {
+        Ok(
+            get_record::<StoredDeepSolve>(&self.deep_solves, id, "deep solve")?
+                .map(DeepSolve::from),
+        )
     }
 
     /// Every deep solve, by id.
-    pub fn deep_solves(&self) -> Result<Vec<(u64, StoredDeepSolve)>, StoreError> {
-        all_records(&self.deep_solves, "deep solve").collect()
+    pub fn deep_solves(&self) -> Result<Vec<(u64, DeepSolve)>, StoreError> {
+        all_records::<StoredDeepSolve>(&self.deep_solves, "deep solve")
+            .map(|entry| entry.map(|(id, stored)| (id, DeepSolve::from(stored))))
+            .collect()
     }
 
     /// The proven value of the leaf of canonical key `key`, if stored.
@@ -173,10 +211,10 @@ mod tests {
             store
                 .put_deep_solve(
                     9,
-                    &StoredDeepSolve {
+                    &DeepSolve {
                         position: "start".into(),
                         batch: 4,
-                        ..StoredDeepSolve::default()
+                        ..DeepSolve::default()
                     },
                 )
                 .unwrap();

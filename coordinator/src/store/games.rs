@@ -2,21 +2,31 @@
 
 use prost::Message;
 
+use crate::game::Game;
+use crate::match_record::MatchRecord;
+
 use super::{
     Store, StoreError, StoredGame, StoredMatch, StoredPair, all_records, corrupt, get_record,
     id_of, pair_key, put_record,
 };
 
 impl Store {
-    /// Stores a new match record (durable at the next flush).
+    /// Stores a match record as it is (durable at the next flush).
     pub fn put_match(&self, id: u64, record: &StoredMatch) -> Result<(), StoreError> {
         let _writing = self.writing();
         put_record(&self.matches, id, record)
     }
 
+    /// Stores a new match: its settings, with every count at zero (durable at the next
+    /// flush).
+    pub fn create_match(&self, id: u64, record: &MatchRecord) -> Result<(), StoreError> {
+        self.put_match(id, &StoredMatch::new_match(record))
+    }
+
     /// A match record.
-    pub fn match_record(&self, id: u64) -> Result<Option<StoredMatch>, StoreError> {
-        get_record(&self.matches, id, "match")
+    pub fn match_record(&self, id: u64) -> Result<Option<MatchRecord>, StoreError> {
+        let stored: Option<StoredMatch> = get_record(&self.matches, id, "match")?;
+        Ok(stored.as_ref().map(MatchRecord::from))
     }
 
     /// Stored matches with ids below `before` (every id when 0), newest first, at most `limit`.
@@ -26,7 +36,7 @@ impl Store {
         &self,
         before: u64,
         limit: usize,
-    ) -> Result<Vec<(u64, StoredMatch)>, StoreError> {
+    ) -> Result<Vec<(u64, MatchRecord)>, StoreError> {
         let mut found = Vec::new();
         let mut bound = if before == 0 { None } else { Some(before) };
         while found.len() < limit {
@@ -62,13 +72,14 @@ impl Store {
         Ok(count)
     }
 
-    /// The stored pairs of a match from pair index `from` on, by pair index, at most `limit`.
+    /// The games of a match's stored pairs from pair index `from` on (A black first), by pair
+    /// index, at most `limit` pairs.
     pub fn match_pairs(
         &self,
         id: u64,
         from: u64,
         limit: usize,
-    ) -> Result<Vec<(u64, StoredPair)>, StoreError> {
+    ) -> Result<Vec<(u64, Vec<Game>)>, StoreError> {
         let mut pairs = Vec::new();
         let range = self
             .matches
@@ -77,30 +88,27 @@ impl Store {
             let (key, value) = entry?;
             let index = id_of(&key[8..], "pair")?;
             let pair = StoredPair::decode(value.as_ref()).map_err(|e| corrupt("pair", e))?;
-            pairs.push((index, pair));
+            pairs.push((index, pair.games.into_iter().map(Game::from).collect()));
         }
         Ok(pairs)
     }
 
     /// Every stored self-play game with its job id.
-    pub fn games(&self) -> impl Iterator<Item = Result<(u64, StoredGame), StoreError>> + '_ {
-        all_records(&self.games, "game")
+    pub fn games(&self) -> impl Iterator<Item = Result<(u64, Game), StoreError>> + '_ {
+        all_records::<StoredGame>(&self.games, "game")
+            .map(|entry| entry.map(|(id, game)| (id, Game::from(game))))
     }
 
     /// Up to `limit` stored games with their job ids, in job-id order from `from` on
     /// (inclusive): a page of [`Store::games`].
-    pub fn games_from(
-        &self,
-        from: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, StoredGame)>, StoreError> {
+    pub fn games_from(&self, from: u64, limit: usize) -> Result<Vec<(u64, Game)>, StoreError> {
         self.games
             .range(from.to_be_bytes()..)
             .take(limit)
             .map(|entry| {
                 let (key, bytes) = entry?;
                 let game = StoredGame::decode(bytes.as_ref()).map_err(|e| corrupt("game", e))?;
-                Ok((id_of(&key, "game")?, game))
+                Ok((id_of(&key, "game")?, Game::from(game)))
             })
             .collect()
     }

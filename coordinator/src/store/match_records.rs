@@ -6,6 +6,7 @@
 use pentago::{Accuracy, MatchAccuracy, MatchScore, Sprt, SprtDecision};
 
 use super::StoredGame;
+use crate::match_record::MatchRecord;
 
 /// An engine match, stored under its id (8 bytes) in the `matches` tree. Its counts change in
 /// the same transaction as each pair result, so they always equal the stored pairs.
@@ -170,6 +171,49 @@ impl StoredMatch {
                 self.decided_after = self.pairs_done;
                 self.accepted_h1 = decision == SprtDecision::AcceptH1;
             }
+        }
+    }
+}
+
+impl From<&StoredMatch> for MatchRecord {
+    fn from(stored: &StoredMatch) -> MatchRecord {
+        MatchRecord {
+            a: stored.a.clone(),
+            b: stored.b.clone(),
+            pairs: stored.pairs,
+            sprt: stored.sprt.clone(),
+            openings: stored.openings.clone(),
+            seed: stored.seed,
+            pairs_done: stored.pairs_done,
+            score: stored.score(),
+            decision: stored.decision(),
+            decided_after: stored.decided_after,
+            accuracy: stored.accuracy(),
+            tournament: stored.tournament,
+            tournament_kind: stored.tournament_kind.clone(),
+            time_limit: stored.time_limit.clone(),
+        }
+    }
+}
+
+impl StoredMatch {
+    /// The stored form of a new match: its settings, with every count at zero (whatever
+    /// `record` counts) and the accuracy threshold, when measured.
+    #[must_use]
+    pub fn new_match(record: &MatchRecord) -> StoredMatch {
+        StoredMatch {
+            a: record.a.clone(),
+            b: record.b.clone(),
+            pairs: record.pairs,
+            sprt: record.sprt.clone(),
+            openings: record.openings.clone(),
+            seed: record.seed,
+            pentanomial: vec![0; 5],
+            accuracy_stones: record.accuracy.as_ref().map_or(0, |a| a.min_stones),
+            tournament: record.tournament,
+            tournament_kind: record.tournament_kind.clone(),
+            time_limit: record.time_limit.clone(),
+            ..StoredMatch::default()
         }
     }
 }

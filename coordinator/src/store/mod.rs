@@ -52,6 +52,7 @@ use thiserror::Error;
 
 use puzzles::CandidateTally;
 
+use crate::game::Game;
 use crate::job::Job;
 
 pub use book::{BookEntry, ProvenTable};
@@ -364,8 +365,8 @@ impl Store {
     }
 
     /// A stored game.
-    pub fn game(&self, job_id: u64) -> Result<Option<StoredGame>, StoreError> {
-        get_record(&self.games, job_id, "game")
+    pub fn game(&self, job_id: u64) -> Result<Option<Game>, StoreError> {
+        Ok(get_record::<StoredGame>(&self.games, job_id, "game")?.map(Game::from))
     }
 
     /// Sizes for operators: bytes on disk and the numbers of stored puzzles and matches. Counts

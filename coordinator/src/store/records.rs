@@ -508,6 +508,36 @@ pub struct StoredGame {
     pub stderr_white: String,
 }
 
+impl From<StoredGame> for crate::game::Game {
+    fn from(stored: StoredGame) -> crate::game::Game {
+        crate::game::Game {
+            forfeit: stored.forfeit.as_ref().and_then(StoredForfeit::read),
+            start: stored.start,
+            moves: stored.moves,
+            result: stored.result,
+            black: stored.black,
+            white: stored.white,
+            stderr_black: stored.stderr_black,
+            stderr_white: stored.stderr_white,
+        }
+    }
+}
+
+impl From<&crate::game::Game> for StoredGame {
+    fn from(game: &crate::game::Game) -> StoredGame {
+        StoredGame {
+            start: game.start.clone(),
+            moves: game.moves.clone(),
+            result: game.result.clone(),
+            black: game.black.clone(),
+            white: game.white.clone(),
+            forfeit: game.forfeit.as_ref().map(StoredForfeit::from),
+            stderr_black: game.stderr_black.clone(),
+            stderr_white: game.stderr_white.clone(),
+        }
+    }
+}
+
 /// A forfeit as stored with its game.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredForfeit {
@@ -605,6 +635,42 @@ pub struct StoredBuild {
     /// Whether the build has finished.
     #[prost(bool, tag = "11")]
     pub done: bool,
+}
+
+impl From<&crate::build_record::Build> for StoredBuild {
+    fn from(build: &crate::build_record::Build) -> StoredBuild {
+        StoredBuild {
+            roots: build.roots.clone(),
+            depth: build.depth,
+            max_positions: build.max_positions,
+            budget: build.budget,
+            playouts_per_position: build.playouts_per_position,
+            config: build.config.clone(),
+            solve_stones: build.solve_stones,
+            positions: build.positions,
+            solved: build.solved,
+            playouts: build.playouts,
+            done: build.done,
+        }
+    }
+}
+
+impl From<StoredBuild> for crate::build_record::Build {
+    fn from(stored: StoredBuild) -> crate::build_record::Build {
+        crate::build_record::Build {
+            roots: stored.roots,
+            depth: stored.depth,
+            max_positions: stored.max_positions,
+            budget: stored.budget,
+            playouts_per_position: stored.playouts_per_position,
+            config: stored.config,
+            solve_stones: stored.solve_stones,
+            positions: stored.positions,
+            solved: stored.solved,
+            playouts: stored.playouts,
+            done: stored.done,
+        }
+    }
 }
 
 #[cfg(test)]

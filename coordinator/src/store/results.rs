@@ -20,7 +20,9 @@ use super::{
     id_of, merge_tables, pair_key, totals_in,
 };
 use crate::claim::Claim;
+use crate::game::Game;
 use crate::job::{Job, JobState};
+use pentago::MatchAccuracy;
 
 /// What [`Store::apply`] did.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -41,7 +43,7 @@ pub struct ResultEffect {
     /// Rows to add to game tables, by canonical position key.
     pub games: BTreeMap<u64, Table>,
     /// The game to store, for self-play results.
-    pub game: Option<StoredGame>,
+    pub game: Option<Game>,
     /// Playouts this result adds.
     pub playout_count: u64,
     /// The pair to store, for match pair results.
@@ -78,10 +80,27 @@ pub struct PairEffect {
     pub match_id: u64,
     /// The pair's index.
     pub pair: u64,
-    /// The record to store.
-    pub record: StoredPair,
+    /// The job that played it.
+    pub job_id: u64,
+    /// Its two games, A black first.
+    pub games: Vec<Game>,
+    /// A's and B's accuracy in its games, when the match measures it.
+    pub accuracy: Option<MatchAccuracy>,
     /// A's points in each game (1 win, ½ draw, 0 loss).
     pub game_points: [f64; 2],
+}
+
+impl PairEffect {
+    /// The pair's stored record.
+    fn stored(&self) -> StoredPair {
+        StoredPair {
+            job_id: self.job_id,
+            a_half_points: (2.0 * (self.game_points[0] + self.game_points[1])) as u32,
+            games: self.games.iter().map(StoredGame::from).collect(),
+            ..StoredPair::default()
+        }
+        .with_accuracy(self.accuracy.as_ref())
+    }
 }
 
 /// What a committed result transaction did, for the counts kept beside the trees.
@@ -295,9 +314,10 @@ fn add_tables(
     let new_positions = merge_tables(trees.game_tables, &effect.games)?;
     add_count(&mut totals.game_positions, new_positions, "game positions")?;
     if let Some(game) = &effect.game {
-        trees
-            .games
-            .insert(&job_id.to_be_bytes(), game.encode_to_vec())?;
+        trees.games.insert(
+            &job_id.to_be_bytes(),
+            StoredGame::from(game).encode_to_vec(),
+        )?;
         add_count(&mut totals.games, 1, "game total")?;
     }
     if let Some(pair) = &effect.pair {
@@ -381,12 +401,10 @@ fn add_pair(
         .get(match_key)?
         .ok_or_else(|| ConflictableTransactionError::Abort(corrupt("match", "pair of no match")))?;
     let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
-    record.add_pair(pair.game_points, pair.record.accuracy().as_ref());
+    let stored = pair.stored();
+    record.add_pair(pair.game_points, stored.accuracy().as_ref());
     matches.insert(&match_key, record.encode_to_vec())?;
-    matches.insert(
-        &pair_key(pair.match_id, pair.pair),
-        pair.record.encode_to_vec(),
-    )?;
+    matches.insert(&pair_key(pair.match_id, pair.pair), stored.encode_to_vec())?;
     Ok(())
 }
 
@@ -513,10 +531,9 @@ mod tests {
             pair: Some(PairEffect {
                 match_id: 3,
                 pair: 0,
-                record: StoredPair {
-                    job_id: job,
-                    ..StoredPair::default()
-                },
+                job_id: job,
+                games: Vec::new(),
+                accuracy: None,
                 game_points: [1.0, 0.5],
             }),
             ..effect(10)

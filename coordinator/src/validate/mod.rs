@@ -17,10 +17,8 @@ use pentagrid_proto::{GameNote, Outcome, RejectionKind, Task, Verdict};
 
 pub use invalid::InvalidResult;
 
-use crate::store::{
-    CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, StoredForfeit, StoredGame,
-    StoredPair, Table,
-};
+use crate::game::Game;
+use crate::store::{CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, Table};
 
 /// Validates `outcome` as the result of `task` and computes what it adds.
 pub fn result_effect(
@@ -262,12 +260,12 @@ fn replay(
     Ok(plies)
 }
 
-fn stored_game(start: &Position, moves: &[Move], result: Status) -> StoredGame {
-    StoredGame {
+fn played_game(start: &Position, moves: &[Move], result: Status) -> Game {
+    Game {
         start: start.to_string(),
         moves: moves.iter().map(ToString::to_string).collect(),
         result: result.to_string(),
-        ..StoredGame::default()
+        ..Game::default()
     }
 }
 
@@ -290,7 +288,7 @@ fn selfplay_effect(
     }
     Ok(ResultEffect {
         games,
-        game: Some(stored_game(start, moves, result)),
+        game: Some(played_game(start, moves, result)),
         ..ResultEffect::default()
     })
 }
@@ -368,10 +366,7 @@ fn pair_effect(
     if time.is_none() && notes.iter().any(|note| !note.is_empty()) {
         return Err(InvalidResult::NotesUnrefereed);
     }
-    let mut record = StoredPair {
-        job_id,
-        ..StoredPair::default()
-    };
+    let mut played = Vec::with_capacity(2);
     let mut a_points = [0.0; 2];
     for (index, ((moves, result), a_color)) in
         games.iter().zip([Color::Black, Color::White]).enumerate()
@@ -388,13 +383,13 @@ fn pair_effect(
         })?;
         a_points[index] = game_points(*result, a_color);
         let [stderr_black, stderr_white] = note.stderr.clone();
-        record.games.push(StoredGame {
+        played.push(Game {
             black: black.to_string(),
             white: white.to_string(),
-            forfeit: note.forfeit.as_ref().map(StoredForfeit::from),
+            forfeit: note.forfeit.clone(),
             stderr_black,
             stderr_white,
-            ..stored_game(opening, moves, *result)
+            ..played_game(opening, moves, *result)
         });
     }
     check_accuracy(opening, games, *accuracy_stones, accuracy)?;
@@ -402,11 +397,9 @@ fn pair_effect(
         pair: Some(PairEffect {
             match_id: *match_id,
             pair: *pair,
-            record: StoredPair {
-                a_half_points: (2.0 * (a_points[0] + a_points[1])) as u32,
-                ..record
-            }
-            .with_accuracy(accuracy),
+            job_id,
+            games: played,
+            accuracy: accuracy.cloned(),
             game_points: a_points,
         }),
         ..ResultEffect::default()

@@ -189,9 +189,9 @@ fn a_pair_accuracy_report_must_match_its_games() {
         notes: Default::default(),
     };
     let effect = result_effect(&task(Some(20)), 3, &outcome(Some(truth))).unwrap();
-    assert_eq!(effect.pair.unwrap().record.accuracy(), Some(truth));
+    assert_eq!(effect.pair.unwrap().accuracy, Some(truth));
     let effect = result_effect(&task(None), 3, &outcome(None)).unwrap();
-    assert_eq!(effect.pair.unwrap().record.accuracy(), None);
+    assert_eq!(effect.pair.unwrap().accuracy, None);
 
     let lie = |change: fn(&mut MatchAccuracy)| {
         let mut accuracy = truth;

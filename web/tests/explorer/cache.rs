@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use pentago::{Position, Symmetry};
 use pentagrid_coordinator::CoordinatorSettings;
-use pentagrid_proto::v2;
 use pentagrid_tests::TestCluster;
 use pentagrid_web::BookCacheSettings;
 
@@ -37,14 +36,14 @@ async fn book_answers_are_kept_for_their_max_age_and_not_with_the_cache_off() {
         assert_eq!(answer.status, 200, "{}", answer.body);
         assert_eq!(playout_games(&answer), 0);
     }
-    let row = v2::BookExportRow {
-        position: Position::START.to_string(),
-        r#move: Position::START.legal_moves()[0].to_string(),
-        source: v2::TableSource::Playouts as i32,
+    let row = pentagrid_client::book::ExportRow {
+        position: Position::START,
+        mv: Position::START.legal_moves()[0],
+        source: pentagrid_client::book::TableSource::Playouts,
         games: 100,
         wins: 40,
         draws: 10,
-        proven: v2::Value::Unspecified as i32,
+        proven: None,
     };
     pentagrid_client::book::import(&cluster.client(), &[row])
         .await

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use pentago::Move;
 
 use super::*;
+use crate::game::Game;
 use crate::job::{Job, JobState};
-use crate::store::{Counts, ResultEffect, StoredGame, StoredMatch, Table};
+use crate::store::{Counts, ResultEffect, StoredMatch, Table};
 
 fn done() -> Job {
     Job::in_state(JobState::Done)
@@ -29,7 +30,7 @@ fn effect(key: u64, games: u64, job: u64) -> ResultEffect {
     ResultEffect {
         playouts: BTreeMap::from([(key, table)]),
         playout_count: games,
-        game: (job % 2 == 1).then(StoredGame::default),
+        game: (job % 2 == 1).then(Game::default),
         ..ResultEffect::default()
     }
 }
