@@ -426,6 +426,38 @@ mod tests {
     }
 
     #[test]
+    fn one_update_visits_at_most_the_cap() {
+        use sled::Transactional;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        // More proven leaves than the cap in one update (as a deep-leaves result may carry).
+        let seeds: Vec<Seed> = (0..MAX_PROPAGATION_VISITS as u64 + 6)
+            .map(|seed| {
+                let leaf = random_opening(seed, 12).canonical().position;
+                Seed::Value(leaf.key().bits(), Value::Draw)
+            })
+            .collect();
+        let trees = (&store.proven, &store.playouts, &store.game_tables);
+        let done = trees
+            .transaction(|(proven, playouts, game_tables)| {
+                let book = BookTrees {
+                    proven,
+                    playouts,
+                    game_tables,
+                };
+                book.propagate(&seeds)
+            })
+            .unwrap();
+        assert_eq!(done.visited, MAX_PROPAGATION_VISITS);
+        assert!(done.cut);
+        assert_eq!(
+            (done.moves, done.positions),
+            (0, 0),
+            "nothing is stored above them"
+        );
+    }
+
+    #[test]
     fn a_stored_value_that_contradicts_a_proof_below_is_kept_and_not_built_on() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
