@@ -141,8 +141,8 @@ impl Store {
                 && book.stored(key)?
             {
                 let mut table = book.proven_table(key)?;
-                if table.get(&best).is_none() {
-                    table.insert(best, Value::Win);
+                if let std::collections::btree_map::Entry::Vacant(entry) = table.entry(best) {
+                    entry.insert(Value::Win);
                     proven_tree.insert(&key.to_be_bytes(), encode_proven(&table))?;
                 }
             }
