@@ -287,7 +287,10 @@ impl DeepSolves {
         if !tasks.is_empty() {
             self.jobs.queue(tasks).await?;
         }
-        if record != before {
+        if record.done {
+            // Its value goes into the stored book with the record (see `store::propagate`).
+            self.store.finish_deep_solve(id, &record)?;
+        } else if record != before {
             self.store.put_deep_solve(id, &record)?;
         }
         if record.done {

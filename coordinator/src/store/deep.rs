@@ -9,9 +9,13 @@
 //! proved it; a value already stored is never rewritten, so a retried or duplicate result
 //! changes nothing. A database without these trees reads as having no deep solves.
 
-use pentago::{Position, PositionKey, Value};
+use pentago::{Move, MoveGroups, Position, PositionKey, Value};
+use prost::Message;
+use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
+use super::book::encode_proven;
+use super::propagate::{BookTrees, Propagated, Seed};
 use super::{Store, StoreError, all_records, corrupt, get_record, id_of, put_record};
 use crate::deep_record::DeepSolve;
 
@@ -109,11 +113,75 @@ pub(super) fn add_leaves(
     Ok(added)
 }
 
+/// A finished deep solve's canonical position key, value, and — for a win — its best move as
+/// the representative of its group in the canonical frame; `None` unless done and exact.
+fn proven_root(record: &StoredDeepSolve) -> Option<(u64, Value, Option<Move>)> {
+    if !record.done || record.lower != record.upper {
+        return None;
+    }
+    let value = Value::try_from(i8::try_from(record.lower).ok()?).ok()?;
+    let position: Position = record.position.parse().ok()?;
+    let canonical = position.canonical();
+    let best = record
+        .best
+        .parse::<Move>()
+        .ok()
+        .filter(|_| value == Value::Win)
+        .and_then(|mv| {
+            let mapped = canonical.symmetry.apply_move(mv);
+            MoveGroups::of(&canonical.position, true)
+                .group_of(mapped)
+                .map(|group| group[0])
+        });
+    Some((canonical.position.key().bits(), value, best))
+}
+
 impl Store {
     /// Stores a deep solve's record (durable at the next flush).
     pub fn put_deep_solve(&self, id: u64, record: &DeepSolve) -> Result<(), StoreError> {
         let _writing = self.writing();
         put_record(&self.deep_solves, id, &StoredDeepSolve::from(record))
+    }
+
+    /// Stores a deep solve's record and, once it is done with an exact value, carries that
+    /// value up the stored book, in one transaction (durable at the next flush): a won position
+    /// in the book gets its best move proven won in its `proven` table, and its stored parents'
+    /// moves into it get the value (see [`super::propagate`]). Returns what propagation did.
+    pub fn finish_deep_solve(
+        &self,
+        id: u64,
+        record: &StoredDeepSolve,
+    ) -> Result<Propagated, StoreError> {
+        let proven = proven_root(record);
+        let _writing = self.writing();
+        let trees = (
+            &self.deep_solves,
+            &self.proven,
+            &self.playouts,
+            &self.game_tables,
+        );
+        let done = trees.transaction(|(deep_solves, proven_tree, playouts, game_tables)| {
+            deep_solves.insert(&id.to_be_bytes(), record.encode_to_vec())?;
+            let Some((key, value, best)) = proven else {
+                return Ok(Propagated::default());
+            };
+            let book = BookTrees {
+                proven: proven_tree,
+                playouts,
+                game_tables,
+            };
+            if let Some(best) = best
+                && book.stored(key)?
+            {
+                let mut table = book.proven_table(key)?;
+                if let std::collections::btree_map::Entry::Vacant(entry) = table.entry(best) {
+                    entry.insert(Value::Win);
+                    proven_tree.insert(&key.to_be_bytes(), encode_proven(&table))?;
+                }
+            }
+            book.propagate(&[Seed::Value(key, value)])
+        })?;
+        Ok(done)
     }
 
     /// A deep solve's record.
@@ -231,6 +299,75 @@ mod tests {
         assert_eq!(rest, all[1..].to_vec());
         assert_eq!(store.deep_solves().unwrap().len(), 1);
         assert_eq!(store.deep_solve(9).unwrap().unwrap().batch, 4);
+    }
+
+    #[test]
+    fn a_finished_deep_solve_proves_its_place_in_the_book() {
+        use crate::store::{BookEntry, Counts, Table};
+        use pentago::{MoveGroups, Symmetry, random_opening};
+        use std::collections::BTreeMap;
+        let undecided = |p: &Position| {
+            !p.is_over()
+                && MoveGroups::of(p, true)
+                    .iter()
+                    .all(|g| !p.play_unchecked(g[0]).is_over())
+        };
+        // A stored parent none of whose moves the rules decide, and one of its children.
+        let (parent, child) = (0..)
+            .find_map(|seed| {
+                let parent = random_opening(seed, 14).canonical().position;
+                let first = MoveGroups::of(&parent, true).iter().next()?[0];
+                undecided(&parent).then(|| (parent, parent.play_unchecked(first)))
+            })
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let book = |position: &Position| {
+            let mv = MoveGroups::of(position, true).iter().next().unwrap()[0];
+            let counts = Counts {
+                games: 10,
+                wins: 5,
+                draws: 0,
+            };
+            let entry = BookEntry {
+                playouts: Table::from([(mv, counts)]),
+                ..BookEntry::default()
+            };
+            store
+                .import(&BTreeMap::from([(position.key().bits(), entry)]))
+                .unwrap();
+        };
+        book(&parent);
+        book(&child.canonical().position);
+        // Asked in another frame; not done yet: nothing is proven.
+        let asked = Symmetry::ALL[5].apply(&child);
+        let best = asked.legal_moves()[0];
+        let mut record = StoredDeepSolve {
+            position: asked.to_string(),
+            lower: 1,
+            upper: 1,
+            best: best.to_string(),
+            ..StoredDeepSolve::default()
+        };
+        store.finish_deep_solve(1, &record).unwrap();
+        assert!(store.proven_table(parent.key().bits()).unwrap().is_empty());
+        // Done and won: the child's best move is proven won, the parent's moves into it lost.
+        record.done = true;
+        let done = store.finish_deep_solve(1, &record).unwrap();
+        assert_eq!((done.visited, done.positions), (1, 0));
+        assert!(done.moves >= 1);
+        let child_key = child.canonical_key().bits();
+        let (value, mv) = store.position_value(child_key).unwrap().unwrap();
+        assert_eq!(value, Value::Win);
+        let canonical = asked.canonical();
+        assert_eq!(
+            asked.play(best).unwrap().canonical_key(),
+            canonical.position.play(mv).unwrap().canonical_key()
+        );
+        let table = store.proven_table(parent.key().bits()).unwrap();
+        assert!(!table.is_empty() && table.values().all(|&v| v == Value::Loss));
+        assert_eq!(store.position_value(parent.key().bits()).unwrap(), None);
+        assert_eq!(store.deep_solve(1).unwrap().unwrap(), record);
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! same position, up to symmetry) proven — by a stored value, or by the rules where the move
 //! ends the game — proves it worth the best of them (all lost: lost; best a draw: drawn). See
 //! [`position_value`]. Nothing else makes a position proven: the stored values come only from
-//! checked solver results (solves, deep-solve leaves, an immediate win the coordinator checks
-//! itself) and from this propagation over proven children.
+//! checked solver results (solves, deep-solve leaves and finished deep solves, an immediate win
+//! the coordinator checks itself) and from this propagation over proven children.
 //!
 //! When a result stores exact values, every position they prove passes its value up: each
 //! *stored* parent (one with any table: playouts, games or proven values) gets the value,
@@ -98,7 +98,10 @@ pub(crate) struct BookTrees<'a> {
 }
 
 impl BookTrees<'_> {
-    fn proven_table(&self, key: u64) -> ConflictableTransactionResult<ProvenTable, StoreError> {
+    pub(crate) fn proven_table(
+        &self,
+        key: u64,
+    ) -> ConflictableTransactionResult<ProvenTable, StoreError> {
         match self.proven.get(key.to_be_bytes())? {
             Some(bytes) => decode_proven(&bytes)
                 .ok_or("bad encoding")
@@ -107,7 +110,7 @@ impl BookTrees<'_> {
         }
     }
 
-    fn stored(&self, key: u64) -> ConflictableTransactionResult<bool, StoreError> {
+    pub(crate) fn stored(&self, key: u64) -> ConflictableTransactionResult<bool, StoreError> {
         let key = key.to_be_bytes();
         Ok(self.proven.get(key)?.is_some()
             || self.playouts.get(key)?.is_some()
@@ -423,6 +426,38 @@ mod tests {
         // Nothing outside the stored book was written: only the three stored positions have
         // proven tables.
         assert_eq!(store.proven.len(), 3);
+    }
+
+    #[test]
+    fn one_update_visits_at_most_the_cap() {
+        use sled::Transactional;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        // More proven leaves than the cap in one update (as a deep-leaves result may carry).
+        let seeds: Vec<Seed> = (0..MAX_PROPAGATION_VISITS as u64 + 6)
+            .map(|seed| {
+                let leaf = random_opening(seed, 12).canonical().position;
+                Seed::Value(leaf.key().bits(), Value::Draw)
+            })
+            .collect();
+        let trees = (&store.proven, &store.playouts, &store.game_tables);
+        let done = trees
+            .transaction(|(proven, playouts, game_tables)| {
+                let book = BookTrees {
+                    proven,
+                    playouts,
+                    game_tables,
+                };
+                book.propagate(&seeds)
+            })
+            .unwrap();
+        assert_eq!(done.visited, MAX_PROPAGATION_VISITS);
+        assert!(done.cut);
+        assert_eq!(
+            (done.moves, done.positions),
+            (0, 0),
+            "nothing is stored above them"
+        );
     }
 
     #[test]
