@@ -442,12 +442,11 @@ async fn solved_children_prove_an_analysed_root_through_the_book() {
     let _ = stop.send(true);
     worker.await.unwrap();
     assert!(done.solved > 2, "{done:?}");
-    let value = |number: i32| pentagrid_proto::value_of_wire(number).unwrap();
     for (position, expected) in [won, lost] {
-        let book = pentagrid_client::book::show(&cluster.client(), &position)
+        let book = pentagrid_client::book::tables(&cluster.client(), &position)
             .await
             .unwrap();
-        let proven = value(book.proven);
+        let proven = book.proven;
         // One solved child lost for its mover proves the won root; the lost one needs every
         // move proven (the analysis plays them all, so the build solves every child).
         let want = if expected == 1 {
@@ -460,12 +459,11 @@ async fn solved_children_prove_an_analysed_root_through_the_book() {
         // row says the same.
         if let Some(proven) = proven {
             assert_eq!(proven.as_i8(), expected, "{position}");
-            let first = book
+            let first = *book
                 .proven_line
                 .first()
                 .expect("a proven position has a line");
-            let mv: pentago::Move = first.parse().unwrap();
-            let child = position.play(mv).unwrap();
+            let child = position.play(first).unwrap();
             if child.is_over() {
                 // Decided by the rules, without a stored row.
                 let by_rules = Value::of_status(child.status(), position.side_to_move());
@@ -476,16 +474,12 @@ async fn solved_children_prove_an_analysed_root_through_the_book() {
                 .playouts
                 .iter()
                 .find(|r| {
-                    r.r#move == *first
-                        || r.also.iter().any(|m| m == first)
-                        || position
-                            .play(r.r#move.parse().unwrap())
-                            .unwrap()
-                            .canonical_key()
-                            == child.canonical_key()
+                    r.mv == first
+                        || r.also.contains(&first)
+                        || position.play(r.mv).unwrap().canonical_key() == child.canonical_key()
                 })
                 .expect("the line's first move has a row");
-            assert_eq!(value(row.proven), Some(proven), "{position} {first}");
+            assert_eq!(row.proven, Some(proven), "{position} {first}");
         } else {
             assert!(book.proven_line.is_empty());
         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use pentago::MoveNotation;
+use pentago::{Move, MoveNotation};
 use pentagrid_client::book::{
     self, BookRow, BookTables, RowFormat, tables, win_rate, win_rate_interval,
 };
@@ -212,6 +212,11 @@ fn rows_json(rows: &[BookRow]) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// A line of moves in the full notation.
+fn line_text(line: &[Move]) -> Vec<String> {
+    line.iter().map(ToString::to_string).collect()
+}
+
 /// A position's book tables as JSON.
 pub fn book_json(reply: &BookTables) -> serde_json::Value {
     json!({
@@ -219,18 +224,18 @@ pub fn book_json(reply: &BookTables) -> serde_json::Value {
         "canonical": reply.canonical.to_string(),
         "playouts": rows_json(&reply.playouts),
         "games": rows_json(&reply.games),
-        "proven": proven(reply.proven).map(|v| v.to_string()),
-        "proven_line": reply.proven_line,
+        "proven": reply.proven.map(|v| v.to_string()),
+        "proven_line": line_text(&reply.proven_line),
     })
 }
 
 /// A position's book tables, printed as two tables.
 pub fn print_book(reply: &BookTables) -> Result<()> {
     outln!("position  {}", reply.position);
-    if let Some(value) = proven(reply.proven) {
+    if let Some(value) = reply.proven {
         outln!(
             "proven    {value} for the side to move, line {}",
-            reply.proven_line.join(" ")
+            line_text(&reply.proven_line).join(" ")
         );
     }
     for (title, rows) in [

@@ -147,12 +147,9 @@ impl Store {
     /// value up the stored book, in one transaction (durable at the next flush): a won position
     /// in the book gets its best move proven won in its `proven` table, and its stored parents'
     /// moves into it get the value (see [`super::propagate`]). Returns what propagation did.
-    pub fn finish_deep_solve(
-        &self,
-        id: u64,
-        record: &StoredDeepSolve,
-    ) -> Result<Propagated, StoreError> {
-        let proven = proven_root(record);
+    pub fn finish_deep_solve(&self, id: u64, record: &DeepSolve) -> Result<Propagated, StoreError> {
+        let record = StoredDeepSolve::from(record);
+        let proven = proven_root(&record);
         let _writing = self.writing();
         let trees = (
             &self.deep_solves,
@@ -342,12 +339,12 @@ mod tests {
         // Asked in another frame; not done yet: nothing is proven.
         let asked = Symmetry::ALL[5].apply(&child);
         let best = asked.legal_moves()[0];
-        let mut record = StoredDeepSolve {
+        let mut record = DeepSolve {
             position: asked.to_string(),
             lower: 1,
             upper: 1,
             best: best.to_string(),
-            ..StoredDeepSolve::default()
+            ..DeepSolve::default()
         };
         store.finish_deep_solve(1, &record).unwrap();
         assert!(store.proven_table(parent.key().bits()).unwrap().is_empty());
