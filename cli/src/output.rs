@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 
@@ -45,10 +46,42 @@ pub fn line(args: fmt::Arguments<'_>) -> Result<()> {
 
 /// One line on standard output, for callbacks that report an [`io::Error`].
 pub fn io_line(args: fmt::Arguments<'_>) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
+    let mut stdout = stdout();
     stdout
         .write_fmt(args)
         .and_then(|()| stdout.write_all(b"\n"))
+}
+
+/// Set once a write to standard output found its reader gone.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Standard output for everything a command prints: it notes a closed pipe, so that `main` can
+/// tell the quiet end of a pipeline from a broken pipe anywhere else (a connection reset in the
+/// middle of a call is an error like any other).
+pub struct Stdout(io::StdoutLock<'static>);
+
+/// Standard output, locked, noting a closed pipe (see [`Stdout`]).
+pub fn stdout() -> Stdout {
+    Stdout(io::stdout().lock())
+}
+
+fn noted<T>(result: io::Result<T>) -> io::Result<T> {
+    if let Err(error) = &result
+        && error.kind() == io::ErrorKind::BrokenPipe
+    {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+    result
+}
+
+impl Write for Stdout {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        noted(self.0.write(bytes))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        noted(self.0.flush())
+    }
 }
 
 /// `error` as a command that printed through its own [`Write`] reports it: a failed write says
@@ -63,13 +96,13 @@ pub fn writing(error: anyhow::Error) -> anyhow::Error {
 
 /// Text on standard output, as it is.
 pub fn text(args: fmt::Arguments<'_>) -> Result<()> {
-    io::stdout().lock().write_fmt(args).context(WRITING)
+    stdout().write_fmt(args).context(WRITING)
 }
 
 /// Flushes standard output, so that a failure to write what is buffered is reported, not lost
 /// at exit.
 pub fn flush() -> Result<()> {
-    io::stdout().lock().flush().context(WRITING)
+    stdout().flush().context(WRITING)
 }
 
 /// One line on standard error, if it can be written.
@@ -102,14 +135,20 @@ pub fn peer(text: &str) -> String {
     out
 }
 
-/// Whether the error is, anywhere in its chain, a write to a reader that went away (`head`, a
-/// closed pager): the conventional quiet end of a command in a pipeline.
+/// Whether the error is a write to standard output whose reader went away (`head`, a closed
+/// pager): the conventional quiet end of a command in a pipeline. A broken pipe while standard
+/// output is open (a socket the coordinator closed mid-call) is an error like any other.
 pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
+    closed_pipe(error, STDOUT_CLOSED.load(Ordering::Relaxed))
+}
+
+fn closed_pipe(error: &anyhow::Error, stdout_closed: bool) -> bool {
+    stdout_closed
+        && error.chain().any(|cause| {
+            cause
+                .downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        })
 }
 
 #[cfg(test)]
@@ -128,13 +167,16 @@ mod tests {
     }
 
     #[test]
-    fn a_closed_pipe_is_found_anywhere_in_the_chain() {
+    fn a_closed_pipe_is_found_anywhere_in_the_chain_once_stdout_closed() {
         let closed = anyhow::Error::new(io::Error::from(io::ErrorKind::BrokenPipe))
             .context(WRITING)
             .context("printing the status");
-        assert!(is_closed_pipe(&closed));
+        assert!(closed_pipe(&closed, true));
         let full = anyhow::Error::new(io::Error::from_raw_os_error(28)).context(WRITING);
-        assert!(!is_closed_pipe(&full));
-        assert!(!is_closed_pipe(&anyhow::anyhow!("broken pipe")));
+        assert!(!closed_pipe(&full, true));
+        assert!(!closed_pipe(&anyhow::anyhow!("broken pipe"), true));
+        // A broken pipe while standard output is open (a connection reset mid-call) is no
+        // quiet end.
+        assert!(!closed_pipe(&closed, false));
     }
 }

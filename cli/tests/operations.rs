@@ -180,3 +180,33 @@ fn json_logs_are_one_object_per_line() {
         "fields stay structured: {opened}"
     );
 }
+
+/// A peer that takes connections and drops them at once (a coordinator dying mid-start, as
+/// one on a damaged database does): `health` must fail, never pass for a quiet end of a
+/// pipeline, whichever way the dropped connection surfaces (a reset, a broken pipe).
+#[test]
+fn health_fails_against_a_peer_that_hangs_up() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            // Half a read, then gone: the client is mid-handshake when the socket closes.
+            if let Ok(mut stream) = stream {
+                let _ = stream.read(&mut [0; 16]);
+            }
+        }
+    });
+    for _ in 0..20 {
+        let out = pentagrid(&["health", "--coordinator", &url, "--timeout", "2"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "stdout {:?}, stderr {:?}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stderr.is_empty());
+    }
+}

@@ -176,7 +176,7 @@ fn export(min_games: u64, format: Format, out: Option<&Path>, target: &Target) -
         Some(path) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
         )),
-        None => Box::new(std::io::stdout().lock()),
+        None => Box::new(crate::output::stdout()),
     };
     let format = RowFormat::from(format);
     let rows = target

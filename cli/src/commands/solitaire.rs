@@ -168,8 +168,7 @@ fn bounded(text: &str) -> String {
 
 /// Runs `pentagrid solitaire`, printing to standard output.
 pub fn run(args: &SolitaireArgs) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = crate::output::stdout();
     match &args.command {
         SolitaireCommand::Bench(args) => run_bench(args, &mut out),
         SolitaireCommand::Play(args) => run_play(args, &mut out),
