@@ -189,11 +189,9 @@ fn health_fails_against_a_peer_that_hangs_up() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            // Half a read, then gone: the client is mid-handshake when the socket closes.
-            if let Ok(mut stream) = stream {
-                let _ = stream.read(&mut [0; 16]);
-            }
+        // Half a read, then gone: the client is mid-handshake when the socket closes.
+        for mut stream in listener.incoming().flatten() {
+            let _ = stream.read(&mut [0; 16]);
         }
     });
     for _ in 0..20 {
