@@ -34,12 +34,17 @@ pub fn moves_reaching(position: &Position) -> Option<Vec<Move>> {
 /// book never stores one, so they are not asked for).
 #[must_use]
 pub fn parents(position: &Position) -> Vec<(Position, Move)> {
-    let mut found = Vec::new();
     if position.stone_count() == 0 || position.is_over() {
-        return found;
+        return Vec::new();
     }
+    one_move_back(position).collect()
+}
+
+/// The ongoing positions that `position` follows by one move, with that move: undo a twist,
+/// take away a stone of the player who moved last, keep what replays into `position`.
+fn one_move_back(position: &Position) -> impl Iterator<Item = (Position, Move)> + '_ {
     let mover = position.side_to_move().opponent();
-    for twist in Twist::ALL {
+    Twist::ALL.into_iter().flat_map(move |twist| {
         let undo = Twist::new(twist.quadrant(), twist.direction().reversed());
         let black = position.black().twisted(undo);
         let white = position.white().twisted(undo);
@@ -47,22 +52,19 @@ pub fn parents(position: &Position) -> Vec<(Position, Move)> {
             Color::Black => black,
             Color::White => white,
         };
-        for square in own.squares() {
+        // After the placement and before the twist the mover had no five (it would have won).
+        let placed = if own.has_five() { Bitboard::EMPTY } else { own };
+        placed.squares().filter_map(move |square| {
             let without = |b: Bitboard| Bitboard::from_bits(b.bits() & !square.mask());
             let (b, w) = match mover {
                 Color::Black => (without(black), white),
                 Color::White => (black, without(white)),
             };
-            let Ok(before) = Position::from_bitboards(b, w) else {
-                continue;
-            };
+            let before = Position::from_bitboards(b, w).ok()?;
             let mv = Move::new(square, twist);
-            if !before.is_over() && before.play_unchecked(mv) == *position {
-                found.push((before, mv));
-            }
-        }
-    }
-    found
+            (!before.is_over() && before.play_unchecked(mv) == *position).then_some((before, mv))
+        })
+    })
 }
 
 fn back(position: Position, moves: &mut Vec<Move>, steps: &mut u32) -> bool {
@@ -73,36 +75,10 @@ fn back(position: Position, moves: &mut Vec<Move>, steps: &mut u32) -> bool {
         return false;
     }
     *steps -= 1;
-    let mover = position.side_to_move().opponent();
-    for twist in Twist::ALL {
-        let undo = Twist::new(twist.quadrant(), twist.direction().reversed());
-        let black = position.black().twisted(undo);
-        let white = position.white().twisted(undo);
-        let own = match mover {
-            Color::Black => black,
-            Color::White => white,
-        };
-        // After the placement and before the twist the mover had no five (it would have won).
-        if own.has_five() {
-            continue;
-        }
-        for square in own.squares() {
-            let without = |b: Bitboard| Bitboard::from_bits(b.bits() & !square.mask());
-            let (b, w) = match mover {
-                Color::Black => (without(black), white),
-                Color::White => (black, without(white)),
-            };
-            let Ok(before) = Position::from_bitboards(b, w) else {
-                continue;
-            };
-            let mv = Move::new(square, twist);
-            if before.is_over() || before.play_unchecked(mv) != position {
-                continue;
-            }
-            if back(before, moves, steps) {
-                moves.push(mv);
-                return true;
-            }
+    for (before, mv) in one_move_back(&position) {
+        if back(before, moves, steps) {
+            moves.push(mv);
+            return true;
         }
     }
     false
