@@ -217,10 +217,27 @@ impl Store {
     /// then compares what sled recovered with the [`manifest`] as `check` says. sled failing
     /// or panicking on damaged files is [`StoreError::Damaged`], never a panic.
     pub fn open_checked(path: &Path, check: OpenCheck) -> Result<Store, StoreError> {
+        Store::checked(path, check, || sled::Config::new().path(path).open())
+    }
+
+    /// The store over `db`, just opened on `path` by the caller, adopted as it is (see
+    /// [`OpenCheck::Adopt`]). A restore loads and then adopts through one sled handle: sled lets
+    /// go of a directory's lock a moment after its last handle drops, so closing and reopening
+    /// could find it still held.
+    pub(crate) fn adopt_open(path: &Path, db: sled::Db) -> Result<Store, StoreError> {
+        Store::checked(path, OpenCheck::Adopt, move || Ok(db))
+    }
+
+    fn checked(
+        path: &Path,
+        check: OpenCheck,
+        open_db: impl FnOnce() -> sled::Result<sled::Db>,
+    ) -> Result<Store, StoreError> {
         // Read before sled opens: sled cuts a damaged log at once, as it recovers.
         let recorded = manifest::read(path);
-        let opened =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Store::open_trees(path)));
+        let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Store::open_trees(path, open_db()?)
+        }));
         let damaged = |why: String| StoreError::Damaged {
             dir: path.to_owned(),
             why,
@@ -251,8 +268,7 @@ impl Store {
         Ok(store)
     }
 
-    fn open_trees(path: &Path) -> Result<Store, StoreError> {
-        let db = sled::Config::new().path(path).open()?;
+    fn open_trees(path: &Path, db: sled::Db) -> Result<Store, StoreError> {
         let candidates = db.open_tree("candidates")?;
         let puzzles = db.open_tree("puzzles")?;
         let meta = db.open_tree("meta")?;

@@ -221,10 +221,11 @@ pub fn restore_backup<R: Read>(input: R, dir: &Path) -> Result<BackupSummary, Ba
             "creating a staging directory in {}",
             parent.display()
         )))?;
-    let summary = load(input, staging.path())?;
+    let db = sled::Config::new().path(staging.path()).open()?;
+    let summary = load(input, &db)?;
     {
         // A restored directory has no manifest yet: what was just verified is the truth.
-        let store = Store::open_checked(staging.path(), super::OpenCheck::Adopt)?;
+        let store = Store::adopt_open(staging.path(), db)?;
         store.flush_blocking()?;
     }
     std::fs::rename(staging.path(), dir).map_err(|e| match e.kind() {
@@ -239,10 +240,9 @@ pub fn restore_backup<R: Read>(input: R, dir: &Path) -> Result<BackupSummary, Ba
     Ok(summary)
 }
 
-/// Loads a backup into a new sled database in `dir`, checking it as it goes and then that each
+/// Loads a backup into `db`, a new sled database, checking it as it goes and then that each
 /// tree holds exactly the records the trailer counts, and makes it durable.
-fn load<R: Read>(input: R, dir: &Path) -> Result<BackupSummary, BackupError> {
-    let db = sled::Config::new().path(dir).open()?;
+fn load<R: Read>(input: R, db: &sled::Db) -> Result<BackupSummary, BackupError> {
     let mut reader = BackupReader::open(BufReader::with_capacity(1 << 20, input))?;
     while let Some(chunk) = reader.next_chunk()? {
         known_tree(&chunk.tree)?;
