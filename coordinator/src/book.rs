@@ -458,9 +458,7 @@ mod tests {
             playouts: Table::from([(first, counts(10))]),
             ..BookEntry::default()
         };
-        store
-            .import(&BTreeMap::from([(position.key().bits(), entry)]))
-            .unwrap();
+        store.import_one(&position, entry);
         let all_lost: ProvenTable = MoveGroups::of(&child, true)
             .iter()
             .map(|g| (g[0], Value::Loss))

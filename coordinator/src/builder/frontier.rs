@@ -408,7 +408,6 @@ mod tests {
     #[test]
     fn selection_counts_the_stored_positions_it_walks_through() {
         use crate::store::BookEntry;
-        use std::collections::BTreeMap;
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         // The start has a stored table with one move: the walk expands it, then picks its child.
@@ -423,9 +422,7 @@ mod tests {
             playouts: Table::from([(mv, counts)]),
             ..BookEntry::default()
         };
-        store
-            .import(&BTreeMap::from([(start.key().bits(), entry)]))
-            .unwrap();
+        store.import_one(&start, entry);
         let mut frontier = Frontier::new(&[start], Vec::new());
         let selection = frontier
             .select(&store, 1, limits(10, 100), |_| None)
@@ -447,7 +444,6 @@ mod tests {
     fn proven_moves_are_not_explored_and_proven_positions_are_leaves() {
         use crate::store::BookEntry;
         use pentago::{MoveGroups, Value};
-        use std::collections::BTreeMap;
         let start = Position::START;
         let firsts: Vec<_> = MoveGroups::of(&start, true)
             .iter()
@@ -468,9 +464,7 @@ mod tests {
                 proven,
                 ..BookEntry::default()
             };
-            store
-                .import(&BTreeMap::from([(start.key().bits(), entry)]))
-                .unwrap();
+            store.import_one(&start, entry);
             let mut frontier = Frontier::new(&[start], Vec::new());
             let selection = frontier
                 .select(&store, 1, limits(10, 100), |_| None)

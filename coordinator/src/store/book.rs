@@ -208,6 +208,17 @@ impl Store {
     }
 }
 
+/// Test set-up shared by the book's, the builder's and the deep solves' tests.
+#[cfg(test)]
+impl Store {
+    /// Imports `entry` as the tables of `position` (its key as given: callers pass canonical
+    /// positions).
+    pub(crate) fn import_one(&self, position: &pentago::Position, entry: BookEntry) {
+        self.import(&BTreeMap::from([(position.key().bits(), entry)]))
+            .expect("import");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -302,7 +302,6 @@ mod tests {
     fn a_finished_deep_solve_proves_its_place_in_the_book() {
         use crate::store::{BookEntry, Counts, Table};
         use pentago::{MoveGroups, Symmetry, random_opening};
-        use std::collections::BTreeMap;
         let undecided = |p: &Position| {
             !p.is_over()
                 && MoveGroups::of(p, true)
@@ -330,9 +329,7 @@ mod tests {
                 playouts: Table::from([(mv, counts)]),
                 ..BookEntry::default()
             };
-            store
-                .import(&BTreeMap::from([(position.key().bits(), entry)]))
-                .unwrap();
+            store.import_one(position, entry);
         };
         book(&parent);
         book(&child.canonical().position);

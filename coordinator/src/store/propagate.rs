@@ -269,9 +269,7 @@ mod tests {
             )]),
             ..BookEntry::default()
         };
-        store
-            .import(&BTreeMap::from([(position.key().bits(), entry)]))
-            .unwrap();
+        store.import_one(position, entry);
     }
 
     /// Applies a solve result that stores `table` for the canonical `position`.
