@@ -156,13 +156,13 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     fresh.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn proven_values_in_the_book_agree_with_the_solver() {
+/// The reference positions with their exact values (`../shared/data/solved-positions.txt`).
+fn reference_positions() -> Vec<(Position, i8)> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/data/solved-positions.txt"
     );
-    let reference: Vec<(Position, i8)> = std::fs::read_to_string(path)
+    std::fs::read_to_string(path)
         .unwrap()
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
@@ -170,7 +170,14 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
             let (p, v) = l.split_once(' ').unwrap();
             (p.parse().unwrap(), v.trim().parse().unwrap())
         })
-        .filter(|(p, _): &(Position, i8)| p.stone_count() >= 28)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn proven_values_in_the_book_agree_with_the_solver() {
+    let reference: Vec<(Position, i8)> = reference_positions()
+        .into_iter()
+        .filter(|(p, _)| p.stone_count() >= 28)
         .take(3)
         .collect();
     assert_eq!(reference.len(), 3);
@@ -408,19 +415,9 @@ async fn imports_that_would_overflow_a_stored_count_are_refused_whole_and_store_
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn solved_children_prove_an_analysed_root_through_the_book() {
     // Two reference positions of 29 stones: one the side to move wins, one it does not.
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/solved-positions.txt"
-    );
-    let reference: Vec<(Position, i8)> = std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let (p, v) = l.split_once(' ').unwrap();
-            (p.parse().unwrap(), v.trim().parse().unwrap())
-        })
-        .filter(|(p, _): &(Position, i8)| p.stone_count() == 29 && !p.is_over())
+    let reference: Vec<(Position, i8)> = reference_positions()
+        .into_iter()
+        .filter(|(p, _)| p.stone_count() == 29 && !p.is_over())
         .collect();
     let won = *reference.iter().find(|(_, v)| *v == 1).unwrap();
     let lost = *reference.iter().find(|(_, v)| *v == -1).unwrap();
