@@ -599,10 +599,15 @@ impl DeepSolver {
         range
     }
 
-    /// The exact value of a leaf: the midsolver at its stone count, the hybrid above it.
+    /// The exact value of a leaf: the midsolver at its stone count, the hybrid above it. The
+    /// midsolver's walk also values the leaf's rotated variants, which are learnt with it.
     fn exact_leaf(&mut self, position: &Position) -> Option<Value> {
         if position.stone_count() == MID_MIN_STONES {
-            solve_leaf(position).ok()
+            let solved = midsolve(position).ok()?;
+            for (turned, value) in &solved.rotated {
+                self.learn_exact(turned, value.as_i8());
+            }
+            Some(solved.value)
         } else {
             self.solver.solve(position, SolveLimits::default()).value
         }

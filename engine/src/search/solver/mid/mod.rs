@@ -17,7 +17,7 @@ use thiserror::Error;
 
 use crate::board::moves::Move;
 use crate::board::position::Position;
-use crate::board::twist::{Direction, Twist};
+use crate::board::twist::{Direction, Quadrant, Twist};
 use crate::search::value::Value;
 use layers::{Entry, Fives, Layer, Memory, Root, layer};
 use rotations::{Half, five_halves, half_bit, parity};
@@ -49,6 +49,12 @@ pub struct MidSolution {
     pub value: Value,
     /// Every legal move (in legal order) with its value for the side to move.
     pub moves: Vec<(Move, Value)>,
+    /// The value of every other ongoing position the same walk values: the root with its
+    /// quadrants turned by an even number of quarter turns in all (127 rotation states; the
+    /// frame's stones do not move, so each state is a position of its own). A search below
+    /// the midsolver's reach meets many of them: the eight twists after one placement are
+    /// one such family.
+    pub rotated: Vec<(Position, Value)>,
     /// The most bytes of layer tables held at once during the walk.
     pub table_bytes: usize,
     /// Wall-clock seconds.
@@ -72,18 +78,19 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
     // The whole walk runs as one job in the rayon pool: each parallel step started from outside
     // the pool would hand a job to a worker and wait for it (hundreds of steps per walk), which
     // costs more than the work itself in the small walks.
-    let (value, moves, peak) = rayon::scope(|_| walk(position));
+    let (value, moves, rotated, peak) = rayon::scope(|_| walk(position));
     Ok(MidSolution {
         value,
         moves,
+        rotated,
         table_bytes: peak * size_of::<Entry>(),
         seconds: started.elapsed().as_secs_f64(),
     })
 }
 
-/// The backward walk from the full board to `position`: its value, its moves' values, and the
-/// most entries held at once.
-fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, usize) {
+/// The backward walk from the full board to `position`: its value, its moves' values, its
+/// rotated variants' values, and the most entries held at once.
+fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, Vec<(Position, Value)>, usize) {
     let mover = position.side_to_move();
     let a = position.stones(mover).bits();
     let root = Root::new(a, position.stones(mover.opponent()).bits());
@@ -99,7 +106,39 @@ fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, usize) {
     let value = value_at(&top, [0; 4]);
     let moves = root_moves(position, &root, &child);
     debug_assert_eq!(Some(value), moves.iter().map(|&(_, v)| v).max());
-    (value, moves, memory.peak)
+    let rotated = rotated_values(position, &top);
+    (value, moves, rotated, memory.peak)
+}
+
+/// The ongoing positions of the root's even rotation states other than the identity, each
+/// with its value from the root's entry. A state whose board already shows a five is left
+/// out: its game is over, and the entry's bit is the value of playing on.
+fn rotated_values(position: &Position, top: &Entry) -> Vec<(Position, Value)> {
+    let mut out = Vec::with_capacity(127);
+    for bits in 1u32..256 {
+        let r = [0, 2, 4, 6].map(|shift| (bits >> shift & 3) as u8);
+        if parity(r) != 0 {
+            continue;
+        }
+        let turned = rotated(position, r);
+        if !turned.is_over() {
+            out.push((turned, value_at(top, r)));
+        }
+    }
+    out
+}
+
+/// `position` with each quadrant `q` turned `r[q]` quarter turns clockwise.
+fn rotated(position: &Position, r: [u8; 4]) -> Position {
+    let (mut own, mut other) = position.sides();
+    for (q, &turns) in r.iter().enumerate() {
+        let twist = Twist::new(Quadrant::from_index_unchecked(q), Direction::Right);
+        for _ in 0..turns {
+            own = own.twisted(twist);
+            other = other.twisted(twist);
+        }
+    }
+    Position::from_sides(position.side_to_move(), own, other)
 }
 
 /// The value for the side to move in the rotation state `r` of an entry.

@@ -83,3 +83,18 @@ fn one_empty_square_is_played_out() {
         );
     }
 }
+
+#[test]
+fn rotated_variants_have_the_values_of_their_own_walks() {
+    let mut solver = Solver::new(18);
+    for seed in 200..204 {
+        let position = random_position(27, seed);
+        let mid = midsolve(&position).unwrap();
+        assert!(mid.rotated.len() > 100, "{position}: {}", mid.rotated.len());
+        for (turned, value) in &mid.rotated {
+            assert_eq!(turned.stone_count(), position.stone_count());
+            let exact = solver.alpha_beta(turned, SolveLimits::default()).value;
+            assert_eq!(Some(*value), exact, "{position} turned to {turned}");
+        }
+    }
+}
