@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pentago::{DeepLimits, DeepSolver, Position, SolveLimits, Solver, Value};
+use pentago::{DeepLimits, DeepSolver, Position, SolveLimits, Solver, Value, midsolve, solve_leaf};
 use pentagrid_coordinator::JobState;
 use pentagrid_coordinator::store::Store;
 use pentagrid_coordinator::{
@@ -156,32 +156,55 @@ fn task(job: &v2::Job) -> Task {
     Task::try_from(job.spec.as_ref().unwrap()).unwrap()
 }
 
-/// The exact value of every leaf of a deep-leaves job (the worker's hybrid solver).
-fn honest(job: &v2::Job) -> Outcome {
+fn leaves_of(job: &v2::Job) -> Vec<Position> {
     let Task::DeepLeaves { leaves, .. } = task(job) else {
         panic!("not a deep-leaves job");
     };
+    leaves
+}
+
+/// The exact value of every leaf of a deep-leaves job, as the worker values it (alpha-beta,
+/// then the midsolver with the leaf's rotated values).
+fn honest(job: &v2::Job) -> Outcome {
     let mut solver = Solver::new(18);
-    let values = leaves
+    let (values, rotated) = leaves_of(job)
         .iter()
-        .map(|leaf| solver.solve(leaf, SolveLimits::default()).value.unwrap())
-        .collect();
-    Outcome::DeepLeaves { values }
+        .map(|leaf| {
+            let solved = solve_leaf(&mut solver, leaf).unwrap();
+            (solved.value, solved.rotated)
+        })
+        .unzip();
+    Outcome::DeepLeaves { values, rotated }
 }
 
 /// Every leaf value turned around (a win claimed a loss, a draw a win).
 fn lying(job: &v2::Job) -> Outcome {
-    let Outcome::DeepLeaves { values } = honest(job) else {
+    let Outcome::DeepLeaves { values, rotated } = honest(job) else {
         panic!("not a deep-leaves job");
     };
-    let values = values
-        .into_iter()
-        .map(|v| match v {
-            Value::Draw => Value::Win,
-            v => v.negate(),
+    let values = values.into_iter().map(turned_around).collect();
+    Outcome::DeepLeaves { values, rotated }
+}
+
+/// Every leaf's true value, with its rotated values by the midsolver: all true but one.
+fn lying_about_a_variant(job: &v2::Job) -> Outcome {
+    let (values, rotated) = leaves_of(job)
+        .iter()
+        .map(|leaf| {
+            let mut solved = midsolve(leaf).unwrap();
+            let lie = solved.rotated.iter_mut().flatten().next().unwrap();
+            *lie = turned_around(*lie);
+            (solved.value, solved.rotated)
         })
-        .collect();
-    Outcome::DeepLeaves { values }
+        .unzip();
+    Outcome::DeepLeaves { values, rotated }
+}
+
+fn turned_around(value: Value) -> Value {
+    match value {
+        Value::Draw => Value::Win,
+        v => v.negate(),
+    }
 }
 
 fn reference_positions() -> Vec<(Position, i8)> {
@@ -374,6 +397,16 @@ async fn a_worker_killed_mid_leaf_and_a_restart_change_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_leaf_value_is_caught_and_nothing_wrong_is_stored() {
+    a_liar_is_caught_and_nothing_wrong_is_stored(lying).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_rotated_value_is_caught_and_nothing_wrong_is_stored() {
+    a_liar_is_caught_and_nothing_wrong_is_stored(lying_about_a_variant).await;
+}
+
+/// A worker answering with `lie` is flagged, and every leaf value stored is true.
+async fn a_liar_is_caught_and_nothing_wrong_is_stored(lie: fn(&v2::Job) -> Outcome) {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::default());
     let server = Server::start(dir.path(), clock.clone(), 1.0).await;
@@ -385,7 +418,7 @@ async fn a_wrong_leaf_value_is_caught_and_nothing_wrong_is_stored() {
     let mut answered = 0;
     for job in liar.lease(4).await {
         // Refused once the liar is quarantined (its second caught lie).
-        answered += usize::from(liar.submit(&job, &lying(&job)).await.is_ok());
+        answered += usize::from(liar.submit(&job, &lie(&job)).await.is_ok());
     }
     assert!(answered > 0);
     // The jobs it kept come back when their leases run out.

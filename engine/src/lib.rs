@@ -71,10 +71,11 @@ pub use search::playout::{
 pub use search::solver::{
     AttackNode, CertificateError, DeepLimits, DeepNode, DeepProgress, DeepProof, DeepProveError,
     DeepSolution, DeepSolver, FIRST_ATTEMPT_NODES, Frontier, LEAVES_HEADER, LeafError, LeafMode,
-    LeafTable, MAX_MATE_MOVES, MID_MIN_STONES, MateProbe, MateSearch, MidSolution, MidSolveError,
-    MoveOrdering, ProofCheckError, ProofDag, ProofFormatError, ProofLeafError, ProofNode,
-    ProofTree, ProveError, QUICK_LEAF_NODES, Reply, SECOND_LEAF_NODES, Solution, SolveLimits,
-    SolveMethod, Solver, ValueBounds, check_leaf, midsolve, prove, solve_leaf,
+    LeafTable, LeafValue, MAX_MATE_MOVES, MID_MIN_STONES, MateProbe, MateSearch, MidSolution,
+    MidSolveError, MoveOrdering, ProofCheckError, ProofDag, ProofFormatError, ProofLeafError,
+    ProofNode, ProofTree, ProveError, QUICK_LEAF_NODES, ROTATED_VARIANTS, Reply, SECOND_LEAF_NODES,
+    Solution, SolveLimits, SolveMethod, Solver, ValueBounds, check_leaf, midsolve, prove,
+    rotated_variants, solve_leaf,
 };
 pub use search::uct::{
     BYTES_PER_EDGE, Budget, KeptSearch, MoveStats, NodeTable, ParseConfigError, SearchControl,

@@ -60,6 +60,10 @@ pub enum Outcome {
     DeepLeaves {
         /// The values.
         values: Vec<Value>,
+        /// For each leaf a midsolve valued, the values of its rotated variants
+        /// ([`pentago::rotated_variants`] order, `None` where the game is over); empty for a
+        /// leaf alpha-beta decided. Empty altogether, or one list per leaf.
+        rotated: Vec<Vec<Option<Value>>>,
     },
     /// How each deal of a solitaire job ended, in the job's order.
     Solitaire {

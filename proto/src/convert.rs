@@ -217,6 +217,36 @@ impl From<&Task> for v2::JobSpec {
 
 /// A deep-leaves job from the wire: 1 to [`MAX_DEEP_LEAVES`] positions, each with at least the
 /// midsolver's stone count.
+/// A deep-leaves result: a value per leaf, and rotated values in lists of
+/// [`pentago::ROTATED_VARIANTS`] (or empty) that the coordinator checks against the leaves.
+fn deep_leaves_result_of_wire(d: &v2::DeepLeavesResult) -> Result<Outcome, ConversionError> {
+    let values = d
+        .values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            value_of_wire(v)?.ok_or_else(|| ConversionError(format!("leaf {} has no value", i + 1)))
+        })
+        .collect::<Result<_, ConversionError>>()?;
+    let rotated = d
+        .rotated
+        .iter()
+        .enumerate()
+        .map(|(i, family)| {
+            if !family.values.is_empty() && family.values.len() != pentago::ROTATED_VARIANTS {
+                return Err(ConversionError(format!(
+                    "leaf {} has {} rotated values, not 0 or {}",
+                    i + 1,
+                    family.values.len(),
+                    pentago::ROTATED_VARIANTS
+                )));
+            }
+            family.values.iter().map(|&v| value_of_wire(v)).collect()
+        })
+        .collect::<Result<_, ConversionError>>()?;
+    Ok(Outcome::DeepLeaves { values, rotated })
+}
+
 fn deep_leaves_of_wire(d: &v2::DeepLeavesSpec) -> Result<Task, ConversionError> {
     if d.leaves.is_empty() || d.leaves.len() > MAX_DEEP_LEAVES {
         return Err(ConversionError(format!(
@@ -378,17 +408,7 @@ impl TryFrom<&v2::submit_request::Result> for Outcome {
                     .map(verdict_of_wire)
                     .collect::<Result<_, _>>()?,
             },
-            v2::submit_request::Result::DeepLeaves(d) => Outcome::DeepLeaves {
-                values: d
-                    .values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &v)| {
-                        value_of_wire(v)?
-                            .ok_or_else(|| ConversionError(format!("leaf {} has no value", i + 1)))
-                    })
-                    .collect::<Result<_, ConversionError>>()?,
-            },
+            v2::submit_request::Result::DeepLeaves(d) => deep_leaves_result_of_wire(d)?,
             v2::submit_request::Result::Solitaire(v) => Outcome::Solitaire {
                 deals: v
                     .deals
@@ -447,11 +467,17 @@ impl From<&Outcome> for v2::submit_request::Result {
             Outcome::Verify { verdicts } => v2::submit_request::Result::Verify(v2::VerifyResult {
                 verdicts: verdicts.iter().map(verdict_to_wire).collect(),
             }),
-            Outcome::DeepLeaves { values } => {
+            Outcome::DeepLeaves { values, rotated } => {
                 v2::submit_request::Result::DeepLeaves(v2::DeepLeavesResult {
                     values: values
                         .iter()
                         .map(|v| value_to_wire(Some(*v)) as i32)
+                        .collect(),
+                    rotated: rotated
+                        .iter()
+                        .map(|family| v2::RotatedValues {
+                            values: family.iter().map(|v| value_to_wire(*v) as i32).collect(),
+                        })
                         .collect(),
                 })
             }
@@ -555,15 +581,26 @@ mod tests {
         assert!(Task::try_from(&spec(vec![Position::START.to_string()])).is_err());
         assert!(Task::try_from(&spec(vec![leaf().to_string(); MAX_DEEP_LEAVES + 1])).is_err());
         assert!(Task::try_from(&spec(vec![leaf().to_string(); MAX_DEEP_LEAVES])).is_ok());
+        let mut family = vec![Some(pentago::Value::Draw); pentago::ROTATED_VARIANTS];
+        family[3] = None;
         let outcome = Outcome::DeepLeaves {
             values: vec![pentago::Value::Win, pentago::Value::Loss],
+            rotated: vec![Vec::new(), family],
         };
         let wire = v2::submit_request::Result::from(&outcome);
         assert_eq!(Outcome::try_from(&wire).unwrap(), outcome);
         let unvalued = v2::submit_request::Result::DeepLeaves(v2::DeepLeavesResult {
             values: vec![v2::Value::Unspecified as i32],
+            rotated: Vec::new(),
         });
         assert!(Outcome::try_from(&unvalued).is_err());
+        let short_family = v2::submit_request::Result::DeepLeaves(v2::DeepLeavesResult {
+            values: vec![v2::Value::Win as i32],
+            rotated: vec![v2::RotatedValues {
+                values: vec![v2::Value::Win as i32; 5],
+            }],
+        });
+        assert!(Outcome::try_from(&short_family).is_err());
     }
 
     fn pair_asking_accuracy(stones: u32) -> v2::JobSpec {

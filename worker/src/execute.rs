@@ -4,8 +4,8 @@ use std::ops::Range;
 
 use pentago::calculation::{Player as SolitairePlayer, Variant, play_deal};
 use pentago::{
-    Budget, MatchAccuracy, Position, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits,
-    Solver, UctConfig, Value, pair_accuracy, play_game, play_pair, search,
+    Budget, LeafValue, MatchAccuracy, Position, PuzzleVerifier, SearchControl, SearchOptions,
+    SolveLimits, Solver, UctConfig, pair_accuracy, play_game, play_pair, search, solve_leaf,
 };
 use pentagrid_proto::{DealResult, Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;
@@ -167,11 +167,12 @@ fn analyse(
 /// entries (16 MiB).
 const LEAF_TABLE_BITS: u32 = 20;
 
-/// The exact values of deep-solve leaves, in their order: the hybrid solver (a short
-/// alpha-beta attempt, then the midsolver, which always decides from 18 stones on), the leaves
-/// sharing the pool's threads. `None` when the lease was lost on the way.
+/// The exact values of deep-solve leaves, in their order: a short alpha-beta attempt, then the
+/// midsolver (which always decides from 18 stones on, and values each leaf's rotated variants
+/// in the same walk), the leaves sharing the pool's threads. `None` when the lease was lost on
+/// the way.
 fn deep_leaves(leaves: &[Position], control: &SearchControl) -> Option<Outcome> {
-    let values: Option<Vec<Value>> = leaves
+    let solved: Option<Vec<LeafValue>> = leaves
         .par_iter()
         .with_max_len(1)
         .map_init(
@@ -180,11 +181,12 @@ fn deep_leaves(leaves: &[Position], control: &SearchControl) -> Option<Outcome> 
                 if control.is_stopped() {
                     return None;
                 }
-                solver.solve(leaf, SolveLimits::default()).value
+                solve_leaf(solver, leaf).ok()
             },
         )
         .collect();
-    Some(Outcome::DeepLeaves { values: values? })
+    let (values, rotated) = solved?.into_iter().map(|s| (s.value, s.rotated)).unzip();
+    Some(Outcome::DeepLeaves { values, rotated })
 }
 
 /// How each deal ended, in order. Deals run side by side on the pool, one search thread each

@@ -60,6 +60,9 @@ pub struct ResultEffect {
     pub flags: Vec<Flag>,
     /// Proven values of deep-solve leaves: canonical key and value (stored where new).
     pub deep_leaves: Vec<(u64, pentago::Value)>,
+    /// Proven values of the leaves' rotated variants (what a midsolve valued besides a leaf),
+    /// canonical key and value: one list per leaf of `deep_leaves`, or none at all.
+    pub deep_rotated: Vec<Vec<(u64, pentago::Value)>>,
     /// Solitaire deals played, for solitaire results.
     pub solitaire: Option<SolitaireEffect>,
 }
@@ -350,6 +353,9 @@ fn add_checks(
         flag_worker(trees.flagged_workers, worker, reason)?;
     }
     super::deep::add_leaves(trees.deep_leaves, &effect.deep_leaves)?;
+    for family in &effect.deep_rotated {
+        super::deep::add_leaves(trees.deep_leaves, family)?;
+    }
     Ok(added)
 }
 
@@ -368,6 +374,7 @@ fn propagate_values(
         effect
             .deep_leaves
             .iter()
+            .chain(effect.deep_rotated.iter().flatten())
             .map(|&(key, value)| Seed::Value(key, value)),
     );
     if seeds.is_empty() {

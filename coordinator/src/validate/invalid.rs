@@ -1,7 +1,7 @@
 //! Why a result is refused: one variant per refusal, with the data that shows it. Tests and
 //! callers match on the variants; the wire status is chosen in `api/errors.rs`.
 
-use pentago::{Color, Move, PlayError, Position, Status};
+use pentago::{Color, Move, PlayError, Position, Status, Value};
 use thiserror::Error;
 
 use super::MAX_RESULT_SECONDS;
@@ -19,6 +19,40 @@ pub enum InvalidResult {
         values: usize,
         /// Leaves of the job.
         leaves: usize,
+    },
+    /// A deep-leaves result gives rotated values for some leaves but not one list per leaf.
+    #[error("rotated values for {lists} leaves of {leaves}")]
+    RotatedLists {
+        /// Lists given.
+        lists: usize,
+        /// Leaves of the job.
+        leaves: usize,
+    },
+    /// A deep-leaves result gives no value to a rotated variant whose game goes on.
+    #[error("leaf {leaf}: the rotated variant {variant} goes on but has no value")]
+    RotatedMissing {
+        /// The leaf (from 1).
+        leaf: usize,
+        /// The variant.
+        variant: Position,
+    },
+    /// A deep-leaves result gives a value to a rotated variant whose game is over.
+    #[error("leaf {leaf}: the game is over in the rotated variant {variant}, yet it has a value")]
+    RotatedOver {
+        /// The leaf (from 1).
+        leaf: usize,
+        /// The variant.
+        variant: Position,
+    },
+    /// A deep-leaves result gives one position (up to symmetry) two values.
+    #[error("{position} is given two values, {first} and {second}")]
+    ConflictingLeafValues {
+        /// The position.
+        position: Position,
+        /// The first value given.
+        first: Value,
+        /// The other.
+        second: Value,
     },
     /// An analysis reports a time that is not a real duration.
     #[error("seconds {0} is not a duration from 0 to {MAX_RESULT_SECONDS}")]

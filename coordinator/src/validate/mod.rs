@@ -71,8 +71,8 @@ pub fn result_effect(
             Outcome::Verify { verdicts },
         ) => verify_effect(candidates, *max_moves, verdicts),
         (Task::Solve { position }, Outcome::Solve { moves }) => solve_effect(position, moves),
-        (Task::DeepLeaves { leaves, .. }, Outcome::DeepLeaves { values }) => {
-            deep::leaves_effect(leaves, values)
+        (Task::DeepLeaves { leaves, .. }, Outcome::DeepLeaves { values, rotated }) => {
+            deep::leaves_effect(leaves, values, rotated)
         }
         (
             Task::Solitaire {

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use super::exact::{SolveLimits, Solver};
 use super::mate::MateSearch;
-use super::mid::{MID_MIN_STONES, MidSolveError, midsolve};
+use super::mid::{MID_MIN_STONES, MidSolveError, midsolve, rotated_variants};
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::search::value::Value;
@@ -604,12 +604,19 @@ impl DeepSolver {
     fn exact_leaf(&mut self, position: &Position) -> Option<Value> {
         if position.stone_count() == MID_MIN_STONES {
             let solved = midsolve(position).ok()?;
-            for (turned, value) in &solved.rotated {
-                self.learn_exact(turned, value.as_i8());
-            }
+            self.learn_rotated(position, &solved.rotated);
             Some(solved.value)
         } else {
             self.solver.solve(position, SolveLimits::default()).value
+        }
+    }
+
+    /// Learns the values of `position`'s rotated variants (see [`LeafValue::rotated`]).
+    fn learn_rotated(&mut self, position: &Position, rotated: &[Option<Value>]) {
+        for (turned, value) in rotated_variants(position).iter().zip(rotated) {
+            if let Some(value) = value {
+                self.learn_exact(turned, value.as_i8());
+            }
         }
     }
 
@@ -620,10 +627,37 @@ impl DeepSolver {
     }
 }
 
-/// The exact value of an ongoing leaf position (at least [`MID_MIN_STONES`] stones) for the
-/// side to move, by the midsolver: what a cluster worker runs for one leaf.
-pub fn solve_leaf(position: &Position) -> Result<Value, MidSolveError> {
-    midsolve(position).map(|m| m.value)
+/// A leaf's exact value, with the values of its rotated variants where a midsolve found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafValue {
+    /// The value for the side to move.
+    pub value: Value,
+    /// Empty when alpha-beta decided (it values the leaf alone); else the values of the
+    /// leaf's [`rotated_variants`], in their order, `None` where the game is over.
+    pub rotated: Vec<Option<Value>>,
+}
+
+/// The exact value of an ongoing leaf (at least [`MID_MIN_STONES`] stones) for the side to
+/// move: a short alpha-beta attempt with `solver`, then the midsolver, whose walk values the
+/// leaf's rotated variants too. What a cluster worker runs for one leaf.
+pub fn solve_leaf(solver: &mut Solver, position: &Position) -> Result<LeafValue, MidSolveError> {
+    let limits = SolveLimits {
+        max_nodes: QUICK_LEAF_NODES,
+        max_time: None,
+    };
+    if position.stone_count() >= MID_MIN_STONES
+        && let Some(value) = solver.alpha_beta(position, limits).value
+    {
+        return Ok(LeafValue {
+            value,
+            rotated: Vec::new(),
+        });
+    }
+    let solved = midsolve(position)?;
+    Ok(LeafValue {
+        value: solved.value,
+        rotated: solved.rotated,
+    })
 }
 
 fn to_value(v: i8) -> Value {

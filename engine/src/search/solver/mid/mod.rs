@@ -49,12 +49,10 @@ pub struct MidSolution {
     pub value: Value,
     /// Every legal move (in legal order) with its value for the side to move.
     pub moves: Vec<(Move, Value)>,
-    /// The value of every other ongoing position the same walk values: the root with its
-    /// quadrants turned by an even number of quarter turns in all (127 rotation states; the
-    /// frame's stones do not move, so each state is a position of its own). A search below
-    /// the midsolver's reach meets many of them: the eight twists after one placement are
-    /// one such family.
-    pub rotated: Vec<(Position, Value)>,
+    /// The values of the root's [`rotated_variants`], in their order (`None` where the game
+    /// is over): the same walk values them all. A search below the midsolver's reach meets
+    /// many of them (the eight twists after one placement are one such family).
+    pub rotated: Vec<Option<Value>>,
     /// The most bytes of layer tables held at once during the walk.
     pub table_bytes: usize,
     /// Wall-clock seconds.
@@ -90,7 +88,7 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
 
 /// The backward walk from the full board to `position`: its value, its moves' values, its
 /// rotated variants' values, and the most entries held at once.
-fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, Vec<(Position, Value)>, usize) {
+fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, Vec<Option<Value>>, usize) {
     let mover = position.side_to_move();
     let a = position.stones(mover).bits();
     let root = Root::new(a, position.stones(mover.opponent()).bits());
@@ -110,22 +108,32 @@ fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, Vec<(Position, Value
     (value, moves, rotated, memory.peak)
 }
 
-/// The ongoing positions of the root's even rotation states other than the identity, each
-/// with its value from the root's entry. A state whose board already shows a five is left
-/// out: its game is over, and the entry's bit is the value of playing on.
-fn rotated_values(position: &Position, top: &Entry) -> Vec<(Position, Value)> {
-    let mut out = Vec::with_capacity(127);
-    for bits in 1u32..256 {
-        let r = [0, 2, 4, 6].map(|shift| (bits >> shift & 3) as u8);
-        if parity(r) != 0 {
-            continue;
-        }
-        let turned = rotated(position, r);
-        if !turned.is_over() {
-            out.push((turned, value_at(top, r)));
-        }
-    }
-    out
+/// Number of [`rotated_variants`] of a position.
+pub const ROTATED_VARIANTS: usize = 127;
+
+/// The rotation states of [`rotated_variants`], in order: every quarter-turn count per
+/// quadrant whose sum is even, but none at all; ordered by `r_0 + 4 r_1 + 16 r_2 + 64 r_3`.
+fn even_states() -> impl Iterator<Item = [u8; 4]> {
+    (1u32..256)
+        .map(|n| [0, 2, 4, 6].map(|shift| (n >> shift & 3) as u8))
+        .filter(|&r| parity(r) == 0)
+}
+
+/// The positions `position` becomes when its quadrants are turned by an even number of
+/// quarter turns in all (some may repeat, or equal `position`, when a quadrant is symmetric):
+/// [`ROTATED_VARIANTS`] of them in a stable order, the order of [`MidSolution::rotated`]
+/// (stable: the cluster's wire format sends values in it).
+#[must_use]
+pub fn rotated_variants(position: &Position) -> Vec<Position> {
+    even_states().map(|r| rotated(position, r)).collect()
+}
+
+/// The values of the root's rotated variants from its entry (`None` where the game is over:
+/// the entry's bit is then the value of playing on).
+fn rotated_values(position: &Position, top: &Entry) -> Vec<Option<Value>> {
+    even_states()
+        .map(|r| (!rotated(position, r).is_over()).then(|| value_at(top, r)))
+        .collect()
 }
 
 /// `position` with each quadrant `q` turned `r[q]` quarter turns clockwise.

@@ -90,11 +90,30 @@ fn rotated_variants_have_the_values_of_their_own_walks() {
     for seed in 200..204 {
         let position = random_position(27, seed);
         let mid = midsolve(&position).unwrap();
-        assert!(mid.rotated.len() > 100, "{position}: {}", mid.rotated.len());
-        for (turned, value) in &mid.rotated {
+        let variants = rotated_variants(&position);
+        assert_eq!(variants.len(), ROTATED_VARIANTS);
+        assert_eq!(mid.rotated.len(), ROTATED_VARIANTS);
+        for (turned, value) in variants.iter().zip(&mid.rotated) {
             assert_eq!(turned.stone_count(), position.stone_count());
-            let exact = solver.alpha_beta(turned, SolveLimits::default()).value;
-            assert_eq!(Some(*value), exact, "{position} turned to {turned}");
+            let exact = match Value::of_status(turned.status(), turned.side_to_move()) {
+                Some(_) => None,
+                None => solver.alpha_beta(turned, SolveLimits::default()).value,
+            };
+            assert_eq!(*value, exact, "{position} turned to {turned}");
         }
     }
+}
+
+#[test]
+fn rotated_variants_are_the_even_quarter_turn_states() {
+    let position = random_position(20, 7);
+    let variants = rotated_variants(&position);
+    // One clockwise quarter turn of quadrant 1 and one of quadrant 2 (state 1 + 4), and a half
+    // turn of quadrant 1 (state 2), are among them; a single quarter turn is not.
+    let right = |q: usize| Twist::new(Quadrant::from_index_unchecked(q), Direction::Right);
+    let turn = |p: &Position, q: usize| {
+        Position::from_bitboards(p.black().twisted(right(q)), p.white().twisted(right(q))).unwrap()
+    };
+    assert_eq!(variants[1], turn(&turn(&position, 0), 1));
+    assert_eq!(variants[0], turn(&turn(&position, 0), 0));
 }
