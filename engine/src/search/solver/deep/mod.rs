@@ -53,6 +53,12 @@ pub const QUICK_LEAF_NODES: u64 = super::hybrid::FIRST_ATTEMPT_NODES;
 /// fraction of a second, against about 5 s for a midsolve at 18 stones).
 pub const SECOND_LEAF_NODES: u64 = 400_000;
 
+/// Leaves the quick pass may give an attempt (about 10 s of one core): every leaf of a
+/// 17-stone position, but only the first part of a 16-stone position's two-ply tree, whose
+/// tens of thousands of leaves would keep the quick pass going long before any midsolve
+/// (whose walk values a leaf's whole family of 127 rotated variants) could start.
+pub const QUICK_PASS_ATTEMPTS: u32 = 256;
+
 /// Checkmate length probed at top nodes where a win matters.
 const MATE_PROBE: u32 = 2;
 /// Positions the checkmate probe remembers before starting afresh.
@@ -190,6 +196,8 @@ pub struct DeepSolver {
     wanted: Vec<Position>,
     wanted_keys: HashSet<u64>,
     max_wanted: usize,
+    /// Attempts the quick pass under way may still make.
+    quick_attempts_left: u32,
     progress: DeepProgress,
     limits: DeepLimits,
     started: Instant,
@@ -211,6 +219,7 @@ impl DeepSolver {
             wanted: Vec::new(),
             wanted_keys: HashSet::new(),
             max_wanted: usize::MAX,
+            quick_attempts_left: QUICK_PASS_ATTEMPTS,
             progress: DeepProgress::default(),
             limits: DeepLimits::default(),
             started: Instant::now(),
@@ -314,6 +323,7 @@ impl DeepSolver {
         self.wanted.clear();
         self.wanted_keys.clear();
         self.max_wanted = max_wanted;
+        self.quick_attempts_left = QUICK_PASS_ATTEMPTS;
     }
 
     fn answer(&mut self, position: &Position, range: Range) -> DeepSolution {
@@ -540,7 +550,13 @@ impl DeepSolver {
             return Ok(known);
         }
         self.check_stop()?;
+        if mode == LeafMode::Quick && self.quick_attempts_left == 0 {
+            return Ok(known);
+        }
         if tried.is_none() {
+            if mode == LeafMode::Quick {
+                self.quick_attempts_left -= 1;
+            }
             let range = self.attempt(position, alpha, beta, QUICK_LEAF_NODES);
             if range.settles(alpha, beta) || mode == LeafMode::Quick {
                 return Ok(range);
