@@ -10,10 +10,13 @@
 //! line, a draw costs a "not lost" and a "not won" proof, both found in one full-window search.
 //!
 //! Solving runs in passes over the same top of the tree (see [`LeafMode`]): a quick pass gives
-//! every new leaf a short alpha-beta attempt (most leaves in real positions are settled there in
-//! milliseconds, and a node whose proof needs only those is done without a midsolve); then a
-//! solve pass midsolves the leaves still open, in the order the search needs them, trying first
-//! the moves the quick pass already proved. Proven bounds of the top nodes are kept by canonical
+//! new leaves (up to [`QUICK_PASS_ATTEMPTS`]) a short alpha-beta attempt (most leaves in real
+//! positions are settled there in milliseconds, and a node whose proof needs only those is done
+//! without a midsolve); then a solve pass midsolves the leaves still open, in the order the
+//! search needs them, trying first the moves the quick pass already proved. A midsolve values
+//! the leaf's whole family of rotated variants (see [`rotated_variants`]), which are learnt with
+//! it: the eight twists after one placement, and the transpositions of two moves whose twists
+//! differ, cost one midsolve. Proven bounds of the top nodes are kept by canonical
 //! position (transpositions and symmetric positions are solved once), and the exact values of
 //! the leaves in a [`LeafTable`], whose stable text form is what a stopped search resumes from.
 //!
