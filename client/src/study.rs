@@ -101,6 +101,8 @@ pub struct StudyPlan {
     pub playouts: u64,
     /// Positions with at least this many stones are solved exactly (0: never).
     pub solve_stones: u32,
+    /// Book positions from this many stones up to 17 get a cluster deep solve (0: never).
+    pub deep_from: u32,
     /// Self-play games from the start positions.
     pub games: u64,
     /// Player of the self-play games (both sides).
@@ -127,6 +129,10 @@ impl StudyPlan {
             "--playouts must be from 1 to 10^9",
         )?;
         check(self.solve_stones <= 36, "--solve-stones must be at most 36")?;
+        check(
+            self.deep_from == 0 || (10..=17).contains(&self.deep_from),
+            "--deep-from must be off or from 10 to 17",
+        )?;
         check(self.games <= 100_000, "--games must be at most 100000")
     }
 }
@@ -166,6 +172,10 @@ pub struct BuildSummary {
     pub solved: u64,
     /// Playouts spent.
     pub playouts: u64,
+    /// Deep solves it started (or joined).
+    pub deep_started: u64,
+    /// Of those, the ones that finished.
+    pub deep_finished: u64,
 }
 
 impl BuildSummary {
@@ -181,6 +191,8 @@ impl BuildSummary {
             positions: status.positions,
             solved: status.solved,
             playouts: status.playouts,
+            deep_started: status.deep_started,
+            deep_finished: status.deep_finished,
         })
     }
 }
@@ -219,6 +231,8 @@ pub enum StudyProgress {
         playouts: u64,
         /// Positions solved exactly.
         solved: u64,
+        /// Deep solves started and finished.
+        deep: (u64, u64),
     },
     /// The self-play games.
     Games(JobsProgress),
@@ -245,6 +259,9 @@ pub async fn study(
             playouts_per_position: plan.playouts,
             config: plan.config.to_string(),
             solve_stones: plan.solve_stones,
+            deep_from: plan.deep_from,
+            deep_window: 0,
+            deep_leaf_stones: 0,
         })
         .await?
         .into_inner()
@@ -259,6 +276,7 @@ pub async fn study(
             positions: status.positions,
             playouts: status.playouts,
             solved: status.solved,
+            deep: (status.deep_started, status.deep_finished),
         });
         Ok((status.state() == v2::BuildState::Done).then_some(status))
     })

@@ -51,6 +51,10 @@ pub struct StudyPlan {
     /// Positions with at least this many stones are solved exactly (0: never).
     #[arg(long, default_value_t = 20)]
     pub solve_stones: u32,
+    /// Book positions with at least this many stones (and fewer than 18) get an exact value
+    /// from a cluster deep solve (`off` or 0: never).
+    #[arg(long, default_value = "16", value_parser = parse_deep_from)]
+    pub deep_from: u32,
     /// Self-play games from the start positions.
     #[arg(long, default_value_t = 16)]
     pub games: u64,
@@ -71,11 +75,21 @@ impl StudyPlan {
             positions: self.positions,
             playouts: self.playouts,
             solve_stones: self.solve_stones,
+            deep_from: self.deep_from,
             games: self.games,
             player: self.player.clone(),
             config: self.config.clone(),
         }
     }
+}
+
+/// `--deep-from`: a stone count, or `off` (0).
+fn parse_deep_from(text: &str) -> Result<u32, String> {
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(0);
+    }
+    text.parse()
+        .map_err(|_| format!("{text:?} is neither a stone count nor `off`"))
 }
 
 pub fn run(args: &StudyArgs) -> Result<()> {
@@ -119,6 +133,13 @@ pub fn print(report: &StudyReport, key_positions: usize) -> Result<()> {
         b.playouts,
         b.depth
     );
+    if b.deep_started > 0 {
+        outln!(
+            "deep      {} deep solves started, {} finished",
+            b.deep_started,
+            b.deep_finished
+        );
+    }
     for (index, table) in report.key_positions.iter().take(key_positions).enumerate() {
         outln!(
             "\nkey position {} (white to move after black's second stone)",
@@ -173,6 +194,7 @@ pub fn json(report: &StudyReport) -> serde_json::Value {
         "opening": report.opening.name(),
         "start_positions": b.roots.len(), "positions": b.positions, "solved": b.solved,
         "playouts": b.playouts, "depth": b.depth,
+        "deep_started": b.deep_started, "deep_finished": b.deep_finished,
         "key_positions": report.key_positions.iter().map(super::book::book_json).collect::<Vec<_>>(),
         "defences": report.defences.iter().map(|d| json!({
             "move": d.mv, "white_win_rate": d.win_rate,
