@@ -146,6 +146,9 @@ pub fn print(report: &StudyReport, key_positions: usize) -> Result<()> {
             index + 1
         );
         print_book(table)?;
+        if let Some(value) = report.key_values.get(index) {
+            outln!("exact     {value}");
+        }
     }
     if !report.defences.is_empty() {
         outln!(
@@ -196,6 +199,11 @@ pub fn json(report: &StudyReport) -> serde_json::Value {
         "playouts": b.playouts, "depth": b.depth,
         "deep_started": b.deep_started, "deep_finished": b.deep_finished,
         "key_positions": report.key_positions.iter().map(super::book::book_json).collect::<Vec<_>>(),
+        "key_values": report.key_values.iter().map(|v| match v {
+            study::KeyValue::Proven(value) => json!({"value": value.to_string(), "source": "book"}),
+            study::KeyValue::Solved(value) => json!({"value": value.to_string(), "source": "search"}),
+            study::KeyValue::Unknown => json!({"value": "unknown"}),
+        }).collect::<Vec<_>>(),
         "defences": report.defences.iter().map(|d| json!({
             "move": d.mv, "white_win_rate": d.win_rate,
             "interval": [d.interval.0, d.interval.1], "playouts": d.playouts,
