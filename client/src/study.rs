@@ -561,8 +561,13 @@ mod tests {
             assert_eq!(position.stone_count(), 17);
             let value = exact_value(&position, Duration::from_secs(60));
             assert_eq!(value, Some(expected), "{text}");
-            let shown = value.map_or(KeyValue::Unknown, KeyValue::Solved).to_string();
-            assert_eq!(shown, format!("{expected} for the side to move (exact search)"));
+            let shown = value
+                .map_or(KeyValue::Unknown, KeyValue::Solved)
+                .to_string();
+            assert_eq!(
+                shown,
+                format!("{expected} for the side to move (exact search)")
+            );
         }
     }
 

@@ -158,10 +158,8 @@ mod tests {
 
     #[test]
     fn the_page_shows_the_books_proven_value_and_line_and_unknown_elsewhere() {
-        // Black to move with four in a row open at one end: it wins at once.
-        let won: Position = "oo.oo./....../....../....../....../.xxxx."
-            .parse()
-            .unwrap();
+        // The side to move completes a five at once.
+        let won: Position = "oo.oo./....../....../....../....../.xxxx.".parse().unwrap();
         let mover = won.side_to_move();
         let winning = won
             .legal_moves()

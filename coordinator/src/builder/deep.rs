@@ -279,7 +279,10 @@ mod cluster_tests {
         let id = coordinator.builder.start(&spec).await.unwrap();
         let started = Instant::now();
         while !coordinator.builder.status(id).unwrap().record.done {
-            assert!(started.elapsed() < Duration::from_secs(600), "build never ended");
+            assert!(
+                started.elapsed() < Duration::from_secs(600),
+                "build never ended"
+            );
             for job in coordinator.jobs.lease(&worker, 16).unwrap() {
                 let submission = Submission {
                     worker_id: worker.clone(),

@@ -39,8 +39,12 @@ impl Store {
         let mut seen = std::collections::HashSet::new();
         for &key in keys {
             if !seen.insert(key)
-                || self.build_deep.contains_key(entry_key(build, WAITING, key))?
-                || self.build_deep.contains_key(entry_key(build, STARTED, key))?
+                || self
+                    .build_deep
+                    .contains_key(entry_key(build, WAITING, key))?
+                || self
+                    .build_deep
+                    .contains_key(entry_key(build, STARTED, key))?
             {
                 continue;
             }

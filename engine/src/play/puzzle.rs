@@ -47,8 +47,8 @@ use crate::search::playout::Policy;
 use crate::search::solver::{
     DeepLimits, DeepSolver, MID_MIN_STONES, MateSearch, ProofTree, SolveLimits, Solver,
 };
-use crate::search::value::Value;
 use crate::search::uct::{Budget, SearchControl, SearchOptions, SearchResult, UctConfig, search};
+use crate::search::value::Value;
 
 /// Longest checkmate a puzzle may have.
 pub const MAX_PUZZLE_MOVES: u32 = 7;
@@ -395,9 +395,7 @@ mod tests {
     #[test]
     fn the_deep_solver_settles_other_moves_within_its_budget_and_leaves_the_rest_open() {
         // 17 stones, lost for white (bench/data/deep-17.txt): no move wins.
-        let lost: Position = "..xx../...x../....../oxxxxo/xooxoo/...oo."
-            .parse()
-            .unwrap();
+        let lost: Position = "..xx../...x../....../oxxxxo/xooxoo/...oo.".parse().unwrap();
         let moves = distinct_moves(&lost, &[]);
         let budget = DeepBudget {
             midsolves: 0,
@@ -410,7 +408,9 @@ mod tests {
             midsolves: 0,
             nodes: 100,
         };
-        let early = Position::START.play(Position::START.legal_moves()[0]).unwrap();
+        let early = Position::START
+            .play(Position::START.legal_moves()[0])
+            .unwrap();
         let early_moves = distinct_moves(&early, &[]);
         assert!(deep_first_win(&early, &early_moves, Some(tiny)).is_err());
         // From the midsolver's stone count on, the hybrid solver is the one to ask.
