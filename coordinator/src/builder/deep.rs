@@ -255,10 +255,12 @@ mod cluster_tests {
         root: Position,
         deep_from: u32,
     ) -> (Arc<Coordinator>, Build) {
-        let mut settings = CoordinatorSettings::default();
-        settings.crosscheck = CrossCheckSettings {
-            solve_sample: 0.0,
-            ..CrossCheckSettings::default()
+        let settings = CoordinatorSettings {
+            crosscheck: CrossCheckSettings {
+                solve_sample: 0.0,
+                ..CrossCheckSettings::default()
+            },
+            ..CoordinatorSettings::default()
         };
         let clock = Arc::new(ManualClock::default());
         let coordinator = Coordinator::open_with_clock(dir, settings, clock).unwrap();
