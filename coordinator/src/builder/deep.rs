@@ -248,13 +248,9 @@ mod cluster_tests {
         }
     }
 
-    /// Runs a build from `root` (depth 1, leaves of 26 stones) with deep solves from
-    /// `deep_from` stones to its end; returns the coordinator and the build's record.
-    async fn build(
-        dir: &std::path::Path,
-        root: Position,
-        deep_from: u32,
-    ) -> (Arc<Coordinator>, Build) {
+    /// A coordinator on the database in `dir` (waiting while a stopped one still holds it)
+    /// with one worker, and no cross-checks of solves.
+    async fn open(dir: &std::path::Path) -> Arc<Coordinator> {
         let settings = CoordinatorSettings {
             crosscheck: CrossCheckSettings {
                 solve_sample: 0.0,
@@ -263,9 +259,29 @@ mod cluster_tests {
             ..CoordinatorSettings::default()
         };
         let clock = Arc::new(ManualClock::default());
-        let coordinator = Coordinator::open_with_clock(dir, settings, clock).unwrap();
-        let worker = WorkerId::parse("w").unwrap();
-        coordinator.jobs.hello(&worker, "w", 1).unwrap();
+        let mut tries = 0;
+        let coordinator = loop {
+            match Coordinator::open_with_clock(dir, settings.clone(), clock.clone()) {
+                Ok(coordinator) => break coordinator,
+                Err(error) if tries < 200 => {
+                    tries += 1;
+                    tracing::debug!(%error, "database still locked");
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                }
+                Err(error) => panic!("open the coordinator: {error}"),
+            }
+        };
+        coordinator.jobs.hello(&worker(), "w", 1).unwrap();
+        coordinator
+    }
+
+    fn worker() -> WorkerId {
+        WorkerId::parse("w").unwrap()
+    }
+
+    /// Starts a build from `root` (depth 1, leaves of 26 stones, two deep solves at a time)
+    /// with deep solves from `deep_from` stones.
+    async fn start(coordinator: &Coordinator, root: Position, deep_from: u32) -> u64 {
         let spec = BuildSpec {
             roots: vec![root],
             depth: 1,
@@ -278,16 +294,24 @@ mod cluster_tests {
             deep_window: 2,
             deep_leaf_stones: 26,
         };
-        let id = coordinator.builder.start(&spec).await.unwrap();
+        coordinator.builder.start(&spec).await.unwrap()
+    }
+
+    /// Answers the build's jobs for at most `rounds` rounds (one lease and one tick each), or
+    /// until it is done; returns its record.
+    async fn work(coordinator: &Coordinator, id: u64, rounds: usize) -> Build {
         let started = Instant::now();
-        while !coordinator.builder.status(id).unwrap().record.done {
+        for _ in 0..rounds {
+            if coordinator.builder.status(id).unwrap().record.done {
+                break;
+            }
             assert!(
                 started.elapsed() < Duration::from_secs(600),
                 "build never ended"
             );
-            for job in coordinator.jobs.lease(&worker, 16).unwrap() {
+            for job in coordinator.jobs.lease(&worker(), 16).unwrap() {
                 let submission = Submission {
-                    worker_id: worker.clone(),
+                    worker_id: worker(),
                     job_id: job.job_id,
                     lease_id: job.lease_id,
                     result_id: ResultId::parse(&format!("r{}-{}", job.job_id, job.lease_id))
@@ -299,8 +323,61 @@ mod cluster_tests {
             }
             coordinator.tick().await;
         }
-        let record = coordinator.builder.status(id).unwrap().record;
+        coordinator.builder.status(id).unwrap().record
+    }
+
+    /// Runs a build from `root` with deep solves from `deep_from` stones to its end; returns
+    /// the coordinator and the build's record.
+    async fn build(
+        dir: &std::path::Path,
+        root: Position,
+        deep_from: u32,
+    ) -> (Arc<Coordinator>, Build) {
+        let coordinator = open(dir).await;
+        let id = start(&coordinator, root, deep_from).await;
+        let record = work(&coordinator, id, usize::MAX).await;
+        assert!(record.done);
         (coordinator, record)
+    }
+
+    /// The canonical keys of the stored deep solves' positions, sorted.
+    fn solved_keys(coordinator: &Coordinator) -> Vec<u64> {
+        let mut keys: Vec<u64> = coordinator
+            .deep
+            .list()
+            .unwrap()
+            .iter()
+            .map(|s| s.record.position.parse::<Position>().unwrap())
+            .map(|p| p.canonical_key().bits())
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_restarted_build_carries_on_without_deep_solving_a_position_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = won_24();
+        let coordinator = open(dir.path()).await;
+        let id = start(&coordinator, root, 24).await;
+        let before = work(&coordinator, id, 1).await;
+        assert!(!before.done && before.deep_started >= 1, "{before:?}");
+        coordinator.flush().await.unwrap();
+        drop(coordinator);
+        let coordinator = open(dir.path()).await;
+        let record = work(&coordinator, id, usize::MAX).await;
+        assert!(record.done, "{record:?}");
+        assert!(record.deep_started >= before.deep_started);
+        assert_eq!(record.deep_finished, record.deep_started, "{record:?}");
+        let keys = solved_keys(&coordinator);
+        let mut distinct = keys.clone();
+        distinct.dedup();
+        assert_eq!(keys, distinct, "a position was deep-solved twice");
+        assert_eq!(keys.len() as u64, record.deep_started);
+        assert_eq!(
+            coordinator.book.show(&root).unwrap().proven,
+            Some(Value::Win)
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
