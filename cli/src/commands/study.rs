@@ -214,3 +214,18 @@ pub fn json(report: &StudyReport) -> serde_json::Value {
         "white_wins": report.white_wins, "draws": report.draws,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_from_takes_a_stone_count_or_off() {
+        assert_eq!(parse_deep_from("16"), Ok(16));
+        assert_eq!(parse_deep_from("off"), Ok(0));
+        assert_eq!(parse_deep_from("OFF"), Ok(0));
+        assert_eq!(parse_deep_from("0"), Ok(0));
+        assert!(parse_deep_from("sixteen").is_err());
+        assert!(parse_deep_from("-1").is_err());
+    }
+}
