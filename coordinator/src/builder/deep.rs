@@ -105,7 +105,8 @@ impl BookBuilder {
     }
 }
 
-/// The stored book's deep-solve settings of a spec, checked: (from, window, leaf stones).
+/// A spec's deep-solve settings, checked, with the defaults filled in: (from, window, leaf
+/// stones).
 pub(super) fn deep_settings(
     from: u32,
     window: u32,
