@@ -165,6 +165,9 @@ async fn analyse_and_study(
             positions: 12,
             playouts: 5_000,
             solve_stones: 20,
+            // A campaign's studies are short: no deep solves (at depth 1 they stay far below
+            // 16 stones anyway).
+            deep_from: 0,
             games: 2,
             player: plan.selfplay.clone(),
             config: plan.config.clone(),

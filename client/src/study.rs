@@ -2,7 +2,12 @@
 //! from them, and gather the key tables, white's strongest defences with black's plan after
 //! each, and how often the aimed five is completed.
 
-use pentago::{Color, Move, Opening, Player, Position, Status, UctConfig, Value};
+use std::time::Duration;
+
+use pentago::{
+    Color, DeepLimits, DeepSolver, MID_MIN_STONES, Move, Opening, Player, Position, SolveLimits,
+    Solver, Status, UctConfig, Value,
+};
 use pentagrid_proto::limits::MAX_BOOK_ROWS;
 use pentagrid_proto::{Client, Task, v2};
 
@@ -101,6 +106,8 @@ pub struct StudyPlan {
     pub playouts: u64,
     /// Positions with at least this many stones are solved exactly (0: never).
     pub solve_stones: u32,
+    /// Book positions from this many stones up to 17 get a cluster deep solve (0: never).
+    pub deep_from: u32,
     /// Self-play games from the start positions.
     pub games: u64,
     /// Player of the self-play games (both sides).
@@ -127,6 +134,10 @@ impl StudyPlan {
             "--playouts must be from 1 to 10^9",
         )?;
         check(self.solve_stones <= 36, "--solve-stones must be at most 36")?;
+        check(
+            self.deep_from == 0 || (10..=17).contains(&self.deep_from),
+            "--deep-from must be off or from 10 to 17",
+        )?;
         check(self.games <= 100_000, "--games must be at most 100000")
     }
 }
@@ -166,6 +177,10 @@ pub struct BuildSummary {
     pub solved: u64,
     /// Playouts spent.
     pub playouts: u64,
+    /// Deep solves it started (or joined).
+    pub deep_started: u64,
+    /// Of those, the ones that finished.
+    pub deep_finished: u64,
 }
 
 impl BuildSummary {
@@ -181,6 +196,8 @@ impl BuildSummary {
             positions: status.positions,
             solved: status.solved,
             playouts: status.playouts,
+            deep_started: status.deep_started,
+            deep_finished: status.deep_finished,
         })
     }
 }
@@ -194,6 +211,8 @@ pub struct StudyReport {
     pub build: BuildSummary,
     /// The most explored start positions' tables (up to three).
     pub key_positions: Vec<BookTables>,
+    /// The key positions' exact values, in their order.
+    pub key_values: Vec<KeyValue>,
     /// White's three strongest defences at the first key position.
     pub defences: Vec<Defence>,
     /// Self-play games played.
@@ -219,6 +238,8 @@ pub enum StudyProgress {
         playouts: u64,
         /// Positions solved exactly.
         solved: u64,
+        /// Deep solves started and finished.
+        deep: (u64, u64),
     },
     /// The self-play games.
     Games(JobsProgress),
@@ -245,6 +266,9 @@ pub async fn study(
             playouts_per_position: plan.playouts,
             config: plan.config.to_string(),
             solve_stones: plan.solve_stones,
+            deep_from: plan.deep_from,
+            deep_window: 0,
+            deep_leaf_stones: 0,
         })
         .await?
         .into_inner()
@@ -259,6 +283,7 @@ pub async fn study(
             positions: status.positions,
             playouts: status.playouts,
             solved: status.solved,
+            deep: (status.deep_started, status.deep_finished),
         });
         Ok((status.state() == v2::BuildState::Done).then_some(status))
     })
@@ -282,6 +307,7 @@ pub async fn study(
         opening,
         build,
         key_positions: Vec::new(),
+        key_values: Vec::new(),
         defences: Vec::new(),
         games: games.len() as u64,
         black_wins: 0,
@@ -308,11 +334,90 @@ pub async fn study(
     }
     explored.sort_by_key(|t| std::cmp::Reverse(t.0));
     report.key_positions = explored.into_iter().take(3).map(|(_, t)| t).collect();
+    report.key_values = key_values(&report.key_positions, KEY_POSITION_BUDGET).await;
     if let Some(main) = report.key_positions.first() {
         let main = main.clone();
         report.defences = defences(client, &main, plan, progress).await?;
     }
     Ok(report)
+}
+
+/// How long a study's exact search may take on one key position the book has not proven.
+pub const KEY_POSITION_BUDGET: Duration = Duration::from_secs(2);
+
+/// Fewest stones of a position the exact search is tried on: below, the deep solver's top is
+/// far too large to finish within any study's budget, so the value is unknown at once.
+pub const MIN_EXACT_STONES: u32 = 10;
+
+/// A key position's exact value for the side to move, and where it comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyValue {
+    /// Proven by the stored book (see the key position's proven line).
+    Proven(Value),
+    /// Found by the study's own exact search within its budget.
+    Solved(Value),
+    /// Neither: the search did not decide it within the budget. Never a guess.
+    Unknown,
+}
+
+impl std::fmt::Display for KeyValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyValue::Proven(value) => {
+                write!(f, "{value} for the side to move (proven in the book)")
+            }
+            KeyValue::Solved(value) => write!(f, "{value} for the side to move (exact search)"),
+            KeyValue::Unknown => f.write_str("unknown"),
+        }
+    }
+}
+
+/// The exact value of `position` for the side to move if a search decides it within `budget`:
+/// the deep solver below the midsolver's stone count (from [`MIN_EXACT_STONES`] on), the hybrid
+/// solver from it on. `None` when undecided.
+#[must_use]
+pub fn exact_value(position: &Position, budget: Duration) -> Option<Value> {
+    if position.is_over() {
+        return Value::of_status(position.status(), position.side_to_move());
+    }
+    let stones = position.stone_count();
+    if stones < MIN_EXACT_STONES {
+        return None;
+    }
+    if stones < MID_MIN_STONES {
+        let limits = DeepLimits {
+            max_time: Some(budget),
+            ..DeepLimits::default()
+        };
+        return DeepSolver::new(18).solve(position, limits).value;
+    }
+    let limits = SolveLimits {
+        max_nodes: u64::MAX,
+        max_time: Some(budget),
+    };
+    Solver::new(20).solve(position, limits).value
+}
+
+/// The key positions' values: the book's proof where it has one, else the exact search's
+/// within `budget` each (on the blocking pool), else unknown.
+async fn key_values(tables: &[BookTables], budget: Duration) -> Vec<KeyValue> {
+    let mut values = Vec::with_capacity(tables.len());
+    for table in tables {
+        let value = match table.proven {
+            Some(value) => KeyValue::Proven(value),
+            None => {
+                let position = table.position;
+                // A search that could not run decides nothing: unknown.
+                tokio::task::spawn_blocking(move || exact_value(&position, budget))
+                    .await
+                    .ok()
+                    .flatten()
+                    .map_or(KeyValue::Unknown, KeyValue::Solved)
+            }
+        };
+        values.push(value);
+    }
+    values
 }
 
 fn unreadable(what: impl std::fmt::Display) -> ClientError {
@@ -441,5 +546,45 @@ mod tests {
         mark_separable(&mut defences);
         let marks: Vec<bool> = defences.iter().map(|d| d.separable).collect();
         assert_eq!(marks, vec![false, false, true]);
+    }
+
+    #[test]
+    fn key_positions_below_18_stones_get_the_deep_solvers_value_within_the_budget() {
+        // White to move in each (bench/data/deep-17.txt), decided in well under a second.
+        let cases = [
+            (".o..../xxx.oo/.x.xo./..x.x./.xoxoo/..o...", Value::Draw),
+            ("..xx../...x../....../oxxxxo/xooxoo/...oo.", Value::Loss),
+            (".x..ox/.xo.../.o.x../.ox.o./xxxoxo/o.....", Value::Loss),
+        ];
+        for (text, expected) in cases {
+            let position: Position = text.parse().unwrap();
+            assert_eq!(position.stone_count(), 17);
+            let value = exact_value(&position, Duration::from_secs(60));
+            assert_eq!(value, Some(expected), "{text}");
+            let shown = value
+                .map_or(KeyValue::Unknown, KeyValue::Solved)
+                .to_string();
+            assert_eq!(
+                shown,
+                format!("{expected} for the side to move (exact search)")
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_position_the_budget_does_not_decide_is_unknown() {
+        // Twelve stones: far beyond a millisecond.
+        let mut position = Position::START;
+        for pick in [5, 17, 40, 3, 60, 11, 25, 80, 9, 33, 50, 71] {
+            let moves = position.legal_moves();
+            position = position.play(moves[pick % moves.len()]).unwrap();
+        }
+        assert_eq!(position.stone_count(), 12);
+        assert!(!position.is_over());
+        assert_eq!(exact_value(&position, Duration::from_millis(1)), None);
+        // The studies' own key positions (three stones) are not even tried.
+        let start = Opening::MonicasFive.start_positions()[0];
+        assert_eq!(exact_value(&start, Duration::from_secs(60)), None);
+        assert_eq!(KeyValue::Unknown.to_string(), "unknown");
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::book::{BookRow, BookTables, win_rate, win_rate_interval};
-use crate::study::{StudyReport, separable_from_best};
+use crate::study::{KeyValue, StudyReport, separable_from_best};
 use crate::svg::{RateBar, board, escape, rate_bars};
 
 /// Most moves charted per key position.
@@ -39,7 +39,12 @@ pub fn study_html(report: &StudyReport) -> String {
         b.depth
     );
     for (index, table) in report.key_positions.iter().enumerate() {
-        key_position(&mut out, index + 1, table);
+        let value = report
+            .key_values
+            .get(index)
+            .copied()
+            .unwrap_or(KeyValue::Unknown);
+        key_position(&mut out, index + 1, table, value);
     }
     defences(&mut out, report);
     let _ = writeln!(
@@ -52,7 +57,7 @@ pub fn study_html(report: &StudyReport) -> String {
     out
 }
 
-fn key_position(out: &mut String, number: usize, table: &BookTables) {
+fn key_position(out: &mut String, number: usize, table: &BookTables, value: KeyValue) {
     let picture = board(&table.position, None);
     let rows: Vec<&BookRow> = table.playouts.iter().filter(|r| r.games > 0).collect();
     let rates: Vec<(f64, (f64, f64))> = rows
@@ -80,9 +85,27 @@ fn key_position(out: &mut String, number: usize, table: &BookTables) {
     };
     let _ = writeln!(
         out,
-        "<h2>Key position {number}</h2>\n<div class=\"key\" id=\"key{number}\">\n{picture}\n<div>\n<p><code>{}</code></p>\n{chart}\n</div>\n</div>",
-        escape(&table.position.to_string())
+        "<h2>Key position {number}</h2>\n<div class=\"key\" id=\"key{number}\">\n{picture}\n<div>\n<p><code>{}</code></p>\n{}\n{chart}\n</div>\n</div>",
+        escape(&table.position.to_string()),
+        exact_value(table, value)
     );
+}
+
+/// The key position's exact value, and its proven line where the book proves it.
+fn exact_value(table: &BookTables, value: KeyValue) -> String {
+    let mut out = format!(
+        "<p class=\"exact\">Exact value: {}</p>",
+        escape(&value.to_string())
+    );
+    if matches!(value, KeyValue::Proven(_)) && !table.proven_line.is_empty() {
+        let line: Vec<String> = table.proven_line.iter().map(ToString::to_string).collect();
+        let _ = write!(
+            out,
+            "\n<p class=\"proven-line\">Proven line: <code>{}</code></p>",
+            escape(&line.join(" "))
+        );
+    }
+    out
 }
 
 fn defences(out: &mut String, report: &StudyReport) {
@@ -107,9 +130,80 @@ fn defences(out: &mut String, report: &StudyReport) {
             100.0 * defence.interval.0,
             100.0 * defence.interval.1,
             defence.playouts,
-            defence.exact.map(|v| v.to_string()).unwrap_or_default(),
+            defence
+                .exact
+                .map_or_else(|| "unknown".to_owned(), |v| v.to_string()),
             escape(&defence.line.join(" "))
         );
     }
     out.push_str("</table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::BuildSummary;
+    use pentago::{Opening, Position, Status, Value};
+
+    fn tables(position: Position, proven: Option<Value>, line: Vec<pentago::Move>) -> BookTables {
+        BookTables {
+            position,
+            canonical: position.canonical().position,
+            playouts: Vec::new(),
+            games: Vec::new(),
+            proven,
+            proven_line: line,
+        }
+    }
+
+    #[test]
+    fn the_page_shows_the_books_proven_value_and_line_and_unknown_elsewhere() {
+        // The side to move completes a five at once.
+        let won: Position = "oo.oo./....../....../....../....../.xxxx.".parse().unwrap();
+        let mover = won.side_to_move();
+        let winning = won
+            .legal_moves()
+            .iter()
+            .copied()
+            .find(|&mv| won.play(mv).unwrap().status() == Status::Won(mover))
+            .unwrap();
+        let open = Opening::MonicasFive.start_positions()[0];
+        let report = StudyReport {
+            opening: Opening::MonicasFive,
+            build: BuildSummary {
+                id: 1,
+                roots: vec![open],
+                depth: 1,
+                positions: 2,
+                solved: 0,
+                playouts: 10,
+                deep_started: 0,
+                deep_finished: 0,
+            },
+            key_positions: vec![
+                tables(won, Some(Value::Win), vec![winning]),
+                tables(open, None, Vec::new()),
+            ],
+            key_values: vec![KeyValue::Proven(Value::Win), KeyValue::Unknown],
+            defences: Vec::new(),
+            games: 0,
+            black_wins: 0,
+            aim_completed: 0,
+            white_wins: 0,
+            draws: 0,
+        };
+        let page = study_html(&report);
+        let key1 = &page[page.find("id=\"key1\"").unwrap()..page.find("id=\"key2\"").unwrap()];
+        assert!(
+            key1.contains("Exact value: win for the side to move (proven in the book)"),
+            "{key1}"
+        );
+        assert!(
+            key1.contains(&format!("Proven line: <code>{winning}</code>")),
+            "{key1}"
+        );
+        let key2 = &page[page.find("id=\"key2\"").unwrap()..];
+        assert!(key2.contains("Exact value: unknown"), "{key2}");
+        assert!(!key2.contains("Proven line"), "{key2}");
+    }
 }

@@ -27,4 +27,34 @@ pub struct Build {
     pub playouts: u64,
     /// Whether the build has finished.
     pub done: bool,
+    /// Book positions with at least this many stones (within [`Build::deep_range`]) get a
+    /// cluster deep solve (0: never).
+    pub deep_from: u32,
+    /// Most deep solves the build keeps running at once.
+    pub deep_window: u32,
+    /// Stones of its deep solves' leaves.
+    pub deep_leaf_stones: u32,
+    /// Deep solves it started or joined (one of the same position was already running).
+    pub deep_started: u64,
+    /// Of those, the ones that finished.
+    pub deep_finished: u64,
+    /// The ids of its deep solves still running.
+    pub deep_running: Vec<u64>,
+}
+
+impl Build {
+    /// The stone counts of the positions the build deep-solves: from `deep_from` up to, not
+    /// including, the leaves' stone count, and below `solve_stones` where set (those are solved
+    /// by plain solve jobs). Empty when deep solves are off.
+    #[must_use]
+    pub fn deep_range(&self) -> std::ops::Range<u32> {
+        if self.deep_from == 0 {
+            return 0..0;
+        }
+        let mut end = self.deep_leaf_stones;
+        if self.solve_stones > 0 {
+            end = end.min(self.solve_stones);
+        }
+        self.deep_from..end.max(self.deep_from)
+    }
 }

@@ -53,7 +53,7 @@ pub struct Coordinator {
     /// Mining and listing puzzles.
     pub puzzles: PuzzleMiner,
     /// Deep solves: exact values below 18 stones, their leaves solved by workers.
-    pub deep: DeepSolves,
+    pub deep: Arc<DeepSolves>,
 }
 
 impl Coordinator {
@@ -106,6 +106,7 @@ impl Coordinator {
                 "some stored jobs are unreadable and were set aside in the quarantine tree"
             );
         }
+        let deep = Arc::new(DeepSolves::new(store.clone(), jobs.clone()));
         Ok(Arc::new(Coordinator {
             ingest: ResultIngest::new(
                 store.clone(),
@@ -116,9 +117,15 @@ impl Coordinator {
                 metrics.clone(),
             ),
             book: Book::new(store.clone(), jobs.clone()),
-            builder: BookBuilder::new(store.clone(), jobs.clone(), background, metrics.clone()),
+            builder: BookBuilder::new(
+                store.clone(),
+                jobs.clone(),
+                deep.clone(),
+                background,
+                metrics.clone(),
+            ),
             puzzles: PuzzleMiner::new(store.clone(), jobs.clone(), background),
-            deep: DeepSolves::new(store.clone(), jobs.clone()),
+            deep,
             matches,
             jobs,
             store,

@@ -24,6 +24,7 @@ async fn small_study() -> StudyReport {
         positions: 3,
         playouts: 400,
         solve_stones: 0,
+        deep_from: 0,
         games: 2,
         player: "uct:playouts=100".parse().unwrap(),
         config: "uct".parse().unwrap(),

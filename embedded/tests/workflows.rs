@@ -37,6 +37,7 @@ async fn a_study_grows_the_book_and_plays_its_games() {
         positions: 6,
         playouts: 300,
         solve_stones: 0,
+        deep_from: 0,
         games: 2,
         player: player("uct:playouts=200"),
         config: "uct".parse().unwrap(),

@@ -48,8 +48,8 @@ pub use play::player::{
     MAX_ENGINE_NAME, ParsePlayerError, Player, perfect_move, valid_engine_name,
 };
 pub use play::puzzle::{
-    DIFFICULTY_LABELS, MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection, difficulty,
-    difficulty_label,
+    DIFFICULTY_LABELS, DeepBudget, MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection,
+    deep_first_win, difficulty, difficulty_label,
 };
 pub use play::rating::{
     EloEstimate, Encounter, HeadToHead, MAX_PRIOR_DRAWS, ParseSprtError, Pentanomial, RatedPlayer,

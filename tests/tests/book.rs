@@ -89,6 +89,9 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
         playouts_per_position: PLAYOUTS,
         config: "uct".into(),
         solve_stones: 0,
+        deep_from: 0,
+        deep_window: 0,
+        deep_leaf_stones: 0,
     };
     let build_id = start_build(&cluster, request).await;
     let (stop, worker) = cluster.worker("first", 1);
@@ -190,6 +193,9 @@ async fn proven_values_in_the_book_agree_with_the_solver() {
         playouts_per_position: 1,
         config: "uct".into(),
         solve_stones: 28,
+        deep_from: 0,
+        deep_window: 0,
+        deep_leaf_stones: 0,
     };
     let build_id = start_build(&cluster, request).await;
     let (stop, worker) = cluster.worker("w", 2);
@@ -239,6 +245,9 @@ async fn the_empty_board_whose_key_is_zero_is_exported_first() {
         playouts_per_position: PLAYOUTS,
         config: "uct".into(),
         solve_stones: 0,
+        deep_from: 0,
+        deep_window: 0,
+        deep_leaf_stones: 0,
     };
     let build_id = start_build(&cluster, request).await;
     let (stop, worker) = cluster.worker("w", 1);
@@ -432,6 +441,9 @@ async fn solved_children_prove_an_analysed_root_through_the_book() {
         playouts_per_position: PLAYOUTS,
         config: "uct".into(),
         solve_stones: 30,
+        deep_from: 0,
+        deep_window: 0,
+        deep_leaf_stones: 0,
     };
     let build_id = start_build(&cluster, request).await;
     let (stop, worker) = cluster.worker("w", 2);

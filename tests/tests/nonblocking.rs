@@ -113,6 +113,9 @@ async fn heartbeats_stay_answered(positions: usize, candidates: u64) {
             playouts_per_position: 300,
             config: "uct".into(),
             solve_stones: 0,
+            deep_from: 0,
+            deep_window: 0,
+            deep_leaf_stones: 0,
         })
         .await
         .expect("start a build")

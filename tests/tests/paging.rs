@@ -335,6 +335,7 @@ async fn a_study_of_twenty_thousand_games_reads_them_all() {
         positions: 1,
         playouts: 100,
         solve_stones: 0,
+        deep_from: 0,
         games: 20_000,
         player: "random".parse().unwrap(),
         config: "uct".parse().unwrap(),

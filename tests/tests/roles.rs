@@ -239,6 +239,9 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                     playouts_per_position: 100,
                     config: "uct".into(),
                     solve_stones: 0,
+                    deep_from: 0,
+                    deep_window: 0,
+                    deep_leaf_stones: 0,
                 })
                 .await?
                 .into_inner()

@@ -16,6 +16,14 @@ use crate::engines::{EngineSettings, PairError, RefereedPair};
 /// the candidate is rejected as undecided.
 pub const VERIFY_SOLVER_NODES: u64 = 3_000_000;
 
+/// What the deep solver may spend on each other first move the solver leaves open, for a
+/// candidate below the midsolver's stone count: top nodes with a quick alpha-beta attempt per
+/// leaf, no midsolve (deterministic, so that a cross-checking worker reaches the same verdict).
+pub const VERIFY_DEEP_BUDGET: pentago::DeepBudget = pentago::DeepBudget {
+    midsolves: 0,
+    nodes: 2_000,
+};
+
 /// Solver nodes one solve job (a late book position) may search over all its first moves;
 /// moves still open when it runs out are reported unsettled.
 pub const SOLVE_JOB_NODES: u64 = 20_000_000;
@@ -230,7 +238,7 @@ fn verify(
         .par_iter()
         .with_max_len(1)
         .map_init(
-            || PuzzleVerifier::new(20, limits, seed),
+            || PuzzleVerifier::new(20, limits, seed).with_deep(VERIFY_DEEP_BUDGET),
             |verifier, (position, source)| {
                 (!control.is_stopped()).then(|| verdict(verifier, position, source, max_moves))
             },

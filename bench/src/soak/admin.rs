@@ -145,6 +145,9 @@ impl Admin {
             playouts_per_position: options.playouts,
             config: UctConfig::default().to_string(),
             solve_stones: 0,
+            deep_from: 0,
+            deep_window: 0,
+            deep_leaf_stones: 0,
         };
         let build_id = self
             .client

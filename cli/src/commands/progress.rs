@@ -47,10 +47,16 @@ impl Bars {
                 positions: queued,
                 playouts,
                 solved,
+                deep: (deep_started, deep_finished),
             } => {
                 let bar = self.get(opening, "positions", positions);
                 bar.set_position(queued.min(positions));
-                bar.set_message(format!("{playouts} playouts, {solved} solved"));
+                let deep = if deep_started > 0 {
+                    format!(", deep solves {deep_finished}/{deep_started} done")
+                } else {
+                    String::new()
+                };
+                bar.set_message(format!("{playouts} playouts, {solved} solved{deep}"));
             }
             StudyProgress::Games(progress) => {
                 self.get(opening, "positions", positions).finish();

@@ -51,6 +51,10 @@ pub struct StudyPlan {
     /// Positions with at least this many stones are solved exactly (0: never).
     #[arg(long, default_value_t = 20)]
     pub solve_stones: u32,
+    /// Book positions with at least this many stones (and fewer than 18) get an exact value
+    /// from a cluster deep solve (`off` or 0: never).
+    #[arg(long, default_value = "16", value_parser = parse_deep_from)]
+    pub deep_from: u32,
     /// Self-play games from the start positions.
     #[arg(long, default_value_t = 16)]
     pub games: u64,
@@ -71,11 +75,21 @@ impl StudyPlan {
             positions: self.positions,
             playouts: self.playouts,
             solve_stones: self.solve_stones,
+            deep_from: self.deep_from,
             games: self.games,
             player: self.player.clone(),
             config: self.config.clone(),
         }
     }
+}
+
+/// `--deep-from`: a stone count, or `off` (0).
+fn parse_deep_from(text: &str) -> Result<u32, String> {
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(0);
+    }
+    text.parse()
+        .map_err(|_| format!("{text:?} is neither a stone count nor `off`"))
 }
 
 pub fn run(args: &StudyArgs) -> Result<()> {
@@ -119,12 +133,22 @@ pub fn print(report: &StudyReport, key_positions: usize) -> Result<()> {
         b.playouts,
         b.depth
     );
+    if b.deep_started > 0 {
+        outln!(
+            "deep      {} deep solves started, {} finished",
+            b.deep_started,
+            b.deep_finished
+        );
+    }
     for (index, table) in report.key_positions.iter().take(key_positions).enumerate() {
         outln!(
             "\nkey position {} (white to move after black's second stone)",
             index + 1
         );
         print_book(table)?;
+        if let Some(value) = report.key_values.get(index) {
+            outln!("exact     {value}");
+        }
     }
     if !report.defences.is_empty() {
         outln!(
@@ -173,7 +197,13 @@ pub fn json(report: &StudyReport) -> serde_json::Value {
         "opening": report.opening.name(),
         "start_positions": b.roots.len(), "positions": b.positions, "solved": b.solved,
         "playouts": b.playouts, "depth": b.depth,
+        "deep_started": b.deep_started, "deep_finished": b.deep_finished,
         "key_positions": report.key_positions.iter().map(super::book::book_json).collect::<Vec<_>>(),
+        "key_values": report.key_values.iter().map(|v| match v {
+            study::KeyValue::Proven(value) => json!({"value": value.to_string(), "source": "book"}),
+            study::KeyValue::Solved(value) => json!({"value": value.to_string(), "source": "search"}),
+            study::KeyValue::Unknown => json!({"value": "unknown"}),
+        }).collect::<Vec<_>>(),
         "defences": report.defences.iter().map(|d| json!({
             "move": d.mv, "white_win_rate": d.win_rate,
             "interval": [d.interval.0, d.interval.1], "playouts": d.playouts,
@@ -183,4 +213,19 @@ pub fn json(report: &StudyReport) -> serde_json::Value {
         "games": report.games, "black_wins": report.black_wins, "aim_completed": report.aim_completed,
         "white_wins": report.white_wins, "draws": report.draws,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_from_takes_a_stone_count_or_off() {
+        assert_eq!(parse_deep_from("16"), Ok(16));
+        assert_eq!(parse_deep_from("off"), Ok(0));
+        assert_eq!(parse_deep_from("OFF"), Ok(0));
+        assert_eq!(parse_deep_from("0"), Ok(0));
+        assert!(parse_deep_from("sixteen").is_err());
+        assert!(parse_deep_from("-1").is_err());
+    }
 }

@@ -297,6 +297,9 @@ pub(crate) fn build_report(report: BuildReport) -> v2::BuildStatusResponse {
         max_positions: record.max_positions,
         budget: record.budget,
         roots: record.roots,
+        deep_started: record.deep_started,
+        deep_finished: record.deep_finished,
+        deep_from: record.deep_from,
     }
 }
 

@@ -472,6 +472,9 @@ impl CoordinatorApi for Service {
             playouts_per_position: r.playouts_per_position,
             config,
             solve_stones: r.solve_stones,
+            deep_from: r.deep_from,
+            deep_window: r.deep_window,
+            deep_leaf_stones: r.deep_leaf_stones,
         };
         let build_id = self.coordinator.builder.start(&spec).await?;
         Ok(Response::new(v2::StartBuildResponse { build_id }))

@@ -89,6 +89,9 @@ pub(super) struct Selection {
     /// Positions popped that the store already knew (a table, expanded or at the depth
     /// limit, or an exact value): the walk through the stored book that the picks waited on.
     pub walked: u64,
+    /// The unproven positions chosen or walked whose stones are in the limits' deep range:
+    /// the build's deep-solve candidates.
+    pub deep: Vec<Position>,
 }
 
 /// How far one selection may go.
@@ -102,6 +105,10 @@ pub(super) struct Limits {
     pub max_pops: usize,
     /// Entries the heap keeps when it is cut back.
     pub cap: usize,
+    /// Fewest stones of a deep-solve candidate.
+    pub deep_from: u32,
+    /// Stones from which positions are no deep-solve candidates (`deep_from` or less: none).
+    pub deep_to: u32,
 }
 
 /// The frontier of one build.
@@ -202,7 +209,11 @@ impl Frontier {
             room,
             max_pops,
             cap,
+            deep_from,
+            deep_to,
         } = limits;
+        let deep_range = deep_from..deep_to;
+        let mut deep = Vec::new();
         let mut picks = Vec::new();
         let (mut pops, mut walked) = (0, 0);
         while picks.len() < room {
@@ -211,6 +222,7 @@ impl Frontier {
                     picks,
                     unfinished: !self.heap.is_empty(),
                     walked,
+                    deep,
                 });
             }
             let Some(Node { place, position }) = self.heap.pop() else {
@@ -243,6 +255,9 @@ impl Frontier {
                 walked += 1;
                 continue;
             }
+            if deep_range.contains(&position.stone_count()) {
+                deep.push(position);
+            }
             let table = store.playout_table(key)?;
             if table.is_empty() {
                 if !store.build_has(build, key)? {
@@ -262,6 +277,7 @@ impl Frontier {
             picks,
             unfinished: false,
             walked,
+            deep,
         })
     }
 
@@ -365,6 +381,8 @@ mod tests {
             room,
             max_pops,
             cap: 100,
+            deep_from: 0,
+            deep_to: 0,
         }
     }
 

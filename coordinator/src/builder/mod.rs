@@ -29,7 +29,13 @@
 //! the picks are below the stored book, a queued job costs a few pops.
 //! Rounds run as background work; their time, the part spent popping and the stored positions
 //! walked go to the metrics.
+//!
+//! Deep solves ([`deep`]): a build with a deep range (`deep_from` up to the deep solves' leaf
+//! stones) sends the unproven book positions it meets in that range to the cluster's deep-solve
+//! service, a bounded number at a time, once each; their proven values reach the book as the
+//! solves finish, and the build is done once they are.
 
+mod deep;
 mod frontier;
 
 use std::collections::HashMap;
@@ -42,11 +48,14 @@ use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
 
 use crate::build_record::Build;
+use crate::deep::DeepSolves;
 use crate::jobs::JobQueue;
 use crate::metrics::Metrics;
 use crate::offload::{BackgroundPriority, background};
 use crate::store::{Store, StoreError};
 use frontier::{Flight, Frontier, Limits, Pick, Selection};
+
+pub use deep::{DEFAULT_DEEP_WINDOW, MAX_DEEP_WINDOW};
 
 /// Fewest jobs a build keeps in flight.
 pub const MIN_BUILD_WINDOW: usize = 16;
@@ -80,6 +89,13 @@ pub struct BuildSpec {
     pub config: UctConfig,
     /// Positions with at least this many stones are solved exactly instead (0: never).
     pub solve_stones: u32,
+    /// Book positions with at least this many stones (within [`Build::deep_range`]) get a
+    /// cluster deep solve (0: never).
+    pub deep_from: u32,
+    /// Most deep solves running at once (0: [`DEFAULT_DEEP_WINDOW`]).
+    pub deep_window: u32,
+    /// Stones of the deep solves' leaves (0: the midsolver's 18).
+    pub deep_leaf_stones: u32,
 }
 
 /// Where a build stands.
@@ -126,6 +142,8 @@ struct Round {
 pub struct BookBuilder {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
+    /// Where the build's deep solves run.
+    deep: Arc<DeepSolves>,
     /// Where rounds run.
     background: BackgroundPriority,
     /// Where rounds are counted.
@@ -142,12 +160,14 @@ impl BookBuilder {
     pub(crate) fn new(
         store: Arc<Store>,
         jobs: Arc<JobQueue>,
+        deep: Arc<DeepSolves>,
         background: BackgroundPriority,
         metrics: Metrics,
     ) -> BookBuilder {
         BookBuilder {
             store,
             jobs,
+            deep,
             background,
             metrics,
             round: tokio::sync::Mutex::new(()),
@@ -179,6 +199,8 @@ impl BookBuilder {
         if spec.solve_stones > 36 {
             return Err(invalid("solve_stones must be at most 36"));
         }
+        let (deep_from, deep_window, deep_leaf_stones) =
+            deep::deep_settings(spec.deep_from, spec.deep_window, spec.deep_leaf_stones)?;
         let mut roots = Vec::with_capacity(spec.roots.len());
         for position in &spec.roots {
             if position.is_over() {
@@ -199,6 +221,9 @@ impl BookBuilder {
             playouts_per_position: spec.playouts_per_position,
             config: spec.config.to_string(),
             solve_stones: spec.solve_stones,
+            deep_from,
+            deep_window,
+            deep_leaf_stones,
             ..Build::default()
         };
         let build_id = self.store.generate_id()?;
@@ -262,7 +287,7 @@ impl BookBuilder {
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
         let window = build_window(self.jobs.worker_count());
         let priority = self.background;
-        let (mut frontier, round, wall, cpu) = background(priority, move || {
+        let (mut frontier, mut round, wall, cpu) = background(priority, move || {
             let (started, cpu_started) = (Instant::now(), ThreadTime::try_now().ok());
             let mut frontier = match frontier {
                 Some(frontier) => frontier,
@@ -275,6 +300,8 @@ impl BookBuilder {
         .await?;
         let metrics = &self.metrics;
         metrics.build_choosing(round.choosing_cpu, round.selection.walked);
+        let met = std::mem::take(&mut round.selection.deep);
+        let deep_busy = self.deep_round(id, &mut record, &met).await?;
         let mut tasks = Vec::new();
         let mut queued: Vec<Pick> = Vec::new();
         for pick in round.selection.picks {
@@ -299,7 +326,7 @@ impl BookBuilder {
         }
         metrics.build_round(wall, cpu, tasks.len());
         if tasks.is_empty() {
-            if round.in_flight == 0 && !round.selection.unfinished {
+            if round.in_flight == 0 && !round.selection.unfinished && !deep_busy {
                 record.done = true;
                 self.store.put_build(id, &record)?;
                 tracing::info!(build = id, positions = record.positions, "book build done");
@@ -375,6 +402,7 @@ fn plan(
             picks: Vec::new(),
             unfinished: true,
             walked: 0,
+            deep: Vec::new(),
         };
         return Ok(Round {
             in_flight,
@@ -401,11 +429,14 @@ fn plan(
     let cap = remaining
         .saturating_mul(FRONTIER_PER_POSITION)
         .max(MIN_FRONTIER);
+    let deep = record.deep_range();
     let limits = Limits {
         depth: record.depth,
         room,
         max_pops: MAX_POPS_PER_ROUND,
         cap: usize::try_from(cap).unwrap_or(usize::MAX),
+        deep_from: deep.start,
+        deep_to: deep.end,
     };
     let cpu_started = ThreadTime::try_now().ok();
     let selection = frontier.select(store, id, limits, |key| jobs.book_job(key))?;
@@ -487,6 +518,9 @@ mod tests {
             playouts_per_position: 10_000,
             config: "uct".parse().unwrap(),
             solve_stones: 0,
+            deep_from: 0,
+            deep_window: 0,
+            deep_leaf_stones: 0,
         };
         coordinator.builder.start(&spec).await.unwrap();
         let [job] = coordinator
@@ -549,6 +583,9 @@ mod tests {
             playouts_per_position: 100,
             config: "uct".parse().unwrap(),
             solve_stones: 0,
+            deep_from: 0,
+            deep_window: 0,
+            deep_leaf_stones: 0,
         };
         let build = coordinator.builder.start(&spec).await.unwrap();
         coordinator.jobs.hello(&id("w"), "w", 1).unwrap();

@@ -6,7 +6,8 @@
 //! [`StoredGame`]), `matches` (match id → [`StoredMatch`], match id ‖ pair index →
 //! [`StoredPair`]), `puzzles` (canonical position key → the puzzle's stable JSON form),
 //! `candidates` (canonical position key → one [`CandidateState`] byte), `proven`, `builds` and
-//! `build_nodes` (see [`book`]; exact values propagate up through the stored tables, see
+//! `build_nodes` (see [`book`]), `build_deep` (the deep solves of builds, see
+//! [`build_deep`]; exact values propagate up through the stored tables, see
 //! [`propagate`]), `meta` (`totals` → [`Totals`]), `quarantine` (job id → the
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
 //! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]),
@@ -29,6 +30,7 @@
 
 pub mod backup;
 pub mod book;
+mod build_deep;
 pub mod claims;
 pub mod deep;
 mod games;
@@ -170,6 +172,7 @@ pub struct Store {
     proven: sled::Tree,
     builds: sled::Tree,
     build_nodes: sled::Tree,
+    build_deep: sled::Tree,
     meta: sled::Tree,
     quarantine: sled::Tree,
     claims: sled::Tree,
@@ -289,6 +292,7 @@ impl Store {
             proven: db.open_tree("proven")?,
             builds: db.open_tree("builds")?,
             build_nodes: db.open_tree("build_nodes")?,
+            build_deep: db.open_tree("build_deep")?,
             meta,
             quarantine: db.open_tree("quarantine")?,
             claims: db.open_tree("claims")?,

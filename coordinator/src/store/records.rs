@@ -635,6 +635,24 @@ pub struct StoredBuild {
     /// Whether the build has finished.
     #[prost(bool, tag = "11")]
     pub done: bool,
+    /// Deep-solve positions from this many stones on (0: never).
+    #[prost(uint32, tag = "12")]
+    pub deep_from: u32,
+    /// Most deep solves running at once.
+    #[prost(uint32, tag = "13")]
+    pub deep_window: u32,
+    /// Stones of the deep solves' leaves.
+    #[prost(uint32, tag = "14")]
+    pub deep_leaf_stones: u32,
+    /// Deep solves started or joined.
+    #[prost(uint64, tag = "15")]
+    pub deep_started: u64,
+    /// Of those, finished.
+    #[prost(uint64, tag = "16")]
+    pub deep_finished: u64,
+    /// Ids of the deep solves still running.
+    #[prost(uint64, repeated, tag = "17")]
+    pub deep_running: Vec<u64>,
 }
 
 impl From<&crate::build_record::Build> for StoredBuild {
@@ -651,6 +669,12 @@ impl From<&crate::build_record::Build> for StoredBuild {
             solved: build.solved,
             playouts: build.playouts,
             done: build.done,
+            deep_from: build.deep_from,
+            deep_window: build.deep_window,
+            deep_leaf_stones: build.deep_leaf_stones,
+            deep_started: build.deep_started,
+            deep_finished: build.deep_finished,
+            deep_running: build.deep_running.clone(),
         }
     }
 }
@@ -669,6 +693,12 @@ impl From<StoredBuild> for crate::build_record::Build {
             solved: stored.solved,
             playouts: stored.playouts,
             done: stored.done,
+            deep_from: stored.deep_from,
+            deep_window: stored.deep_window,
+            deep_leaf_stones: stored.deep_leaf_stones,
+            deep_started: stored.deep_started,
+            deep_finished: stored.deep_finished,
+            deep_running: stored.deep_running,
         }
     }
 }

@@ -2,7 +2,10 @@
 //!
 //! A candidate becomes a puzzle when the side to move has a checkmate in n ≤ `max_moves`, the
 //! checkmate search finds the shortest one with its proof tree, and the exact solver shows that
-//! no first move other than the solution wins at all. Moves that reach the same position as the
+//! no first move other than the solution wins at all (below the midsolver's stone count, where
+//! the solver's node budget leaves a move open, the deep solver may settle it within the
+//! verifier's [`DeepBudget`]; a move neither settles leaves the candidate undecided — rejected,
+//! never guessed). Moves that reach the same position as the
 //! solution, or a symmetric image of it, count as the solution: they are the same move on the
 //! board.
 //!
@@ -41,8 +44,11 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::play::themes::Theme;
 use crate::search::playout::Policy;
-use crate::search::solver::{MateSearch, ProofTree, SolveLimits, Solver};
+use crate::search::solver::{
+    DeepLimits, DeepSolver, MID_MIN_STONES, MateSearch, ProofTree, SolveLimits, Solver,
+};
 use crate::search::uct::{Budget, SearchControl, SearchOptions, SearchResult, UctConfig, search};
+use crate::search::value::Value;
 
 /// Longest checkmate a puzzle may have.
 pub const MAX_PUZZLE_MOVES: u32 = 7;
@@ -164,12 +170,25 @@ pub fn difficulty(
     (rating * 10.0).round() / 10.0
 }
 
+/// What the deep solver may spend on one other first move of a candidate below the midsolver's
+/// stone count, in deterministic units (so that two workers verifying the same candidate agree).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DeepBudget {
+    /// Most leaves midsolved (about 5 s each at 18 stones; 0: alpha-beta attempts only).
+    pub midsolves: u64,
+    /// Most top nodes.
+    pub nodes: u64,
+}
+
 /// Verifies puzzle candidates; keep one to reuse the searchers' memory.
 pub struct PuzzleVerifier {
     mates: MateSearch,
     solver: Solver,
     /// Limits of the solver for each other first move.
     pub limits: SolveLimits,
+    /// What the deep solver may spend on an other first move the solver left open (below the
+    /// midsolver's stone count; `None`: it is not tried).
+    pub deep: Option<DeepBudget>,
     /// Seed of the UCT searches that rate difficulty.
     pub seed: u64,
 }
@@ -182,8 +201,17 @@ impl PuzzleVerifier {
             mates: MateSearch::new(),
             solver: Solver::new(table_bits),
             limits,
+            deep: None,
             seed,
         }
+    }
+
+    /// The same verifier, trying the deep solver within `budget` where the solver leaves an
+    /// other first move open.
+    #[must_use]
+    pub fn with_deep(mut self, budget: DeepBudget) -> PuzzleVerifier {
+        self.deep = Some(budget);
+        self
     }
 
     /// Checks `position` as a puzzle with a mate of at most `max_moves` (capped at
@@ -209,7 +237,14 @@ impl PuzzleVerifier {
         match self.solver.first_win(position, &others, self.limits) {
             Ok(None) => {}
             Ok(Some(mv)) => return Err(Rejection::NotUnique(mv)),
-            Err(mv) => return Err(Rejection::Undecided(mv)),
+            Err(open) => {
+                let from = others.iter().position(|&mv| mv == open).unwrap_or(0);
+                match deep_first_win(position, &others[from..], self.deep) {
+                    Ok(None) => {}
+                    Ok(Some(mv)) => return Err(Rejection::NotUnique(mv)),
+                    Err(mv) => return Err(Rejection::Undecided(mv)),
+                }
+            }
         }
         let (uct_playouts, tempting) = self.playouts_to_find(position, solution);
         let puzzle = Puzzle::from_proof(proof);
@@ -286,6 +321,43 @@ fn tempting(position: &Position, result: &SearchResult, solution: crate::Positio
         .count() as u32
 }
 
+/// The first of `moves` that wins in `position` by the deep solver within `budget` (per
+/// move), `Ok(None)` when it proves none does, or `Err` with the first move it cannot settle:
+/// always for a position from the midsolver's stone count on, or without a budget.
+pub fn deep_first_win(
+    position: &Position,
+    moves: &[Move],
+    budget: Option<DeepBudget>,
+) -> Result<Option<Move>, Move> {
+    let Some(budget) = budget.filter(|_| position.stone_count() < MID_MIN_STONES) else {
+        return moves.first().map_or(Ok(None), |&mv| Err(mv));
+    };
+    let mover = position.side_to_move();
+    for &mv in moves {
+        let child = position.play_unchecked(mv);
+        let value = match Value::of_status(child.status(), mover) {
+            Some(value) => Some(value),
+            None => {
+                let limits = DeepLimits {
+                    max_midsolves: Some(budget.midsolves),
+                    max_nodes: Some(budget.nodes),
+                    ..DeepLimits::default()
+                };
+                DeepSolver::new(16)
+                    .solve(&child, limits)
+                    .value
+                    .map(Value::negate)
+            }
+        };
+        match value {
+            Some(Value::Win) => return Ok(Some(mv)),
+            Some(_) => {}
+            None => return Err(mv),
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,5 +390,32 @@ mod tests {
         assert_eq!(verifier.verify(&Position::START, 3), Err(Rejection::NoMate));
         let over: Position = "oooo../....../....../....../....../xxxxx.".parse().unwrap();
         assert_eq!(verifier.verify(&over, 3), Err(Rejection::GameOver));
+    }
+
+    #[test]
+    fn the_deep_solver_settles_other_moves_within_its_budget_and_leaves_the_rest_open() {
+        // 17 stones, lost for white (bench/data/deep-17.txt): no move wins.
+        let lost: Position = "..xx../...x../....../oxxxxo/xooxoo/...oo.".parse().unwrap();
+        let moves = distinct_moves(&lost, &[]);
+        let budget = DeepBudget {
+            midsolves: 0,
+            nodes: 1_000_000,
+        };
+        assert_eq!(deep_first_win(&lost, &moves, Some(budget)), Ok(None));
+        // No budget, or none to speak of: undecided, never guessed.
+        assert_eq!(deep_first_win(&lost, &moves, None), Err(moves[0]));
+        let tiny = DeepBudget {
+            midsolves: 0,
+            nodes: 100,
+        };
+        let early = Position::START
+            .play(Position::START.legal_moves()[0])
+            .unwrap();
+        let early_moves = distinct_moves(&early, &[]);
+        assert!(deep_first_win(&early, &early_moves, Some(tiny)).is_err());
+        // From the midsolver's stone count on, the hybrid solver is the one to ask.
+        let late = lost.play(moves[0]).unwrap();
+        let late_moves = distinct_moves(&late, &[]);
+        assert!(deep_first_win(&late, &late_moves, Some(budget)).is_err());
     }
 }

@@ -30,7 +30,7 @@ pub use writer::BackupWriter;
 use super::{Store, StoreError, corrupt};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 18] = [
+pub const TREES: [&str; 19] = [
     "jobs",
     "results",
     "playouts",
@@ -49,6 +49,7 @@ pub const TREES: [&str; 18] = [
     "deep_solves",
     "deep_leaves",
     "solitaire",
+    "build_deep",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -106,6 +107,7 @@ impl Store {
             "deep_solves" => &self.deep_solves,
             "deep_leaves" => &self.deep_leaves,
             "solitaire" => &self.solitaire,
+            "build_deep" => &self.build_deep,
             _ => return None,
         })
     }

@@ -86,9 +86,12 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
     })
 }
 
-/// The backward walk from the full board to `position`: its value, its moves' values, its
-/// rotated variants' values, and the most entries held at once.
-fn walk(position: &Position) -> (Value, Vec<(Move, Value)>, Vec<Option<Value>>, usize) {
+/// What [`walk`] finds: the position's value, its moves' values, its rotated variants' values,
+/// and the most entries held at once.
+type Walk = (Value, Vec<(Move, Value)>, Vec<Option<Value>>, usize);
+
+/// The backward walk from the full board to `position` (see [`Walk`]).
+fn walk(position: &Position) -> Walk {
     let mover = position.side_to_move();
     let a = position.stones(mover).bits();
     let root = Root::new(a, position.stones(mover.opponent()).bits());
