@@ -51,7 +51,11 @@ pub struct EmbeddedCluster {
     engines: EngineSettings,
     token: String,
     home: Home,
+    /// Stops the workers (and any added later with the cluster's signal).
     stop: watch::Sender<bool>,
+    /// Stops the coordinator's server: only after the workers, so that the results of the jobs
+    /// they finish on the way out still reach it.
+    server_stop: watch::Sender<bool>,
     server: JoinHandle<std::result::Result<(), ServeError>>,
     workers: Vec<WorkerTask>,
 }
@@ -166,7 +170,8 @@ impl EmbeddedCluster {
         // One token for every role: the embedded cluster has one user.
         let credentials = Credentials::all_roles(&token)
             .map_err(|e| EmbeddedError::Client(ClientError::Token(e.to_string())))?;
-        let (stop, mut stopped) = watch::channel(false);
+        let (stop, _) = watch::channel(false);
+        let (server_stop, mut stopped) = watch::channel(false);
         let server = {
             let coordinator = coordinator.clone();
             tokio::spawn(async move {
@@ -185,6 +190,7 @@ impl EmbeddedCluster {
             token,
             home,
             stop,
+            server_stop,
             server,
             workers: Vec::new(),
         })
@@ -251,10 +257,11 @@ impl EmbeddedCluster {
     }
 
     async fn shut_down(self) -> Result<Home> {
-        let _ = self.stop.send(true);
+        self.stop.send_replace(true);
         for worker in self.workers {
             let _ = worker.await;
         }
+        let _ = self.server_stop.send(true);
         drop(self.coordinator);
         self.server
             .await

@@ -244,6 +244,7 @@ mod cluster_tests {
             }
             Task::DeepLeaves { leaves, .. } => Outcome::DeepLeaves {
                 values: leaves.iter().map(exact).collect(),
+                rotated: Vec::new(),
             },
             other => panic!("a build with deep solves queued {other:?}"),
         }

@@ -131,7 +131,7 @@ mod tests {
     #[test]
     fn rotated_values_are_kept_under_their_variants_keys() {
         let (leaf, value, family) = leaf_with_family();
-        let effect = leaves_effect(&[leaf], &[value], &[family.clone()]).unwrap();
+        let effect = leaves_effect(&[leaf], &[value], std::slice::from_ref(&family)).unwrap();
         let expected: Vec<(u64, Value)> = rotated_variants(&leaf)
             .iter()
             .zip(&family)
@@ -148,7 +148,12 @@ mod tests {
     fn malformed_rotated_values_are_refused() {
         let (leaf, value, family) = leaf_with_family();
         assert_eq!(
-            leaves_effect(&[leaf, leaf], &[value, value], &[family.clone()]).unwrap_err(),
+            leaves_effect(
+                &[leaf, leaf],
+                &[value, value],
+                std::slice::from_ref(&family)
+            )
+            .unwrap_err(),
             InvalidResult::RotatedLists {
                 lists: 1,
                 leaves: 2
