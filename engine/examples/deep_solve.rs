@@ -11,7 +11,8 @@
 //!
 //! An example of the engine crate, so that it builds with the engine alone: one thread,
 //! `RAYON_NUM_THREADS=1 cargo run --release -p pentago --example deep_solve -- run
-//! bench/data/deep-17.txt` (BENCHMARKS.md says which profile each figure used).
+//! bench/data/deep-17.txt`, or more (the midsolver's layers run in parallel); BENCHMARKS.md
+//! says which profile and how many threads each figure used.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
