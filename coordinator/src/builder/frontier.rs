@@ -95,7 +95,7 @@ pub(super) struct Selection {
 }
 
 /// How far one selection may go.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Limits {
     /// Deepest ply that gets expanded.
     pub depth: u32,
@@ -105,10 +105,8 @@ pub(super) struct Limits {
     pub max_pops: usize,
     /// Entries the heap keeps when it is cut back.
     pub cap: usize,
-    /// Fewest stones of a deep-solve candidate.
-    pub deep_from: u32,
-    /// Stones from which positions are no deep-solve candidates (`deep_from` or less: none).
-    pub deep_to: u32,
+    /// Stone counts of the deep-solve candidates (see `Build::deep_range`; empty: none).
+    pub deep: std::ops::Range<u32>,
 }
 
 /// The frontier of one build.
@@ -209,10 +207,8 @@ impl Frontier {
             room,
             max_pops,
             cap,
-            deep_from,
-            deep_to,
+            deep: deep_range,
         } = limits;
-        let deep_range = deep_from..deep_to;
         let mut deep = Vec::new();
         let mut picks = Vec::new();
         let (mut pops, mut walked) = (0, 0);
@@ -381,8 +377,7 @@ mod tests {
             room,
             max_pops,
             cap: 100,
-            deep_from: 0,
-            deep_to: 0,
+            deep: 0..0,
         }
     }
 

@@ -429,14 +429,12 @@ fn plan(
     let cap = remaining
         .saturating_mul(FRONTIER_PER_POSITION)
         .max(MIN_FRONTIER);
-    let deep = record.deep_range();
     let limits = Limits {
         depth: record.depth,
         room,
         max_pops: MAX_POPS_PER_ROUND,
         cap: usize::try_from(cap).unwrap_or(usize::MAX),
-        deep_from: deep.start,
-        deep_to: deep.end,
+        deep: record.deep_range(),
     };
     let cpu_started = ThreadTime::try_now().ok();
     let selection = frontier.select(store, id, limits, |key| jobs.book_job(key))?;
