@@ -64,12 +64,13 @@ async fn ingest() {
         tasks.push(tokio::spawn(async move {
             let mut c = client(&url);
             let id = format!("ingest-{s}");
-            hello(&mut c, &id).await;
+            let session = hello(&mut c, &id).await;
             for n in 0..PER_SUBMITTER {
                 let job = c
                     .lease(v2::LeaseRequest {
                         worker_id: id.clone(),
                         max_jobs: 1,
+                        session: session.clone(),
                     })
                     .await
                     .expect("lease")
@@ -137,7 +138,7 @@ async fn load_generator(job_time: Duration) {
         let (mut c, outcome) = (channels[w % channels.len()].clone(), outcome.clone());
         tasks.push(tokio::spawn(async move {
             let id = format!("sim-{w}");
-            hello(&mut c, &id).await;
+            let session = hello(&mut c, &id).await;
             let mut latencies = Vec::new();
             let mut n = 0;
             while Instant::now() < deadline {
@@ -146,6 +147,7 @@ async fn load_generator(job_time: Duration) {
                     .lease(v2::LeaseRequest {
                         worker_id: id.clone(),
                         max_jobs: 1,
+                        session: session.clone(),
                     })
                     .await
                     .expect("lease")
@@ -160,6 +162,7 @@ async fn load_generator(job_time: Duration) {
                     c.heartbeat(v2::HeartbeatRequest {
                         worker_id: id.clone(),
                         lease_ids: vec![job.lease_id],
+                        session: session.clone(),
                     })
                     .await
                     .expect("heartbeat");

@@ -37,10 +37,14 @@ pub enum RefusalReason {
     TooLarge,
     /// The coordinator is at a capacity limit: try again later.
     AtCapacity,
+    /// A worker call's session is not its worker id's current one: say hello again.
+    WrongSession,
+    /// Another live session holds the worker id.
+    WorkerIdInUse,
 }
 
 /// The pairs of a refusal reason and its wire form, one table for both directions.
-const REASONS: [(RefusalReason, ErrorReason); 14] = [
+const REASONS: [(RefusalReason, ErrorReason); 16] = [
     (RefusalReason::Unspecified, ErrorReason::Unspecified),
     (RefusalReason::InvalidArgument, ErrorReason::InvalidArgument),
     (RefusalReason::UnknownWorker, ErrorReason::UnknownWorker),
@@ -58,6 +62,8 @@ const REASONS: [(RefusalReason, ErrorReason); 14] = [
     (RefusalReason::Quarantined, ErrorReason::Quarantined),
     (RefusalReason::TooLarge, ErrorReason::TooLarge),
     (RefusalReason::AtCapacity, ErrorReason::AtCapacity),
+    (RefusalReason::WrongSession, ErrorReason::WrongSession),
+    (RefusalReason::WorkerIdInUse, ErrorReason::WorkerIdInUse),
 ];
 
 impl From<ErrorReason> for RefusalReason {

@@ -1,7 +1,9 @@
 //! The peer-supplied labels and ids the edge parses once into typed values: a worker's id
-//! ([`WorkerId`]) and name, and a result's id ([`ResultId`]). Ids and names end up in the
+//! ([`WorkerId`]) and name, a result's id ([`ResultId`]), and the two secrets that make a
+//! worker id its holder's alone ([`WorkerKey`], [`Session`]). Ids and names end up in the
 //! registry, in every `Status` answer and in the logs, so they are bounded and printable; the
-//! services take the typed values and never check them again.
+//! secrets end up nowhere but the registry (their `Debug` hides them). The services take the
+//! typed values and never check them again.
 
 use std::fmt;
 
@@ -128,6 +130,97 @@ impl fmt::Display for ResultId {
     }
 }
 
+/// Shortest worker key, in bytes: 16 bytes of text is at least 64 bits even as hex digits.
+pub const MIN_WORKER_KEY_BYTES: usize = 16;
+
+/// Longest worker key, in bytes.
+pub const MAX_WORKER_KEY_BYTES: usize = 64;
+
+/// Whether two secrets are equal, in time that does not depend on where they differ (a peer
+/// that times refusals learns nothing of a secret byte by byte).
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The secret a worker process keeps for its life and says hello with: a later hello under
+/// the same id must bring it, so nobody else can take a live worker's id. `None` when the
+/// worker sent none (then the id is free again only once its session has gone silent).
+#[derive(Clone, PartialEq, Eq)]
+pub struct WorkerKey(Option<String>);
+
+/// Why a worker key was refused: its length in bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "worker_key must be empty or {MIN_WORKER_KEY_BYTES} to {MAX_WORKER_KEY_BYTES} bytes, not {0}"
+)]
+pub struct BadWorkerKey(pub usize);
+
+impl WorkerKey {
+    /// Checks peer-supplied text as a worker key (empty: none).
+    pub fn parse(text: &str) -> Result<WorkerKey, BadWorkerKey> {
+        match text.len() {
+            0 => Ok(WorkerKey(None)),
+            len if (MIN_WORKER_KEY_BYTES..=MAX_WORKER_KEY_BYTES).contains(&len) => {
+                Ok(WorkerKey(Some(text.to_owned())))
+            }
+            len => Err(BadWorkerKey(len)),
+        }
+    }
+
+    /// Whether `other` proves to be the same worker: both have a key and the keys are equal.
+    #[must_use]
+    pub fn matches(&self, other: &WorkerKey) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => same_secret(a.as_bytes(), b.as_bytes()),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Debug for WorkerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() { "WorkerKey(..)" } else { "WorkerKey(none)" })
+    }
+}
+
+/// A worker session's secret, drawn by the coordinator at each hello from the operating
+/// system's randomness (128 bits, as 32 hex digits) and carried by every later worker call.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Session(String);
+
+impl Session {
+    /// A fresh, unpredictable session secret.
+    #[must_use]
+    pub fn fresh() -> Session {
+        use rand::RngExt;
+        Session(format!("{:032x}", rand::rng().random::<u128>()))
+    }
+
+    /// The secret as a peer sent it (not checked: it either equals a session or it does not).
+    #[must_use]
+    pub fn presented(text: &str) -> Session {
+        Session(text.to_owned())
+    }
+
+    /// Whether `other` is this session, compared in constant time.
+    #[must_use]
+    pub fn matches(&self, other: &Session) -> bool {
+        !self.0.is_empty() && same_secret(self.0.as_bytes(), other.0.as_bytes())
+    }
+
+    /// The secret, for the hello answer only.
+    #[must_use]
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Session(..)")
+    }
+}
+
 /// A worker name: up to [`MAX_WORKER_NAME_BYTES`] bytes of printable characters.
 pub fn worker_name(name: &str) -> Result<&str, LabelError> {
     checked(name, MAX_WORKER_NAME_BYTES, false)
@@ -179,6 +272,33 @@ mod tests {
             200
         );
         assert_eq!(ResultId::parse(&"x".repeat(201)), Err(BadResultId(201)));
+    }
+
+    #[test]
+    fn keys_match_only_when_both_are_given_and_equal() {
+        let key = WorkerKey::parse("0123456789abcdef").unwrap();
+        let other = WorkerKey::parse("0123456789abcdeX").unwrap();
+        let none = WorkerKey::parse("").unwrap();
+        assert!(key.matches(&key.clone()));
+        assert!(!key.matches(&other));
+        assert!(!none.matches(&none), "no key proves nothing");
+        assert!(!key.matches(&none));
+        assert_eq!(WorkerKey::parse("short"), Err(BadWorkerKey(5)));
+        assert_eq!(WorkerKey::parse(&"k".repeat(65)), Err(BadWorkerKey(65)));
+        assert_eq!(format!("{key:?}"), "WorkerKey(..)", "a key never reaches a log");
+    }
+
+    #[test]
+    fn sessions_are_fresh_and_match_only_themselves() {
+        let a = Session::fresh();
+        let b = Session::fresh();
+        assert_ne!(a, b);
+        assert_eq!(a.reveal().len(), 32);
+        assert!(a.matches(&Session::presented(a.reveal())));
+        assert!(!a.matches(&b));
+        assert!(!a.matches(&Session::presented("")));
+        assert!(!Session::presented("").matches(&Session::presented("")));
+        assert_eq!(format!("{a:?}"), "Session(..)");
     }
 
     proptest! {

@@ -89,11 +89,13 @@ impl Server {
             name: id.into(),
             threads: 1,
             engines: Vec::new(),
+            worker_key: String::new(),
         };
-        client.hello(hello).await.unwrap();
+        let session = client.hello(hello).await.unwrap().into_inner().session;
         TestWorker {
             client,
             id: id.into(),
+            session,
         }
     }
 
@@ -117,6 +119,7 @@ async fn open_store(dir: &Path) -> Store {
 struct TestWorker {
     client: Client,
     id: String,
+    session: String,
 }
 
 impl TestWorker {
@@ -124,6 +127,7 @@ impl TestWorker {
         let request = v2::LeaseRequest {
             worker_id: self.id.clone(),
             max_jobs,
+            session: self.session.clone(),
         };
         self.client.lease(request).await.unwrap().into_inner().jobs
     }
@@ -135,6 +139,7 @@ impl TestWorker {
             lease_id: job.lease_id,
             result_id: format!("{}-{}-{}", self.id, job.job_id, job.lease_id),
             result: Some(outcome.into()),
+            session: self.session.clone(),
         };
         self.client.submit(request).await.map(|_| ())
     }

@@ -98,17 +98,24 @@ impl TestCluster {
     }
 }
 
-/// Introduces `worker_id` to the coordinator, as a worker does before leasing.
-pub async fn hello(client: &mut Client, worker_id: &str) {
+/// The worker key the helpers say hello with (one for all test workers).
+pub const TEST_WORKER_KEY: &str = "test-worker-key-0123456789abcdef";
+
+/// Introduces `worker_id` to the coordinator, as a worker does before leasing; returns the
+/// session secret every later call of this worker must carry.
+pub async fn hello(client: &mut Client, worker_id: &str) -> String {
     client
         .hello(v2::HelloRequest {
             worker_id: worker_id.into(),
             name: worker_id.into(),
             threads: 1,
             engines: Vec::new(),
+            worker_key: TEST_WORKER_KEY.into(),
         })
         .await
-        .expect("hello");
+        .expect("hello")
+        .into_inner()
+        .session
 }
 
 /// A coordinator on the database in a directory the caller keeps, served over gRPC on a
@@ -156,12 +163,14 @@ impl ServedCoordinator {
     }
 }
 
-/// Leases one job for `worker_id` (which said hello); panics when none is queued.
-pub async fn lease_one(client: &mut Client, worker_id: &str) -> v2::Job {
+/// Leases one job for `worker_id` (which said hello and got `session`); panics when none is
+/// queued.
+pub async fn lease_one(client: &mut Client, worker_id: &str, session: &str) -> v2::Job {
     client
         .lease(v2::LeaseRequest {
             worker_id: worker_id.into(),
             max_jobs: 1,
+            session: session.into(),
         })
         .await
         .expect("lease")

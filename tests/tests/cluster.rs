@@ -130,15 +130,17 @@ async fn two_workers_complete_jobs_and_tables_equal_the_sum_of_results() {
 /// A worker played by the test: hello, lease, submit by hand.
 struct ManualWorker {
     id: String,
+    session: String,
     client: pentagrid_proto::Client,
 }
 
 impl ManualWorker {
     async fn join(cluster: &TestCluster, id: &str) -> ManualWorker {
         let mut client = cluster.client();
-        hello(&mut client, id).await;
+        let session = hello(&mut client, id).await;
         ManualWorker {
             id: id.into(),
+            session,
             client,
         }
     }
@@ -147,6 +149,7 @@ impl ManualWorker {
         let request = v2::LeaseRequest {
             worker_id: self.id.clone(),
             max_jobs: 1,
+            session: self.session.clone(),
         };
         self.client.lease(request).await.unwrap().into_inner().jobs
     }
@@ -163,6 +166,7 @@ impl ManualWorker {
             lease_id: job.lease_id,
             result_id: result_id.into(),
             result: Some(outcome.into()),
+            session: self.session.clone(),
         };
         let reply = self.client.submit(request).await?.into_inner();
         Ok(v2::SubmitOutcome::try_from(reply.outcome).unwrap())
@@ -229,7 +233,7 @@ async fn the_same_result_twice_or_from_two_workers_counts_once() {
 async fn workers_say_hello_again_after_a_coordinator_restart() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
-    hello(&mut client, "raw").await;
+    let session = hello(&mut client, "raw").await;
     let (stop, worker) = cluster.worker("survivor", 1);
     submit(&cluster, &[analyse("start", 200)]).await;
     cluster.wait_done(1, Duration::from_secs(60)).await;
@@ -240,6 +244,7 @@ async fn workers_say_hello_again_after_a_coordinator_restart() {
         .lease(v2::LeaseRequest {
             worker_id: "raw".into(),
             max_jobs: 1,
+            session,
         })
         .await
         .unwrap_err();

@@ -53,10 +53,11 @@ impl Server {
 
     async fn worker(&self, id: &str) -> TestWorker {
         let mut client = self.served.client(WORKER);
-        pentagrid_tests::hello(&mut client, id).await;
+        let session = pentagrid_tests::hello(&mut client, id).await;
         TestWorker {
             client,
             id: id.into(),
+            session,
         }
     }
 
@@ -79,6 +80,7 @@ impl Server {
 struct TestWorker {
     client: Client,
     id: String,
+    session: String,
 }
 
 impl TestWorker {
@@ -86,6 +88,7 @@ impl TestWorker {
         let request = v2::LeaseRequest {
             worker_id: self.id.clone(),
             max_jobs: 64,
+            session: self.session.clone(),
         };
         Ok(self.client.lease(request).await?.into_inner().jobs)
     }
@@ -97,6 +100,7 @@ impl TestWorker {
             lease_id: job.lease_id,
             result_id: format!("{}-{}", self.id, job.job_id),
             result: Some(outcome.into()),
+            session: self.session.clone(),
         };
         self.client.submit(request).await.map(|_| ())
     }

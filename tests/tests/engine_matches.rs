@@ -197,11 +197,12 @@ async fn only_a_worker_with_the_engines_gets_their_pairs() {
     );
     // A worker without the engine: nothing to lease, and the match still waits.
     let mut raw = client.clone();
-    hello(&mut raw, "bare").await;
+    let session = hello(&mut raw, "bare").await;
     let leased = raw
         .lease(v2::LeaseRequest {
             worker_id: "bare".into(),
             max_jobs: 8,
+            session: session.clone(),
         })
         .await
         .unwrap()

@@ -86,10 +86,11 @@ async fn a_cluster_match_keeps_the_accuracy_its_stored_games_give() {
     cluster.stop().await;
 }
 
-/// Leases the match's one pair job and plays and judges it as a worker does.
-async fn played_pair(client: &mut pentagrid_proto::Client) -> (v2::Job, Outcome) {
-    hello(client, "w").await;
-    let job = lease_one(client, "w").await;
+/// Leases the match's one pair job and plays and judges it as a worker does (with the
+/// worker's session).
+async fn played_pair(client: &mut pentagrid_proto::Client) -> (v2::Job, Outcome, String) {
+    let session = hello(client, "w").await;
+    let job = lease_one(client, "w", &session).await;
     let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
     assert!(matches!(
         task,
@@ -99,7 +100,7 @@ async fn played_pair(client: &mut pentagrid_proto::Client) -> (v2::Job, Outcome)
         }
     ));
     let outcome = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).unwrap();
-    (job, outcome)
+    (job, outcome, session)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -125,7 +126,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
         ..plan(1)
     };
     let id = matches::create(&client, &cheap).await.unwrap();
-    let (job, outcome) = played_pair(&mut client).await;
+    let (job, outcome, session) = played_pair(&mut client).await;
     let Outcome::Pair {
         games,
         accuracy: Some(true_accuracy),
@@ -150,6 +151,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
         lease_id: job.lease_id,
         result_id: result_id.into(),
         result: Some(result.into()),
+        session: session.clone(),
     };
     let lies = [
         (
@@ -198,8 +200,8 @@ async fn a_match_without_accuracy_reports_none_and_refuses_a_report() {
         ..plan(1)
     };
     let id = matches::create(&client, &plain).await.unwrap();
-    hello(&mut client, "w").await;
-    let job = lease_one(&mut client, "w").await;
+    let session = hello(&mut client, "w").await;
+    let job = lease_one(&mut client, "w", &session).await;
     let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
     let Some(Outcome::Pair {
         games,
@@ -224,6 +226,7 @@ async fn a_match_without_accuracy_reports_none_and_refuses_a_report() {
             lease_id: job.lease_id,
             result_id: "unasked".into(),
             result: Some((&unasked).into()),
+            session: session.clone(),
         })
         .await
         .unwrap_err();

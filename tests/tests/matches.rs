@@ -98,7 +98,7 @@ async fn book_openings_follow_the_stored_tables() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     // A book with one line only: the start position's table holds a single move group.
     let mut client = cluster.client();
-    hello(&mut client, "w").await;
+    let session = hello(&mut client, "w").await;
     let analyse = pentagrid_proto::Task::Analyse {
         position: Position::START,
         config: "uct".parse().unwrap(),
@@ -110,7 +110,7 @@ async fn book_openings_follow_the_stored_tables() {
         })
         .await
         .unwrap();
-    let job = lease_one(&mut client, "w").await;
+    let job = lease_one(&mut client, "w", &session).await;
     let only = Outcome::Analyse {
         rows: vec![pentagrid_proto::Row {
             mv: "b5-1R".parse().unwrap(),
@@ -128,6 +128,7 @@ async fn book_openings_follow_the_stored_tables() {
             lease_id: job.lease_id,
             result_id: "r".into(),
             result: Some((&only).into()),
+            session: session.clone(),
         })
         .await
         .unwrap();
@@ -213,8 +214,8 @@ async fn bad_match_requests_and_pair_results_are_refused() {
 
     // A pair result whose second game does not start at the opening is refused.
     let id = create(&cluster, request("random", "random", 1)).await;
-    hello(&mut client, "w").await;
-    let job = lease_one(&mut client, "w").await;
+    let session = hello(&mut client, "w").await;
+    let job = lease_one(&mut client, "w", &session).await;
     let task = pentagrid_proto::Task::try_from(job.spec.as_ref().unwrap()).unwrap();
     let Some(Outcome::Pair { games, .. }) =
         pentagrid_worker::execute(&task, job.seed, 1, &pentago::SearchControl::new())
@@ -229,6 +230,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         lease_id: job.lease_id,
         result_id: result_id.into(),
         result: Some(result.into()),
+        session: session.clone(),
     };
     let error = client
         .submit(submit(

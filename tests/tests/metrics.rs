@@ -107,13 +107,14 @@ async fn refused_results_are_counted_by_reason() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let ids = queue_analyses(&cluster, 1).await;
     let mut client = cluster.client();
-    hello(&mut client, "liar").await;
+    let session = hello(&mut client, "liar").await;
     let submit = |job_id, lease_id, result_id: &str, outcome: &Outcome| v2::SubmitRequest {
         worker_id: "liar".into(),
         job_id,
         lease_id,
         result_id: result_id.into(),
         result: Some(outcome.into()),
+        session: session.clone(),
     };
     let empty = Outcome::Analyse {
         rows: Vec::new(),
@@ -127,7 +128,7 @@ async fn refused_results_are_counted_by_reason() {
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
     // A result that claims a budget the job did not have.
-    let job = lease_one(&mut client, "liar").await;
+    let job = lease_one(&mut client, "liar", &session).await;
     let invalid = client
         .submit(submit(job.job_id, job.lease_id, "r2", &empty))
         .await

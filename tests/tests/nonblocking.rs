@@ -39,7 +39,7 @@ async fn probe_heartbeats(
     cluster: &TestCluster,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> std::thread::JoinHandle<Vec<Duration>> {
-    hello(&mut cluster.client(), "probe").await;
+    let session = hello(&mut cluster.client(), "probe").await;
     let url = cluster.url.clone();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -56,6 +56,7 @@ async fn probe_heartbeats(
                     .heartbeat(v2::HeartbeatRequest {
                         worker_id: "probe".into(),
                         lease_ids: Vec::new(),
+                        session: session.clone(),
                     })
                     .await
                     .expect("heartbeat");

@@ -20,6 +20,7 @@ fn hello_request(id: &str, name: &str) -> v2::HelloRequest {
         name: name.into(),
         threads: 1,
         engines: Vec::new(),
+        worker_key: String::new(),
     }
 }
 
@@ -125,11 +126,12 @@ async fn past_the_registry_bound_the_longest_silent_worker_without_leases_is_evi
         .await
         .unwrap();
     // The oldest worker holds a lease: it is never the one evicted.
-    hello(&mut client, "holder").await;
+    let session = hello(&mut client, "holder").await;
     let lease = client
         .lease(v2::LeaseRequest {
             worker_id: "holder".into(),
             max_jobs: 1,
+            session,
         })
         .await
         .unwrap()
@@ -153,6 +155,7 @@ async fn past_the_registry_bound_the_longest_silent_worker_without_leases_is_evi
         .lease(v2::LeaseRequest {
             worker_id: "w000".into(),
             max_jobs: 1,
+            session: String::new(),
         })
         .await
         .unwrap_err();
@@ -202,11 +205,12 @@ async fn a_lease_for_no_jobs_gets_none() {
         })
         .await
         .unwrap();
-    hello(&mut client, "w").await;
+    let session = hello(&mut client, "w").await;
     let none = client
         .lease(v2::LeaseRequest {
             worker_id: "w".into(),
             max_jobs: 0,
+            session,
         })
         .await
         .unwrap()

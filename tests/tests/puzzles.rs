@@ -23,11 +23,12 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
         .unwrap()
         .into_inner();
     assert_eq!(queued.queued, 40);
-    hello(&mut client, "w").await;
+    let session = hello(&mut client, "w").await;
     let jobs = client
         .lease(v2::LeaseRequest {
             worker_id: "w".into(),
             max_jobs: 64,
+            session: session.clone(),
         })
         .await
         .unwrap()
@@ -47,6 +48,7 @@ async fn forged_puzzles_are_refused_and_true_verdicts_stored_once() {
             lease_id: job.lease_id,
             result_id,
             result: Some((&Outcome::Verify { verdicts }).into()),
+            session: session.clone(),
         };
         // One verdict short.
         let short = verdicts[1..].to_vec();

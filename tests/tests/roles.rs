@@ -57,6 +57,8 @@ impl Clients {
 /// What valid calls of every method refer to: a worker holding a lease, a stored table, a
 /// match, a build.
 struct Context {
+    /// The session of worker `WORKER_ID`.
+    session: String,
     lease: v2::Job,
     result: Outcome,
     row: v2::BookExportRow,
@@ -74,7 +76,7 @@ fn analyse(position: Position) -> Task {
     }
 }
 
-async fn submit_and_lease(clients: &Clients, task: &Task) -> (v2::Job, Outcome) {
+async fn submit_and_lease(clients: &Clients, session: &str, task: &Task) -> (v2::Job, Outcome) {
     clients
         .with(Role::Admin)
         .submit_jobs(v2::SubmitJobsRequest {
@@ -82,31 +84,34 @@ async fn submit_and_lease(clients: &Clients, task: &Task) -> (v2::Job, Outcome) 
         })
         .await
         .unwrap();
-    let job = lease_one(&mut clients.with(Role::Worker), WORKER_ID).await;
+    let job = lease_one(&mut clients.with(Role::Worker), WORKER_ID, session).await;
     let outcome = pentagrid_worker::execute(task, job.seed, 1, &SearchControl::new()).unwrap();
     (job, outcome)
 }
 
 /// Stores one analysis, leaves a second job leased and a match queued.
 async fn seed(clients: &Clients) -> Context {
-    clients
+    let session = clients
         .with(Role::Worker)
         .hello(v2::HelloRequest {
             worker_id: WORKER_ID.into(),
             name: WORKER_ID.into(),
             threads: 1,
             engines: Vec::new(),
+            worker_key: pentagrid_tests::TEST_WORKER_KEY.into(),
         })
         .await
-        .unwrap();
+        .unwrap()
+        .into_inner()
+        .session;
     let stored: Position = "x...../....../....../....../....../.....o".parse().unwrap();
-    let (first, outcome) = submit_and_lease(clients, &analyse(stored)).await;
+    let (first, outcome) = submit_and_lease(clients, &session, &analyse(stored)).await;
     clients
         .with(Role::Worker)
-        .submit(submit_request(&first, &outcome))
+        .submit(submit_request(&first, &outcome, &session))
         .await
         .unwrap();
-    let (lease, result) = submit_and_lease(clients, &analyse(Position::START)).await;
+    let (lease, result) = submit_and_lease(clients, &session, &analyse(Position::START)).await;
     let row = clients
         .with(Role::Read)
         .book_export(v2::BookExportRequest {
@@ -128,6 +133,7 @@ async fn seed(clients: &Clients) -> Context {
         .into_inner()
         .match_id;
     Context {
+        session,
         lease,
         result,
         row,
@@ -136,13 +142,14 @@ async fn seed(clients: &Clients) -> Context {
     }
 }
 
-fn submit_request(job: &v2::Job, outcome: &Outcome) -> v2::SubmitRequest {
+fn submit_request(job: &v2::Job, outcome: &Outcome, session: &str) -> v2::SubmitRequest {
     v2::SubmitRequest {
         worker_id: WORKER_ID.into(),
         job_id: job.job_id,
         lease_id: job.lease_id,
         result_id: format!("result-{}", job.job_id),
         result: Some(outcome.into()),
+        session: session.into(),
     }
 }
 
@@ -170,14 +177,16 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                     name: "w2".into(),
                     threads: 1,
                     engines: Vec::new(),
+                    worker_key: String::new(),
                 })
                 .await,
         ),
         "Lease" => done(
             client
                 .lease(v2::LeaseRequest {
-                    worker_id: "w2".into(),
-                    max_jobs: 1,
+                    worker_id: WORKER_ID.into(),
+                    max_jobs: 0,
+                    session: context.session.clone(),
                 })
                 .await,
         ),
@@ -186,12 +195,17 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 .heartbeat(v2::HeartbeatRequest {
                     worker_id: WORKER_ID.into(),
                     lease_ids,
+                    session: context.session.clone(),
                 })
                 .await,
         ),
         "Submit" => done(
             client
-                .submit(submit_request(&context.lease, &context.result))
+                .submit(submit_request(
+                    &context.lease,
+                    &context.result,
+                    &context.session,
+                ))
                 .await,
         ),
         "ReturnLeases" => done(
@@ -199,6 +213,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 .return_leases(v2::ReturnLeasesRequest {
                     worker_id: WORKER_ID.into(),
                     lease_ids,
+                    session: context.session.clone(),
                 })
                 .await,
         ),

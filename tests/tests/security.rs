@@ -119,10 +119,11 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         })
         .await
         .unwrap();
+    let mut sessions = std::collections::HashMap::new();
     for id in ["holder", "other"] {
-        hello(&mut client, id).await;
+        sessions.insert(id, hello(&mut client, id).await);
     }
-    let job = lease_one(&mut client, "holder").await;
+    let job = lease_one(&mut client, "holder", &sessions["holder"]).await;
     let good = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).unwrap();
     let Outcome::Analyse {
         rows,
@@ -140,6 +141,7 @@ async fn bad_results_and_jobs_are_refused_and_change_nothing() {
         lease_id: job.lease_id,
         result_id: format!("{worker}-{}", rand_suffix()),
         result: Some(result),
+        session: sessions[worker].clone(),
     };
     let with_rows = |rows: Vec<Row>| {
         v2::submit_request::Result::from(&Outcome::Analyse {

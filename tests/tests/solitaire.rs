@@ -41,6 +41,7 @@ fn deals(results: &[(bool, u32)]) -> Outcome {
 
 async fn submit(
     cluster: &TestCluster,
+    session: &str,
     job: &v2::Job,
     result_id: &str,
     outcome: &Outcome,
@@ -51,6 +52,7 @@ async fn submit(
         lease_id: job.lease_id,
         result_id: result_id.into(),
         result: Some(outcome.into()),
+        session: session.into(),
     };
     let reply = cluster.client().submit(request).await?.into_inner();
     Ok(v2::SubmitOutcome::try_from(reply.outcome).unwrap())
@@ -75,9 +77,9 @@ fn totals(status: &v2::StatusResponse) -> Option<(u64, u64, u64, u64)> {
 async fn bad_results_change_nothing_and_every_deal_counts_once() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
-    hello(&mut client, WORKER).await;
+    let session = hello(&mut client, WORKER).await;
     queue(&cluster, &[task(10..12)]).await;
-    let job = lease_one(&mut client, WORKER).await;
+    let job = lease_one(&mut client, WORKER, &session).await;
 
     for (bad, why) in [
         (deals(&[(true, 52)]), "1 deal results for a job of 2"),
@@ -97,7 +99,7 @@ async fn bad_results_change_nothing_and_every_deal_counts_once() {
         (deals(&[(false, 4), (false, u32::MAX)]), "deal 11"),
         (Outcome::Solve { moves: vec![] }, "not of the job's kind"),
     ] {
-        let refused = submit(&cluster, &job, "bad", &bad).await.unwrap_err();
+        let refused = submit(&cluster, &session, &job, "bad", &bad).await.unwrap_err();
         assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
         assert!(refused.message().contains(why), "{why}: {refused:?}");
     }
@@ -107,23 +109,23 @@ async fn bad_results_change_nothing_and_every_deal_counts_once() {
     let good = deals(&[(true, 52), (false, 30)]);
     for expected in [v2::SubmitOutcome::Applied, v2::SubmitOutcome::Duplicate] {
         assert_eq!(
-            submit(&cluster, &job, "r-1", &good).await.unwrap(),
+            submit(&cluster, &session, &job, "r-1", &good).await.unwrap(),
             expected
         );
     }
     // Another result for the done job (another id, another outcome) changes nothing.
     let other = deals(&[(false, 20), (false, 30)]);
-    let late = submit(&cluster, &job, "r-2", &other).await.unwrap_err();
+    let late = submit(&cluster, &session, &job, "r-2", &other).await.unwrap_err();
     assert_eq!(late.code(), tonic::Code::FailedPrecondition, "{late:?}");
     let after_one = Some((2, 1, 82, 52 * 52 + 30 * 30));
     assert_eq!(totals(&cluster.status().await), after_one);
 
     // Another job over deals 11..13: deal 11 is not counted again, whatever it claims now.
     queue(&cluster, &[task(11..13)]).await;
-    let job = lease_one(&mut client, WORKER).await;
+    let job = lease_one(&mut client, WORKER, &session).await;
     let overlapping = deals(&[(true, 52), (false, 10)]);
     assert_eq!(
-        submit(&cluster, &job, "r-3", &overlapping).await.unwrap(),
+        submit(&cluster, &session, &job, "r-3", &overlapping).await.unwrap(),
         v2::SubmitOutcome::Applied
     );
     let after_two = Some((3, 1, 92, 52 * 52 + 30 * 30 + 10 * 10));
@@ -131,9 +133,9 @@ async fn bad_results_change_nothing_and_every_deal_counts_once() {
 
     // The last deal numbers there are.
     queue(&cluster, &[task(u64::MAX - 2..u64::MAX)]).await;
-    let job = lease_one(&mut client, WORKER).await;
+    let job = lease_one(&mut client, WORKER, &session).await;
     assert_eq!(
-        submit(&cluster, &job, "r-4", &deals(&[(false, 4), (true, 52)]))
+        submit(&cluster, &session, &job, "r-4", &deals(&[(false, 4), (true, 52)]))
             .await
             .unwrap(),
         v2::SubmitOutcome::Applied

@@ -20,6 +20,19 @@ pub enum WorkerIdentity {
 }
 
 impl WorkerIdentity {
+    /// The worker id for a worker named `name` and the key it says hello with: kept beside
+    /// a persisted id (so a restarted worker takes its id back at once), fresh otherwise
+    /// (then a restarted worker waits until its last session has gone silent).
+    #[must_use]
+    pub fn credentials(&self, name: &str, entropy: u64) -> (String, String) {
+        let id = self.worker_id(name, entropy);
+        let key = match self {
+            WorkerIdentity::Persisted(dir) => persisted_key(&id_file(dir, name)).ok(),
+            WorkerIdentity::Fresh => None,
+        };
+        (id, key.unwrap_or_else(crate::standing::fresh_key))
+    }
+
     /// The worker id for a worker named `name`; `entropy` seeds a fresh id.
     #[must_use]
     pub fn worker_id(&self, name: &str, entropy: u64) -> String {
@@ -67,8 +80,8 @@ fn host_name() -> String {
         .unwrap_or_default()
 }
 
-/// The id in the state file, written first if there is none (or it is unreadable).
-fn persisted_id(dir: &Path, name: &str, entropy: u64) -> std::io::Result<String> {
+/// The state file of the worker named `name` in `dir`.
+fn id_file(dir: &Path, name: &str) -> PathBuf {
     // The file name keeps only characters safe in paths; the id itself carries the name.
     let safe: String = name
         .chars()
@@ -86,7 +99,38 @@ fn persisted_id(dir: &Path, name: &str, entropy: u64) -> std::io::Result<String>
     } else {
         format!("worker-{safe}-{:08x}.id", name_hash(name) >> 32)
     };
-    let path = dir.join(file);
+    dir.join(file)
+}
+
+/// The key kept beside the id file (readable by its owner only), written first if there is
+/// none or it is malformed.
+fn persisted_key(id_file: &Path) -> std::io::Result<String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = id_file.with_extension("key");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let key = text.trim();
+        if key.len() == 32 && key.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Ok(key.to_owned());
+        }
+    }
+    let key = crate::standing::fresh_key();
+    let partial = path.with_extension("key.partial");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&partial)?;
+    writeln!(file, "{key}")?;
+    drop(file);
+    std::fs::rename(&partial, &path)?;
+    Ok(key)
+}
+
+/// The id in the state file, written first if there is none (or it is unreadable).
+fn persisted_id(dir: &Path, name: &str, entropy: u64) -> std::io::Result<String> {
+    let path = id_file(dir, name);
     if let Ok(text) = std::fs::read_to_string(&path) {
         let id = text.trim();
         if !id.is_empty() && id.len() <= 200 {
@@ -135,6 +179,25 @@ mod tests {
         assert_ne!(id, identity.worker_id("box2", 1));
         // Replicas sharing a name on different hosts differ.
         assert_ne!(name_derived_id("box", "a1"), name_derived_id("box", "b2"));
+    }
+
+    #[test]
+    fn a_persisted_key_comes_back_with_its_id_and_only_its_owner_reads_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let identity = WorkerIdentity::Persisted(dir.path().to_path_buf());
+        let (id, key) = identity.credentials("box", 1);
+        assert_eq!(identity.credentials("box", 2), (id.clone(), key.clone()));
+        assert_ne!(identity.credentials("other", 1).1, key);
+        let file = dir.path().join("worker-box.key");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        std::fs::write(&file, "garbage\n").unwrap();
+        let (again, new_key) = identity.credentials("box", 3);
+        assert_eq!(again, id, "the id stays");
+        assert_ne!(new_key, key, "a malformed key is replaced");
+        let fresh = WorkerIdentity::Fresh;
+        assert_ne!(fresh.credentials("w", 1).1, fresh.credentials("w", 1).1);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use tokio::sync::watch;
 
 use crate::retry::{Backoff, Reaction, expected_refusal, reaction};
 use crate::session::Session;
+use crate::standing::Standing;
 use crate::{JobEnd, WorkerError, execute_with_engines};
 
 /// How long a result is retried once shutdown was asked for, before it is dropped.
@@ -49,8 +50,9 @@ impl Session {
             lease_id: job.lease_id,
             result_id: format!("{}-{}-{}", self.worker_id, job.job_id, job.lease_id),
             result: Some(result),
+            session: String::new(),
         };
-        self.submit(&request, kind, shutdown).await
+        self.submit(request, kind, shutdown).await
     }
 
     /// Computes `task` under a heartbeat for the job's lease: the result to submit (a failure
@@ -59,7 +61,7 @@ impl Session {
         let control = Arc::new(SearchControl::new());
         let heartbeat = spawn_heartbeat(
             &self.client,
-            &self.worker_id,
+            &self.standing,
             job.lease_id,
             self.heartbeat_every,
             &control,
@@ -111,18 +113,30 @@ impl Session {
     /// gives up when told the result is unwanted, or long after a shutdown was asked for.
     async fn submit(
         &mut self,
-        request: &v2::SubmitRequest,
+        mut request: v2::SubmitRequest,
         kind: &'static str,
         shutdown: &watch::Receiver<bool>,
     ) -> Result<(), WorkerError> {
         let mut backoff = Backoff::new(request.lease_id);
         let mut shutting_down_since: Option<Instant> = None;
+        // A coordinator that restarted has forgotten this worker but honours its leases: say
+        // hello again (same key, same id) and submit once more, a few times at most.
+        let mut hellos_left = 3;
         loop {
+            request.session = self.standing.session();
             let status = match self.client.clone().submit(request.clone()).await {
-                Ok(reply) => return self.settled(request, kind, reply.into_inner().outcome()),
+                Ok(reply) => return self.settled(&request, kind, reply.into_inner().outcome()),
                 Err(status) => status,
             };
-            match reaction(&status) {
+            let reaction = reaction(&status);
+            if reaction == Reaction::HelloAgain && hellos_left > 0 {
+                hellos_left -= 1;
+                if let Err(error) = self.standing.hello().await {
+                    tracing::warn!(error = %error.message(), "hello again before a submission failed");
+                }
+                continue;
+            }
+            match reaction {
                 Reaction::Retry => {
                     if *shutdown.borrow() {
                         let since = *shutting_down_since.get_or_insert_with(Instant::now);
@@ -184,27 +198,37 @@ impl Session {
 /// coordinator says the lease is lost.
 fn spawn_heartbeat(
     api: &Client,
-    worker_id: &str,
+    standing: &Arc<Standing>,
     lease_id: u64,
     every: Duration,
     control: &Arc<SearchControl>,
 ) -> tokio::task::JoinHandle<()> {
-    let (mut api, worker_id, control) = (api.clone(), worker_id.to_owned(), control.clone());
+    let (mut api, standing, control) = (api.clone(), standing.clone(), control.clone());
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(every).await;
             let beat = api
                 .heartbeat(v2::HeartbeatRequest {
-                    worker_id: worker_id.clone(),
+                    worker_id: standing.worker_id().to_owned(),
                     lease_ids: vec![lease_id],
+                    session: standing.session(),
                 })
                 .await;
-            if let Ok(reply) = beat
-                && reply.into_inner().lost_lease_ids.contains(&lease_id)
-            {
-                tracing::warn!(lease = lease_id, "lease lost; stopping the job");
-                control.stop();
-                return;
+            match beat {
+                Ok(reply) if reply.get_ref().lost_lease_ids.contains(&lease_id) => {
+                    tracing::warn!(lease = lease_id, "lease lost; stopping the job");
+                    control.stop();
+                    return;
+                }
+                Ok(_) => {}
+                // The coordinator restarted (it honours the lease for a while): say hello
+                // again so that the next beat renews it.
+                Err(status) if reaction(&status) == Reaction::HelloAgain => {
+                    if let Err(error) = standing.hello().await {
+                        tracing::warn!(error = %error.message(), "hello again from a heartbeat failed");
+                    }
+                }
+                Err(_) => {}
             }
         }
     })

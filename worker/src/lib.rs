@@ -10,6 +10,7 @@ mod job;
 mod metrics;
 mod retry;
 mod session;
+mod standing;
 
 use std::path::PathBuf;
 

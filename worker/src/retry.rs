@@ -54,7 +54,10 @@ pub(crate) enum Reaction {
 
 pub(crate) fn reaction(status: &tonic::Status) -> Reaction {
     match reason_of(status) {
-        ErrorReason::UnknownWorker => return Reaction::HelloAgain,
+        ErrorReason::UnknownWorker | ErrorReason::WrongSession => return Reaction::HelloAgain,
+        // Another live session holds the id (this worker's last life, say): it frees up once
+        // that session has been silent for a lease period.
+        ErrorReason::WorkerIdInUse => return Reaction::Retry,
         ErrorReason::ProtocolMismatch
         | ErrorReason::Unauthenticated
         | ErrorReason::Forbidden
@@ -107,6 +110,10 @@ mod tests {
                 message,
             );
             assert_eq!(reaction(&unknown), Reaction::HelloAgain, "{message:?}");
+            let replaced = error_status(Code::PermissionDenied, ErrorReason::WrongSession, message);
+            assert_eq!(reaction(&replaced), Reaction::HelloAgain, "{message:?}");
+            let in_use = error_status(Code::AlreadyExists, ErrorReason::WorkerIdInUse, message);
+            assert_eq!(reaction(&in_use), Reaction::Retry, "{message:?}");
             let protocol = error_status(
                 Code::FailedPrecondition,
                 ErrorReason::ProtocolMismatch,

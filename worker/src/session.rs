@@ -12,6 +12,7 @@ use pentagrid_proto::{Client, v2};
 use tokio::sync::watch;
 
 use crate::retry::{Backoff, Reaction, reaction, sleep_or_shutdown};
+use crate::standing::Standing;
 use crate::{WorkerError, WorkerMetrics, WorkerOptions, WorkerReport};
 
 /// What the loop does after a step.
@@ -34,6 +35,8 @@ pub(crate) struct Session {
     pub(crate) pool: Arc<rayon::ThreadPool>,
     /// This worker's id.
     pub(crate) worker_id: String,
+    /// Its hello and current session, shared with heartbeats and submissions.
+    pub(crate) standing: Arc<Standing>,
     /// Where acknowledged results are appended, if anywhere.
     pub(crate) ack_log: Option<File>,
     /// What the worker counts for its metrics.
@@ -42,8 +45,6 @@ pub(crate) struct Session {
     pub(crate) report: WorkerReport,
     /// How often to beat for a lease (the coordinator says so in its hello).
     pub(crate) heartbeat_every: Duration,
-    /// The external engines it runs, as announced: name and version.
-    engines: Vec<v2::EngineInfo>,
     backoff: Backoff,
     said_hello: bool,
     /// Test hook: every job panics with this message instead of running.
@@ -70,9 +71,9 @@ impl Session {
                 .build()
                 .map_err(|e| WorkerError::Pool(e.to_string()))?,
         );
-        let worker_id = options
+        let (worker_id, worker_key) = options
             .identity
-            .worker_id(&options.name, u64::from(std::process::id()) ^ now_nanos());
+            .credentials(&options.name, u64::from(std::process::id()) ^ now_nanos());
         let ack_log = options.ack_log.as_deref().map(open_ack_log).transpose()?;
         let engines = options
             .engines
@@ -80,7 +81,18 @@ impl Session {
             .into_iter()
             .map(|(name, version)| v2::EngineInfo { name, version })
             .collect();
+        let standing = Arc::new(Standing::new(
+            client.clone(),
+            v2::HelloRequest {
+                worker_id: worker_id.clone(),
+                name: options.name.clone(),
+                threads: u32::try_from(options.threads).unwrap_or(u32::MAX),
+                engines,
+                worker_key,
+            },
+        ));
         Ok(Session {
+            standing,
             options,
             client,
             pool,
@@ -89,7 +101,6 @@ impl Session {
             metrics,
             report: WorkerReport::default(),
             heartbeat_every: Duration::from_secs(10),
-            engines,
             backoff: Backoff::new(now_nanos()),
             said_hello: false,
             #[cfg(test)]
@@ -138,19 +149,9 @@ impl Session {
         &mut self,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Result<Next<()>, WorkerError> {
-        let hello = self
-            .client
-            .clone()
-            .hello(v2::HelloRequest {
-                worker_id: self.worker_id.clone(),
-                name: self.options.name.clone(),
-                threads: u32::try_from(self.options.threads).unwrap_or(u32::MAX),
-                engines: self.engines.clone(),
-            })
-            .await;
-        match hello {
+        match self.standing.hello().await {
             Ok(reply) => {
-                let seconds = reply.into_inner().heartbeat_seconds.max(1);
+                let seconds = reply.heartbeat_seconds.max(1);
                 self.heartbeat_every = Duration::from_secs(u64::from(seconds));
                 self.said_hello = true;
                 self.backoff.reset();
@@ -180,6 +181,7 @@ impl Session {
             .lease(v2::LeaseRequest {
                 worker_id: self.worker_id.clone(),
                 max_jobs: 1,
+                session: self.standing.session(),
             })
             .await;
         match leased {

@@ -187,16 +187,19 @@ pub fn probe(
                 name: "soak-probe".into(),
                 threads: 1,
                 engines: Vec::new(),
+                worker_key: String::new(),
             };
-            if client.hello(hello).await.is_err() {
+            let Ok(reply) = client.hello(hello).await else {
                 return Vec::new();
-            }
+            };
+            let session = reply.into_inner().session;
             let mut latencies = Vec::new();
             while !*stop.borrow() {
                 let sent = Instant::now();
                 let beat = v2::HeartbeatRequest {
                     worker_id: "soak-probe".into(),
                     lease_ids: Vec::new(),
+                    session: session.clone(),
                 };
                 if client.heartbeat(beat).await.is_ok() {
                     latencies.push(Timed {

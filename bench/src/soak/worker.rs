@@ -104,6 +104,7 @@ impl Fleet {
             .map(|(index, client)| {
                 let worker = Worker {
                     id: format!("soak-{index}"),
+                    session: String::new(),
                     client,
                     job_time: self.job_time,
                     lease: self.lease,
@@ -129,6 +130,8 @@ enum Ended {
 
 struct Worker {
     id: String,
+    /// The session of its latest hello.
+    session: String,
     client: Client,
     job_time: (Duration, Duration),
     lease: Duration,
@@ -162,10 +165,13 @@ impl Worker {
                 name: self.id.clone(),
                 threads: 1,
                 engines: Vec::new(),
+                worker_key: String::new(),
             };
             match self.client.hello(request).await {
                 Ok(reply) => {
-                    let seconds = reply.into_inner().heartbeat_seconds.max(1);
+                    let reply = reply.into_inner();
+                    self.session = reply.session;
+                    let seconds = reply.heartbeat_seconds.max(1);
                     self.heartbeat_every = Duration::from_secs(u64::from(seconds));
                     return true;
                 }
@@ -189,6 +195,7 @@ impl Worker {
             let request = v2::LeaseRequest {
                 worker_id: self.id.clone(),
                 max_jobs: 1,
+                session: self.session.clone(),
             };
             let leased = self.client.lease(request).await;
             let timed = self.timed(sent);
@@ -249,6 +256,7 @@ impl Worker {
             let request = v2::HeartbeatRequest {
                 worker_id: self.id.clone(),
                 lease_ids: vec![job.lease_id],
+                session: self.session.clone(),
             };
             let answer = self.client.heartbeat(request).await;
             let timed = self.timed(sent);
@@ -284,6 +292,7 @@ impl Worker {
             lease_id: job.lease_id,
             result_id: format!("{}-{}-{}", self.id, job.job_id, job.lease_id),
             result: Some(outcome.into()),
+            session: self.session.clone(),
         };
         match self.client.submit(request).await {
             Ok(_) => {
@@ -313,6 +322,7 @@ impl Worker {
         let request = v2::ReturnLeasesRequest {
             worker_id: self.id.clone(),
             lease_ids: vec![lease_id],
+            session: self.session.clone(),
         };
         match self.client.return_leases(request).await {
             Ok(reply) => self.log.returned += u64::from(reply.into_inner().returned),

@@ -117,6 +117,16 @@ impl From<JobError> for Status {
             | JobError::BadEngines(_) => invalid(error.to_string()),
             JobError::UnknownJob(_) => not_found(&error),
             JobError::Quarantined(_) => quarantined(&error),
+            JobError::WrongSession(_) => error_status(
+                Code::PermissionDenied,
+                ErrorReason::WrongSession,
+                error.to_string(),
+            ),
+            JobError::WorkerIdInUse(_) => error_status(
+                Code::AlreadyExists,
+                ErrorReason::WorkerIdInUse,
+                error.to_string(),
+            ),
         }
     }
 }

@@ -24,7 +24,7 @@ use tonic::{Request, Response, Status};
 
 use crate::builder::BuildSpec;
 use crate::coordinator::Coordinator;
-use crate::identity::{ResultId, WorkerId};
+use crate::identity::{ResultId, Session, WorkerId, WorkerKey};
 use crate::ingest::{Submission, Submitted};
 use crate::jobs::engines::check_engines;
 use crate::jobs::{DEFAULT_WORKERS_PAGE, JobError, WorkerPage};
@@ -57,6 +57,17 @@ impl Service {
     #[must_use]
     pub fn new(coordinator: Arc<Coordinator>) -> Service {
         Service { coordinator }
+    }
+}
+
+impl Service {
+    /// The worker a worker call names, once its session proves the caller is that worker.
+    fn worker(&self, worker_id: &str, session: &str) -> Result<WorkerId, Status> {
+        let worker = WorkerId::parse(worker_id)?;
+        self.coordinator
+            .jobs
+            .authenticate(&worker, &Session::presented(session))?;
+        Ok(worker)
     }
 }
 
@@ -160,21 +171,24 @@ impl CoordinatorApi for Service {
                 .map(|e| (e.name.as_str(), e.version.as_str())),
         )
         .map_err(JobError::from)?;
-        let terms = self.coordinator.jobs.hello_with_engines(
+        let key = WorkerKey::parse(&r.worker_key).map_err(|e| invalid(e.to_string()))?;
+        let (terms, session) = self.coordinator.jobs.hello_with_engines(
             &WorkerId::parse(&r.worker_id)?,
             &r.name,
             r.threads,
             engines,
+            key,
         )?;
         Ok(Response::new(v2::HelloResponse {
             lease_seconds: terms.lease.as_secs().max(1) as u32,
             heartbeat_seconds: terms.heartbeat.as_secs().max(1) as u32,
+            session: session.reveal().to_owned(),
         }))
     }
 
     async fn lease(&self, request: Request<v2::LeaseRequest>) -> Answer<v2::LeaseResponse> {
         let r = request.get_ref();
-        let worker = WorkerId::parse(&r.worker_id)?;
+        let worker = self.worker(&r.worker_id, &r.session)?;
         let jobs = self.coordinator.jobs.lease(&worker, r.max_jobs)?;
         Ok(Response::new(v2::LeaseResponse {
             jobs: jobs.into_iter().map(convert::job).collect(),
@@ -186,10 +200,8 @@ impl CoordinatorApi for Service {
         request: Request<v2::HeartbeatRequest>,
     ) -> Answer<v2::HeartbeatResponse> {
         let r = request.get_ref();
-        let lost_lease_ids = self
-            .coordinator
-            .jobs
-            .heartbeat(&WorkerId::parse(&r.worker_id)?, &r.lease_ids)?;
+        let worker = self.worker(&r.worker_id, &r.session)?;
+        let lost_lease_ids = self.coordinator.jobs.heartbeat(&worker, &r.lease_ids)?;
         Ok(Response::new(v2::HeartbeatResponse { lost_lease_ids }))
     }
 
@@ -199,8 +211,9 @@ impl CoordinatorApi for Service {
             .result
             .as_ref()
             .ok_or_else(|| invalid("the submission has no result"))?;
+        let authenticated = self.worker(&r.worker_id, &r.session);
         if let v2::submit_request::Result::Failure(failure) = wire {
-            let worker = WorkerId::parse(&r.worker_id)?;
+            let worker = authenticated?;
             self.coordinator
                 .jobs
                 .report_failure(&worker, r.job_id, r.lease_id, &failure.message)
@@ -210,9 +223,7 @@ impl CoordinatorApi for Service {
             }));
         }
         let outcome = Outcome::try_from(wire).map_err(|e| invalid(e.0))?;
-        let ids = WorkerId::parse(&r.worker_id)
-            .map_err(Status::from)
-            .and_then(|worker| Ok((worker, ResultId::parse(&r.result_id)?)));
+        let ids = authenticated.and_then(|worker| Ok((worker, ResultId::parse(&r.result_id)?)));
         let (worker_id, result_id) =
             ids.inspect_err(|_| self.coordinator.ingest.count_malformed())?;
         let submission = Submission {
@@ -236,10 +247,8 @@ impl CoordinatorApi for Service {
         request: Request<v2::ReturnLeasesRequest>,
     ) -> Answer<v2::ReturnLeasesResponse> {
         let r = request.get_ref();
-        let returned = self
-            .coordinator
-            .jobs
-            .return_leases(&WorkerId::parse(&r.worker_id)?, &r.lease_ids)?;
+        let worker = self.worker(&r.worker_id, &r.session)?;
+        let returned = self.coordinator.jobs.return_leases(&worker, &r.lease_ids)?;
         Ok(Response::new(v2::ReturnLeasesResponse {
             returned: returned as u32,
         }))

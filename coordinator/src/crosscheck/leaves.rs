@@ -6,7 +6,7 @@
 //! flagged, and of the result's values only the coordinator's are stored: the other leaves stay
 //! open and go out again in other jobs.
 
-use pentago::{Position, SolveLimits, Solver, Value, midsolve, rotated_variants, splitmix64};
+use pentago::{Position, SolveLimits, Solver, Value, midsolve, rotated_variants};
 
 use super::CrossCheck;
 use crate::offload::blocking;
@@ -16,7 +16,8 @@ use crate::store::{Flag, ResultEffect};
 const TABLE_BITS: u32 = 20;
 
 impl CrossCheck {
-    /// Checks one leaf of `worker`'s result for job `job_id` (which leaf is fixed per job), with
+    /// Checks one leaf of `worker`'s result for job `job_id` (which leaf is drawn afresh, so
+    /// a worker cannot know which of its values will be judged), with
     /// its rotated values when the result gives them, and keeps only the coordinator's values
     /// when the worker's differ.
     pub(super) async fn check_leaf(
@@ -29,7 +30,10 @@ impl CrossCheck {
         if leaves.is_empty() || effect.deep_leaves.len() != leaves.len() {
             return;
         }
-        let index = (splitmix64(job_id ^ 0x1EAF) % leaves.len() as u64) as usize;
+        let index = {
+            use rand::RngExt;
+            rand::rng().random_range(0..leaves.len())
+        };
         let leaf = leaves[index];
         let claimed_family = effect.deep_rotated.get(index).cloned().unwrap_or_default();
         let with_family = !claimed_family.is_empty();

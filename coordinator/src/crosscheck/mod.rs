@@ -21,7 +21,7 @@ mod settings;
 
 use std::sync::Arc;
 
-use pentago::{Puzzle, splitmix64};
+use pentago::Puzzle;
 use pentagrid_proto::Task;
 
 use crate::claim::{Answer, Claim, ClaimKind, ClaimState, PuzzleAnswer};
@@ -31,10 +31,14 @@ use crate::seed::job_seed;
 use crate::store::{CandidateState, Flag, ProvenTable, ResultEffect, Store, StoreError, corrupt};
 pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 
-/// Whether the result of `job_id` is in a sample of `rate` (fixed per job, so a retried
-/// submission is sampled the same way).
-fn sampled(job_id: u64, rate: f64) -> bool {
-    rate >= 1.0 || (splitmix64(job_id ^ 0xC4EC_4ED0) as f64) < rate * u64::MAX as f64
+/// Whether a result goes into a sample of `rate`: drawn afresh for each result from a
+/// generator the operating system seeds, so no worker can tell in advance which of its results
+/// will be checked (a rule it could compute — a hash of the job id — lets a liar answer
+/// honestly exactly where it would be looked at). A result is reviewed once, when it is
+/// applied; its retries are duplicates and are not drawn again.
+fn sampled(rate: f64) -> bool {
+    use rand::RngExt;
+    rate >= 1.0 || (rate > 0.0 && rand::rng().random::<f64>() < rate)
 }
 
 /// A party's answer: the worker, or `None` for the coordinator.
@@ -76,7 +80,7 @@ impl CrossCheck {
             Task::Verify {
                 candidates,
                 max_moves,
-            } if sampled(job_id, self.settings.puzzle_sample) => {
+            } if sampled(self.settings.puzzle_sample) => {
                 // Each puzzle becomes a claim, which sets its candidate's state.
                 let mut claims = Vec::new();
                 let verdicts = std::mem::take(&mut effect.verdicts);
@@ -100,10 +104,10 @@ impl CrossCheck {
                     self.open(claim, &mut effect).await?;
                 }
             }
-            Task::DeepLeaves { leaves, .. } if sampled(job_id, self.settings.solve_sample) => {
+            Task::DeepLeaves { leaves, .. } if sampled(self.settings.solve_sample) => {
                 self.check_leaf(worker, job_id, leaves, &mut effect).await;
             }
-            Task::Solve { position } if sampled(job_id, self.settings.solve_sample) => {
+            Task::Solve { position } if sampled(self.settings.solve_sample) => {
                 if let Some((_, table)) = effect.proven.take() {
                     let claim = Claim::new(worker, job_id, *position, Answer::Values(table));
                     self.open(claim, &mut effect).await?;
@@ -333,12 +337,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn samples_are_fixed_per_job_and_about_their_share() {
-        let count = |rate: f64| (1..=10_000).filter(|&id| sampled(id, rate)).count();
+    fn samples_take_about_their_share_and_follow_no_rule() {
+        let count = |rate: f64| (0..10_000).filter(|_| sampled(rate)).count();
         assert_eq!(count(0.0), 0);
         assert_eq!(count(1.0), 10_000);
+        // 5% of 10,000: 500, with a standard deviation of about 22.
         let five_percent = count(0.05);
-        assert!((400..600).contains(&five_percent), "{five_percent}");
-        assert_eq!(sampled(77, 0.5), sampled(77, 0.5));
+        assert!((380..620).contains(&five_percent), "{five_percent}");
+        // Two runs of 256 draws at one half agree everywhere with probability 2^-256: the
+        // choice is not a function of anything a worker knows.
+        let draws = || (0..256).map(|_| sampled(0.5)).collect::<Vec<_>>();
+        assert_ne!(draws(), draws());
     }
 }

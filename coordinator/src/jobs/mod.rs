@@ -23,7 +23,7 @@ use tokio::sync::broadcast;
 use crate::clock::Clock;
 use crate::flags::WorkerFlags;
 use crate::flusher::Flusher;
-use crate::identity::{LabelError, WorkerId, worker_name};
+use crate::identity::{LabelError, Session, WorkerId, WorkerKey, worker_name};
 use crate::job::{Job, JobState};
 use crate::metrics::{LeaseEvent, Metrics};
 use crate::offload::blocking;
@@ -33,7 +33,7 @@ use engines::{BadEngines, WorkerEngines};
 pub use failure::FailureError;
 use registry::RegistryFull;
 pub(crate) use scheduler::{Active, NotLeased};
-use scheduler::{Scheduler, WorkerInfo};
+use scheduler::{JoinError, Scheduler, SessionCheck, WorkerInfo};
 pub use settings::{JobSettings, JobSettingsError, MAX_LEASE, MAX_PRUNE_AFTER_LEASES, MAX_WORKERS};
 pub use status::{DEFAULT_WORKERS_PAGE, QueueStatus, WorkerPage, WorkerSnapshot};
 pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
@@ -68,6 +68,14 @@ pub enum JobError {
     /// The worker is quarantined.
     #[error("worker {0} is quarantined: cross-checks caught it twice with a wrong exact claim")]
     Quarantined(String),
+    /// A worker call carried a session that is not the worker's current one.
+    #[error("the session is not worker {0:?}'s current session: say hello again with your own key")]
+    WrongSession(String),
+    /// A live session with another key holds the worker id.
+    #[error(
+        "worker id {0:?} is held by a live session with another key: wait until it has been silent for a lease period, or use another id"
+    )]
+    WorkerIdInUse(String),
     /// The engines a worker announced cannot be taken.
     #[error(transparent)]
     BadEngines(#[from] BadEngines),
@@ -83,6 +91,19 @@ pub struct LeaseTerms {
     pub lease: Duration,
     /// How often to heartbeat.
     pub heartbeat: Duration,
+}
+
+/// A lease id nobody can guess: 64 bits from the operating system's randomness (never 0, which
+/// stored job records read as "no lease"). Sequential ids let one worker name another's lease.
+fn fresh_lease_id() -> u64 {
+    use rand::RngExt;
+    let mut rng = rand::rng();
+    loop {
+        let id: u64 = rng.random();
+        if id != 0 {
+            return id;
+        }
+    }
 }
 
 /// A job granted to a worker.
@@ -242,36 +263,50 @@ impl JobQueue {
         name: &str,
         threads: u32,
     ) -> Result<LeaseTerms, JobError> {
-        self.hello_with_engines(worker_id, name, threads, WorkerEngines::new())
+        let keyless = WorkerKey::parse("").map_err(|_| JobError::UnknownWorker(String::new()))?;
+        let (terms, _session) =
+            self.hello_with_engines(worker_id, name, threads, WorkerEngines::new(), keyless)?;
+        Ok(terms)
     }
 
     /// [`JobQueue::hello`] from a worker that runs these external engines (checked with
-    /// [`engines::check_engines`]): it may then take game pairs between them.
+    /// [`engines::check_engines`]): it may then take game pairs between them. The answer's
+    /// session secret must come with every later call of this worker
+    /// ([`JobQueue::authenticate`]); a live session under the same id is replaced only by a
+    /// hello with its `key`.
     pub fn hello_with_engines(
         &self,
         worker_id: &WorkerId,
         name: &str,
         threads: u32,
         engines: WorkerEngines,
-    ) -> Result<LeaseTerms, JobError> {
+        key: WorkerKey,
+    ) -> Result<(LeaseTerms, Session), JobError> {
         let id = worker_id.as_str();
         let name = worker_name(name).map_err(JobError::BadWorkerName)?;
         let engine_count = engines.len();
+        let session = Session::fresh();
         let info = WorkerInfo {
             name: name.to_owned(),
             threads,
             last_seen: self.clock.now(),
             results: 0,
             engines,
+            key,
+            session: session.clone(),
         };
         let evicted = self.scheduler().join_worker(id, info);
         let evicted = match evicted {
             Ok(evicted) => evicted,
-            Err(full) => {
+            Err(JoinError::Full(full)) => {
                 self.warn_full.call_once(|| {
                     tracing::warn!(worker = %id, "worker registry full of leaseholders: hello refused");
                 });
                 return Err(full.into());
+            }
+            Err(JoinError::IdInUse) => {
+                tracing::warn!(worker = %id, "hello refused: a live session with another key holds this id");
+                return Err(JobError::WorkerIdInUse(id.to_owned()));
             }
         };
         if let Some(evicted) = evicted {
@@ -279,10 +314,25 @@ impl JobQueue {
         }
         // Peer text is logged escaped (`?`), so a name cannot forge a log line.
         tracing::info!(worker = %id, name = ?name, threads, engines = engine_count, "worker joined");
-        Ok(LeaseTerms {
+        let terms = LeaseTerms {
             lease: self.settings.lease_duration,
             heartbeat: self.settings.heartbeat_interval,
-        })
+        };
+        Ok((terms, session))
+    }
+
+    /// Checks that a worker call comes from `worker_id`'s current session: a call in another
+    /// worker's name is refused before it can touch anything.
+    pub fn authenticate(&self, worker_id: &WorkerId, session: &Session) -> Result<(), JobError> {
+        let id = worker_id.as_str();
+        match self.scheduler().session_of(id, session) {
+            SessionCheck::Current => Ok(()),
+            SessionCheck::UnknownWorker => Err(JobError::UnknownWorker(id.to_owned())),
+            SessionCheck::Wrong => {
+                tracing::warn!(worker = %id, "a worker call with a session that is not the worker's: refused");
+                Err(JobError::WrongSession(id.to_owned()))
+            }
+        }
     }
 
     /// Grants up to `max_jobs` queued jobs (none while draining). The lease ids are drawn
@@ -310,12 +360,9 @@ impl JobQueue {
         // Only this call takes jobs from the queue while `writes` is held, so there are at
         // least as many queued now as when counted (less any this worker may not take).
         let wanted = max.min(usize::try_from(queued).unwrap_or(usize::MAX));
-        let mut lease_ids = Vec::with_capacity(wanted);
-        for _ in 0..wanted {
-            lease_ids.push(self.store.generate_id()?);
-        }
-        let mut lease_ids = lease_ids.into_iter();
-        let granted = self.scheduler().lease(id, wanted, now, || lease_ids.next());
+        let granted = self
+            .scheduler()
+            .lease(id, wanted, now, || Some(fresh_lease_id()));
         let mut jobs = Vec::with_capacity(granted.len());
         for (job_id, active) in granted {
             self.store.put_job(job_id, &active.record)?;

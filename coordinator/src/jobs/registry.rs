@@ -10,6 +10,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
 use std::time::Instant;
 
+use crate::identity::{Session, WorkerKey};
+
 /// What the coordinator knows of a worker.
 #[derive(Clone, Debug)]
 pub struct WorkerInfo {
@@ -23,6 +25,11 @@ pub struct WorkerInfo {
     pub results: u64,
     /// The external engines it runs.
     pub engines: super::engines::WorkerEngines,
+    /// The key it said hello with: a later hello under its id must bring the same one while
+    /// this session is live.
+    pub key: WorkerKey,
+    /// Its current session: every worker call must carry it.
+    pub session: Session,
 }
 
 /// Default bound on known workers: far above any real cluster (hundreds of machines), far
@@ -206,6 +213,8 @@ mod tests {
             last_seen: at,
             results: 0,
             engines: Default::default(),
+            key: WorkerKey::parse("").unwrap(),
+            session: Session::fresh(),
         }
     }
 

@@ -12,6 +12,7 @@ use pentagrid_proto::Task;
 use super::engines::{WorkerEngines, can_run};
 pub use super::registry::WorkerInfo;
 use super::registry::{Registry, RegistryFull};
+use crate::identity::Session;
 use crate::job::{Job, JobState};
 
 /// A job that is queued or leased.
@@ -32,6 +33,28 @@ pub struct Lease {
     pub worker_id: String,
     /// When it goes back to the queue unless renewed.
     pub expires: Instant,
+}
+
+/// Why a hello was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    /// The registry is full of workers that hold leases.
+    #[error(transparent)]
+    Full(#[from] RegistryFull),
+    /// A live session holds the id and the hello's key is not its key.
+    #[error("a live session with another key holds this worker id")]
+    IdInUse,
+}
+
+/// What a worker call's session is to the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionCheck {
+    /// The worker's current session.
+    Current,
+    /// The worker is known, the session is not its own.
+    Wrong,
+    /// No such worker (the coordinator restarted or forgot it).
+    UnknownWorker,
 }
 
 /// Why a submission's lease check failed.
@@ -157,7 +180,11 @@ impl Scheduler {
                 passed_over.push(job_id);
                 continue;
             }
-            let Some(lease_id) = lease_ids() else {
+            // A fresh id that a held lease already has would take that lease over.
+            let lease_id = std::iter::from_fn(&mut lease_ids)
+                .take(8)
+                .find(|id| !self.leases.contains_key(id));
+            let Some(lease_id) = lease_id else {
                 self.queue.push_front(job_id);
                 break;
             };
@@ -280,14 +307,30 @@ impl Scheduler {
         leaseholders(&self.leases)
     }
 
-    /// Registers a worker (see [`Registry::join`]); returns the worker evicted for it.
-    pub fn join_worker(
-        &mut self,
-        id: &str,
-        info: WorkerInfo,
-    ) -> Result<Option<String>, RegistryFull> {
+    /// Registers a worker (see [`Registry::join`]); returns the worker evicted for it. An id
+    /// whose session is live — it called within the last lease period, or holds a lease — is
+    /// taken again only with the key it said hello with, so no other caller can step into a
+    /// live worker's name.
+    pub fn join_worker(&mut self, id: &str, info: WorkerInfo) -> Result<Option<String>, JoinError> {
+        if let Some(known) = self.workers.get(id) {
+            let quiet_since = info.last_seen.checked_sub(self.lease_duration);
+            let live = quiet_since.is_none_or(|since| known.last_seen > since)
+                || self.leases.values().any(|lease| lease.worker_id == id);
+            if live && !known.key.matches(&info.key) {
+                return Err(JoinError::IdInUse);
+            }
+        }
         let leases = &self.leases;
-        self.workers.join(id, info, || leaseholders(leases))
+        Ok(self.workers.join(id, info, || leaseholders(leases))?)
+    }
+
+    /// Whether `session` is the current session of worker `id`.
+    pub fn session_of(&self, id: &str, session: &Session) -> SessionCheck {
+        match self.workers.get(id) {
+            None => SessionCheck::UnknownWorker,
+            Some(info) if info.session.matches(session) => SessionCheck::Current,
+            Some(_) => SessionCheck::Wrong,
+        }
     }
 
     /// Counts a finished job.
@@ -574,19 +617,79 @@ mod tests {
         assert_eq!((s.state(1), s.finished[1]), (None, 1));
     }
 
+    fn worker(name: &str, at: Instant, key: &str) -> WorkerInfo {
+        WorkerInfo {
+            name: name.into(),
+            threads: 1,
+            last_seen: at,
+            results: 0,
+            engines: Default::default(),
+            key: crate::identity::WorkerKey::parse(key).unwrap(),
+            session: Session::fresh(),
+        }
+    }
+
+    #[test]
+    fn a_live_id_is_taken_again_only_with_its_key() {
+        let lease = Duration::from_secs(10);
+        let mut s = Scheduler::new(lease, 2, DEFAULT_MAX_WORKERS);
+        let t0 = Instant::now();
+        let key = "the-owners-key-0123456789";
+        s.join_worker("w", worker("w", t0, key)).unwrap();
+        let session = s.workers.get("w").unwrap().session.clone();
+        assert_eq!(s.session_of("w", &session), SessionCheck::Current);
+        assert_eq!(
+            s.session_of("w", &Session::presented("guess")),
+            SessionCheck::Wrong
+        );
+        assert_eq!(s.session_of("x", &session), SessionCheck::UnknownWorker);
+        // Someone else, without the key or with another, while the session is live.
+        let soon = t0 + Duration::from_secs(3);
+        for other in ["", "another-key-0123456789"] {
+            assert_eq!(
+                s.join_worker("w", worker("thief", soon, other)),
+                Err(JoinError::IdInUse)
+            );
+        }
+        assert_eq!(s.session_of("w", &session), SessionCheck::Current, "unchanged");
+        // The owner again (a lost hello answer, a restart with a kept key): a new session.
+        s.join_worker("w", worker("w", soon, key)).unwrap();
+        assert_eq!(s.session_of("w", &session), SessionCheck::Wrong);
+        // Holding a lease keeps a silent session live.
+        s.restore(1, job(), soon);
+        s.lease("w", 1, soon, || Some(7));
+        let later = soon + lease * 2;
+        assert_eq!(
+            s.join_worker("w", worker("thief", later, "")),
+            Err(JoinError::IdInUse)
+        );
+        // Silent for a lease period without a lease: the id is free again.
+        s.return_leases("w", &[7]);
+        s.join_worker("w", worker("heir", later, "")).unwrap();
+        assert_eq!(s.workers.get("w").unwrap().name, "heir");
+    }
+
+    #[test]
+    fn lease_ids_already_held_are_not_granted_twice() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
+        let now = Instant::now();
+        s.restore(1, job(), now);
+        s.restore(2, job(), now);
+        // A generator that keeps drawing a held id: the second job is not leased under it.
+        let granted = s.lease("w", 2, now, || Some(7));
+        assert_eq!(granted.len(), 1);
+        assert_eq!(s.pending(), (1, 1));
+        let mut ids = [9, 7].into_iter();
+        let granted = s.lease("w", 1, now, || ids.next());
+        assert_eq!(granted[0].1.record.lease_id, 9);
+    }
+
     #[test]
     fn silent_workers_without_leases_are_pruned() {
         let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let t0 = Instant::now();
         for id in ["quiet", "busy", "fresh"] {
-            let info = WorkerInfo {
-                name: id.into(),
-                threads: 1,
-                last_seen: t0,
-                results: 0,
-                engines: Default::default(),
-            };
-            s.workers.join(id, info, HashSet::new).unwrap();
+            s.workers.join(id, worker(id, t0, ""), HashSet::new).unwrap();
         }
         s.restore(1, job(), t0);
         s.lease("busy", 1, t0, || Some(7));

@@ -101,6 +101,7 @@ async fn the_cluster_page_answers_with_ten_thousand_workers() {
                     name: "n".repeat(100),
                     threads: 1,
                     engines: Vec::new(),
+                    worker_key: String::new(),
                 };
                 tokio::spawn(async move { client.hello(request).await })
             })
