@@ -276,3 +276,149 @@ fn rand_suffix() -> u64 {
         .unwrap()
         .as_nanos() as u64
 }
+
+/// Everything a worker-token holder can learn of another worker — its id (the status lists
+/// it), even its lease id — lets it do nothing in that worker's name: no result, heartbeat,
+/// returned lease or hello under its id gets through, and the victim works on as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_token_cannot_act_in_another_workers_name() {
+    use pentagrid_proto::reason_of;
+    use v2::ErrorReason;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
+    let mut client = cluster.client();
+    let task = Task::Analyse {
+        position: pentago::Position::START,
+        config: "uct".parse().unwrap(),
+        playouts: 300,
+    };
+    client
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(&task)],
+        })
+        .await
+        .unwrap();
+    let victim = hello(&mut client, "victim").await;
+    let job = lease_one(&mut client, "victim", &victim).await;
+    let thief = hello(&mut client, "thief").await;
+    let before = snapshot(&cluster).await;
+    let forged = Outcome::Analyse {
+        rows: vec![Row {
+            mv: "c4-1R".parse().unwrap(),
+            games: 40_000_000,
+            wins: 40_000_000,
+            draws: 0,
+        }],
+        simulations: 40_000_000,
+        seconds: 1.0,
+    };
+    // The victim's id and lease, with no session, a guessed one, or the thief's own.
+    for session in [String::new(), "0".repeat(32), thief.clone()] {
+        let refused = client
+            .submit(v2::SubmitRequest {
+                worker_id: "victim".into(),
+                job_id: job.job_id,
+                lease_id: job.lease_id,
+                result_id: format!("forged-{}", session.len()),
+                result: Some((&forged).into()),
+                session: session.clone(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::PermissionDenied, "{refused:?}");
+        assert_eq!(reason_of(&refused), ErrorReason::WrongSession);
+        let beat = client
+            .heartbeat(v2::HeartbeatRequest {
+                worker_id: "victim".into(),
+                lease_ids: vec![job.lease_id],
+                session: session.clone(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(reason_of(&beat), ErrorReason::WrongSession);
+        let returned = client
+            .return_leases(v2::ReturnLeasesRequest {
+                worker_id: "victim".into(),
+                lease_ids: vec![job.lease_id],
+                session,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(reason_of(&returned), ErrorReason::WrongSession);
+    }
+    // In its own name, the thief does not hold the lease.
+    let refused = client
+        .submit(v2::SubmitRequest {
+            worker_id: "thief".into(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: "forged-own".into(),
+            result: Some((&forged).into()),
+            session: thief.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(reason_of(&refused), ErrorReason::LeaseNotHeld);
+    // Nor can it take the live victim's id by saying hello under it, with or without a key.
+    for key in ["", "the-thiefs-own-key-0123"] {
+        let refused = client
+            .hello(v2::HelloRequest {
+                worker_id: "victim".into(),
+                name: "victim".into(),
+                threads: 1,
+                engines: Vec::new(),
+                worker_key: key.into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::AlreadyExists, "{refused:?}");
+        assert_eq!(reason_of(&refused), ErrorReason::WorkerIdInUse);
+    }
+    assert_eq!(snapshot(&cluster).await, before, "nothing changed");
+    let status = cluster.status().await;
+    assert_eq!((status.queued, status.leased), (0, 1), "the victim keeps its lease");
+    // The victim's own session still works: its honest result is applied.
+    let honest = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).unwrap();
+    let applied = client
+        .submit(v2::SubmitRequest {
+            worker_id: "victim".into(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: "honest".into(),
+            result: Some((&honest).into()),
+            session: victim,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(applied.outcome(), v2::SubmitOutcome::Applied);
+    cluster.stop().await;
+}
+
+/// Lease ids carry no pattern one could guess another lease by: twenty leases in a row are
+/// neither sequential nor close to each other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lease_ids_cannot_be_guessed_from_each_other() {
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
+    let mut client = cluster.client();
+    let solve = Task::Solve {
+        position: "xoxoxo/oxoxox/xoxoxo/....../....../......".parse().unwrap(),
+    };
+    client
+        .submit_jobs(v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(&solve); 20],
+        })
+        .await
+        .unwrap();
+    let session = hello(&mut client, "w").await;
+    let mut ids = Vec::new();
+    for _ in 0..20 {
+        ids.push(lease_one(&mut client, "w", &session).await.lease_id);
+    }
+    for (i, a) in ids.iter().enumerate() {
+        for b in &ids[i + 1..] {
+            // Two random 64-bit ids within 2^40 of each other: about one chance in 2^23.
+            assert!(a.abs_diff(*b) > 1 << 40, "{ids:?}");
+        }
+    }
+    cluster.stop().await;
+}

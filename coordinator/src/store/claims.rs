@@ -92,6 +92,12 @@ pub struct StoredFlags {
     /// What it got wrong last, for people.
     #[prost(string, tag = "2")]
     pub last_reason: String,
+    /// Results whose exact values, stored on its word alone, were purged once it was caught.
+    #[prost(uint64, tag = "3")]
+    pub purged_results: u64,
+    /// Values those results had stored (`proven` tables and deep leaves) that were removed.
+    #[prost(uint64, tag = "4")]
+    pub purged_values: u64,
 }
 
 /// Why a stored claim does not read back.
