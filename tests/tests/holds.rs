@@ -88,11 +88,8 @@ async fn connect_from(from: u8, to: SocketAddr) -> TcpStream {
 async fn timed_status(url: &str, ca: Option<&[u8]>) -> Duration {
     let started = Instant::now();
     let client = pentagrid_proto::connect(url, TOKEN, ca).unwrap();
-    let answer = tokio::time::timeout(
-        PROMPT,
-        client.clone().status(v2::StatusRequest::default()),
-    )
-    .await;
+    let answer =
+        tokio::time::timeout(PROMPT, client.clone().status(v2::StatusRequest::default())).await;
     let took = started.elapsed();
     match answer {
         Ok(Ok(_)) => took,

@@ -227,9 +227,15 @@ mod tests {
             hyper_refusal(head("400 Bad Request", "0").as_bytes()),
             Some(Unreadable::Malformed)
         );
-        assert_eq!(hyper_refusal(head("400 Bad Request", "57").as_bytes()), None);
+        assert_eq!(
+            hyper_refusal(head("400 Bad Request", "57").as_bytes()),
+            None
+        );
         assert_eq!(hyper_refusal(head("404 Not Found", "0").as_bytes()), None);
-        assert_eq!(hyper_refusal(b"HTTP/1.1 414 URI Too Long\r\ncontent-"), None);
+        assert_eq!(
+            hyper_refusal(b"HTTP/1.1 414 URI Too Long\r\ncontent-"),
+            None
+        );
     }
 
     #[test]
@@ -237,7 +243,10 @@ mod tests {
         let answer = String::from_utf8(json_refusal(Unreadable::UriTooLong)).unwrap();
         let (head, body) = answer.split_once("\r\n\r\n").unwrap();
         assert!(head.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{head}");
-        assert!(head.contains(&format!("content-length: {}", body.len())), "{head}");
+        assert!(
+            head.contains(&format!("content-length: {}", body.len())),
+            "{head}"
+        );
         let json: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(json["error"]["code"], "uri_too_long");
         assert!(json["error"]["message"].as_str().unwrap().contains("8192"));

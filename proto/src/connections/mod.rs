@@ -333,15 +333,25 @@ mod tests {
         serve(bounded_incoming(listener, limits));
         let mut first = TcpStream::connect(address).await.unwrap();
         // A whole HTTP/2 preface is not a request.
-        first.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+        first
+            .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            .await
+            .unwrap();
         let mut requested = TcpStream::connect(address).await.unwrap();
         requested.write_all(b"R").await.unwrap();
         let _second = TcpStream::connect(address).await.unwrap();
         // Two unproven (first, second) is the most: a third evicts the oldest.
         let _third = TcpStream::connect(address).await.unwrap();
         let evicted = tokio::time::timeout(Duration::from_secs(5), closed(first)).await;
-        assert_eq!(evicted, Ok(true), "the oldest connection without a request went");
-        assert!(still_open(&mut requested).await, "the one that made a request stays");
+        assert_eq!(
+            evicted,
+            Ok(true),
+            "the oldest connection without a request went"
+        );
+        assert!(
+            still_open(&mut requested).await,
+            "the one that made a request stays"
+        );
     }
 
     #[tokio::test]
@@ -380,7 +390,10 @@ mod tests {
         let address = listener.local_addr().unwrap();
         let mut incoming = bounded_incoming(listener, limits());
         let mut talker = TcpStream::connect(address).await.unwrap();
-        talker.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n..").await.unwrap();
+        talker
+            .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n..")
+            .await
+            .unwrap();
         let mut connection = incoming.next().await.unwrap().unwrap();
         let mut buf = [0u8; 64];
         assert_eq!(connection.read(&mut buf).await.unwrap(), 26);

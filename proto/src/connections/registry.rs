@@ -309,7 +309,10 @@ mod tests {
         assert_eq!(registry.counts(), (3, 1));
         let mut fifth = registry.admit(ip(5));
         assert!(evicted(&mut first), "the oldest unproven goes");
-        assert!(!evicted(&mut second), "a proven one is never closed for a newcomer");
+        assert!(
+            !evicted(&mut second),
+            "a proven one is never closed for a newcomer"
+        );
         assert!(!evicted(&mut third) && !evicted(&mut fourth) && !evicted(&mut fifth));
         assert_eq!(registry.counts(), (3, 1));
     }
