@@ -200,13 +200,19 @@ async fn a_silent_tls_connection_is_closed_at_the_first_request_timeout() {
     let served = Served::start(limits, Some(tls)).await;
     let connector = tls_connector(der);
     let mut holders = silent_tls_holders(1, served.address, &connector).await;
-    let mut buf = [0u8; 64];
-    // Far below the idle timeout (300 s) that held such connections before.
-    let ended = tokio::time::timeout(Duration::from_secs(10), holders[0].read(&mut buf)).await;
-    assert!(
-        matches!(ended, Ok(Ok(0) | Err(_))),
-        "the silent connection stayed open: {ended:?}"
-    );
+    // The server's HTTP/2 settings may come first; then the end, far below the idle
+    // timeout (300 s) that held such connections before.
+    let holder = &mut holders[0];
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut buf = [0u8; 256];
+        while let Ok(n) = holder.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the silent connection stayed open");
     served.stop().await;
 }
 
