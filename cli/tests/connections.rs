@@ -1,5 +1,6 @@
-//! The real coordinator under a lowered descriptor limit: idle sockets and handshakes that
-//! never complete do not lock out a fresh client, and the accept loop does not spin.
+//! The real coordinator under a lowered descriptor limit: idle sockets, handshakes that never
+//! complete and whole HTTP/2 prefaces with no request after them do not lock out a fresh
+//! client, and the accept loop does not spin.
 
 mod common;
 
@@ -152,6 +153,12 @@ fn idle_sockets_past_the_descriptor_limit_do_not_lock_out_a_fresh_client() {
 #[test]
 fn handshakes_that_never_complete_do_not_lock_out_a_fresh_client() {
     check(b"PRI * HTTP/2.0\r\n");
+}
+
+#[test]
+fn whole_http2_prefaces_past_the_descriptor_limit_do_not_lock_out_a_fresh_client() {
+    // The preface is not a request: these connections stay the first to be closed.
+    check(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 }
 
 /// Runs `pentagrid coordinator` with `args` on free ports; it must fail. Returns its

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use pentagrid_proto::connections::{ConnectionLimits, LimitsError, bounded_incoming};
+use pentagrid_proto::connections::{ConnectionLimits, LimitsError, ProveLayer, bounded_incoming};
 use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
@@ -136,6 +136,9 @@ async fn run(
         // idle timeout below never closes them.
         .http2_keepalive_interval(Some(limits.keepalive_interval))
         .http2_keepalive_timeout(Some(limits.keepalive_timeout))
+        // A connection counts toward the cap (and leaves its first-request deadline) once a
+        // request from it reaches the services.
+        .layer(ProveLayer)
         .layer(RpcLatencyLayer(metrics))
         .trace_fn(|request| tracing::info_span!("rpc", method = %request.uri().path()));
     if let Some(tls) = tls {

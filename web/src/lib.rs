@@ -21,7 +21,7 @@ use axum::Router;
 use pentagrid_proto::ConnectionLimits;
 use tokio::net::TcpListener;
 
-pub use api::{ApiError, OPENAPI};
+pub use api::{ApiError, OPENAPI, Unreadable};
 pub use book_cache::BookCacheSettings;
 pub use source::{Source, SourceError};
 
@@ -107,12 +107,9 @@ pub async fn serve_with(
             state.sample().await;
         }
     });
-    // Sets TCP_NODELAY: without it a reply written in two segments waits for the client's
-    // delayed acknowledgement (~40 ms).
-    let listener = listener::BoundedListener::new(listener, limits)?;
-    let served = axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await;
+    // The accept loop sets TCP_NODELAY: without it a reply written in two segments waits
+    // for the client's delayed acknowledgement (~40 ms).
+    let served = listener::serve(listener, limits, router, shutdown).await;
     sampler.abort();
     served
 }

@@ -1,53 +1,107 @@
-//! The explorer's listener: connections bounded as the coordinator's are (a cap, handshake
-//! and idle timeouts, TCP keepalive, an accept loop that backs off when descriptors run out;
-//! see `pentagrid_proto::connections`), with TCP_NODELAY set.
+//! The explorer's HTTP/1.1 server: connections bounded as the coordinator's are (see
+//! `pentagrid_proto::connections`: a connection counts toward the cap only once a request
+//! from it reaches the router; until then it has the first-request timeout and is closed
+//! first to make room), a header-read timeout on every request, TCP_NODELAY, hyper's own
+//! bodiless refusals rewritten as JSON errors, and graceful shutdown.
 
+use std::convert::Infallible;
+use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::pin::pin;
 
+use axum::Router;
+use axum::extract::Request;
+use axum::response::Response;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use pentagrid_proto::ConnectionLimits;
 use pentagrid_proto::connections::{BoundedStream, bounded_incoming};
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 use tokio_stream::StreamExt;
-use tokio_stream::wrappers::ReceiverStream;
+use tower_service::Service;
 
-/// A `TcpListener` under [`ConnectionLimits`], for `axum::serve`.
-pub struct BoundedListener {
-    incoming: ReceiverStream<io::Result<BoundedStream>>,
-    local: SocketAddr,
-}
+use crate::refusals::JsonHeadRefusals;
 
-impl BoundedListener {
-    /// Accepts from `listener` under `limits`.
-    pub fn new(listener: TcpListener, limits: ConnectionLimits) -> io::Result<BoundedListener> {
-        let local = listener.local_addr()?;
-        Ok(BoundedListener {
-            incoming: bounded_incoming(listener, limits),
-            local,
-        })
-    }
-}
-
-impl axum::serve::Listener for BoundedListener {
-    type Io = BoundedStream;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (BoundedStream, SocketAddr) {
-        loop {
-            match self.incoming.next().await {
-                Some(Ok(stream)) => match stream.peer_addr() {
-                    Ok(peer) => return (stream, peer),
-                    // Gone before it was served.
-                    Err(_) => continue,
-                },
+/// Serves `router` on `listener` under `limits` until `shutdown` completes, then lets the
+/// requests in flight finish.
+pub async fn serve(
+    listener: TcpListener,
+    limits: ConnectionLimits,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let mut incoming = bounded_incoming(listener, limits);
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // A request's headers (the first one's included: it also has the first-request deadline)
+    // must arrive within the handshake timeout: a header line every few seconds holds
+    // nothing.
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.handshake_timeout);
+    let (stop, stopping) = watch::channel(false);
+    // Every connection holds a receiver: the sender's `closed` is all of them ended.
+    let (ended, ending) = watch::channel(());
+    let mut shutdown = pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            () = &mut shutdown => break,
+            next = incoming.next() => match next {
+                Some(Ok(stream)) => stream,
                 Some(Err(_)) => continue,
-                // The accept loop ended (its runtime is stopping): accept nothing more.
-                None => std::future::pending::<()>().await,
+                // The accept loop ended (its runtime is stopping).
+                None => break,
+            },
+        };
+        let connection = serve_connection(&http, stream, router.clone(), stopping.clone());
+        let ending = ending.clone();
+        tokio::spawn(async move {
+            connection.await;
+            drop(ending);
+        });
+    }
+    // Stop accepting (the listener closes with the accept loop), then let connections end.
+    drop(incoming);
+    let _ = stop.send(true);
+    drop(ending);
+    ended.closed().await;
+    Ok(())
+}
+
+/// Serves one connection until it ends, shutting it down gracefully once `stopping` says so.
+fn serve_connection(
+    http: &hyper::server::conn::http1::Builder,
+    stream: BoundedStream,
+    router: Router,
+    mut stopping: watch::Receiver<bool>,
+) -> impl Future<Output = ()> + Send + 'static {
+    let proof = stream.proof();
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        // A request reached the router: the connection counts as a real caller's.
+        proof.prove();
+        let mut router = router.clone();
+        async move {
+            let response: Result<Response, Infallible> = router.call(request).await;
+            response
+        }
+    });
+    let io = TokioIo::new(JsonHeadRefusals::new(stream));
+    let connection = http.serve_connection(io, service);
+    async move {
+        let mut connection = pin!(connection);
+        let mut asked_to_stop = false;
+        loop {
+            tokio::select! {
+                result = connection.as_mut() => {
+                    if let Err(error) = result {
+                        tracing::debug!(%error, "explorer connection ended");
+                    }
+                    return;
+                }
+                _ = stopping.wait_for(|stop| *stop), if !asked_to_stop => {
+                    asked_to_stop = true;
+                    connection.as_mut().graceful_shutdown();
+                }
             }
         }
-    }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        Ok(self.local)
     }
 }

@@ -151,13 +151,19 @@ pub struct CoordinatorArgs {
 /// Bounds on connections, shared by the coordinator and the explorer.
 #[derive(Args, Clone)]
 pub struct LimitArgs {
-    /// Most connections open at once (keep it below the descriptor limit, `ulimit -n`).
+    /// Most connections that have made a request open at once; past it the longest idle is
+    /// closed (keep it and --max-pending-connections below the descriptor limit, `ulimit -n`).
     #[arg(long, default_value_t = 4_096, value_name = "N")]
     max_connections: usize,
-    /// Most connections that have not yet spoken; past it the oldest is closed.
+    /// Most connections that have not yet made a request; past it the oldest is closed.
     #[arg(long, default_value_t = 256, value_name = "N")]
     max_pending_connections: usize,
-    /// Seconds a new connection has to send its first bytes.
+    /// Most connections from one address that have not yet made a request; past it that
+    /// address's oldest is closed.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    max_pending_per_address: usize,
+    /// Seconds a new connection has to make its first request (TLS handshake and headers
+    /// included); the explorer also gives any request's headers this long.
     #[arg(long, default_value_t = 10, value_name = "SECONDS")]
     handshake_timeout: u64,
     /// Seconds a connection may stay silent before it is closed (more than 50: live peers
@@ -172,6 +178,7 @@ impl LimitArgs {
         let limits = ConnectionLimits {
             max_connections: self.max_connections,
             max_pending: self.max_pending_connections,
+            max_pending_per_address: self.max_pending_per_address,
             handshake_timeout: Duration::from_secs(self.handshake_timeout),
             idle_timeout: Duration::from_secs(self.idle_timeout),
             ..ConnectionLimits::default()

@@ -43,6 +43,10 @@ pub enum ApiError {
         /// The largest taken.
         max: usize,
     },
+    /// The request could not be read as HTTP at all (refused by the HTTP layer, before any
+    /// routing).
+    #[error("{0}")]
+    Unreadable(Unreadable),
     /// The coordinator could not answer.
     #[error(transparent)]
     Source(#[from] SourceError),
@@ -52,6 +56,20 @@ pub enum ApiError {
     /// A rating list could not be fitted (counts beyond any real tournament).
     #[error("the rating list could not be fitted: {0}")]
     Unrated(String),
+}
+
+/// Why the HTTP layer could not read a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    /// A request line or header that is not HTTP/1.1.
+    #[error("the request is not valid HTTP/1.1: a malformed request line or header")]
+    Malformed,
+    /// A request target far past the longest taken.
+    #[error("the URI is too long to be read; at most {max} bytes are taken", max = crate::refusals::MAX_URI_BYTES)]
+    UriTooLong,
+    /// A header block far past the largest taken, or too many headers.
+    #[error("the request headers are too large or too many to be read; at most {max} bytes are taken", max = crate::refusals::MAX_HEADER_BYTES)]
+    HeadersTooLarge,
 }
 
 impl ApiError {
@@ -75,6 +93,14 @@ impl ApiError {
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 "headers_too_large",
             ),
+            ApiError::Unreadable(why) => match why {
+                Unreadable::Malformed => (StatusCode::BAD_REQUEST, "bad_request"),
+                Unreadable::UriTooLong => (StatusCode::URI_TOO_LONG, "uri_too_long"),
+                Unreadable::HeadersTooLarge => (
+                    StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "headers_too_large",
+                ),
+            },
             ApiError::Encode(_) | ApiError::Unrated(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }
@@ -107,13 +133,11 @@ struct ErrorDetail {
     parameter: Option<&'static str>,
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The status and the JSON body of this error.
+    fn status_and_body(&self) -> (StatusCode, ErrorBody) {
         let (status, code) = self.status_and_code();
-        if status.is_server_error() || status == StatusCode::BAD_GATEWAY {
-            tracing::warn!(error = %self, "API request failed");
-        }
-        let parameter = match &self {
+        let parameter = match self {
             ApiError::BadParameter { name, .. } => Some(*name),
             _ => None,
         };
@@ -124,6 +148,24 @@ impl IntoResponse for ApiError {
                 parameter,
             },
         };
+        (status, body)
+    }
+
+    /// The status and the JSON body of this error, as bytes (for answers written below the
+    /// router).
+    pub(crate) fn status_and_json(&self) -> (StatusCode, Vec<u8>) {
+        let (status, body) = self.status_and_body();
+        // Two strings and an optional one: serialising cannot fail.
+        (status, serde_json::to_vec(&body).unwrap_or_default())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, body) = self.status_and_body();
+        if status.is_server_error() || status == StatusCode::BAD_GATEWAY {
+            tracing::warn!(error = %self, "API request failed");
+        }
         (status, Json(body)).into_response()
     }
 }

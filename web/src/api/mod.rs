@@ -18,7 +18,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use pentago::Position;
 
-pub use error::ApiError;
+pub use error::{ApiError, Unreadable};
 
 use crate::AppState;
 

@@ -1,5 +1,5 @@
 //! The explorer's bounds: refusals made before a handler (a method, a page that does not
-//! exist, a URI or headers too long) are the API's JSON errors, and a coordinator with 10,000
+//! exist, a URI or headers too long, a request hyper cannot read) are the API's JSON errors, and a coordinator with 10,000
 //! workers still gives a cluster page.
 
 use std::io::{Read, Write};
@@ -77,7 +77,29 @@ async fn refusals_before_a_handler_are_json_errors() {
                 "headers_too_large",
             ),
         ];
-        for (request, status, code) in cases {
+        // Refused by hyper itself, before the router: still JSON errors.
+        let many_headers: String = (0..120).map(|i| format!("X-H{i}: v\r\n")).collect();
+        let unreadable = [
+            (
+                format!(
+                    "GET /api/v1/book?position={} HTTP/1.1\r\n{host}{close}",
+                    "x".repeat(70_000)
+                ),
+                414,
+                "uri_too_long",
+            ),
+            (
+                format!("GET /api/v1/cluster HTTP/1.1\r\n{host}{many_headers}{close}"),
+                431,
+                "headers_too_large",
+            ),
+            (
+                format!("GET /api/v1/cluster HTTP/1.1\r\n{host}Bad Header\r\n{close}"),
+                400,
+                "bad_request",
+            ),
+        ];
+        for (request, status, code) in cases.into_iter().chain(unreadable) {
             let (got, body) = raw(&base, &request);
             assert_eq!((got, error_code(&body).as_str()), (status, code), "{body}");
         }

@@ -4,5 +4,6 @@
 mod api;
 mod browser;
 mod cache;
+mod holds;
 mod limits;
 mod support;

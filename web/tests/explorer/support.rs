@@ -209,6 +209,26 @@ pub async fn start_explorer(cluster: &TestCluster, book_cache: BookCacheSettings
     base
 }
 
+/// Starts an explorer over `cluster` on 127.0.0.1 with connections bounded by `limits`;
+/// returns its URL.
+pub async fn start_explorer_with(
+    cluster: &TestCluster,
+    limits: pentagrid_proto::ConnectionLimits,
+) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let source = Source::new(cluster.client());
+    tokio::spawn(async move {
+        let book_cache = BookCacheSettings::default();
+        pentagrid_web::serve_with(listener, source, book_cache, limits, std::future::pending())
+            .await
+            .expect("serve");
+    });
+    base
+}
+
 /// An HTTP answer.
 pub struct Answer {
     /// The status code.

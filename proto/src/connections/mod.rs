@@ -1,41 +1,51 @@
-//! Accepting connections with bounds, for the gRPC server (and any other server over a
-//! `TcpListener`): at most `max_connections` open at once; a connection that has not sent the
-//! first bytes of its protocol within `handshake_timeout` ("pending") is closed, and when
-//! room is needed the oldest pending connection is closed first, so idle sockets cannot
-//! crowd out a real caller; a connection silent for `idle_timeout` is closed (HTTP/2 peers
-//! answer the server's keepalive pings, so live ones are never silent that long); TCP
-//! keepalive finds peers that vanished. When descriptors run out (EMFILE, ENFILE) the accept
-//! loop frees the oldest pending connection or backs off, instead of spinning, and says so
-//! once at WARN.
+//! Accepting connections with bounds, for the gRPC server and the explorer (any server over
+//! a `TcpListener`). A connection counts toward the cap only once it has made a request: until
+//! then it is "unproven", must make that request within `handshake_timeout` (TLS handshake
+//! and request headers included) and is bounded separately, in all and per peer address,
+//! the oldest closed first to make room; past the cap, the longest-idle connection that made
+//! a request is closed for the newcomer. A newcomer is never refused, so connections that
+//! never make a request cannot lock out a real caller. A connection silent for
+//! `idle_timeout` is closed (HTTP/2 peers answer the server's keepalive pings, so live ones
+//! are never silent that long); TCP keepalive finds peers that vanished. When descriptors
+//! run out (EMFILE, ENFILE) the accept loop frees the oldest unproven connections (else the
+//! longest idle) or backs off, instead of spinning, and says so once at WARN. Servers mark a
+//! connection proven through its [`Proof`]: over tonic with [`ProveLayer`], which reads the
+//! [`ConnectionInfo`] each request carries.
 
-use std::collections::BTreeMap;
-use std::future::Future;
+mod layer;
+mod registry;
+mod stream;
+
 use std::io;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
-use tokio::time::{Instant, Sleep};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
 
-/// Bytes a peer must send before it counts as speaking: the HTTP/2 client preface (a TLS
-/// ClientHello is longer).
-pub const HANDSHAKE_BYTES: u64 = 24;
+pub use layer::{ProveLayer, Proving};
+pub use stream::{BoundedStream, ConnectionInfo, Proof};
 
-/// Pending connections closed each time descriptors run out.
+use registry::{Registry, SharedRegistry, lock};
+
+/// Unproven connections closed each time descriptors run out.
 const EVICTED_PER_SHORTAGE: usize = 8;
 
 /// The bounds on connections.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnectionLimits {
-    /// Most connections open at once (pending ones included).
+    /// Most connections that have made a request open at once; past it the longest idle is
+    /// closed.
     pub max_connections: usize,
-    /// Most connections still in their handshake at once; past it the oldest is closed.
+    /// Most connections that have not yet made a request ("unproven") open at once; past it
+    /// the oldest is closed.
     pub max_pending: usize,
-    /// Time a new connection has to send its first [`HANDSHAKE_BYTES`] bytes.
+    /// Most unproven connections from one peer address; past it that address's oldest is
+    /// closed.
+    pub max_pending_per_address: usize,
+    /// Time a new connection has to make its first request, from the accept (TLS handshake
+    /// and request headers included); the explorer also gives any request's headers this
+    /// long.
     pub handshake_timeout: Duration,
     /// Time a connection may stay silent before it is closed.
     pub idle_timeout: Duration,
@@ -52,6 +62,7 @@ impl Default for ConnectionLimits {
         ConnectionLimits {
             max_connections: 4_096,
             max_pending: 256,
+            max_pending_per_address: 64,
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(300),
             keepalive_interval: Duration::from_secs(30),
@@ -116,15 +127,16 @@ impl ConnectionLimits {
             }
         };
         count("max connections", self.max_connections, 1_000_000)?;
+        count("max pending connections", self.max_pending, 1_000_000)?;
         count(
-            "max pending handshakes",
+            "max pending connections per address",
+            self.max_pending_per_address,
             self.max_pending,
-            self.max_connections,
         )?;
         let second = Duration::from_secs(1);
         let day = Duration::from_secs(86_400);
         for (what, given) in [
-            ("handshake timeout", self.handshake_timeout),
+            ("handshake (first-request) timeout", self.handshake_timeout),
             ("idle timeout", self.idle_timeout),
             ("keepalive interval", self.keepalive_interval),
             ("keepalive timeout", self.keepalive_timeout),
@@ -148,30 +160,6 @@ impl ConnectionLimits {
         }
         Ok(())
     }
-}
-
-/// The connections still in their handshake, oldest first, each with the way to close it.
-#[derive(Default)]
-struct Pending {
-    next_id: u64,
-    closers: BTreeMap<u64, oneshot::Sender<()>>,
-}
-
-type SharedPending = Arc<Mutex<Pending>>;
-
-fn lock(pending: &SharedPending) -> std::sync::MutexGuard<'_, Pending> {
-    pending
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Closes the oldest pending connection; whether there was one.
-fn close_oldest(pending: &SharedPending) -> bool {
-    let oldest = lock(pending).closers.pop_first();
-    oldest.is_some_and(|(_, closer)| {
-        let _ = closer.send(());
-        true
-    })
 }
 
 /// Accepts connections from `listener` under `limits` on a task of its own; the stream of
@@ -199,27 +187,18 @@ async fn accept_loop(
     limits: ConnectionLimits,
     sender: mpsc::Sender<io::Result<BoundedStream>>,
 ) {
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let pending: SharedPending = Arc::default();
-    let mut warned_full = false;
-    let mut warned_descriptors = false;
+    let registry: SharedRegistry = Arc::new(Mutex::new(Registry::new(limits)));
     let mut backoff = Duration::ZERO;
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = sender.closed() => return,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) if out_of_resources(&error) => {
-                if !warned_descriptors {
-                    warned_descriptors = true;
-                    tracing::warn!(%error, "out of file descriptors: closing the oldest pending connections and backing off (lower --max-connections or raise the descriptor limit)");
-                }
                 // A few at once: the backlog may hold a flood, and a real caller behind it.
-                let closed = (0..EVICTED_PER_SHORTAGE)
-                    .take_while(|_| close_oldest(&pending))
-                    .count();
+                let closed = lock(&registry).free_descriptors(EVICTED_PER_SHORTAGE);
                 if closed == 0 {
                     backoff =
                         (backoff * 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
@@ -237,191 +216,15 @@ async fn accept_loop(
             }
         };
         backoff = Duration::ZERO;
-        let permit = match slots.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(_) if close_oldest(&pending) => {
-                // The closed connection gives its slot back once its task drops it.
-                match tokio::time::timeout(Duration::from_secs(1), slots.clone().acquire_owned())
-                    .await
-                {
-                    Ok(Ok(permit)) => permit,
-                    _ => continue,
-                }
-            }
-            Err(_) => {
-                if !warned_full {
-                    warned_full = true;
-                    tracing::warn!(
-                        max = limits.max_connections,
-                        "connection limit reached: new connections are closed until some end"
-                    );
-                }
-                continue;
-            }
-        };
-        if lock(&pending).closers.len() >= limits.max_pending {
-            close_oldest(&pending);
-        }
         let _ = stream.set_nodelay(true);
         let keepalive = socket2::TcpKeepalive::new()
             .with_time(limits.tcp_keepalive)
             .with_interval(limits.tcp_keepalive / 4);
         let _ = socket2::SockRef::from(&stream).set_tcp_keepalive(&keepalive);
-        let connection = BoundedStream::new(stream, permit, &pending, limits);
+        let connection = BoundedStream::new(stream, peer.ip(), &registry, limits);
         if sender.send(Ok(connection)).await.is_err() {
             return;
         }
-    }
-}
-
-/// An accepted connection under its bounds: holds a slot until dropped, and fails its reads
-/// once closed as pending, or past its handshake or idle timeout.
-pub struct BoundedStream {
-    stream: TcpStream,
-    _slot: OwnedSemaphorePermit,
-    /// Set while pending: registered in `pending` under `id`.
-    handshake: Option<(u64, SharedPending, oneshot::Receiver<()>)>,
-    read: u64,
-    limits: ConnectionLimits,
-    deadline: Pin<Box<Sleep>>,
-    closed: bool,
-}
-
-impl BoundedStream {
-    fn new(
-        stream: TcpStream,
-        slot: OwnedSemaphorePermit,
-        pending: &SharedPending,
-        limits: ConnectionLimits,
-    ) -> BoundedStream {
-        let (closer, closed) = oneshot::channel();
-        let id = {
-            let mut pending = lock(pending);
-            let id = pending.next_id;
-            pending.next_id += 1;
-            pending.closers.insert(id, closer);
-            id
-        };
-        BoundedStream {
-            stream,
-            _slot: slot,
-            handshake: Some((id, pending.clone(), closed)),
-            read: 0,
-            limits,
-            deadline: Box::pin(tokio::time::sleep(limits.handshake_timeout)),
-            closed: false,
-        }
-    }
-
-    /// The peer's address.
-    pub fn peer_addr(&self) -> io::Result<std::net::SocketAddr> {
-        self.stream.peer_addr()
-    }
-
-    /// Leaves the pending set (handshake done, or connection gone).
-    fn leave_pending(&mut self) {
-        if let Some((id, pending, _)) = self.handshake.take() {
-            lock(&pending).closers.remove(&id);
-        }
-    }
-
-    /// Marks the connection closed: every later read and write fails.
-    fn close(&mut self, why: &str) -> io::Error {
-        self.closed = true;
-        self.leave_pending();
-        io::Error::new(io::ErrorKind::TimedOut, why.to_owned())
-    }
-}
-
-impl Drop for BoundedStream {
-    fn drop(&mut self) {
-        self.leave_pending();
-    }
-}
-
-impl AsyncRead for BoundedStream {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        if this.closed {
-            return Poll::Ready(Err(io::ErrorKind::TimedOut.into()));
-        }
-        if let Some((_, _, evict)) = &mut this.handshake
-            && let Poll::Ready(Ok(())) = Pin::new(evict).poll(cx)
-        {
-            return Poll::Ready(Err(this.close("pending connection closed to make room")));
-        }
-        let before = buf.filled().len();
-        match Pin::new(&mut this.stream).poll_read(cx, buf) {
-            Poll::Ready(result) => {
-                let read = (buf.filled().len() - before) as u64;
-                if read > 0 {
-                    this.read += read;
-                    if this.read >= HANDSHAKE_BYTES {
-                        this.leave_pending();
-                    }
-                    // The handshake deadline runs from the accept; the idle one from the
-                    // last bytes.
-                    if this.handshake.is_none() {
-                        let deadline = Instant::now() + this.limits.idle_timeout;
-                        this.deadline.as_mut().reset(deadline);
-                    }
-                }
-                Poll::Ready(result)
-            }
-            Poll::Pending => {
-                ready!(this.deadline.as_mut().poll(cx));
-                let why = match this.handshake {
-                    Some(_) => "handshake timeout",
-                    None => "idle timeout",
-                };
-                Poll::Ready(Err(this.close(why)))
-            }
-        }
-    }
-}
-
-impl AsyncWrite for BoundedStream {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        if self.closed {
-            return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
-        }
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-}
-
-impl tonic::transport::server::Connected for BoundedStream {
-    type ConnectInfo = tonic::transport::server::TcpConnectInfo;
-
-    fn connect_info(&self) -> Self::ConnectInfo {
-        self.stream.connect_info()
     }
 }
 
@@ -429,6 +232,8 @@ impl tonic::transport::server::Connected for BoundedStream {
 mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+    use tokio::time::Instant;
     use tokio_stream::StreamExt;
 
     fn limits() -> ConnectionLimits {
@@ -450,6 +255,18 @@ mod tests {
             ..ConnectionLimits::default()
         };
         assert!(matches!(zero.validate(), Err(LimitsError::Count { .. })));
+        let per_address = ConnectionLimits {
+            max_pending: 10,
+            max_pending_per_address: 11,
+            ..ConnectionLimits::default()
+        };
+        assert!(matches!(
+            per_address.validate(),
+            Err(LimitsError::Count {
+                what: "max pending connections per address",
+                ..
+            })
+        ));
         let idle = ConnectionLimits {
             idle_timeout: Duration::from_secs(40),
             ..ConnectionLimits::default()
@@ -471,8 +288,10 @@ mod tests {
         matches!(peer.read(&mut buf).await, Ok(0) | Err(_))
     }
 
-    /// Serves `incoming` by echoing nothing: each accepted connection reads until it fails.
-    fn drain(
+    /// Serves `incoming` as a server that takes a line starting with `R` for a request: it
+    /// proves the connection, as a server's service layer does; everything else is read and
+    /// ignored.
+    fn serve(
         mut incoming: impl tokio_stream::Stream<Item = io::Result<BoundedStream>>
         + Unpin
         + Send
@@ -486,70 +305,125 @@ mod tests {
                         if n == 0 {
                             break;
                         }
+                        if buf[0] == b'R' {
+                            connection.proof().prove();
+                        }
                     }
                 });
             }
         });
     }
 
-    #[tokio::test]
-    async fn silent_connections_are_closed_oldest_first_when_room_is_needed() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        drain(bounded_incoming(listener, limits()));
-        let first = TcpStream::connect(address).await.unwrap();
-        let mut speaking = TcpStream::connect(address).await.unwrap();
-        speaking
-            .write_all(&[0; HANDSHAKE_BYTES as usize])
-            .await
-            .unwrap();
-        let _second = TcpStream::connect(address).await.unwrap();
-        // Two pending (first, second) is the most: a third pending evicts the oldest.
-        let _third = TcpStream::connect(address).await.unwrap();
-        let evicted = tokio::time::timeout(Duration::from_secs(5), closed(first)).await;
-        assert_eq!(evicted, Ok(true), "the oldest silent connection was closed");
-        // The one that spoke stays open.
+    /// Whether `peer` is still open after a short wait.
+    async fn still_open(peer: &mut TcpStream) -> bool {
         let mut buf = [0u8; 1];
-        let still_open =
-            tokio::time::timeout(Duration::from_millis(200), speaking.read(&mut buf)).await;
-        assert!(still_open.is_err(), "{still_open:?}");
+        tokio::time::timeout(Duration::from_millis(200), peer.read(&mut buf))
+            .await
+            .is_err()
     }
 
     #[tokio::test]
-    async fn a_handshake_that_never_completes_times_out() {
+    async fn connections_without_a_request_are_closed_oldest_first_when_room_is_needed() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let limits = ConnectionLimits {
+            handshake_timeout: Duration::from_secs(30),
+            ..limits()
+        };
+        serve(bounded_incoming(listener, limits));
+        let mut first = TcpStream::connect(address).await.unwrap();
+        // A whole HTTP/2 preface is not a request.
+        first
+            .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            .await
+            .unwrap();
+        let mut requested = TcpStream::connect(address).await.unwrap();
+        requested.write_all(b"R").await.unwrap();
+        let _second = TcpStream::connect(address).await.unwrap();
+        // Two unproven (first, second) is the most: a third evicts the oldest.
+        let _third = TcpStream::connect(address).await.unwrap();
+        let evicted = tokio::time::timeout(Duration::from_secs(5), closed(first)).await;
+        assert_eq!(
+            evicted,
+            Ok(true),
+            "the oldest connection without a request went"
+        );
+        assert!(
+            still_open(&mut requested).await,
+            "the one that made a request stays"
+        );
+    }
+
+    #[tokio::test]
+    async fn past_the_cap_the_longest_idle_connection_makes_room() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let limits = ConnectionLimits {
+            max_connections: 2,
+            handshake_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(30),
+            ..limits()
+        };
+        serve(bounded_incoming(listener, limits));
+        let mut peers = Vec::new();
+        for _ in 0..2 {
+            let mut peer = TcpStream::connect(address).await.unwrap();
+            peer.write_all(b"R").await.unwrap();
+            peers.push(peer);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // The second speaks again: the first is the longest idle.
+        peers[1].write_all(b"x").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let mut newcomer = TcpStream::connect(address).await.unwrap();
+        newcomer.write_all(b"R").await.unwrap();
+        let idlest = peers.remove(0);
+        let evicted = tokio::time::timeout(Duration::from_secs(5), closed(idlest)).await;
+        assert_eq!(evicted, Ok(true), "the longest idle went");
+        assert!(still_open(&mut peers[0]).await);
+        assert!(still_open(&mut newcomer).await);
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_talks_but_makes_no_request_times_out() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let mut incoming = bounded_incoming(listener, limits());
-        let mut half = TcpStream::connect(address).await.unwrap();
-        half.write_all(b"PRI * HTTP/2.0").await.unwrap();
+        let mut talker = TcpStream::connect(address).await.unwrap();
+        talker
+            .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n..")
+            .await
+            .unwrap();
         let mut connection = incoming.next().await.unwrap().unwrap();
         let mut buf = [0u8; 64];
-        assert_eq!(connection.read(&mut buf).await.unwrap(), 14);
+        assert_eq!(connection.read(&mut buf).await.unwrap(), 26);
         let started = Instant::now();
         let error = connection.read(&mut buf).await.unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
         let waited = started.elapsed();
         assert!(
             (Duration::from_millis(250)..Duration::from_secs(5)).contains(&waited),
-            "the handshake timeout runs from the accept: {waited:?}"
+            "the first-request timeout runs from the accept: {waited:?}"
         );
-        drop(half);
+        drop(talker);
     }
 
     #[tokio::test]
-    async fn a_connection_that_spoke_is_closed_after_the_idle_timeout() {
+    async fn a_connection_that_made_a_request_is_closed_after_the_idle_timeout() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let mut incoming = bounded_incoming(listener, limits());
         let mut peer = TcpStream::connect(address).await.unwrap();
         peer.write_all(&[7; 30]).await.unwrap();
         let mut connection = incoming.next().await.unwrap().unwrap();
+        connection.proof().prove();
         let mut buf = [0u8; 64];
         assert_eq!(connection.read(&mut buf).await.unwrap(), 30);
         let started = Instant::now();
         let error = connection.read(&mut buf).await.unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
         let waited = started.elapsed();
+        // Past the first-request deadline (300 ms): the idle one (600 ms) held.
         assert!(
             (Duration::from_millis(550)..Duration::from_secs(5)).contains(&waited),
             "the idle timeout runs from the last bytes: {waited:?}"
