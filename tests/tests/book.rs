@@ -140,7 +140,10 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     let fresh = TestCluster::start(settings()).await;
     let mut fresh_client = fresh.client();
     fresh_client
-        .book_import(v2::BookImportRequest { rows: rows.clone() })
+        .book_import(v2::BookImportRequest {
+            rows: rows.clone(),
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert_eq!(export_all(&mut fresh_client).await, exported);
@@ -150,7 +153,10 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     bad[2].wins = bad[2].games + 1;
     assert!(
         fresh_client
-            .book_import(v2::BookImportRequest { rows: bad })
+            .book_import(v2::BookImportRequest {
+                rows: bad,
+                ..Default::default()
+            })
             .await
             .is_err()
     );
@@ -348,7 +354,12 @@ async fn imports_that_would_overflow_a_stored_count_are_refused_whole_and_store_
     let other = other.unwrap().canonical().position;
     let import = |rows: Vec<v2::BookExportRow>| {
         let mut client = cluster.client();
-        async move { client.book_import(v2::BookImportRequest { rows }).await }
+        async move { client
+                .book_import(v2::BookImportRequest {
+                    rows,
+                    ..Default::default()
+                })
+                .await }
     };
     import(vec![row(start, 0, 10, 4), row(start, 1, 7, 7)])
         .await

@@ -98,7 +98,11 @@ mod tests {
             proven: value_to_wire(None) as i32,
         };
         let start = Position::START.to_string();
-        let request = |rows| v2::BookImportRequest { rows }.encode_to_vec();
+        let request = |rows| v2::BookImportRequest {
+            rows,
+            ..Default::default()
+        }
+        .encode_to_vec();
         assert_eq!(
             check_book_import(&request(vec![row(&start, "a1-1R")])),
             Ok(1)
@@ -201,7 +205,7 @@ mod tests {
             let row = v2::BookExportRow {
                 position, r#move: mv, source, games, wins, draws, proven,
             };
-            let _ = check_book_import(&v2::BookImportRequest { rows: vec![row] }.encode_to_vec());
+            let _ = check_book_import(&v2::BookImportRequest { rows: vec![row], ..Default::default() }.encode_to_vec());
         }
     }
 }
