@@ -506,3 +506,54 @@ async fn solved_children_prove_an_analysed_root_through_the_book() {
     }
     cluster.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
+    let cluster = TestCluster::start(settings()).await;
+    let mut client = cluster.client();
+    let start = Position::START;
+    // More rows than one call carries, so that the book takes several calls.
+    let book_row = |position: Position, group: usize, games: u64| {
+        pentagrid_client::book::ExportRow {
+            position,
+            mv: pentago::MoveGroups::of(&position, true).iter().nth(group).unwrap()[0],
+            source: pentagrid_client::book::TableSource::Playouts,
+            games,
+            wins: games / 2,
+            draws: 0,
+            proven: None,
+        }
+    };
+    let mut rows: Vec<_> = (0..8).map(|group| book_row(start, group, 10)).collect();
+    let mut position = start;
+    while rows.len() <= pentagrid_coordinator::book::MAX_IMPORT_ROWS {
+        let mv = pentago::MoveGroups::of(&position, true).iter().next().unwrap()[0];
+        position = position.play(mv).unwrap().canonical().position;
+        if position.is_over() {
+            position = start;
+        }
+        for group in 0..3 {
+            rows.push(book_row(position, group, 1));
+        }
+    }
+    pentagrid_client::book::import(&client, &rows).await.unwrap();
+    let once = cluster.status().await.playouts;
+    let exported = export_all(&mut client).await;
+    // The same book again: refused whole, nothing added, the way out named.
+    let error = pentagrid_client::book::import(&client, &rows)
+        .await
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(text.contains("imported before"), "{text}");
+    assert!(text.contains("--again"), "{text}");
+    assert_eq!(cluster.status().await.playouts, once);
+    assert_eq!(export_all(&mut client).await, exported);
+    // Other rows are another book.
+    pentagrid_client::book::import(&client, &rows[..5]).await.unwrap();
+    let more = cluster.status().await.playouts;
+    assert_eq!(more, once + 50);
+    // Asked for again explicitly, it is imported again.
+    pentagrid_client::book::import_again(&client, &rows).await.unwrap();
+    assert_eq!(cluster.status().await.playouts, more + once);
+    cluster.stop().await;
+}

@@ -84,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let entries = BTreeMap::from([(position.key().bits(), entry)]);
         let (committed, took) = timed(|| {
-            store.import(&entries)?;
+            store.import(&entries, None)?;
             store.flush_blocking()
         });
         committed?;

@@ -34,6 +34,7 @@ pub fn check_book_import(request: &[u8]) -> Result<usize, String> {
     let request =
         v2::BookImportRequest::decode(request).map_err(|e| format!("undecodable import: {e}"))?;
     let rows = import_rows(&request.rows).map_err(|status| status.message().to_owned())?;
+    super::convert::import_mark(&request).map_err(|status| status.message().to_owned())?;
     import_entries(&rows)
         .map(|entries| entries.len())
         .map_err(|e| e.to_string())

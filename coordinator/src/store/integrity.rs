@@ -195,12 +195,6 @@ impl Store {
                     "it belongs to database {theirs}, this database is {ours}"
                 )));
             }
-            (Some(theirs), None) => {
-                return Err(foreign(format!(
-                    "it belongs to database {theirs}, this database holds no identity (it \
-                     lost its first records, or it is another database)"
-                )));
-            }
             // A version-1 manifest over a database that has an identity: written before the
             // upgrade, unless the upgrade itself was cut short (generation 1).
             (None, Some(ours)) if held.generation > 1 => {
@@ -218,6 +212,14 @@ impl Store {
                 dir: dir.clone(),
                 shortfalls,
             });
+        }
+        // After the shortfalls: a database that lost everything lost its identity too, and
+        // the shortfalls say more.
+        if let (Some(theirs), None) = (recorded.identity, held.identity) {
+            return Err(foreign(format!(
+                "it belongs to database {theirs}, this database holds no identity (it lost its \
+                 first records, or it is another database)"
+            )));
         }
         if recorded.identity.is_some() {
             if held.generation < recorded.generation {
