@@ -23,15 +23,16 @@ fn done() -> Job {
     Job::in_state(JobState::Done)
 }
 
-/// The canonical key of the `n`th of a few real positions (the start and positions after
-/// one move), with a move that is legal in it.
+/// The canonical key of the `n`th of a few different real positions (the start and
+/// positions after one move), with a move that is legal in it.
 fn position(n: u64) -> (u64, Move) {
     let start = pentago::Position::START;
     let chosen = match n {
         0 => start,
+        // Each group of moves leads to a different position.
         _ => {
-            let moves = start.legal_moves();
-            let mv = moves.iter().nth(n as usize * 5).copied().unwrap();
+            let groups = pentago::MoveGroups::of(&start, true);
+            let mv = groups.iter().nth(n as usize - 1).unwrap()[0];
             start.play(mv).unwrap()
         }
     };
