@@ -354,12 +354,14 @@ async fn imports_that_would_overflow_a_stored_count_are_refused_whole_and_store_
     let other = other.unwrap().canonical().position;
     let import = |rows: Vec<v2::BookExportRow>| {
         let mut client = cluster.client();
-        async move { client
+        async move {
+            client
                 .book_import(v2::BookImportRequest {
                     rows,
                     ..Default::default()
                 })
-                .await }
+                .await
+        }
     };
     import(vec![row(start, 0, 10, 4), row(start, 1, 7, 7)])
         .await
@@ -513,21 +515,26 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
     let mut client = cluster.client();
     let start = Position::START;
     // More rows than one call carries, so that the book takes several calls.
-    let book_row = |position: Position, group: usize, games: u64| {
-        pentagrid_client::book::ExportRow {
+    let book_row =
+        |position: Position, group: usize, games: u64| pentagrid_client::book::ExportRow {
             position,
-            mv: pentago::MoveGroups::of(&position, true).iter().nth(group).unwrap()[0],
+            mv: pentago::MoveGroups::of(&position, true)
+                .iter()
+                .nth(group)
+                .unwrap()[0],
             source: pentagrid_client::book::TableSource::Playouts,
             games,
             wins: games / 2,
             draws: 0,
             proven: None,
-        }
-    };
+        };
     let mut rows: Vec<_> = (0..8).map(|group| book_row(start, group, 10)).collect();
     let mut position = start;
     while rows.len() <= pentagrid_coordinator::book::MAX_IMPORT_ROWS {
-        let mv = pentago::MoveGroups::of(&position, true).iter().next().unwrap()[0];
+        let mv = pentago::MoveGroups::of(&position, true)
+            .iter()
+            .next()
+            .unwrap()[0];
         position = position.play(mv).unwrap().canonical().position;
         if position.is_over() {
             position = start;
@@ -536,7 +543,9 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
             rows.push(book_row(position, group, 1));
         }
     }
-    pentagrid_client::book::import(&client, &rows).await.unwrap();
+    pentagrid_client::book::import(&client, &rows)
+        .await
+        .unwrap();
     let once = cluster.status().await.playouts;
     let exported = export_all(&mut client).await;
     // The same book again: refused whole, nothing added, the way out named.
@@ -549,11 +558,15 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
     assert_eq!(cluster.status().await.playouts, once);
     assert_eq!(export_all(&mut client).await, exported);
     // Other rows are another book.
-    pentagrid_client::book::import(&client, &rows[..5]).await.unwrap();
+    pentagrid_client::book::import(&client, &rows[..5])
+        .await
+        .unwrap();
     let more = cluster.status().await.playouts;
     assert_eq!(more, once + 50);
     // Asked for again explicitly, it is imported again.
-    pentagrid_client::book::import_again(&client, &rows).await.unwrap();
+    pentagrid_client::book::import_again(&client, &rows)
+        .await
+        .unwrap();
     assert_eq!(cluster.status().await.playouts, more + once);
     cluster.stop().await;
 }

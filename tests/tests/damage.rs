@@ -369,7 +369,10 @@ fn acknowledged() -> Acknowledged {
     let (dir, db) = copy();
     let log_before = fs::read(db.join("db")).unwrap();
     let position = Position::START;
-    let mv = pentago::MoveGroups::of(&position, true).iter().next().unwrap()[0];
+    let mv = pentago::MoveGroups::of(&position, true)
+        .iter()
+        .next()
+        .unwrap()[0];
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -444,8 +447,7 @@ fn served_whole(store: &Store, acknowledged: &Acknowledged) -> bool {
 }
 
 #[test]
-fn bit_flips_in_the_tail_of_acknowledged_cancellations_and_imports_are_refused_or_lose_nothing()
-{
+fn bit_flips_in_the_tail_of_acknowledged_cancellations_and_imports_are_refused_or_lose_nothing() {
     let acknowledged = acknowledged();
     let after = fs::read(acknowledged.db.join("db")).unwrap();
     // The tail: every byte those writes (and the open after them) changed.
@@ -454,7 +456,13 @@ fn bit_flips_in_the_tail_of_acknowledged_cancellations_and_imports_are_refused_o
         .collect();
     assert!(!changed.is_empty());
     let mut refused = 0;
-    let picks = [0, changed.len() / 4, changed.len() / 2, changed.len() * 3 / 4, changed.len() - 1];
+    let picks = [
+        0,
+        changed.len() / 4,
+        changed.len() / 2,
+        changed.len() * 3 / 4,
+        changed.len() - 1,
+    ];
     for (n, pick) in picks.into_iter().enumerate() {
         let at = changed[pick];
         let dir = tempfile::tempdir().unwrap();
@@ -484,7 +492,9 @@ fn a_tail_cut_off_after_acknowledged_cancellations_is_refused() {
         .find(|i| acknowledged.log_before.get(*i) != Some(&after[*i]))
         .unwrap();
     // Everything from the first byte those writes changed is zeroed, as a lost tail reads.
-    edit(&acknowledged.db.join("db"), |bytes| bytes[first_change..].fill(0));
+    edit(&acknowledged.db.join("db"), |bytes| {
+        bytes[first_change..].fill(0)
+    });
     remove_snapshots(&acknowledged.db);
     match Store::open(&acknowledged.db) {
         Err(error) => assert!(integrity_refusal(&error), "{error}"),
@@ -501,7 +511,10 @@ fn an_older_manifest_over_a_newer_database_is_refused() {
     for _ in 0..3 {
         let id = store.generate_id().unwrap();
         store
-            .put_job(id, &pentagrid_coordinator::Job::in_state(pentagrid_coordinator::JobState::Cancelled))
+            .put_job(
+                id,
+                &pentagrid_coordinator::Job::in_state(pentagrid_coordinator::JobState::Cancelled),
+            )
             .unwrap();
         store.flush_blocking().unwrap();
     }
@@ -510,9 +523,16 @@ fn an_older_manifest_over_a_newer_database_is_refused() {
     fs::write(db.join(manifest::FILE_NAME), &older).unwrap();
     let error = open_released(&db).err().expect("refused");
     assert!(matches!(error, StoreError::StaleManifest { .. }), "{error}");
-    assert!(error.to_string().contains("older than the database"), "{error}");
+    assert!(
+        error.to_string().contains("older than the database"),
+        "{error}"
+    );
     assert!(error.to_string().contains("--accept-data-loss"), "{error}");
-    assert_eq!(fs::read(db.join(manifest::FILE_NAME)).unwrap(), older, "left as found");
+    assert_eq!(
+        fs::read(db.join(manifest::FILE_NAME)).unwrap(),
+        older,
+        "left as found"
+    );
     // The newer manifest, put back, opens it.
     manifest::write(&db, &newer).unwrap();
     assert!(open_released(&db).is_ok());
@@ -529,20 +549,30 @@ fn another_databases_manifest_is_refused() {
     assert_ne!(theirs.identity, ours.identity);
     manifest::write(&db, &theirs).unwrap();
     let error = open_released(&db).err().expect("refused");
-    assert!(matches!(error, StoreError::ForeignManifest { .. }), "{error}");
+    assert!(
+        matches!(error, StoreError::ForeignManifest { .. }),
+        "{error}"
+    );
     assert!(error.to_string().contains("not this database's"), "{error}");
     // A manifest from before identities over a database that has one is refused too.
     let mut old = ours;
     old.identity = None;
     manifest::write(&db, &old).unwrap();
     let error = open_released(&db).err().expect("refused");
-    assert!(matches!(error, StoreError::ForeignManifest { .. }), "{error}");
+    assert!(
+        matches!(error, StoreError::ForeignManifest { .. }),
+        "{error}"
+    );
 }
 
 #[test]
 fn all_zero_manifests_with_valid_checksums_are_refused() {
     let (_dir, db) = copy();
-    for identity in [None, Some(pentagrid_coordinator::store::Identity(0)), Some(pentagrid_coordinator::store::Identity(7))] {
+    for identity in [
+        None,
+        Some(pentagrid_coordinator::store::Identity(0)),
+        Some(pentagrid_coordinator::store::Identity(7)),
+    ] {
         let zero = manifest::Manifest {
             identity,
             generation: 0,
@@ -550,7 +580,10 @@ fn all_zero_manifests_with_valid_checksums_are_refused() {
         };
         manifest::write(&db, &zero).unwrap();
         let error = open_released(&db).err().expect("refused");
-        assert!(matches!(error, StoreError::Manifest { .. }), "{identity:?}: {error}");
+        assert!(
+            matches!(error, StoreError::Manifest { .. }),
+            "{identity:?}: {error}"
+        );
     }
 }
 
@@ -563,14 +596,26 @@ fn a_manifest_that_is_no_regular_file_or_too_large_is_refused_without_waiting() 
     let error = open_released(&db).err().expect("refused");
     assert!(error.to_string().contains("not a regular file"), "{error}");
     fs::remove_file(&path).unwrap();
-    let made = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .unwrap();
     assert!(made.success());
     let error = open_released(&db).err().expect("refused");
     assert!(error.to_string().contains("a FIFO"), "{error}");
     fs::remove_file(&path).unwrap();
     fs::write(&path, vec![0u8; 10 << 20]).unwrap();
     let error = open_released(&db).err().expect("refused");
-    assert!(matches!(error, StoreError::Manifest { error: manifest::ManifestError::TooLarge(_), .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            StoreError::Manifest {
+                error: manifest::ManifestError::TooLarge(_),
+                ..
+            }
+        ),
+        "{error}"
+    );
     // --accept-data-loss replaces any of them with a manifest of what the database holds.
     let store = Store::open_checked(&db, OpenCheck::AcceptDataLoss).unwrap();
     assert_eq!(store.totals().unwrap(), original().totals);

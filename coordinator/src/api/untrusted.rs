@@ -99,11 +99,13 @@ mod tests {
             proven: value_to_wire(None) as i32,
         };
         let start = Position::START.to_string();
-        let request = |rows| v2::BookImportRequest {
-            rows,
-            ..Default::default()
-        }
-        .encode_to_vec();
+        let request = |rows| {
+            v2::BookImportRequest {
+                rows,
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
         assert_eq!(
             check_book_import(&request(vec![row(&start, "a1-1R")])),
             Ok(1)

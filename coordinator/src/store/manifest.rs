@@ -315,7 +315,8 @@ fn field<'a>(line: Option<&'a str>, name: &str) -> Option<&'a str> {
 
 /// A decimal number as written: no sign, no leading zero (so that no two texts read alike).
 fn number(text: &str) -> Option<u64> {
-    let canonical = text == "0" || (!text.starts_with('0') && text.bytes().all(|b| b.is_ascii_digit()));
+    let canonical =
+        text == "0" || (!text.starts_with('0') && text.bytes().all(|b| b.is_ascii_digit()));
     canonical.then(|| text.parse().ok()).flatten()
 }
 
@@ -621,14 +622,20 @@ mod tests {
         // A device that never ends, through a link.
         std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
         let error = read(dir.path()).unwrap_err();
-        assert!(matches!(error, ManifestError::NotAFile("a character device")), "{error}");
+        assert!(
+            matches!(error, ManifestError::NotAFile("a character device")),
+            "{error}"
+        );
         fs::remove_file(&path).unwrap();
         // A FIFO with no writer: opening it must not wait for one.
         let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
         assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
         let error = read(dir.path()).unwrap_err();
-        assert!(matches!(error, ManifestError::NotAFile("a FIFO")), "{error}");
+        assert!(
+            matches!(error, ManifestError::NotAFile("a FIFO")),
+            "{error}"
+        );
         fs::remove_file(&path).unwrap();
         fs::create_dir(&path).unwrap();
         assert!(matches!(read(dir.path()), Err(ManifestError::NotAFile(_))));

@@ -12,11 +12,11 @@ use pentago::Move;
 use prost::Message;
 
 use super::*;
-use crate::store::records::Totals;
-use crate::store::TOTALS;
 use crate::game::Game;
 use crate::job::{Job, JobState};
+use crate::store::TOTALS;
 use crate::store::integrity::{GENERATION, IDENTITY};
+use crate::store::records::Totals;
 use crate::store::{Counts, ResultEffect, StoredMatch, Table};
 
 fn done() -> Job {
@@ -378,13 +378,22 @@ fn with_totals(records: &mut Records, change: impl Fn(&mut Totals)) {
 /// restore leaves nothing behind.
 fn refused_by_both(bytes: &[u8], what: &str, says: &str) {
     let error = verify_backup(bytes).unwrap_err();
-    assert!(matches!(error, BackupError::Invalid(_)), "{what}: verify: {error}");
+    assert!(
+        matches!(error, BackupError::Invalid(_)),
+        "{what}: verify: {error}"
+    );
     assert!(error.to_string().contains(says), "{what}: verify: {error}");
     let target = tempfile::tempdir().unwrap();
     let error = restore_backup(bytes, &target.path().join("db")).unwrap_err();
-    assert!(matches!(error, BackupError::Invalid(_)), "{what}: restore: {error}");
+    assert!(
+        matches!(error, BackupError::Invalid(_)),
+        "{what}: restore: {error}"
+    );
     assert!(error.to_string().contains(says), "{what}: restore: {error}");
-    assert!(entries(target.path()).is_empty(), "{what}: a restore left files");
+    assert!(
+        entries(target.path()).is_empty(),
+        "{what}: a restore left files"
+    );
 }
 
 #[test]
@@ -399,7 +408,11 @@ fn crafted_backups_with_valid_checksums_are_refused_by_verify_and_restore_alike(
     restore_backup(&good[..], &tempfile::tempdir().unwrap().path().join("db")).unwrap();
 
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("next id 1", crafted(&bytes, |_| 1, untouched), "not below the backup's next id"),
+        (
+            "next id 1",
+            crafted(&bytes, |_| 1, untouched),
+            "not below the backup's next id",
+        ),
         (
             "next id near the maximum",
             crafted(&bytes, |_| u64::MAX - 5, untouched),
@@ -461,8 +474,18 @@ fn crafted_backups_with_valid_checksums_are_refused_by_verify_and_restore_alike(
                         .filter_map(|square| Move::from_index(square * 8))
                         .find(|m| there.play(*m).is_err())
                         .unwrap();
-                    let table = Table::from([(stone, Counts { games: 1, wins: 0, draws: 0 })]);
-                    let at = records.iter().position(|(k, _)| k == &key.to_be_bytes()).unwrap();
+                    let table = Table::from([(
+                        stone,
+                        Counts {
+                            games: 1,
+                            wins: 0,
+                            draws: 0,
+                        },
+                    )]);
+                    let at = records
+                        .iter()
+                        .position(|(k, _)| k == &key.to_be_bytes())
+                        .unwrap();
                     records[at].1 = crate::store::table::encode(&table);
                 }
             }),

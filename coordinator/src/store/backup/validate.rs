@@ -25,8 +25,8 @@ use prost::Message;
 use super::super::integrity::{GENERATION, IDENTITY};
 use super::super::records::Totals;
 use super::super::{TOTALS, book, table};
-use super::format::{BackupError, BackupHeader};
 use super::ID_BASE;
+use super::format::{BackupError, BackupHeader};
 
 /// A restored database must still be able to hand out this many ids.
 pub const ID_HEADROOM: u64 = 1 << 62;
@@ -68,7 +68,12 @@ impl Validator {
     }
 
     /// Checks one record of `tree`.
-    pub(super) fn record(&mut self, tree: &str, key: &[u8], value: &[u8]) -> Result<(), BackupError> {
+    pub(super) fn record(
+        &mut self,
+        tree: &str,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<(), BackupError> {
         self.order(tree, key)?;
         *self.counts.entry(tree.to_owned()).or_default() += 1;
         let at = || format!("tree {tree:?}, key {}", hex(key));
@@ -102,20 +107,25 @@ impl Validator {
             }
             "playouts" | "game_tables" => {
                 length(&[8])?;
-                let games = table_games(key, value).map_err(|why| invalid(format!("{}: {why}", at())))?;
+                let games =
+                    table_games(key, value).map_err(|why| invalid(format!("{}: {why}", at())))?;
                 if tree == "playouts" {
                     self.playout_games += games;
                 }
             }
             "proven" => {
                 length(&[8])?;
-                book::decode_proven(value)
-                    .ok_or_else(|| invalid(format!("{}: a proven table that does not read", at())))?;
+                book::decode_proven(value).ok_or_else(|| {
+                    invalid(format!("{}: a proven table that does not read", at()))
+                })?;
             }
             "deep_leaves" => {
                 length(&[8])?;
                 if !matches!(value, [0 | 1 | 0xff]) {
-                    return Err(invalid(format!("{}: a leaf value that is not -1, 0 or 1", at())));
+                    return Err(invalid(format!(
+                        "{}: a leaf value that is not -1, 0 or 1",
+                        at()
+                    )));
                 }
             }
             "imports" => length(&[32])?,
@@ -130,7 +140,11 @@ impl Validator {
         match &mut self.current {
             Some((name, last)) if name == tree => {
                 if key <= last.as_slice() {
-                    let what = if key == last.as_slice() { "twice" } else { "out of order" };
+                    let what = if key == last.as_slice() {
+                        "twice"
+                    } else {
+                        "out of order"
+                    };
                     return Err(invalid(format!(
                         "tree {tree:?} holds key {} {what}",
                         hex(key)
@@ -201,8 +215,16 @@ impl Validator {
         let totals = self.totals.unwrap_or_default();
         let count = |tree: &str| self.counts.get(tree).copied().unwrap_or(0);
         let equal = [
-            ("positions with a playout table", totals.playout_positions, count("playouts")),
-            ("positions with a game table", totals.game_positions, count("game_tables")),
+            (
+                "positions with a playout table",
+                totals.playout_positions,
+                count("playouts"),
+            ),
+            (
+                "positions with a game table",
+                totals.game_positions,
+                count("game_tables"),
+            ),
             ("stored games", totals.games, count("games")),
             ("applied results", totals.results, count("results")),
         ];
@@ -236,7 +258,11 @@ fn table_games(key: &[u8], value: &[u8]) -> Result<u128, String> {
         position
             .play(*mv)
             .map_err(|e| format!("move {mv} is not legal in {position} ({e})"))?;
-        if counts.wins.checked_add(counts.draws).is_none_or(|sum| sum > counts.games) {
+        if counts
+            .wins
+            .checked_add(counts.draws)
+            .is_none_or(|sum| sum > counts.games)
+        {
             return Err(format!(
                 "move {mv}: {} wins and {} draws in {} games",
                 counts.wins, counts.draws, counts.games
