@@ -175,16 +175,19 @@ fn backups_taken_while_results_are_applied_are_single_points_in_time() {
     let writer = {
         let (source, stop, applied) = (source.clone(), stop.clone(), applied.clone());
         std::thread::spawn(move || {
-            let mut job = 1000;
+            let mut count = 0;
             while !stop.load(Ordering::Relaxed) {
-                job += 1;
+                // Ids handed out as the coordinator hands them out: a backup's next id is
+                // above every job it holds.
+                let job = source.generate_id().unwrap();
+                count += 1;
                 let result = format!("load{job}");
                 source
                     .apply(job, &done(), &result, &effect(job % 7, 3, job))
                     .unwrap();
                 applied.fetch_add(1, Ordering::Relaxed);
             }
-            job - 1000
+            count
         })
     };
     let target = tempfile::tempdir().unwrap();
