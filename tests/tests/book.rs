@@ -528,21 +528,24 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
             draws: 0,
             proven: None,
         };
-    let mut rows: Vec<_> = (0..8).map(|group| book_row(start, group, 10)).collect();
-    let mut position = start;
-    while rows.len() <= pentagrid_coordinator::book::MAX_IMPORT_ROWS {
-        let mv = pentago::MoveGroups::of(&position, true)
-            .iter()
-            .next()
-            .unwrap()[0];
-        position = position.play(mv).unwrap().canonical().position;
-        if position.is_over() {
-            position = start;
-        }
-        for group in 0..3 {
-            rows.push(book_row(position, group, 1));
+    let mut rows: Vec<_> = (0..3).map(|group| book_row(start, group, 10)).collect();
+    // A row of every move of the positions two moves from the start.
+    let mut seen = std::collections::HashSet::new();
+    'filling: for first in pentago::MoveGroups::of(&start, true).iter() {
+        let child = start.play(first[0]).unwrap().canonical().position;
+        for second in pentago::MoveGroups::of(&child, true).iter() {
+            let grandchild = child.play(second[0]).unwrap().canonical().position;
+            if !seen.insert(grandchild) {
+                continue;
+            }
+            let groups = pentago::MoveGroups::of(&grandchild, true).iter().count();
+            rows.extend((0..groups).map(|group| book_row(grandchild, group, 1)));
+            if rows.len() > pentagrid_coordinator::book::MAX_IMPORT_ROWS {
+                break 'filling;
+            }
         }
     }
+    assert!(rows.len() > pentagrid_coordinator::book::MAX_IMPORT_ROWS);
     pentagrid_client::book::import(&client, &rows)
         .await
         .unwrap();
@@ -558,11 +561,11 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
     assert_eq!(cluster.status().await.playouts, once);
     assert_eq!(export_all(&mut client).await, exported);
     // Other rows are another book.
-    pentagrid_client::book::import(&client, &rows[..5])
+    pentagrid_client::book::import(&client, &rows[..3])
         .await
         .unwrap();
     let more = cluster.status().await.playouts;
-    assert_eq!(more, once + 50);
+    assert_eq!(more, once + 30);
     // Asked for again explicitly, it is imported again.
     pentagrid_client::book::import_again(&client, &rows)
         .await
