@@ -103,10 +103,10 @@ pub fn fill_tables(
         };
         entries.insert(position.key().bits(), entry);
         if entries.len() == 5_000 {
-            store.import(&std::mem::take(&mut entries))?;
+            store.import(&std::mem::take(&mut entries), None)?;
         }
     }
-    store.import(&entries)?;
+    store.import(&entries, None)?;
     store.flush_blocking()
 }
 

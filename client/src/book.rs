@@ -314,15 +314,56 @@ pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<ExportR
     Ok(rows)
 }
 
-/// Adds rows to the book, in calls of at most [`MAX_IMPORT_ROWS`]; returns how many.
+/// Adds rows to the book, in calls of at most [`MAX_IMPORT_ROWS`]; returns how many. The
+/// coordinator records the rows' digest (see [`book_digest`]) and refuses the same book a
+/// second time (`ALREADY_EXISTS`, nothing imported); see [`import_again`].
 pub async fn import(client: &Client, rows: &[ExportRow]) -> Result<usize> {
-    for chunk in rows.chunks(MAX_IMPORT_ROWS) {
+    import_with(client, rows, false).await
+}
+
+/// [`import`], even if the same book was imported before: its counts are added again.
+pub async fn import_again(client: &Client, rows: &[ExportRow]) -> Result<usize> {
+    import_with(client, rows, true).await
+}
+
+async fn import_with(client: &Client, rows: &[ExportRow], again: bool) -> Result<usize> {
+    let wire: Vec<v2::BookExportRow> = rows.iter().map(ExportRow::to_wire).collect();
+    let digest = book_digest(&wire);
+    let parts = wire.chunks(MAX_IMPORT_ROWS).len().max(1);
+    let parts = u32::try_from(parts).map_err(|_| ClientError::Invalid("too many rows".into()))?;
+    let mut chunks: Vec<&[v2::BookExportRow]> = wire.chunks(MAX_IMPORT_ROWS).collect();
+    if chunks.is_empty() {
+        // An empty book is still one call, so that importing it is recorded like any other.
+        chunks.push(&[]);
+    }
+    for (part, chunk) in (0..parts).zip(chunks) {
         let request = v2::BookImportRequest {
-            rows: chunk.iter().map(ExportRow::to_wire).collect(),
+            rows: chunk.to_vec(),
+            book_digest: digest.to_vec(),
+            part,
+            parts,
+            again,
         };
         client.clone().book_import(request).await?;
     }
     Ok(rows.len())
+}
+
+/// The SHA-256 digest of a book's rows: of each row's wire encoding after its length (4
+/// bytes, big-endian), in order. The same rows give the same digest, whichever file format
+/// (CSV or JSON lines) carried them.
+#[must_use]
+pub fn book_digest(rows: &[v2::BookExportRow]) -> [u8; 32] {
+    use prost::Message;
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for row in rows {
+        let bytes = row.encode_to_vec();
+        // A row is far below 4 GiB: the cast cannot truncate.
+        hasher.update((bytes.len() as u32).to_be_bytes());
+        hasher.update(&bytes);
+    }
+    hasher.finalize().into()
 }
 
 #[cfg(test)]

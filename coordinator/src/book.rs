@@ -11,7 +11,9 @@ use crate::game::Game;
 use crate::jobs::JobQueue;
 use crate::offload::blocking;
 use crate::paging::{self, PageError, check_start};
-use crate::store::{BookEntry, Counts, ProvenTable, Store, StoreError, Table};
+use crate::store::{
+    BookEntry, Counts, ImportMark, ImportOutcome, ProvenTable, Store, StoreError, Table,
+};
 
 pub use pentagrid_proto::limits::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 /// An export page ends after the position that brings it to this many rows (a position has at
@@ -111,6 +113,13 @@ pub enum BookError {
         /// What is wrong.
         why: String,
     },
+    /// The book was imported before (its digest is recorded), and not asked for again.
+    #[error(
+        "this book was imported before (its rows' SHA-256 digest {0} is recorded): importing \
+         it again would add its counts twice; nothing was imported. Ask for it again \
+         explicitly (`pentagrid book import --again`) if that is what you want"
+    )]
+    AlreadyImported(String),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -341,7 +350,13 @@ impl Book {
 
     /// Adds imported rows to the book; answers once durable. All rows or none. Checked and
     /// written on the blocking pool.
-    pub async fn import(&self, rows: Vec<ExportRow>) -> Result<usize, BookError> {
+    /// With a `mark`, a book imported before is refused at its first call unless asked for
+    /// again ([`BookError::AlreadyImported`]), and its digest is recorded with its last.
+    pub async fn import(
+        &self,
+        rows: Vec<ExportRow>,
+        mark: Option<ImportMark>,
+    ) -> Result<usize, BookError> {
         if rows.len() > MAX_IMPORT_ROWS {
             return Err(BookError::TooMany("rows", MAX_IMPORT_ROWS, rows.len()));
         }
@@ -349,8 +364,14 @@ impl Book {
         let count = rows.len();
         blocking(move || {
             let entries = import_entries(&rows)?;
-            store.import(&entries)?;
-            Ok::<_, BookError>(())
+            match store.import(&entries, mark.as_ref())? {
+                ImportOutcome::Imported => Ok(()),
+                ImportOutcome::SeenBefore => {
+                    let digest = mark.map(|m| m.digest).unwrap_or_default();
+                    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+                    Err(BookError::AlreadyImported(hex))
+                }
+            }
         })
         .await?;
         self.jobs.durable().await?;

@@ -140,7 +140,10 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     let fresh = TestCluster::start(settings()).await;
     let mut fresh_client = fresh.client();
     fresh_client
-        .book_import(v2::BookImportRequest { rows: rows.clone() })
+        .book_import(v2::BookImportRequest {
+            rows: rows.clone(),
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert_eq!(export_all(&mut fresh_client).await, exported);
@@ -150,7 +153,10 @@ async fn a_build_resumes_after_a_restart_without_recounting_and_exports_lossless
     bad[2].wins = bad[2].games + 1;
     assert!(
         fresh_client
-            .book_import(v2::BookImportRequest { rows: bad })
+            .book_import(v2::BookImportRequest {
+                rows: bad,
+                ..Default::default()
+            })
             .await
             .is_err()
     );
@@ -348,7 +354,14 @@ async fn imports_that_would_overflow_a_stored_count_are_refused_whole_and_store_
     let other = other.unwrap().canonical().position;
     let import = |rows: Vec<v2::BookExportRow>| {
         let mut client = cluster.client();
-        async move { client.book_import(v2::BookImportRequest { rows }).await }
+        async move {
+            client
+                .book_import(v2::BookImportRequest {
+                    rows,
+                    ..Default::default()
+                })
+                .await
+        }
     };
     import(vec![row(start, 0, 10, 4), row(start, 1, 7, 7)])
         .await
@@ -493,5 +506,70 @@ async fn solved_children_prove_an_analysed_root_through_the_book() {
             assert!(book.proven_line.is_empty());
         }
     }
+    cluster.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
+    let cluster = TestCluster::start(settings()).await;
+    let mut client = cluster.client();
+    let start = Position::START;
+    // More rows than one call carries, so that the book takes several calls.
+    let book_row =
+        |position: Position, group: usize, games: u64| pentagrid_client::book::ExportRow {
+            position,
+            mv: pentago::MoveGroups::of(&position, true)
+                .iter()
+                .nth(group)
+                .unwrap()[0],
+            source: pentagrid_client::book::TableSource::Playouts,
+            games,
+            wins: games / 2,
+            draws: 0,
+            proven: None,
+        };
+    let mut rows: Vec<_> = (0..3).map(|group| book_row(start, group, 10)).collect();
+    // A row of every move of the positions two moves from the start.
+    let mut seen = std::collections::HashSet::new();
+    'filling: for first in pentago::MoveGroups::of(&start, true).iter() {
+        let child = start.play(first[0]).unwrap().canonical().position;
+        for second in pentago::MoveGroups::of(&child, true).iter() {
+            let grandchild = child.play(second[0]).unwrap().canonical().position;
+            if !seen.insert(grandchild) {
+                continue;
+            }
+            let groups = pentago::MoveGroups::of(&grandchild, true).iter().count();
+            rows.extend((0..groups).map(|group| book_row(grandchild, group, 1)));
+            if rows.len() > pentagrid_coordinator::book::MAX_IMPORT_ROWS {
+                break 'filling;
+            }
+        }
+    }
+    assert!(rows.len() > pentagrid_coordinator::book::MAX_IMPORT_ROWS);
+    pentagrid_client::book::import(&client, &rows)
+        .await
+        .unwrap();
+    let once = cluster.status().await.playouts;
+    let exported = export_all(&mut client).await;
+    // The same book again: refused whole, nothing added, the way out named.
+    let error = pentagrid_client::book::import(&client, &rows)
+        .await
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(text.contains("imported before"), "{text}");
+    assert!(text.contains("--again"), "{text}");
+    assert_eq!(cluster.status().await.playouts, once);
+    assert_eq!(export_all(&mut client).await, exported);
+    // Other rows are another book.
+    pentagrid_client::book::import(&client, &rows[..3])
+        .await
+        .unwrap();
+    let more = cluster.status().await.playouts;
+    assert_eq!(more, once + 30);
+    // Asked for again explicitly, it is imported again.
+    pentagrid_client::book::import_again(&client, &rows)
+        .await
+        .unwrap();
+    assert_eq!(cluster.status().await.playouts, more + once);
     cluster.stop().await;
 }

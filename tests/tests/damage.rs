@@ -121,11 +121,7 @@ fn copy_dir(from: &Path, to: &Path) {
 /// acknowledged result and job. Returns whether it was refused.
 fn open_damaged(db: &Path, damage: &str) -> bool {
     match Store::open(db) {
-        Err(
-            error @ (StoreError::DataLoss { .. }
-            | StoreError::Damaged { .. }
-            | StoreError::Manifest { .. }),
-        ) => {
+        Err(error) if integrity_refusal(&error) => {
             let text = error.to_string();
             assert!(text.contains("Restore a backup"), "{damage}: {text}");
             eprintln!("{damage}: refused: {text}");
@@ -339,4 +335,303 @@ fn a_fresh_database_opens_and_gets_a_manifest() {
     drop(store);
     assert!(manifest::read(&db).unwrap().is_some());
     assert!(Store::open(&db).is_ok());
+}
+
+/// Whether `error` is one of the integrity refusals, each with its way out.
+fn integrity_refusal(error: &StoreError) -> bool {
+    let text = error.to_string();
+    let known = matches!(
+        error,
+        StoreError::DataLoss { .. }
+            | StoreError::LostWrites { .. }
+            | StoreError::StaleManifest { .. }
+            | StoreError::ForeignManifest { .. }
+            | StoreError::Damaged { .. }
+            | StoreError::Manifest { .. }
+    );
+    known && text.contains("estore a backup")
+}
+
+/// The state after acknowledged writes that change no count: `CANCELLED` jobs queued and
+/// cancelled, and one proven value imported without counts, on a copy of the original.
+struct Acknowledged {
+    _dir: tempfile::TempDir,
+    db: PathBuf,
+    cancelled: Vec<u64>,
+    proven_key: u64,
+    /// The log before those writes.
+    log_before: Vec<u8>,
+}
+
+const CANCELLED: usize = 5;
+
+fn acknowledged() -> Acknowledged {
+    let (dir, db) = copy();
+    let log_before = fs::read(db.join("db")).unwrap();
+    let position = Position::START;
+    let mv = pentago::MoveGroups::of(&position, true)
+        .iter()
+        .next()
+        .unwrap()[0];
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let cancelled = runtime.block_on(async {
+        // No workers: the jobs stay queued until cancelled.
+        let cluster = EmbeddedCluster::open(&db, 0, CoordinatorSettings::default())
+            .await
+            .unwrap();
+        let client = cluster.client();
+        let tasks = vec![
+            Task::Solve {
+                position: Position::START,
+            };
+            CANCELLED
+        ];
+        let ids = pentagrid_client::jobs::submit(&client, &tasks)
+            .await
+            .unwrap();
+        let cancelled = pentagrid_client::jobs::cancel(&client, &ids).await.unwrap();
+        assert_eq!(cancelled as usize, CANCELLED);
+        let row = pentagrid_client::book::ExportRow {
+            position,
+            mv,
+            source: pentagrid_client::book::TableSource::Playouts,
+            games: 0,
+            wins: 0,
+            draws: 0,
+            proven: Some(pentago::Value::Draw),
+        };
+        pentagrid_client::book::import(&client, &[row])
+            .await
+            .unwrap();
+        cluster.stop().await.unwrap();
+        ids
+    });
+    drop(runtime);
+    let started = std::time::Instant::now();
+    let store = loop {
+        match Store::open(&db) {
+            Err(StoreError::Sled(_)) if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            opened => break opened.unwrap(),
+        }
+    };
+    let acknowledged = Acknowledged {
+        _dir: dir,
+        db,
+        cancelled,
+        proven_key: position.key().bits(),
+        log_before,
+    };
+    assert!(served_whole(&store, &acknowledged));
+    acknowledged
+}
+
+/// Whether `store` holds every acknowledged write of `acknowledged`.
+fn served_whole(store: &Store, acknowledged: &Acknowledged) -> bool {
+    let cancelled = acknowledged.cancelled.iter().all(|id| {
+        store
+            .job(*id)
+            .unwrap()
+            .is_some_and(|job| job.state == pentagrid_coordinator::JobState::Cancelled)
+    });
+    let proven = !store
+        .proven_table(acknowledged.proven_key)
+        .unwrap()
+        .is_empty();
+    cancelled && proven && store.totals().unwrap() == original().totals
+}
+
+#[test]
+fn bit_flips_in_the_tail_of_acknowledged_cancellations_and_imports_are_refused_or_lose_nothing() {
+    let acknowledged = acknowledged();
+    let after = fs::read(acknowledged.db.join("db")).unwrap();
+    // The tail: every byte those writes (and the open after them) changed.
+    let changed: Vec<usize> = (0..after.len())
+        .filter(|i| acknowledged.log_before.get(*i) != Some(&after[*i]))
+        .collect();
+    assert!(!changed.is_empty());
+    let mut refused = 0;
+    let picks = [
+        0,
+        changed.len() / 4,
+        changed.len() / 2,
+        changed.len() * 3 / 4,
+        changed.len() - 1,
+    ];
+    for (n, pick) in picks.into_iter().enumerate() {
+        let at = changed[pick];
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("db");
+        copy_dir(&acknowledged.db, &db);
+        edit(&db.join("db"), |bytes| bytes[at] ^= 1 << (n % 8));
+        match Store::open(&db) {
+            Err(error) => {
+                assert!(integrity_refusal(&error), "flip at {at}: {error}");
+                eprintln!("flip at {at}: refused: {error}");
+                refused += 1;
+            }
+            Ok(store) => {
+                let whole = served_whole(&store, &acknowledged);
+                assert!(whole, "flip at {at}: served without an acknowledged write");
+            }
+        }
+    }
+    eprintln!("{refused} of {} flips refused", picks.len());
+}
+
+#[test]
+fn a_tail_cut_off_after_acknowledged_cancellations_is_refused() {
+    let acknowledged = acknowledged();
+    let after = fs::read(acknowledged.db.join("db")).unwrap();
+    let first_change = (0..after.len())
+        .find(|i| acknowledged.log_before.get(*i) != Some(&after[*i]))
+        .unwrap();
+    // Everything from the first byte those writes changed is zeroed, as a lost tail reads.
+    edit(&acknowledged.db.join("db"), |bytes| {
+        bytes[first_change..].fill(0)
+    });
+    remove_snapshots(&acknowledged.db);
+    match Store::open(&acknowledged.db) {
+        Err(error) => assert!(integrity_refusal(&error), "{error}"),
+        Ok(store) => assert!(served_whole(&store, &acknowledged)),
+    }
+}
+
+#[test]
+fn an_older_manifest_over_a_newer_database_is_refused() {
+    let (_dir, db) = copy();
+    let older = fs::read(db.join(manifest::FILE_NAME)).unwrap();
+    // More acknowledged writes, each flushed: the database moves past that manifest.
+    let store = Store::open(&db).unwrap();
+    for _ in 0..3 {
+        let id = store.generate_id().unwrap();
+        store
+            .put_job(
+                id,
+                &pentagrid_coordinator::Job::in_state(pentagrid_coordinator::JobState::Cancelled),
+            )
+            .unwrap();
+        store.flush_blocking().unwrap();
+    }
+    drop(store);
+    let newer = manifest::read(&db).unwrap().unwrap();
+    fs::write(db.join(manifest::FILE_NAME), &older).unwrap();
+    let error = open_released(&db).err().expect("refused");
+    assert!(matches!(error, StoreError::StaleManifest { .. }), "{error}");
+    assert!(
+        error.to_string().contains("older than the database"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("--accept-data-loss"), "{error}");
+    assert_eq!(
+        fs::read(db.join(manifest::FILE_NAME)).unwrap(),
+        older,
+        "left as found"
+    );
+    // The newer manifest, put back, opens it.
+    manifest::write(&db, &newer).unwrap();
+    assert!(open_released(&db).is_ok());
+}
+
+#[test]
+fn another_databases_manifest_is_refused() {
+    let (_dir, db) = copy();
+    let (_other_dir, other) = copy();
+    // The copy is a database of its own once it has an identity of its own.
+    drop(Store::open_checked(&other, OpenCheck::Adopt).unwrap());
+    let theirs = manifest::read(&other).unwrap().unwrap();
+    let ours = manifest::read(&db).unwrap().unwrap();
+    assert_ne!(theirs.identity, ours.identity);
+    manifest::write(&db, &theirs).unwrap();
+    let error = open_released(&db).err().expect("refused");
+    assert!(
+        matches!(error, StoreError::ForeignManifest { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("not this database's"), "{error}");
+    // A manifest from before identities over a database that has one is refused too.
+    let mut old = ours;
+    old.identity = None;
+    manifest::write(&db, &old).unwrap();
+    let error = open_released(&db).err().expect("refused");
+    assert!(
+        matches!(error, StoreError::ForeignManifest { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn all_zero_manifests_with_valid_checksums_are_refused() {
+    let (_dir, db) = copy();
+    for identity in [
+        None,
+        Some(pentagrid_coordinator::store::Identity(0)),
+        Some(pentagrid_coordinator::store::Identity(7)),
+    ] {
+        let zero = manifest::Manifest {
+            identity,
+            generation: 0,
+            facts: manifest::Facts::default(),
+        };
+        manifest::write(&db, &zero).unwrap();
+        let error = open_released(&db).err().expect("refused");
+        assert!(
+            matches!(error, StoreError::Manifest { .. }),
+            "{identity:?}: {error}"
+        );
+    }
+}
+
+#[test]
+fn a_manifest_that_is_no_regular_file_or_too_large_is_refused_without_waiting() {
+    let (_dir, db) = copy();
+    let path = db.join(manifest::FILE_NAME);
+    fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+    let error = open_released(&db).err().expect("refused");
+    assert!(error.to_string().contains("not a regular file"), "{error}");
+    fs::remove_file(&path).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let error = open_released(&db).err().expect("refused");
+    assert!(error.to_string().contains("a FIFO"), "{error}");
+    fs::remove_file(&path).unwrap();
+    fs::write(&path, vec![0u8; 10 << 20]).unwrap();
+    let error = open_released(&db).err().expect("refused");
+    assert!(
+        matches!(
+            error,
+            StoreError::Manifest {
+                error: manifest::ManifestError::TooLarge(_),
+                ..
+            }
+        ),
+        "{error}"
+    );
+    // --accept-data-loss replaces any of them with a manifest of what the database holds.
+    let store = Store::open_checked(&db, OpenCheck::AcceptDataLoss).unwrap();
+    assert_eq!(store.totals().unwrap(), original().totals);
+    drop(store);
+    assert!(open_released(&db).is_ok());
+}
+
+/// Opens `db`, waiting while an earlier handle still lets go of its lock.
+fn open_released(db: &Path) -> Result<Store, StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match Store::open(db) {
+            Err(StoreError::Sled(_)) if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            opened => return opened,
+        }
+    }
 }

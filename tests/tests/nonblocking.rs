@@ -77,7 +77,7 @@ async fn heartbeats_stay_answered(positions: usize, candidates: u64) {
         cluster
             .coordinator
             .book
-            .import(chunk.to_vec())
+            .import(chunk.to_vec(), None)
             .await
             .expect("seed the book");
     }

@@ -267,6 +267,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
             client
                 .book_import(v2::BookImportRequest {
                     rows: vec![context.row.clone()],
+                    ..Default::default()
                 })
                 .await,
         ),

@@ -50,11 +50,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     filled?;
     println!("filled {count} positions in {:.1} s", fill.as_secs_f64());
 
+    let mut recorded = manifest::Manifest::default();
     let mut opens = Vec::new();
     let mut reads = Vec::new();
     for _ in 0..OPENS {
         let (read, took) = timed(|| manifest::read(dir.path()));
-        read?.ok_or("no manifest")?;
+        recorded = read?.ok_or("no manifest")?;
         reads.push(took);
         let (store, took) = open(dir.path())?;
         drop(store);
@@ -70,7 +71,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut writes = Vec::new();
     for _ in 0..COMMITS {
-        let (written, took) = timed(|| manifest::write(dir.path(), &facts));
+        recorded.facts = facts;
+        let (written, took) = timed(|| manifest::write(dir.path(), &recorded));
         written?;
         writes.push(took);
     }
@@ -82,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let entries = BTreeMap::from([(position.key().bits(), entry)]);
         let (committed, took) = timed(|| {
-            store.import(&entries)?;
+            store.import(&entries, None)?;
             store.flush_blocking()
         });
         committed?;

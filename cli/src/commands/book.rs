@@ -86,6 +86,10 @@ enum BookCommand {
         /// Row format (by default from the file name: .csv or JSON lines).
         #[arg(long, value_enum)]
         format: Option<Format>,
+        /// Import it even if the same book (the same rows) was imported before: its counts
+        /// are then added a second time. Without it a second import is refused.
+        #[arg(long)]
+        again: bool,
         #[command(flatten)]
         target: Target,
     },
@@ -126,8 +130,9 @@ pub fn run(args: &BookArgs) -> Result<()> {
         BookCommand::Import {
             file,
             format,
+            again,
             target,
-        } => import(file, *format, target),
+        } => import(file, *format, *again, target),
     }
 }
 
@@ -187,7 +192,8 @@ fn export(min_games: u64, format: Format, out: Option<&Path>, target: &Target) -
 }
 
 /// Adds the rows of `file` (`-`: standard input) to the book.
-fn import(file: &str, format: Option<Format>, target: &Target) -> Result<()> {
+/// A book imported before (the same rows) is refused unless `again`.
+fn import(file: &str, format: Option<Format>, again: bool, target: &Target) -> Result<()> {
     let format = format.map_or_else(|| RowFormat::of_file_name(file), RowFormat::from);
     let reader: Box<dyn BufRead> = if file == "-" {
         Box::new(std::io::stdin().lock())
@@ -197,7 +203,13 @@ fn import(file: &str, format: Option<Format>, target: &Target) -> Result<()> {
         ))
     };
     let rows = book::parse_rows(reader, format)?;
-    let count = target.read(async |client| Ok(book::import(client, &rows).await?))?;
+    let count = target.read(async |client| {
+        Ok(if again {
+            book::import_again(client, &rows).await?
+        } else {
+            book::import(client, &rows).await?
+        })
+    })?;
     outln!("imported {count} rows");
     Ok(())
 }

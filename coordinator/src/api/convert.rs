@@ -177,6 +177,34 @@ pub(crate) fn export_row(row: &ExportRow) -> v2::BookExportRow {
     }
 }
 
+/// The book an import call belongs to, if its request names one: a digest of 32 bytes, and
+/// its part below its parts.
+pub(crate) fn import_mark(
+    request: &v2::BookImportRequest,
+) -> Result<Option<crate::store::ImportMark>, Status> {
+    if request.book_digest.is_empty() {
+        return Ok(None);
+    }
+    let digest: [u8; 32] = request.book_digest.as_slice().try_into().map_err(|_| {
+        invalid(format!(
+            "book_digest: a SHA-256 digest has 32 bytes, not {}",
+            request.book_digest.len()
+        ))
+    })?;
+    if request.part >= request.parts {
+        return Err(invalid(format!(
+            "part {} of {} parts: parts are counted from 0, below parts",
+            request.part, request.parts
+        )));
+    }
+    Ok(Some(crate::store::ImportMark {
+        digest,
+        first: request.part == 0,
+        last: request.part + 1 == request.parts,
+        again: request.again,
+    }))
+}
+
 /// Imported rows in domain form; errors name the row (counted from 1).
 pub(crate) fn import_rows(rows: &[v2::BookExportRow]) -> Result<Vec<ExportRow>, Status> {
     rows.iter()

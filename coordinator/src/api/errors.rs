@@ -189,6 +189,11 @@ impl From<BookError> for Status {
     fn from(error: BookError) -> Status {
         match error {
             BookError::Store(error) => error.into(),
+            BookError::AlreadyImported(_) => error_status(
+                Code::AlreadyExists,
+                ErrorReason::InvalidArgument,
+                error.to_string(),
+            ),
             BookError::TooMany(..) | BookError::BadRow { .. } | BookError::Page(_) => {
                 invalid(error.to_string())
             }

@@ -526,7 +526,8 @@ impl CoordinatorApi for Service {
             return Err(crate::book::BookError::TooMany("rows", max, asked).into());
         }
         let rows = convert::import_rows(wire)?;
-        let imported = self.coordinator.book.import(rows).await?;
+        let mark = convert::import_mark(request.get_ref())?;
+        let imported = self.coordinator.book.import(rows, mark).await?;
         Ok(Response::new(v2::BookImportResponse {
             rows: imported as u64,
         }))

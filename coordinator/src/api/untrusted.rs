@@ -34,6 +34,7 @@ pub fn check_book_import(request: &[u8]) -> Result<usize, String> {
     let request =
         v2::BookImportRequest::decode(request).map_err(|e| format!("undecodable import: {e}"))?;
     let rows = import_rows(&request.rows).map_err(|status| status.message().to_owned())?;
+    super::convert::import_mark(&request).map_err(|status| status.message().to_owned())?;
     import_entries(&rows)
         .map(|entries| entries.len())
         .map_err(|e| e.to_string())
@@ -98,7 +99,13 @@ mod tests {
             proven: value_to_wire(None) as i32,
         };
         let start = Position::START.to_string();
-        let request = |rows| v2::BookImportRequest { rows }.encode_to_vec();
+        let request = |rows| {
+            v2::BookImportRequest {
+                rows,
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
         assert_eq!(
             check_book_import(&request(vec![row(&start, "a1-1R")])),
             Ok(1)
@@ -201,7 +208,7 @@ mod tests {
             let row = v2::BookExportRow {
                 position, r#move: mv, source, games, wins, draws, proven,
             };
-            let _ = check_book_import(&v2::BookImportRequest { rows: vec![row] }.encode_to_vec());
+            let _ = check_book_import(&v2::BookImportRequest { rows: vec![row], ..Default::default() }.encode_to_vec());
         }
     }
 }

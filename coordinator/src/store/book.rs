@@ -6,6 +6,9 @@
 //! version byte (1), then 3-byte rows sorted by move: the move's packed index in the canonical
 //! frame (u16, big-endian) and its exact value for the mover as an i8 (1 win, 0 draw, -1 loss).
 //! `build_nodes`: key = build id ‖ canonical position key (16 bytes), empty value.
+//! `imports`: key = the SHA-256 digest of an imported book's rows (32 bytes); value = how
+//! many times it was imported (8 bytes, big-endian), so that importing the same book twice
+//! (which would add its counts twice) is noticed.
 
 use std::collections::BTreeMap;
 
@@ -20,6 +23,30 @@ use super::{
     put_record, totals_in,
 };
 use crate::build_record::Build;
+
+/// Which book an import's rows come from, so that a book imported twice is noticed: one
+/// import may take several calls, all with the same digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImportMark {
+    /// The SHA-256 digest of the whole book's rows.
+    pub digest: [u8; 32],
+    /// This call carries the book's first rows: a recorded digest is refused here.
+    pub first: bool,
+    /// This call carries its last rows: the digest is recorded with them.
+    pub last: bool,
+    /// Import it even if it was imported before.
+    pub again: bool,
+}
+
+/// What an import did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportOutcome {
+    /// The rows were added.
+    Imported,
+    /// Nothing was added: the book was imported before (its digest is recorded) and
+    /// [`ImportMark::again`] was not set.
+    SeenBefore,
+}
 
 /// Exact values of a position's moves (canonical frame).
 pub type ProvenTable = BTreeMap<Move, Value>;
@@ -166,10 +193,36 @@ impl Store {
     /// One transaction; not yet durable. Imported exact values are stored as given and not
     /// propagated (an exported book already carries the values propagation gave it; see
     /// [`super::propagate`]).
-    pub fn import(&self, entries: &BTreeMap<u64, BookEntry>) -> Result<(), StoreError> {
+    /// With a `mark`, a book whose digest is recorded is refused at its first call unless
+    /// asked again, and the digest is recorded with its last call.
+    pub fn import(
+        &self,
+        entries: &BTreeMap<u64, BookEntry>,
+        mark: Option<&ImportMark>,
+    ) -> Result<ImportOutcome, StoreError> {
         let _writing = self.writing();
-        let trees = (&self.playouts, &self.game_tables, &self.proven, &self.meta);
-        let outcome = trees.transaction(|(playouts, game_tables, proven, meta)| {
+        let trees = (
+            &self.playouts,
+            &self.game_tables,
+            &self.proven,
+            &self.meta,
+            &self.imports,
+        );
+        let outcome = trees.transaction(|(playouts, game_tables, proven, meta, imports)| {
+            if let Some(mark) = mark {
+                let times = match imports.get(mark.digest)? {
+                    Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
+                        .map(u64::from_be_bytes)
+                        .map_err(super::abort("import record"))?,
+                    None => 0,
+                };
+                if mark.first && times > 0 && !mark.again {
+                    return Ok(ImportOutcome::SeenBefore);
+                }
+                if mark.last {
+                    imports.insert(&mark.digest, &times.saturating_add(1).to_be_bytes())?;
+                }
+            }
             let mut totals = totals_in(meta)?;
             let playout_deltas: BTreeMap<u64, Table> = entries
                 .iter()
@@ -202,9 +255,19 @@ impl Store {
                 proven.insert(&key, encode_proven(&current))?;
             }
             meta.insert(TOTALS, totals.encode_to_vec())?;
-            Ok(())
+            Ok(ImportOutcome::Imported)
         });
         Ok(outcome?)
+    }
+
+    /// How many times the book of `digest` was imported in full.
+    pub fn imported_times(&self, digest: &[u8; 32]) -> Result<u64, StoreError> {
+        match self.imports.get(digest)? {
+            None => Ok(0),
+            Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
+                .map(u64::from_be_bytes)
+                .map_err(|_| corrupt("import record", "not 8 bytes")),
+        }
     }
 }
 
@@ -214,7 +277,7 @@ impl Store {
     /// Imports `entry` as the tables of `position` (its key as given: callers pass canonical
     /// positions).
     pub(crate) fn import_one(&self, position: &pentago::Position, entry: BookEntry) {
-        self.import(&BTreeMap::from([(position.key().bits(), entry)]))
+        self.import(&BTreeMap::from([(position.key().bits(), entry)]), None)
             .expect("import");
     }
 }

@@ -3,32 +3,78 @@
 //! is caught on open instead of served.
 //!
 //! The manifest is the file [`FILE_NAME`] inside the database directory, so a copy of the
-//! directory carries it. It lists monotonic [`Facts`] (results applied, running totals, stored
-//! puzzles, the highest job, match and build ids, the highest id handed out), read from the
-//! store just before each flush and written only after that flush returned: it never claims
-//! more than sled made durable, and it covers every acknowledgement, since results, submissions
-//! and imports are acknowledged only after a flush. It is replaced atomically (temporary file,
-//! fsync, rename, fsync of the directory).
+//! directory carries it. It records the database's [`Identity`] (random, made with the
+//! database and stored in it), its write generation (raised by every flush, stored in the
+//! database before the flush and in the manifest after it, so it covers every acknowledged
+//! write of any kind: results, cancellations, imports, proven values, builds, claims...), and
+//! monotonic [`Facts`] (results applied, running totals, stored puzzles, the highest job,
+//! match and build ids, the highest id handed out) read just before each flush. It never
+//! claims more than sled made durable. It is replaced atomically (temporary file, fsync,
+//! rename, fsync of the directory), and read only from a regular file, at most
+//! [`MAX_BYTES`] bytes of it.
 //!
-//! Its format is stable: UTF-8 lines `pentagrid-manifest 1`, then one `NAME VALUE` line per fact
-//! in the order of [`Fact::ALL`], then `crc32 HEX`, the CRC-32 (IEEE) of every byte before that
-//! line. A later version writes a new version number; this one refuses any other.
+//! Its format is stable and versioned: UTF-8 lines `pentagrid-manifest 2`, `identity HEX` (32
+//! lower-case hex digits, never all zero), `generation N` (never 0), then one `NAME VALUE`
+//! line per fact in the order of [`Fact::ALL`], then `crc32 HEX`, the CRC-32 (IEEE) of every
+//! byte before that line. Version 1 (written before identities and generations) has no
+//! identity or generation line and is still read, so that older databases open; the first
+//! open upgrades it. A later version writes a new version number; this one refuses any other.
 
 use std::fmt;
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Store, StoreError, id_of};
+use super::StoreError;
 
 /// The manifest's file name inside the database directory.
 pub const FILE_NAME: &str = "pentagrid.manifest";
 const MAGIC: &str = "pentagrid-manifest";
-const VERSION: u32 = 1;
-/// A manifest is a few hundred bytes; anything much larger is not one.
-const MAX_BYTES: u64 = 64 * 1024;
+const VERSION: u32 = 2;
+/// A manifest is a few hundred bytes; anything larger is not one, and is not read past this.
+pub const MAX_BYTES: u64 = 64 * 1024;
+
+/// A database's identity: random, made with the database (or at the first open of one made
+/// before identities), stored in it and in its manifest, so that another database's manifest
+/// is told apart. Never zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity(pub u128);
+
+impl Identity {
+    /// A new random identity, from the operating system's random source (the hasher keys of
+    /// the standard library and the clock where that cannot be read).
+    #[must_use]
+    pub fn random() -> Identity {
+        let mut bytes = [0u8; 16];
+        let from_os = File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+        let mut value = u128::from_be_bytes(bytes);
+        if from_os.is_err() || value == 0 {
+            use std::hash::{BuildHasher, Hasher};
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let mut halves = [0u64; 2];
+            for (i, half) in halves.iter_mut().enumerate() {
+                let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+                hasher.write_u128(nanos);
+                hasher.write_usize(i);
+                hasher.write_u32(std::process::id());
+                *half = hasher.finish();
+            }
+            value = (u128::from(halves[0]) << 64) | u128::from(halves[1]) | 1;
+        }
+        Identity(value)
+    }
+}
+
+impl fmt::Display for Identity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:032x}", self.0)
+    }
+}
 
 /// How [`Store::open_checked`] treats what it finds against the manifest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -190,40 +236,92 @@ pub(super) fn list(shortfalls: &[Shortfall]) -> String {
     parts.join("; ")
 }
 
+/// A manifest: the database it belongs to, its write generation and its facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Manifest {
+    /// The database's identity; `None` only in a version-1 manifest.
+    pub identity: Option<Identity>,
+    /// The write generation; 0 only in a version-1 manifest.
+    pub generation: u64,
+    /// The facts.
+    pub facts: Facts,
+}
+
+impl Manifest {
+    /// The value of one fact.
+    #[must_use]
+    pub fn get(&self, fact: Fact) -> u64 {
+        self.facts.get(fact)
+    }
+
+    /// Sets one fact.
+    pub fn set(&mut self, fact: Fact, value: u64) {
+        self.facts.set(fact, value);
+    }
+}
+
 /// Why a manifest could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
     /// The file exists but could not be read.
     #[error("unreadable: {0}")]
     Io(#[from] io::Error),
+    /// It is not a regular file (a FIFO, a device, a directory...), so it is not read at all.
+    #[error("not a regular file but {0}")]
+    NotAFile(&'static str),
     /// The file is larger than any manifest.
-    #[error("{0} bytes, far larger than a manifest")]
+    #[error("{0} bytes or more, far larger than a manifest (at most {MAX_BYTES})")]
     TooLarge(u64),
     /// The checksum does not match the content.
     #[error("its checksum does not match its content")]
     Checksum,
     /// A later pentagrid wrote it.
-    #[error("format version {0}, this pentagrid reads version {VERSION}")]
+    #[error("format version {0}, this pentagrid reads versions 1 and {VERSION}")]
     Version(u32),
     /// It is not laid out as a manifest.
     #[error("not a pentagrid manifest ({0})")]
     Format(&'static str),
 }
 
-/// The manifest's text for `facts`.
+/// The manifest's text: version 2, or version 1 where it has no identity (written only to
+/// check that older manifests still read).
 #[must_use]
-pub fn encode(facts: &Facts) -> String {
-    let mut text = format!("{MAGIC} {VERSION}\n");
+pub fn encode(manifest: &Manifest) -> String {
+    let mut text = match manifest.identity {
+        Some(identity) => format!(
+            "{MAGIC} {VERSION}\nidentity {identity}\ngeneration {}\n",
+            manifest.generation
+        ),
+        None => format!("{MAGIC} 1\n"),
+    };
     for fact in Fact::ALL {
-        text.push_str(&format!("{} {}\n", fact.name(), facts.get(fact)));
+        text.push_str(&format!("{} {}\n", fact.name(), manifest.get(fact)));
     }
     let checksum = crc32fast::hash(text.as_bytes());
     text.push_str(&format!("crc32 {checksum:08x}\n"));
     text
 }
 
-/// The facts of a manifest's text.
-pub fn decode(bytes: &[u8]) -> Result<Facts, ManifestError> {
+/// Lower-case hex digits only, as written: an upper-case digit would read as the same number,
+/// so a flipped case bit would go unnoticed.
+fn lower_hex(hex: &str, digits: usize) -> bool {
+    hex.len() == digits && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The value of line `NAME VALUE`.
+fn field<'a>(line: Option<&'a str>, name: &str) -> Option<&'a str> {
+    line?.strip_prefix(name)?.strip_prefix(' ')
+}
+
+/// A decimal number as written: no sign, no leading zero (so that no two texts read alike).
+fn number(text: &str) -> Option<u64> {
+    let canonical =
+        text == "0" || (!text.starts_with('0') && text.bytes().all(|b| b.is_ascii_digit()));
+    canonical.then(|| text.parse().ok()).flatten()
+}
+
+/// The manifest of a text.
+pub fn decode(bytes: &[u8]) -> Result<Manifest, ManifestError> {
     let text = std::str::from_utf8(bytes).map_err(|_| ManifestError::Format("not UTF-8"))?;
     let body_end = text
         .trim_end_matches('\n')
@@ -234,61 +332,106 @@ pub fn decode(bytes: &[u8]) -> Result<Facts, ManifestError> {
     let checksum = last
         .strip_suffix('\n')
         .and_then(|line| line.strip_prefix("crc32 "))
-        // Lower case only, as written: an upper-case digit would read as the same number, so a
-        // flipped case bit would go unnoticed.
-        .filter(|hex| hex.len() == 8 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .filter(|hex| lower_hex(hex, 8))
         .and_then(|hex| u32::from_str_radix(hex, 16).ok())
         .ok_or(ManifestError::Format("no checksum line"))?;
     if crc32fast::hash(body.as_bytes()) != checksum {
         return Err(ManifestError::Checksum);
     }
     let mut lines = body.lines();
-    let version = lines
-        .next()
-        .and_then(|line| line.strip_prefix(MAGIC))
-        .and_then(|rest| rest.strip_prefix(' '))
+    let version = field(lines.next(), MAGIC)
         .and_then(|v| v.parse::<u32>().ok())
         .ok_or(ManifestError::Format("no header line"))?;
-    if version != VERSION {
-        return Err(ManifestError::Version(version));
+    let mut manifest = Manifest::default();
+    match version {
+        1 => {}
+        VERSION => {
+            let identity = field(lines.next(), "identity")
+                .filter(|hex| lower_hex(hex, 32))
+                .and_then(|hex| u128::from_str_radix(hex, 16).ok())
+                .ok_or(ManifestError::Format("no identity line"))?;
+            if identity == 0 {
+                return Err(ManifestError::Format("its database identity is zero"));
+            }
+            manifest.identity = Some(Identity(identity));
+            manifest.generation = field(lines.next(), "generation")
+                .and_then(number)
+                .ok_or(ManifestError::Format("no generation line"))?;
+            if manifest.generation == 0 {
+                return Err(ManifestError::Format("its write generation is zero"));
+            }
+        }
+        other => return Err(ManifestError::Version(other)),
     }
-    let mut facts = Facts::default();
     for fact in Fact::ALL {
-        let value = lines
-            .next()
-            .and_then(|line| line.strip_prefix(fact.name()))
-            .and_then(|rest| rest.strip_prefix(' '))
-            .and_then(|v| v.parse::<u64>().ok())
+        let value = field(lines.next(), fact.name())
+            .and_then(number)
             .ok_or(ManifestError::Format("a fact is missing or malformed"))?;
-        facts.set(fact, value);
+        manifest.set(fact, value);
     }
     if lines.next().is_some() {
         return Err(ManifestError::Format("lines after the last fact"));
     }
-    Ok(facts)
+    // Every open hands out an id and records it, so no pentagrid writes a manifest without
+    // one: an all-zero manifest with a valid checksum was made some other way.
+    if manifest.get(Fact::LastId) == 0 {
+        return Err(ManifestError::Format("no id was ever handed out"));
+    }
+    Ok(manifest)
 }
 
-/// The manifest in `dir`, or `None` where there is none.
-pub fn read(dir: &Path) -> Result<Option<Facts>, ManifestError> {
+/// What a file that is not a regular one is, in words.
+fn kind_of(file_type: fs::FileType) -> &'static str {
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The manifest in `dir`, or `None` where there is none. Only a regular file (or a link to
+/// one) is read: it is opened without blocking (a FIFO would otherwise hang the open), and
+/// at most [`MAX_BYTES`] and one more byte are read of it (a device never ends).
+pub fn read(dir: &Path) -> Result<Option<Manifest>, ManifestError> {
     let path = dir.join(FILE_NAME);
-    let file = match File::open(&path) {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&path)
+    {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let length = file.metadata()?.len();
-    if length > MAX_BYTES {
-        return Err(ManifestError::TooLarge(length));
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(ManifestError::NotAFile(kind_of(metadata.file_type())));
     }
-    decode(&fs::read(&path)?).map(Some)
+    if metadata.len() > MAX_BYTES {
+        return Err(ManifestError::TooLarge(metadata.len()));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(ManifestError::TooLarge(bytes.len() as u64));
+    }
+    decode(&bytes).map(Some)
 }
 
-/// Replaces the manifest in `dir` with `facts`, atomically and durably.
-pub fn write(dir: &Path, facts: &Facts) -> io::Result<()> {
+/// Replaces the manifest in `dir` with `manifest`, atomically and durably.
+pub fn write(dir: &Path, manifest: &Manifest) -> io::Result<()> {
     let path = dir.join(FILE_NAME);
     let temporary = dir.join(format!("{FILE_NAME}.tmp"));
     let mut file = File::create(&temporary)?;
-    file.write_all(encode(facts).as_bytes())?;
+    file.write_all(encode(manifest).as_bytes())?;
     file.sync_all()?;
     drop(file);
     fs::rename(&temporary, &path)?;
@@ -299,16 +442,20 @@ pub fn write(dir: &Path, facts: &Facts) -> io::Result<()> {
 /// The store's side of the manifest: where it lives, what it last recorded, and the highest id
 /// handed out (sled does not say).
 pub(super) struct Keeper {
-    dir: PathBuf,
-    recorded: Mutex<Facts>,
-    last_id: AtomicU64,
+    pub(super) dir: PathBuf,
+    pub(super) recorded: Mutex<Manifest>,
+    /// Held for a whole commit (generation raised, flush, manifest written): the database's
+    /// generation is then never more than one above the manifest's.
+    pub(super) committing: Mutex<()>,
+    pub(super) last_id: AtomicU64,
 }
 
 impl Keeper {
     pub(super) fn new(dir: &Path) -> Keeper {
         Keeper {
             dir: dir.to_owned(),
-            recorded: Mutex::new(Facts::default()),
+            recorded: Mutex::new(Manifest::default()),
+            committing: Mutex::new(()),
             last_id: AtomicU64::new(0),
         }
     }
@@ -318,115 +465,38 @@ impl Keeper {
         self.last_id.fetch_max(id, Ordering::AcqRel);
     }
 
-    /// Records `facts`, read before a flush that has since returned. Facts only grow, so a
-    /// flush that finishes after a later one cannot lower the manifest; unchanged facts write
-    /// nothing.
-    pub(super) fn record(&self, facts: Facts) -> Result<(), StoreError> {
-        let mut recorded = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
-        let merged = recorded.max(facts);
-        if merged == *recorded {
-            return Ok(());
-        }
-        self.replace(&mut recorded, merged)
+    /// What was last recorded.
+    pub(super) fn recorded(&self) -> Manifest {
+        *self.recorded.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Writes `facts` as they are, even below what was recorded (after accepted data loss).
-    fn rewrite(&self, facts: Facts) -> Result<(), StoreError> {
+    /// Records generation `generation` with `facts`, read before a flush that has since
+    /// returned. Facts only grow, so a stale read cannot lower them.
+    pub(super) fn record(&self, generation: u64, facts: Facts) -> Result<(), StoreError> {
         let mut recorded = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
-        self.replace(&mut recorded, facts)
+        let next = Manifest {
+            identity: recorded.identity,
+            generation,
+            facts: recorded.facts.max(facts),
+        };
+        self.replace(&mut recorded, next)
     }
 
-    fn replace(&self, recorded: &mut Facts, facts: Facts) -> Result<(), StoreError> {
-        write(&self.dir, &facts).map_err(|e| {
+    /// Writes `manifest` as it is, even below what was recorded (at open).
+    pub(super) fn rewrite(&self, manifest: Manifest) -> Result<(), StoreError> {
+        let mut recorded = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        self.replace(&mut recorded, manifest)
+    }
+
+    fn replace(&self, recorded: &mut Manifest, manifest: Manifest) -> Result<(), StoreError> {
+        write(&self.dir, &manifest).map_err(|e| {
             StoreError::Durability(format!(
                 "could not write the integrity manifest {}: {e}",
                 self.dir.join(FILE_NAME).display()
             ))
         })?;
-        *recorded = facts;
+        *recorded = manifest;
         Ok(())
-    }
-}
-
-impl Store {
-    /// The facts as the store holds them now, as the manifest would record them; cheap (one
-    /// read, four last keys, two counters), so that it runs before every flush.
-    pub fn facts(&self) -> Result<Facts, StoreError> {
-        let totals = self.totals()?;
-        let mut facts = Facts::default();
-        facts.set(Fact::Results, totals.results);
-        facts.set(Fact::Games, totals.games);
-        facts.set(Fact::Playouts, totals.playouts);
-        facts.set(Fact::PlayoutPositions, totals.playout_positions);
-        facts.set(Fact::GamePositions, totals.game_positions);
-        facts.set(Fact::Puzzles, self.stored_puzzles());
-        let jobs = last_id(&self.jobs, "job")?.max(last_id(&self.quarantine, "job")?);
-        facts.set(Fact::LastJob, jobs);
-        facts.set(Fact::LastMatch, last_id(&self.matches, "match")?);
-        facts.set(Fact::LastBuild, last_id(&self.builds, "build")?);
-        facts.set(Fact::LastId, self.manifest.last_id.load(Ordering::Acquire));
-        Ok(facts)
-    }
-
-    /// Compares what sled recovered with the manifest as `check` says, then writes the
-    /// manifest from what the store holds. `recorded` is the manifest as read before sled
-    /// opened.
-    pub(super) fn check_integrity(
-        &self,
-        check: OpenCheck,
-        recorded: Result<Option<Facts>, ManifestError>,
-    ) -> Result<(), StoreError> {
-        // The first id sled hands out now bounds every id it handed out before.
-        let next = self.generate_id()?;
-        let mut found = self.facts()?;
-        found.set(Fact::LastId, next - 1);
-        let dir = &self.manifest.dir;
-        let path = dir.join(FILE_NAME);
-        match (check, recorded) {
-            (OpenCheck::Adopt, _) => {
-                tracing::info!(db = %dir.display(), "adopting the database as it is: its integrity manifest is written from what it holds");
-            }
-            (OpenCheck::Verify, Err(error)) => {
-                return Err(StoreError::Manifest { path, error });
-            }
-            (OpenCheck::AcceptDataLoss, Err(error)) => {
-                tracing::warn!(manifest = %path.display(), %error, "the integrity manifest is damaged; --accept-data-loss: going on with what the database holds and rewriting the manifest");
-            }
-            (_, Ok(None)) if found.is_empty() => {}
-            (_, Ok(None)) => {
-                tracing::warn!(db = %dir.display(), "the database has no integrity manifest (written by a pentagrid from before integrity manifests, or the manifest was deleted): adopting it as it is; from now on data loss is caught");
-            }
-            (check, Ok(Some(recorded))) => {
-                let shortfalls = found.shortfalls(&recorded);
-                if shortfalls.is_empty() {
-                    // The manifest may stay below what sled holds (written before a crash
-                    // that came after a flush); the next flush raises it.
-                    *self
-                        .manifest
-                        .recorded
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner()) = recorded;
-                    return self.manifest.record(found);
-                }
-                if check == OpenCheck::Verify {
-                    return Err(StoreError::DataLoss {
-                        dir: dir.clone(),
-                        shortfalls,
-                    });
-                }
-                tracing::warn!(db = %dir.display(), lost = %list(&shortfalls), "--accept-data-loss: going on with what the database holds; the rest is lost for good and the manifest is rewritten");
-            }
-        }
-        found.set(Fact::LastId, next);
-        self.manifest.rewrite(found)
-    }
-}
-
-/// The id of the last key of a tree keyed by id (or by id and more), 0 when it is empty.
-fn last_id(tree: &sled::Tree, what: &'static str) -> Result<u64, StoreError> {
-    match tree.last()? {
-        Some((key, _)) => id_of(key.get(..8).unwrap_or(&key), what),
-        None => Ok(0),
     }
 }
 
@@ -435,23 +505,51 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn sample() -> Facts {
-        let mut facts = Facts::default();
+    fn sample() -> Manifest {
+        let mut manifest = Manifest {
+            identity: Some(Identity(0x0123_4567_89ab_cdef_0011_2233_4455_6677)),
+            generation: 42,
+            facts: Facts::default(),
+        };
         for (i, fact) in Fact::ALL.into_iter().enumerate() {
-            facts.set(fact, (i as u64 + 1) * 1000 + 7);
+            manifest.set(fact, (i as u64 + 1) * 1000 + 7);
         }
-        facts
+        manifest
+    }
+
+    /// `body` with its checksum line.
+    fn signed(body: &str) -> String {
+        format!("{body}crc32 {:08x}\n", crc32fast::hash(body.as_bytes()))
     }
 
     #[test]
     fn the_format_is_stable() {
-        let mut facts = Facts::default();
-        facts.set(Fact::Results, 70);
-        facts.set(Fact::LastId, u64::MAX);
-        let text = encode(&facts);
-        assert!(text.starts_with("pentagrid-manifest 1\nresults 70\ngames 0\n"));
+        let mut manifest = sample();
+        manifest.set(Fact::Results, 70);
+        manifest.set(Fact::LastId, u64::MAX);
+        let text = encode(&manifest);
+        assert!(text.starts_with(
+            "pentagrid-manifest 2\nidentity 0123456789abcdef0011223344556677\n\
+             generation 42\nresults 70\ngames 2007\n"
+        ));
         assert!(text.contains("\nlast_id 18446744073709551615\ncrc32 "));
-        assert_eq!(decode(text.as_bytes()).unwrap(), facts);
+        assert_eq!(decode(text.as_bytes()).unwrap(), manifest);
+    }
+
+    #[test]
+    fn version_1_manifests_still_read_without_identity_or_generation() {
+        let mut body = "pentagrid-manifest 1\n".to_owned();
+        for fact in Fact::ALL {
+            body.push_str(&format!("{} 5\n", fact.name()));
+        }
+        let read = decode(signed(&body).as_bytes()).unwrap();
+        assert_eq!((read.identity, read.generation), (None, 0));
+        assert_eq!(read.get(Fact::LastId), 5);
+        let old = Manifest {
+            identity: None,
+            ..read
+        };
+        assert_eq!(encode(&old), signed(&body));
     }
 
     #[test]
@@ -465,18 +563,42 @@ mod tests {
         assert!(decode(b"").is_err());
         assert!(decode(&text.as_bytes()[..text.len() - 3]).is_err());
         assert!(decode(&[0xff; 40]).is_err());
-        let later = "pentagrid-manifest 2\n";
-        let later = format!("{later}crc32 {:08x}\n", crc32fast::hash(later.as_bytes()));
+        let later = signed("pentagrid-manifest 3\n");
         assert!(matches!(
             decode(later.as_bytes()),
-            Err(ManifestError::Version(2))
+            Err(ManifestError::Version(3))
         ));
-        let short = "pentagrid-manifest 1\nresults 5\n";
-        let short = format!("{short}crc32 {:08x}\n", crc32fast::hash(short.as_bytes()));
+        let short = signed("pentagrid-manifest 1\nresults 5\n");
         assert!(matches!(
             decode(short.as_bytes()),
             Err(ManifestError::Format(_))
         ));
+    }
+
+    #[test]
+    fn all_zero_manifests_with_valid_checksums_are_refused() {
+        for version in [1, 2] {
+            let mut zero = Manifest {
+                identity: (version == 2).then_some(Identity(1)),
+                generation: 1,
+                facts: Facts::default(),
+            };
+            let text = encode(&zero);
+            assert!(
+                matches!(decode(text.as_bytes()), Err(ManifestError::Format(_))),
+                "version {version}"
+            );
+            zero.identity = zero.identity.map(|_| Identity(0));
+            zero.set(Fact::LastId, 1);
+            if version == 2 {
+                let error = decode(encode(&zero).as_bytes()).unwrap_err();
+                assert!(error.to_string().contains("identity is zero"), "{error}");
+                zero.identity = Some(Identity(1));
+                zero.generation = 0;
+                let error = decode(encode(&zero).as_bytes()).unwrap_err();
+                assert!(error.to_string().contains("generation is zero"), "{error}");
+            }
+        }
     }
 
     #[test]
@@ -494,8 +616,34 @@ mod tests {
     }
 
     #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        // A device that never ends, through a link.
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let error = read(dir.path()).unwrap_err();
+        assert!(
+            matches!(error, ManifestError::NotAFile("a character device")),
+            "{error}"
+        );
+        fs::remove_file(&path).unwrap();
+        // A FIFO with no writer: opening it must not wait for one.
+        let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let error = read(dir.path()).unwrap_err();
+        assert!(
+            matches!(error, ManifestError::NotAFile("a FIFO")),
+            "{error}"
+        );
+        fs::remove_file(&path).unwrap();
+        fs::create_dir(&path).unwrap();
+        assert!(matches!(read(dir.path()), Err(ManifestError::NotAFile(_))));
+    }
+
+    #[test]
     fn shortfalls_name_each_fact_that_went_down() {
-        let recorded = sample();
+        let recorded = sample().facts;
         let mut found = recorded;
         found.set(Fact::Results, 66);
         found.set(Fact::Puzzles, 9999);
@@ -509,24 +657,31 @@ mod tests {
     }
 
     #[test]
-    fn the_keeper_never_lowers_what_it_recorded() {
+    fn the_keeper_never_lowers_the_facts_it_recorded() {
         let dir = tempfile::tempdir().unwrap();
         let keeper = Keeper::new(dir.path());
-        keeper.record(sample()).unwrap();
-        let mut lower = sample();
+        keeper.rewrite(sample()).unwrap();
+        let mut lower = sample().facts;
         lower.set(Fact::Games, 1);
         lower.set(Fact::Results, 5000);
-        keeper.record(lower).unwrap();
+        keeper.record(43, lower).unwrap();
         let written = read(dir.path()).unwrap().unwrap();
         assert_eq!(written.get(Fact::Games), sample().get(Fact::Games));
         assert_eq!(written.get(Fact::Results), 5000);
+        assert_eq!(written.generation, 43);
+        assert_eq!(written.identity, sample().identity);
     }
 
     proptest! {
         #[test]
-        fn any_facts_read_back(values in proptest::array::uniform10(any::<u64>())) {
-            let facts = Facts(values);
-            prop_assert_eq!(decode(encode(&facts).as_bytes()).unwrap(), facts);
+        fn any_manifest_reads_back(
+            values in proptest::array::uniform10(any::<u64>()),
+            identity in 1..=u128::MAX,
+            generation in 1..=u64::MAX,
+        ) {
+            let mut manifest = Manifest { identity: Some(Identity(identity)), generation, facts: Facts(values) };
+            manifest.set(Fact::LastId, values[9].max(1));
+            prop_assert_eq!(decode(encode(&manifest).as_bytes()).unwrap(), manifest);
         }
     }
 
@@ -541,5 +696,12 @@ mod tests {
                 "bit {bit} flipped went unnoticed"
             );
         }
+    }
+
+    #[test]
+    fn random_identities_differ_and_are_never_zero() {
+        let (a, b) = (Identity::random(), Identity::random());
+        assert_ne!(a, b);
+        assert!(a.0 != 0 && b.0 != 0);
     }
 }

@@ -12,7 +12,8 @@
 //! raw bytes of a job record found unreadable at open, set aside so it neither blocks start-up
 //! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]),
 //! `deep_solves` and `deep_leaves` (deep solves and their proven leaves, see [`deep`]).
-//! `solitaire` (solitaire deals and their totals, see [`solitaire`]).
+//! `solitaire` (solitaire deals and their totals, see [`solitaire`]), `imports` (the digests
+//! of imported books, see [`book`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -34,6 +35,7 @@ mod build_deep;
 pub mod claims;
 pub mod deep;
 mod games;
+mod integrity;
 pub mod manifest;
 pub mod match_records;
 mod propagate;
@@ -57,10 +59,10 @@ use puzzles::CandidateTally;
 use crate::game::Game;
 use crate::job::Job;
 
-pub use book::{BookEntry, ProvenTable};
+pub use book::{BookEntry, ImportMark, ImportOutcome, ProvenTable};
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, UnreadableClaim};
 pub use deep::StoredDeepSolve;
-pub use manifest::{ManifestError, OpenCheck, Shortfall};
+pub use manifest::{Identity, ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
 pub use propagate::{MAX_PROPAGATION_VISITS, Propagated, position_value};
 pub use puzzles::CandidateCounts;
@@ -114,6 +116,54 @@ pub enum StoreError {
         path: PathBuf,
         /// What is wrong with it.
         error: ManifestError,
+    },
+    /// The manifest belongs to another database, or to an older state of this one (see
+    /// [`manifest::Identity`]).
+    #[error(
+        "the integrity manifest {} is not this database's: {why}. It cannot vouch for what the \
+         database holds: restore a backup (`pentagrid restore`), or pass --accept-data-loss to \
+         adopt the database as it is",
+        path.display()
+    )]
+    ForeignManifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// How it differs.
+        why: String,
+    },
+    /// sled recovered an older write generation than the manifest recorded: writes it
+    /// acknowledged (of any kind: cancellations and imports change no count) are gone.
+    #[error(
+        "the database in {} has lost writes it acknowledged: the manifest records write \
+         generation {recorded}, the database holds generation {found}. Restore a backup \
+         (`pentagrid restore`), or pass --accept-data-loss to go on with what is left (the \
+         rest is lost for good)",
+        dir.display()
+    )]
+    LostWrites {
+        /// The database directory.
+        dir: PathBuf,
+        /// The manifest's generation.
+        recorded: u64,
+        /// The database's.
+        found: u64,
+    },
+    /// The database is more than one generation past its manifest: the manifest is an older
+    /// one (copied over it) and cannot vouch for what the database holds.
+    #[error(
+        "the integrity manifest {} is older than the database: it records write generation \
+         {recorded}, the database is at generation {found}, so it cannot say what was \
+         acknowledged (an older manifest copied over it?). Restore a backup (`pentagrid \
+         restore`), or pass --accept-data-loss to adopt the database as it is",
+        path.display()
+    )]
+    StaleManifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// The manifest's generation.
+        recorded: u64,
+        /// The database's.
+        found: u64,
     },
     /// sled could not open its files (it reported corruption, or panicked on them).
     #[error(
@@ -180,6 +230,7 @@ pub struct Store {
     deep_solves: sled::Tree,
     deep_leaves: sled::Tree,
     solitaire: sled::Tree,
+    imports: sled::Tree,
     /// How many puzzles are stored (they are never removed), raised after each commit.
     stored_puzzles: AtomicU64,
     /// The candidates tree's counts by state.
@@ -300,6 +351,7 @@ impl Store {
             deep_solves: db.open_tree("deep_solves")?,
             deep_leaves: db.open_tree("deep_leaves")?,
             solitaire: db.open_tree("solitaire")?,
+            imports: db.open_tree("imports")?,
             manifest: Arc::new(manifest::Keeper::new(path)),
             db,
         })
@@ -407,15 +459,12 @@ impl Store {
         }
     }
 
-    /// Makes everything written so far durable on disk, then records it in the manifest
-    /// (read before the flush, written after it: the manifest never claims more than sled made
-    /// durable).
+    /// Makes everything written so far durable on disk, then records it in the manifest: a
+    /// commit (see [`integrity`]), on the blocking pool.
     pub async fn flush(&self) -> Result<(), StoreError> {
         let facts = self.facts()?;
-        self.db.flush_async().await?;
-        // Two fsyncs and a rename: off the async runtime.
-        let keeper = self.manifest.clone();
-        tokio::task::spawn_blocking(move || keeper.record(facts))
+        let store = self.handle();
+        tokio::task::spawn_blocking(move || store.commit(facts))
             .await
             .map_err(|e| StoreError::Durability(format!("the manifest writer failed: {e}")))?
     }
@@ -423,8 +472,7 @@ impl Store {
     /// Blocking [`Store::flush`], for shutdown paths.
     pub fn flush_blocking(&self) -> Result<(), StoreError> {
         let facts = self.facts()?;
-        self.db.flush()?;
-        self.manifest.record(facts)
+        self.handle().commit(facts)
     }
 }
 

@@ -89,6 +89,11 @@ pub enum BackupError {
     /// The backup holds a tree this build does not know (a backup of a newer coordinator?).
     #[error("the backup holds records of a tree {0:?} this coordinator does not know")]
     UnknownTree(String),
+    /// The backup's checksums hold but its records do not: restoring it would leave a
+    /// database that reuses ids, miscounts, or holds tables that do not read (see
+    /// [`super::validate`]).
+    #[error("the backup's records are not a valid database: {0}")]
+    Invalid(String),
     /// The restore target exists and is not an empty directory.
     #[error("{0} already exists and is not an empty directory: restore into a new directory")]
     TargetNotEmpty(String),

@@ -15,6 +15,7 @@
 
 pub mod format;
 mod reader;
+pub mod validate;
 mod writer;
 
 use std::fs::File;
@@ -27,10 +28,12 @@ pub use format::{BackupError, BackupHeader, BackupSummary};
 pub use reader::{BackupReader, Chunk};
 pub use writer::BackupWriter;
 
+use validate::Validator;
+
 use super::{Store, StoreError, corrupt};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 19] = [
+pub const TREES: [&str; 20] = [
     "jobs",
     "results",
     "playouts",
@@ -50,6 +53,7 @@ pub const TREES: [&str; 19] = [
     "deep_leaves",
     "solitaire",
     "build_deep",
+    "imports",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -108,6 +112,7 @@ impl Store {
             "deep_leaves" => &self.deep_leaves,
             "solitaire" => &self.solitaire,
             "build_deep" => &self.build_deep,
+            "imports" => &self.imports,
             _ => return None,
         })
     }
@@ -174,16 +179,22 @@ impl Store {
 }
 
 /// Reads a backup through and checks everything (see [`format`]), including that every tree
-/// it holds is one this store knows; returns what it holds.
+/// it holds is one this store knows and that its records hold together (see [`validate`]: the
+/// same check a restore makes, so both answer alike); returns what it holds.
 pub fn verify_backup<R: Read>(input: R) -> Result<BackupSummary, BackupError> {
     let mut reader = BackupReader::open(BufReader::with_capacity(1 << 20, input))?;
+    let mut validator = Validator::new(reader.header())?;
     while let Some(chunk) = reader.next_chunk()? {
         known_tree(&chunk.tree)?;
+        for (key, value) in &chunk.records {
+            validator.record(&chunk.tree, key, value)?;
+        }
     }
     let summary = reader.summary().expect("read through").clone();
     for tree in summary.trees.keys() {
         known_tree(tree)?;
     }
+    validator.finish()?;
     Ok(summary)
 }
 
@@ -196,7 +207,8 @@ fn known_tree(name: &str) -> Result<(), BackupError> {
 }
 
 /// Restores a backup into the new directory `dir` (which must not exist, or be empty),
-/// checking the backup as it goes. Everything is written into a sibling `DIR.tmp-XXXX` first,
+/// checking the backup as it goes, records included (see [`validate`]), before anything is
+/// in `dir`. Everything is written into a sibling `DIR.tmp-XXXX` first,
 /// made durable, opened as a store, and only then renamed to `dir`: a restore that fails
 /// leaves no directory behind.
 pub fn restore_backup<R: Read>(input: R, dir: &Path) -> Result<BackupSummary, BackupError> {
@@ -246,15 +258,18 @@ pub fn restore_backup<R: Read>(input: R, dir: &Path) -> Result<BackupSummary, Ba
 /// tree holds exactly the records the trailer counts, and makes it durable.
 fn load<R: Read>(input: R, db: &sled::Db) -> Result<BackupSummary, BackupError> {
     let mut reader = BackupReader::open(BufReader::with_capacity(1 << 20, input))?;
+    let mut validator = Validator::new(reader.header())?;
     while let Some(chunk) = reader.next_chunk()? {
         known_tree(&chunk.tree)?;
         let mut batch = sled::Batch::default();
         for (key, value) in chunk.records {
+            validator.record(&chunk.tree, &key, &value)?;
             batch.insert(key, value);
         }
         db.open_tree(&chunk.tree)?.apply_batch(batch)?;
     }
     let summary = reader.summary().expect("read through").clone();
+    validator.finish()?;
     for (name, &count) in &summary.trees {
         known_tree(name)?;
         let held = db.open_tree(name)?.len() as u64;

@@ -9,24 +9,49 @@ use std::time::{Duration, Instant};
 
 use pentago::Move;
 
+use prost::Message;
+
 use super::*;
 use crate::game::Game;
 use crate::job::{Job, JobState};
+use crate::store::TOTALS;
+use crate::store::integrity::{GENERATION, IDENTITY};
+use crate::store::records::Totals;
 use crate::store::{Counts, ResultEffect, StoredMatch, Table};
 
 fn done() -> Job {
     Job::in_state(JobState::Done)
 }
 
-/// A result adding `games` playouts to position `key` and, for odd jobs, a stored game.
-fn effect(key: u64, games: u64, job: u64) -> ResultEffect {
+/// The canonical key of the `n`th of a few different real positions (the start and
+/// positions after one move), with a move that is legal in it.
+fn position(n: u64) -> (u64, Move) {
+    let start = pentago::Position::START;
+    let chosen = match n {
+        0 => start,
+        // Each group of moves leads to a different position.
+        _ => {
+            let groups = pentago::MoveGroups::of(&start, true);
+            let mv = groups.iter().nth(n as usize - 1).unwrap()[0];
+            start.play(mv).unwrap()
+        }
+    };
+    let canonical = chosen.canonical().position;
+    let mv = canonical.legal_moves().iter().next().copied().unwrap();
+    (canonical.key().bits(), mv)
+}
+
+/// A result adding `games` playouts to the `n`th position (see [`position`]) and, for odd
+/// jobs, a stored game.
+fn effect(n: u64, games: u64, job: u64) -> ResultEffect {
+    let (key, mv) = position(n);
     let mut table = Table::new();
     let counts = Counts {
         games,
         wins: games / 2,
         draws: 0,
     };
-    table.insert(Move::from_index(3).unwrap(), counts);
+    table.insert(mv, counts);
     ResultEffect {
         playouts: BTreeMap::from([(key, table)]),
         playout_count: games,
@@ -103,10 +128,16 @@ fn a_restored_database_holds_exactly_the_backup_and_hands_out_only_new_ids() {
         .map(|at| got.get_mut("meta").unwrap().remove(at))
         .expect("an id base");
     assert_eq!(base.1, written.header.next_id.to_be_bytes());
+    // A restored database is a database of its own: its identity and generation are new.
+    let own = [ID_BASE, IDENTITY, GENERATION];
     expected
         .get_mut("meta")
         .unwrap()
-        .retain(|(key, _)| key != ID_BASE);
+        .retain(|(key, _)| !own.contains(&key.as_slice()));
+    got.get_mut("meta")
+        .unwrap()
+        .retain(|(key, _)| !own.contains(&key.as_slice()));
+    assert_ne!(restored.identity().unwrap(), source.identity().unwrap());
     assert_eq!(got, expected);
     assert_eq!(restored.totals().unwrap(), source.totals().unwrap());
     // Ids continue above everything the source handed out up to the backup.
@@ -127,8 +158,8 @@ fn assert_consistent(store: &Store) {
     assert_eq!(totals.results, store.results.len() as u64, "results");
     assert_eq!(totals.games, store.games.len() as u64, "games");
     let playouts: u64 = (0..7)
-        .map(|key| {
-            let table = store.playout_table(key).unwrap();
+        .map(|n| {
+            let table = store.playout_table(position(n).0).unwrap();
             table.values().map(|counts| counts.games).sum::<u64>()
         })
         .sum();
@@ -144,16 +175,19 @@ fn backups_taken_while_results_are_applied_are_single_points_in_time() {
     let writer = {
         let (source, stop, applied) = (source.clone(), stop.clone(), applied.clone());
         std::thread::spawn(move || {
-            let mut job = 1000;
+            let mut count = 0;
             while !stop.load(Ordering::Relaxed) {
-                job += 1;
+                // Ids handed out as the coordinator hands them out: a backup's next id is
+                // above every job it holds.
+                let job = source.generate_id().unwrap();
+                count += 1;
                 let result = format!("load{job}");
                 source
                     .apply(job, &done(), &result, &effect(job % 7, 3, job))
                     .unwrap();
                 applied.fetch_add(1, Ordering::Relaxed);
             }
-            job - 1000
+            count
         })
     };
     let target = tempfile::tempdir().unwrap();
@@ -297,6 +331,195 @@ fn a_backup_with_a_tree_this_store_does_not_know_is_refused() {
     let target = tempfile::tempdir().unwrap();
     assert!(restore_backup(&bytes[..], &target.path().join("db")).is_err());
     assert!(entries(target.path()).is_empty());
+}
+
+/// The backup `bytes` with its header and records changed by `change` (called with each
+/// tree's name and records, in order), written again with valid checksums.
+fn crafted(
+    bytes: &[u8],
+    next_id: impl FnOnce(u64) -> u64,
+    mut change: impl FnMut(&str, &mut Records),
+) -> Vec<u8> {
+    let mut reader = BackupReader::open(bytes).unwrap();
+    let mut header = reader.header().clone();
+    header.next_id = next_id(header.next_id);
+    let mut trees: Vec<(String, Records)> = Vec::new();
+    while let Some(chunk) = reader.next_chunk().unwrap() {
+        match trees.last_mut() {
+            Some((name, records)) if *name == chunk.tree => records.extend(chunk.records),
+            _ => trees.push((chunk.tree, chunk.records)),
+        }
+    }
+    let mut writer = BackupWriter::start(Vec::new(), &header).unwrap();
+    for name in TREES {
+        let mut records = trees
+            .iter()
+            .find(|(tree, _)| tree == name)
+            .map(|(_, records)| records.clone())
+            .unwrap_or_default();
+        change(name, &mut records);
+        writer.begin_tree(name).unwrap();
+        for (key, value) in &records {
+            writer.record(key, value).unwrap();
+        }
+    }
+    writer.finish(header).unwrap().0
+}
+
+/// `records` with the totals record's totals changed by `change`.
+fn with_totals(records: &mut Records, change: impl Fn(&mut Totals)) {
+    let (_, value) = records
+        .iter_mut()
+        .find(|(key, _)| key == TOTALS)
+        .expect("totals");
+    let mut totals = Totals::decode(value.as_slice()).unwrap();
+    change(&mut totals);
+    *value = totals.encode_to_vec();
+}
+
+/// Checks that `verify-backup` and `restore` both refuse `bytes` as invalid, and that the
+/// restore leaves nothing behind.
+fn refused_by_both(bytes: &[u8], what: &str, says: &str) {
+    let error = verify_backup(bytes).unwrap_err();
+    assert!(
+        matches!(error, BackupError::Invalid(_)),
+        "{what}: verify: {error}"
+    );
+    assert!(error.to_string().contains(says), "{what}: verify: {error}");
+    let target = tempfile::tempdir().unwrap();
+    let error = restore_backup(bytes, &target.path().join("db")).unwrap_err();
+    assert!(
+        matches!(error, BackupError::Invalid(_)),
+        "{what}: restore: {error}"
+    );
+    assert!(error.to_string().contains(says), "{what}: restore: {error}");
+    assert!(
+        entries(target.path()).is_empty(),
+        "{what}: a restore left files"
+    );
+}
+
+#[test]
+fn crafted_backups_with_valid_checksums_are_refused_by_verify_and_restore_alike() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let (bytes, _) = backup_bytes(&filled_store(source_dir.path()));
+    let same = |id| id;
+    let untouched = |_: &str, _: &mut Records| {};
+    // Rewritten unchanged it is still good: the crafting itself breaks nothing.
+    let good = crafted(&bytes, same, untouched);
+    verify_backup(&good[..]).unwrap();
+    restore_backup(&good[..], &tempfile::tempdir().unwrap().path().join("db")).unwrap();
+
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "next id 1",
+            crafted(&bytes, |_| 1, untouched),
+            "not below the backup's next id",
+        ),
+        (
+            "next id near the maximum",
+            crafted(&bytes, |_| u64::MAX - 5, untouched),
+            "fewer than 2^62 ids",
+        ),
+        (
+            "results total 2^64 - 1",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "meta" {
+                    with_totals(records, |t| t.results = u64::MAX);
+                }
+            }),
+            "applied results",
+        ),
+        (
+            "games total 0",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "meta" {
+                    with_totals(records, |t| t.games = 0);
+                }
+            }),
+            "stored games",
+        ),
+        (
+            "playout total 2^64 - 1",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "meta" {
+                    with_totals(records, |t| t.playouts = u64::MAX);
+                }
+            }),
+            "playouts",
+        ),
+        (
+            "a long job key",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "jobs" {
+                    records.last_mut().unwrap().0.extend_from_slice(&[7; 300]);
+                }
+            }),
+            "a key of 308 bytes",
+        ),
+        (
+            "a garbage move table",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "playouts" {
+                    records[0].1 = vec![1, 0xff, 0xfe, 3, 4];
+                }
+            }),
+            "does not read",
+        ),
+        (
+            "an illegal move",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "playouts" {
+                    let (key, _) = position(1);
+                    let there = pentago::Position::from_key(pentago::PositionKey(key)).unwrap();
+                    // A move onto the square of the one stone of position 1.
+                    let stone = (0..36u16)
+                        .filter_map(|square| Move::from_index(square * 8))
+                        .find(|m| there.play(*m).is_err())
+                        .unwrap();
+                    let table = Table::from([(
+                        stone,
+                        Counts {
+                            games: 1,
+                            wins: 0,
+                            draws: 0,
+                        },
+                    )]);
+                    let at = records
+                        .iter()
+                        .position(|(k, _)| k == &key.to_be_bytes())
+                        .unwrap();
+                    records[at].1 = crate::store::table::encode(&table);
+                }
+            }),
+            "is not legal",
+        ),
+        (
+            "more wins than games",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "playouts" {
+                    let mut table = crate::store::table::decode(&records[0].1).unwrap();
+                    let counts = table.values_mut().next().unwrap();
+                    counts.wins = counts.games + 1;
+                    records[0].1 = crate::store::table::encode(&table);
+                }
+            }),
+            "wins and",
+        ),
+        (
+            "a duplicate key",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "games" {
+                    let copy = records[0].clone();
+                    records.insert(1, copy);
+                }
+            }),
+            "twice",
+        ),
+    ];
+    for (what, bytes, says) in cases {
+        refused_by_both(&bytes, what, says);
+    }
 }
 
 /// How long writes pause for a backup of a database of `PENTAGRID_PAUSE_POSITIONS` (default
