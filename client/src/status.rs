@@ -24,7 +24,6 @@ pub struct ClusterStatus {
     #[serde(skip)]
     pub quarantined: u64,
     /// Every worker ever flagged by a cross-check, connected or not, by id.
-    #[serde(skip)]
     pub flagged_workers: Vec<FlaggedWorker>,
     /// Solitaire results per (variant, player), in the coordinator's order (the explorer
     /// serves them as `/solitaire`); entries this client cannot read are left out.
@@ -77,7 +76,7 @@ pub struct WorkerInfo {
     pub seconds_since_seen: f64,
     /// Times a cross-check showed one of its exact claims wrong.
     pub flags: u32,
-    /// Flagged twice: its results are refused and it gets no jobs.
+    /// Caught by a cross-check: its results are refused and it gets no jobs.
     pub quarantined: bool,
     /// The external engines it runs: name and the version the program reported.
     pub engines: Vec<(String, String)>,
@@ -90,10 +89,15 @@ pub struct FlaggedWorker {
     pub id: String,
     /// Times a cross-check showed its exact claim wrong.
     pub flags: u32,
-    /// Flagged twice: its results are refused and it gets no jobs.
+    /// Caught once: its results are refused, it gets no jobs, and its unconfirmed exact
+    /// values are purged.
     pub quarantined: bool,
     /// What it got wrong last, for people.
     pub last_reason: String,
+    /// Its results whose exact values were purged.
+    pub purged_results: u64,
+    /// The exact values those results had stored, removed.
+    pub purged_values: u64,
 }
 
 /// A (variant, player)'s results over every deal the cluster has played with it, each deal
@@ -176,6 +180,8 @@ impl From<v2::StatusResponse> for ClusterStatus {
                     flags: w.flags,
                     quarantined: w.quarantined,
                     last_reason: w.last_reason,
+                    purged_results: w.purged_results,
+                    purged_values: w.purged_values,
                 })
                 .collect(),
             solitaire: s
@@ -223,6 +229,8 @@ mod tests {
                 flags: 2,
                 quarantined: true,
                 last_reason: "a wrong value".into(),
+                purged_results: 3,
+                purged_values: 7,
             }],
             worker_count: 0,
             next_workers_after: String::new(),
@@ -281,6 +289,15 @@ mod tests {
             .map(String::as_str)
             .collect();
         keys.sort_unstable();
-        assert_eq!(keys, ["jobs", "stored", "worker_count", "workers"]);
+        assert_eq!(
+            keys,
+            [
+                "flagged_workers",
+                "jobs",
+                "stored",
+                "worker_count",
+                "workers"
+            ]
+        );
     }
 }

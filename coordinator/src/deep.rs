@@ -105,6 +105,8 @@ pub struct DeepSolves {
     round: tokio::sync::Mutex<()>,
     /// The searches of running solves; one is out of the map while its step runs.
     searches: Mutex<HashMap<u64, Search>>,
+    /// The store's purge count the searches were filled under (see [`Store::purges`]).
+    purges_seen: std::sync::atomic::AtomicU64,
 }
 
 impl DeepSolves {
@@ -114,6 +116,7 @@ impl DeepSolves {
             jobs,
             round: tokio::sync::Mutex::new(()),
             searches: Mutex::new(HashMap::new()),
+            purges_seen: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -230,6 +233,20 @@ impl DeepSolves {
 
     /// Advances every running deep solve (called on every tick of the server).
     pub async fn drive(&self) -> Result<(), DeepError> {
+        // A purge removed leaf values the searches may have learnt: they start again from the
+        // stored leaves (all that a restart would keep).
+        let purges = self.store.purges();
+        if self
+            .purges_seen
+            .swap(purges, std::sync::atomic::Ordering::AcqRel)
+            != purges
+        {
+            let _round = self.round.lock().await;
+            self.searches().clear();
+            tracing::warn!(
+                "a worker's values were purged: running deep solves start over from the stored leaves"
+            );
+        }
         for (id, record) in self.store.deep_solves()? {
             if !record.done {
                 self.step(id).await?;

@@ -7,8 +7,10 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::store::{Flag, Store, StoreError};
 
-/// Flags after which a worker is quarantined: its results are refused and it gets no jobs.
-pub const QUARANTINE_FLAGS: u32 = 2;
+/// Flags after which a worker is quarantined: its results are refused, it gets no jobs, and
+/// every exact value it stored on its word alone is purged. One: an honest worker's exact
+/// claims are never wrong, so a single lie a cross-check caught is proof enough.
+pub const QUARANTINE_FLAGS: u32 = 1;
 
 /// A worker a cross-check caught, as the status shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +23,10 @@ pub struct FlaggedWorker {
     pub quarantined: bool,
     /// What it got wrong last.
     pub last_reason: String,
+    /// Its results whose exact values were purged.
+    pub purged_results: u64,
+    /// The exact values (proven tables, deep leaves) those results had stored.
+    pub purged_values: u64,
 }
 
 /// The flag count of every flagged worker.
@@ -55,8 +61,10 @@ impl WorkerFlags {
         self.flags(worker) >= QUARANTINE_FLAGS
     }
 
-    /// Counts flags that are now stored (one per entry), logging each.
-    pub(crate) fn add(&self, flagged: &[Flag]) {
+    /// Counts flags that are now stored (one per entry), logging each; returns the workers
+    /// these flags quarantined.
+    pub(crate) fn add(&self, flagged: &[Flag]) -> Vec<String> {
+        let mut quarantined = Vec::new();
         let mut counts = self.counts();
         for Flag { worker, reason } in flagged {
             let count = counts.entry(worker.clone()).or_default();
@@ -70,10 +78,12 @@ impl WorkerFlags {
             if *count == QUARANTINE_FLAGS {
                 tracing::error!(
                     worker,
-                    "worker quarantined: its results are refused from now on"
+                    "worker quarantined: its results are refused from now on and its unconfirmed values purged"
                 );
+                quarantined.push(worker.clone());
             }
         }
+        quarantined
     }
 }
 
@@ -87,6 +97,8 @@ pub(crate) fn flagged_workers(store: &Store) -> Result<Vec<FlaggedWorker>, Store
             flags: record.flags,
             quarantined: record.flags >= QUARANTINE_FLAGS,
             last_reason: record.last_reason,
+            purged_results: record.purged_results,
+            purged_values: record.purged_values,
         })
         .collect())
 }
@@ -96,17 +108,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_second_flag_quarantines() {
+    fn the_first_caught_lie_quarantines_once() {
         let flags = WorkerFlags::default();
         let flag = |w: &str| Flag {
             worker: w.to_owned(),
             reason: "wrong".to_owned(),
         };
-        flags.add(&[flag("a")]);
-        assert_eq!((flags.flags("a"), flags.quarantined("a")), (1, false));
-        flags.add(&[flag("a"), flag("b")]);
-        assert!(flags.quarantined("a"));
-        assert!(!flags.quarantined("b"));
+        assert_eq!(flags.add(&[flag("a")]), ["a"]);
+        assert_eq!((flags.flags("a"), flags.quarantined("a")), (1, true));
+        // Newly quarantined only once: a purge runs once per worker.
+        assert_eq!(flags.add(&[flag("a"), flag("b")]), ["b"]);
+        assert!(flags.quarantined("b"));
         assert!(!flags.quarantined("never"));
     }
 }

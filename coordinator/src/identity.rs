@@ -179,7 +179,11 @@ impl WorkerKey {
 
 impl fmt::Debug for WorkerKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.is_some() { "WorkerKey(..)" } else { "WorkerKey(none)" })
+        f.write_str(if self.0.is_some() {
+            "WorkerKey(..)"
+        } else {
+            "WorkerKey(none)"
+        })
     }
 }
 
@@ -285,7 +289,11 @@ mod tests {
         assert!(!key.matches(&none));
         assert_eq!(WorkerKey::parse("short"), Err(BadWorkerKey(5)));
         assert_eq!(WorkerKey::parse(&"k".repeat(65)), Err(BadWorkerKey(65)));
-        assert_eq!(format!("{key:?}"), "WorkerKey(..)", "a key never reaches a log");
+        assert_eq!(
+            format!("{key:?}"),
+            "WorkerKey(..)",
+            "a key never reaches a log"
+        );
     }
 
     #[test]

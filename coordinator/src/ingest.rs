@@ -15,6 +15,7 @@ use crate::job::JobState;
 use crate::jobs::{JobQueue, NotLeased};
 use crate::matches::Matches;
 use crate::metrics::{Metrics, RefusedReason, ResultAnswer};
+use crate::offload::blocking;
 use crate::store::{Applied, Store, StoreError};
 use crate::validate::{InvalidResult, result_effect};
 
@@ -60,7 +61,7 @@ pub enum SubmitError {
     #[error("invalid result: {0}")]
     Invalid(InvalidResult),
     /// The worker is quarantined: its results are no longer applied.
-    #[error("worker {0} is quarantined: cross-checks caught it twice with a wrong exact claim")]
+    #[error("worker {0} is quarantined: a cross-check caught it with a wrong exact claim")]
     Quarantined(String),
     /// The store failed.
     #[error(transparent)]
@@ -118,6 +119,42 @@ impl ResultIngest {
             flags,
             metrics,
         }
+    }
+
+    /// Undoes what a worker caught lying stored on its word alone (see
+    /// [`crate::store::word`]): the values go, the positions it solved are solved again by
+    /// other workers, and the deep solves it served carry on without its leaves.
+    async fn purge(&self, worker: &str) -> Result<(), StoreError> {
+        let (store, liar) = (self.store.clone(), worker.to_owned());
+        let purged = blocking(move || store.purge_worker(&liar)).await?;
+        let mut positions: Vec<pentago::Position> = purged
+            .solves
+            .iter()
+            .filter_map(|text| text.parse().ok())
+            .collect();
+        positions.sort_by_key(|p| p.canonical_key().bits());
+        positions.dedup_by_key(|p| p.canonical_key().bits());
+        let again: Vec<Task> = positions
+            .into_iter()
+            .map(|position| Task::Solve { position })
+            .collect();
+        let solving_again = again.len();
+        if !again.is_empty() {
+            self.jobs
+                .queue_excluding(again, vec![worker.to_owned()])
+                .await?;
+        }
+        tracing::error!(
+            worker,
+            results = purged.results,
+            proven_tables = purged.proven_tables,
+            leaves = purged.leaves,
+            deep_solves = purged.deep_solves.len(),
+            reopened = purged.reopened,
+            solving_again,
+            "a caught worker's unconfirmed exact values purged"
+        );
+        Ok(())
     }
 
     /// Counts a submission refused at the edge for a bad worker or result id.
@@ -218,12 +255,15 @@ impl ResultIngest {
         };
         if applied == Applied::Applied {
             self.jobs.adopt(&effect.new_jobs);
-            self.flags.add(&effect.flags);
+            for liar in self.flags.add(&effect.flags) {
+                self.purge(&liar).await?;
+            }
             self.jobs.mark_done(worker, job_id);
             let rows = effect.playouts.values().chain(effect.games.values());
             self.metrics
                 .rows_ingested(rows.map(|table| table.len()).sum());
         }
+        // The purge is durable with the result that caught the liar.
         self.jobs.durable().await?;
         if let Task::Pair { match_id, .. } = job.task {
             self.matches.stop_if_decided(match_id).await?;

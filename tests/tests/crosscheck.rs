@@ -1,7 +1,9 @@
 //! Cross-checked truth over a real server: test workers speak the worker protocol with the
 //! worker token against a coordinator on 127.0.0.1. A puzzle is listed only once a second
 //! party confirms its uniqueness; a worker that lies about a puzzle's uniqueness or a solve's
-//! values gets nothing of its lie published, is flagged, and is quarantined at its second lie.
+//! values gets nothing of its lie published and is quarantined at its first caught lie, and
+//! what it had stored on its word alone before it was caught is purged. Which results are
+//! checked cannot be told in advance.
 
 use pentago::{MateSearch, Position, Puzzle, SearchControl, Value};
 use pentagrid_coordinator::claim::ClaimState;
@@ -152,9 +154,11 @@ async fn queue_candidates(admin: &mut Client, candidates: u64) {
 }
 
 /// The liar's verify results: honest, except that the first candidate with a mate that is not
-/// the only win is claimed as a puzzle. Returns that candidate's position.
+/// the only win is claimed as a puzzle, in the result it hands in last (it may be quarantined
+/// at once). Returns that candidate's position.
 async fn lie_about_uniqueness(liar: &mut TestWorker) -> Position {
     let mut lie = None;
+    let mut lying_result = None;
     for job in liar.lease().await.unwrap() {
         let Outcome::Verify { mut verdicts } = honest(&job) else {
             panic!("verify jobs only");
@@ -177,12 +181,20 @@ async fn lie_about_uniqueness(liar: &mut TestWorker) -> Position {
                     break;
                 }
             }
+            if lie.is_some() {
+                lying_result = Some((job, verdicts));
+                continue;
+            }
         }
         liar.submit(&job, &Outcome::Verify { verdicts })
             .await
             .unwrap();
     }
-    lie.expect("a candidate with a mate that is not the only win")
+    let (job, verdicts) = lying_result.expect("a candidate with a mate that is not the only win");
+    liar.submit(&job, &Outcome::Verify { verdicts })
+        .await
+        .unwrap();
+    lie.unwrap()
 }
 
 /// A late position of a random game (24 stones, not over).
@@ -330,9 +342,16 @@ async fn a_lying_worker_publishes_nothing_is_flagged_and_quarantined_by_a_third_
         (flagged[0].worker_id.as_str(), flagged[0].flags),
         ("liar", 1)
     );
-    assert!(!flagged[0].quarantined);
+    assert!(flagged[0].quarantined, "one caught lie is enough");
+    // Its results are refused, and it gets no jobs.
+    let refused = liar.lease().await.unwrap_err();
+    assert_eq!(
+        (refused.code(), reason_of(&refused)),
+        (Code::PermissionDenied, ErrorReason::Quarantined)
+    );
 
-    // The second lie: turned-around exact values of a solve.
+    // Another liar: turned-around exact values of a solve.
+    let mut liar = server.worker("liar-2").await;
     let position = late_position(3);
     lie_about_values(&mut admin, &mut liar, position).await;
     assert_eq!(first.work_honestly().await, 1, "the check");
@@ -341,21 +360,16 @@ async fn a_lying_worker_publishes_nothing_is_flagged_and_quarantined_by_a_third_
     let shown = status
         .workers
         .iter()
-        .find(|w| w.worker_id == "liar")
+        .find(|w| w.worker_id == "liar-2")
         .unwrap();
-    assert!(shown.quarantined && shown.flags == 2, "{shown:?}");
-    assert!(status.flagged_workers[0].quarantined);
-    // Its results are refused, and it gets no jobs.
-    let refused = liar.lease().await.unwrap_err();
-    assert_eq!(
-        (refused.code(), reason_of(&refused)),
-        (Code::PermissionDenied, ErrorReason::Quarantined)
-    );
+    assert!(shown.quarantined && shown.flags == 1, "{shown:?}");
     // The quarantine is stored: it outlives a restart.
     let server = server.restart(by_workers()).await;
-    let mut liar = server.worker("liar").await;
-    let refused = liar.lease().await.unwrap_err();
-    assert_eq!(reason_of(&refused), ErrorReason::Quarantined);
+    for id in ["liar", "liar-2"] {
+        let mut liar = server.worker(id).await;
+        let refused = liar.lease().await.unwrap_err();
+        assert_eq!(reason_of(&refused), ErrorReason::Quarantined);
+    }
     let (store, _dir) = server.stop().await;
     assert_eq!(store.puzzle(key).unwrap(), None, "the lie is not published");
     // Only the values both honest workers gave are stored: none of the liar's.
@@ -393,11 +407,13 @@ async fn the_coordinator_judges_late_positions_itself_and_refuses_a_quarantined_
             .iter()
             .all(|json| !json.contains(&lie_text))
     );
-    assert_eq!(status(&mut admin).await.flagged_workers[0].flags, 1);
+    let flagged = status(&mut admin).await.flagged_workers;
+    assert_eq!((flagged[0].flags, flagged[0].quarantined), (1, true));
+    let mut liar = server.worker("liar-2").await;
     let position = late_position(5);
     lie_about_values(&mut admin, &mut liar, position).await;
     let status = status(&mut admin).await;
-    assert!(status.flagged_workers[0].quarantined);
+    assert!(status.flagged_workers.iter().all(|w| w.quarantined));
     // A result handed in after the quarantine is refused and changes nothing.
     let spec = v2::JobSpec::from(&Task::Solve { position });
     admin
@@ -421,4 +437,106 @@ async fn the_coordinator_judges_late_positions_itself_and_refuses_a_quarantined_
             truth.moves.iter().find(|(m, _)| *m == mv).map(|p| p.1)
         );
     }
+}
+
+/// The old rule for which results were checked: a fixed hash of the job id. A worker that
+/// knows it answers honestly exactly where it would be looked at.
+fn checked_by_the_old_rule(job_id: u64, rate: f64) -> bool {
+    rate >= 1.0 || (pentago::splitmix64(job_id ^ 0xC4EC_4ED0) as f64) < rate * u64::MAX as f64
+}
+
+/// The probe's liar against a coordinator that judges late positions itself: it lies on every
+/// solve the old rule would not have checked. Now the checks are drawn afresh, so it is caught;
+/// then everything it had stored on its word alone is purged and solved again by an honest
+/// worker, and no false value is left in the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_liar_that_knows_the_old_sampling_rule_is_caught_and_its_values_purged() {
+    let rate = 0.5;
+    let server = Server::start(CrossCheckSettings {
+        solve_sample: rate,
+        ..CrossCheckSettings::default()
+    })
+    .await;
+    let mut admin = server.admin();
+    let positions: Vec<Position> = (0..24).map(|seed| late_position(100 + 17 * seed)).collect();
+    let specs = positions
+        .iter()
+        .map(|&position| v2::JobSpec::from(&Task::Solve { position }))
+        .collect();
+    admin
+        .submit_jobs(v2::SubmitJobsRequest { jobs: specs })
+        .await
+        .unwrap();
+    let mut liar = server.worker("probe-liar").await;
+    let (mut lies, mut caught) = (0, false);
+    for job in liar.lease().await.unwrap() {
+        let outcome = honest(&job);
+        let outcome = match outcome {
+            Outcome::Solve { moves } if !checked_by_the_old_rule(job.job_id, rate) => {
+                lies += 1;
+                let turned = moves
+                    .into_iter()
+                    .map(|(mv, value)| {
+                        (
+                            mv,
+                            if value == Value::Win {
+                                Value::Loss
+                            } else {
+                                Value::Win
+                            },
+                        )
+                    })
+                    .collect();
+                Outcome::Solve { moves: turned }
+            }
+            honest => honest,
+        };
+        match liar.submit(&job, &outcome).await {
+            Ok(()) => {}
+            Err(refused) => {
+                assert_eq!(reason_of(&refused), ErrorReason::Quarantined);
+                caught = true;
+            }
+        }
+    }
+    assert!(
+        lies >= 6,
+        "the old rule leaves about half unchecked: {lies}"
+    );
+    // Each lie was checked with probability one half: all of them slipping through has odds
+    // below 2^-6.
+    let flagged = status(&mut admin).await.flagged_workers;
+    assert!(
+        caught || flagged.iter().any(|w| w.quarantined),
+        "{flagged:?}"
+    );
+    let shown = flagged
+        .iter()
+        .find(|w| w.worker_id == "probe-liar")
+        .unwrap();
+    assert!(shown.quarantined);
+    // The purge sent its unchecked solves out again; an honest worker does them.
+    let mut honest_worker = server.worker("honest").await;
+    while honest_worker.work_honestly().await > 0 {}
+    let (store, _dir) = server.stop().await;
+    assert!(
+        store.words_of("probe-liar") == 0,
+        "nothing of the liar's word is kept"
+    );
+    let mut checked = 0;
+    for position in &positions {
+        let canonical = position.canonical();
+        let stored = store.proven_table(canonical.position.key().bits()).unwrap();
+        let truth = pentago::midsolve(&canonical.position).unwrap();
+        for (mv, value) in stored {
+            let real = truth.moves.iter().find(|(m, _)| *m == mv).unwrap().1;
+            assert_eq!(
+                value, real,
+                "{} {mv}: a false value survived",
+                canonical.position
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "values are stored again");
 }

@@ -375,7 +375,11 @@ async fn a_worker_token_cannot_act_in_another_workers_name() {
     }
     assert_eq!(snapshot(&cluster).await, before, "nothing changed");
     let status = cluster.status().await;
-    assert_eq!((status.queued, status.leased), (0, 1), "the victim keeps its lease");
+    assert_eq!(
+        (status.queued, status.leased),
+        (0, 1),
+        "the victim keeps its lease"
+    );
     // The victim's own session still works: its honest result is applied.
     let honest = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).unwrap();
     let applied = client

@@ -99,7 +99,9 @@ async fn bad_results_change_nothing_and_every_deal_counts_once() {
         (deals(&[(false, 4), (false, u32::MAX)]), "deal 11"),
         (Outcome::Solve { moves: vec![] }, "not of the job's kind"),
     ] {
-        let refused = submit(&cluster, &session, &job, "bad", &bad).await.unwrap_err();
+        let refused = submit(&cluster, &session, &job, "bad", &bad)
+            .await
+            .unwrap_err();
         assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
         assert!(refused.message().contains(why), "{why}: {refused:?}");
     }
@@ -109,13 +111,17 @@ async fn bad_results_change_nothing_and_every_deal_counts_once() {
     let good = deals(&[(true, 52), (false, 30)]);
     for expected in [v2::SubmitOutcome::Applied, v2::SubmitOutcome::Duplicate] {
         assert_eq!(
-            submit(&cluster, &session, &job, "r-1", &good).await.unwrap(),
+            submit(&cluster, &session, &job, "r-1", &good)
+                .await
+                .unwrap(),
             expected
         );
     }
     // Another result for the done job (another id, another outcome) changes nothing.
     let other = deals(&[(false, 20), (false, 30)]);
-    let late = submit(&cluster, &session, &job, "r-2", &other).await.unwrap_err();
+    let late = submit(&cluster, &session, &job, "r-2", &other)
+        .await
+        .unwrap_err();
     assert_eq!(late.code(), tonic::Code::FailedPrecondition, "{late:?}");
     let after_one = Some((2, 1, 82, 52 * 52 + 30 * 30));
     assert_eq!(totals(&cluster.status().await), after_one);
@@ -125,7 +131,9 @@ async fn bad_results_change_nothing_and_every_deal_counts_once() {
     let job = lease_one(&mut client, WORKER, &session).await;
     let overlapping = deals(&[(true, 52), (false, 10)]);
     assert_eq!(
-        submit(&cluster, &session, &job, "r-3", &overlapping).await.unwrap(),
+        submit(&cluster, &session, &job, "r-3", &overlapping)
+            .await
+            .unwrap(),
         v2::SubmitOutcome::Applied
     );
     let after_two = Some((3, 1, 92, 52 * 52 + 30 * 30 + 10 * 10));
@@ -135,9 +143,15 @@ async fn bad_results_change_nothing_and_every_deal_counts_once() {
     queue(&cluster, &[task(u64::MAX - 2..u64::MAX)]).await;
     let job = lease_one(&mut client, WORKER, &session).await;
     assert_eq!(
-        submit(&cluster, &session, &job, "r-4", &deals(&[(false, 4), (true, 52)]))
-            .await
-            .unwrap(),
+        submit(
+            &cluster,
+            &session,
+            &job,
+            "r-4",
+            &deals(&[(false, 4), (true, 52)])
+        )
+        .await
+        .unwrap(),
         v2::SubmitOutcome::Applied
     );
     let after_three = Some((5, 2, 148, 52 * 52 * 2 + 30 * 30 + 10 * 10 + 16));

@@ -44,6 +44,11 @@ async function refresh() {
         w.quarantined ? "quarantined" : w.flags ? `flagged ${w.flags}×` : "clean")))
       : el("tr", {}, el("td", { class: "muted" }, "no workers")));
     document.getElementById("workers").replaceChildren(head, body);
+    const caught = c.flagged_workers || [];
+    document.getElementById("caught").replaceChildren(...(caught.length ? caught.map((w) => el("li", { "data-caught": w.id },
+      el("span", { class: "mono" }, w.id), ` ${w.quarantined ? "quarantined" : `flagged ${w.flags}×`}: ${w.last_reason}`,
+      w.purged_results ? ` — purged ${count(w.purged_values)} values of ${count(w.purged_results)} results (solved again by others)` : ""))
+      : [el("li", { class: "muted" }, "none")]));
   } catch (error) {
     say("message", error.message, true);
   }

@@ -163,7 +163,7 @@ fn status_json(s: &ClusterStatus, deep_solves: &[DeepStatus]) -> Result<serde_js
     let flagged: Vec<_> = s
         .flagged_workers
         .iter()
-        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason}))
+        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason, "purged_results": w.purged_results, "purged_values": w.purged_values}))
         .collect();
     let (jobs, stored) = (&s.jobs, &s.stored);
     // The explorer's `/solitaire` rows: variant, player, deals, wins and both intervals.
@@ -250,6 +250,14 @@ fn print_flagged(flagged: &[FlaggedWorker]) -> Result<()> {
             w.flags,
             output::peer(&w.last_reason)
         );
+        if w.purged_results > 0 {
+            outln!(
+                "  {:<24} purged {} values of {} results (solved again by others)",
+                "",
+                w.purged_values,
+                w.purged_results
+            );
+        }
     }
     Ok(())
 }

@@ -96,6 +96,8 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 flags: w.flags,
                 quarantined: w.quarantined,
                 last_reason: w.last_reason,
+                purged_results: w.purged_results,
+                purged_values: w.purged_values,
             })
             .collect(),
         solitaire: solitaire

@@ -172,6 +172,8 @@ mod hello_status {
                         registered.insert(id.clone());
                     }
                     Err(JobError::BadWorkerName(_)) => {}
+                    // A second keyless hello under a live id is someone else's.
+                    Err(JobError::WorkerIdInUse(_)) if registered.contains(id) => {}
                     Err(other) => prop_assert!(false, "unexpected refusal {other}"),
                 }
             }

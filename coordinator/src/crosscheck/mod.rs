@@ -28,7 +28,9 @@ use crate::claim::{Answer, Claim, ClaimKind, ClaimState, PuzzleAnswer};
 use crate::job::Job;
 use crate::offload::blocking;
 use crate::seed::job_seed;
-use crate::store::{CandidateState, Flag, ProvenTable, ResultEffect, Store, StoreError, corrupt};
+use crate::store::{
+    CandidateState, Flag, ProvenTable, ResultEffect, Store, StoreError, WordSource, corrupt,
+};
 pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 
 /// Whether a result goes into a sample of `rate`: drawn afresh for each result from a
@@ -104,14 +106,30 @@ impl CrossCheck {
                     self.open(claim, &mut effect).await?;
                 }
             }
-            Task::DeepLeaves { leaves, .. } if sampled(self.settings.solve_sample) => {
-                self.check_leaf(worker, job_id, leaves, &mut effect).await;
+            Task::DeepLeaves { leaves, solve_id } => {
+                if sampled(self.settings.solve_sample) {
+                    self.check_leaf(worker, job_id, leaves, &mut effect).await;
+                }
+                // What a caught worker said stays its own: its leaves are purged if it is ever
+                // caught (a result the check just caught keeps only the coordinator's values).
+                if effect.flags.is_empty() {
+                    effect.on_word = Some(WordSource {
+                        solved: None,
+                        deep_solve: Some(*solve_id),
+                    });
+                }
             }
             Task::Solve { position } if sampled(self.settings.solve_sample) => {
                 if let Some((_, table)) = effect.proven.take() {
                     let claim = Claim::new(worker, job_id, *position, Answer::Values(table));
                     self.open(claim, &mut effect).await?;
                 }
+            }
+            Task::Solve { position } if effect.proven.is_some() => {
+                effect.on_word = Some(WordSource {
+                    solved: Some(*position),
+                    deep_solve: None,
+                });
             }
             _ => {}
         }

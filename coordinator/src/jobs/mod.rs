@@ -66,7 +66,7 @@ pub enum JobError {
     #[error("no job {0}")]
     UnknownJob(u64),
     /// The worker is quarantined.
-    #[error("worker {0} is quarantined: cross-checks caught it twice with a wrong exact claim")]
+    #[error("worker {0} is quarantined: a cross-check caught it with a wrong exact claim")]
     Quarantined(String),
     /// A worker call carried a session that is not the worker's current one.
     #[error("the session is not worker {0:?}'s current session: say hello again with your own key")]
@@ -418,6 +418,15 @@ impl JobQueue {
 
     /// Stores `tasks` as queued jobs and queues them once durable; returns their ids.
     pub(crate) async fn queue(&self, tasks: Vec<Task>) -> Result<Vec<u64>, StoreError> {
+        self.queue_excluding(tasks, Vec::new()).await
+    }
+
+    /// [`JobQueue::queue`] for jobs the `excluded` workers may not lease.
+    pub(crate) async fn queue_excluding(
+        &self,
+        tasks: Vec<Task>,
+        excluded: Vec<String>,
+    ) -> Result<Vec<u64>, StoreError> {
         // A submission may hold 10^5 jobs: their records are written on the blocking pool.
         let (store, metrics) = (self.store.clone(), self.metrics.clone());
         let records = blocking(move || {
@@ -425,7 +434,10 @@ impl JobQueue {
             for task in tasks {
                 metrics.job_queued(task.kind());
                 let id = store.generate_id()?;
-                let record = Job::queued(task, job_seed(id));
+                let record = Job {
+                    excluded_workers: excluded.clone(),
+                    ..Job::queued(task, job_seed(id))
+                };
                 store.put_job(id, &record)?;
                 records.push((id, record));
             }

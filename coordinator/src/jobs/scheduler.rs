@@ -651,7 +651,11 @@ mod tests {
                 Err(JoinError::IdInUse)
             );
         }
-        assert_eq!(s.session_of("w", &session), SessionCheck::Current, "unchanged");
+        assert_eq!(
+            s.session_of("w", &session),
+            SessionCheck::Current,
+            "unchanged"
+        );
         // The owner again (a lost hello answer, a restart with a kept key): a new session.
         s.join_worker("w", worker("w", soon, key)).unwrap();
         assert_eq!(s.session_of("w", &session), SessionCheck::Wrong);
@@ -689,7 +693,9 @@ mod tests {
         let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let t0 = Instant::now();
         for id in ["quiet", "busy", "fresh"] {
-            s.workers.join(id, worker(id, t0, ""), HashSet::new).unwrap();
+            s.workers
+                .join(id, worker(id, t0, ""), HashSet::new)
+                .unwrap();
         }
         s.restore(1, job(), t0);
         s.lease("busy", 1, t0, || Some(7));

@@ -97,17 +97,16 @@ fn value_of_byte(bytes: &[u8]) -> Result<Value, StoreError> {
 }
 
 /// Stores the leaf values not stored yet (canonical key, value) inside a result's transaction;
-/// returns how many were new.
+/// returns the keys of those that were new.
 pub(super) fn add_leaves(
     tree: &TransactionalTree,
     leaves: &[(u64, Value)],
-) -> ConflictableTransactionResult<u64, StoreError> {
-    let mut added = 0;
-    for (key, value) in leaves {
-        let key = key.to_be_bytes();
-        if tree.get(key)?.is_none() {
-            tree.insert(&key, &[value_byte(*value)])?;
-            added += 1;
+) -> ConflictableTransactionResult<Vec<u64>, StoreError> {
+    let mut added = Vec::new();
+    for &(key, value) in leaves {
+        if tree.get(key.to_be_bytes())?.is_none() {
+            tree.insert(&key.to_be_bytes(), &[value_byte(value)])?;
+            added.push(key);
         }
     }
     Ok(added)

@@ -13,7 +13,8 @@
 //! nor sits "queued" forever), `claims` and `flagged_workers` (cross-checks, see [`claims`]),
 //! `deep_solves` and `deep_leaves` (deep solves and their proven leaves, see [`deep`]).
 //! `solitaire` (solitaire deals and their totals, see [`solitaire`]), `imports` (the digests
-//! of imported books, see [`book`]).
+//! of imported books, see [`book`]), `on_word` (the exact values each worker's results stored
+//! on its word alone, to purge if it is caught lying, see [`word`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -44,6 +45,7 @@ pub mod records;
 mod results;
 pub mod solitaire;
 pub mod table;
+pub mod word;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -69,9 +71,10 @@ pub use puzzles::CandidateCounts;
 pub use records::{
     CandidateState, StoredBuild, StoredForfeit, StoredGame, StoredJob, StoredTask, Totals,
 };
-pub use results::{Applied, Flag, PairEffect, ResultEffect};
+pub use results::{Applied, Flag, PairEffect, ResultEffect, WordSource};
 pub use solitaire::{DealResult, SolitaireEffect, SolitaireTotals};
 pub use table::{Counts, Table};
+pub use word::{Purged, StoredWord};
 
 /// A storage failure.
 #[derive(Debug, Error)]
@@ -231,6 +234,9 @@ pub struct Store {
     deep_leaves: sled::Tree,
     solitaire: sled::Tree,
     imports: sled::Tree,
+    on_word: sled::Tree,
+    /// Purges made since open (see [`word`]).
+    purges: AtomicU64,
     /// How many puzzles are stored (they are never removed), raised after each commit.
     stored_puzzles: AtomicU64,
     /// The candidates tree's counts by state.
@@ -352,6 +358,8 @@ impl Store {
             deep_leaves: db.open_tree("deep_leaves")?,
             solitaire: db.open_tree("solitaire")?,
             imports: db.open_tree("imports")?,
+            on_word: db.open_tree("on_word")?,
+            purges: AtomicU64::new(0),
             manifest: Arc::new(manifest::Keeper::new(path)),
             db,
         })

@@ -75,7 +75,7 @@ pub(crate) enum Seed {
 }
 
 /// What one propagation did.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Propagated {
     /// Proven positions whose parents were looked up.
     pub visited: usize,
@@ -85,6 +85,8 @@ pub struct Propagated {
     pub positions: usize,
     /// Whether the cap stopped it with proven positions left to pass up.
     pub cut: bool,
+    /// Canonical keys of the `proven` tables it changed, in the order it changed them.
+    pub written: Vec<u64>,
 }
 
 /// The trees propagation reads and writes, inside a transaction.
@@ -192,6 +194,7 @@ impl BookTrees<'_> {
                 }
                 self.proven
                     .insert(&key.to_be_bytes(), encode_proven(&table))?;
+                done.written.push(key);
                 if !was_proven && let Some((parent_value, _)) = position_value(&parent, &table) {
                     done.positions += 1;
                     queue.push_back((parent, parent_value));

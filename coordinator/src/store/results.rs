@@ -14,6 +14,7 @@ use sled::transaction::{
 use super::propagate::{BookTrees, Seed};
 use super::puzzles::{StateChange, set_candidate};
 use super::solitaire::{SolitaireEffect, add_deals};
+use super::word::{StoredWord, record_word};
 use super::{
     CandidateState, ProvenTable, Store, StoreError, StoredClaim, StoredFlags, StoredGame,
     StoredJob, StoredMatch, StoredPair, TOTALS, Table, Totals, abort, add_count, book, corrupt,
@@ -65,6 +66,19 @@ pub struct ResultEffect {
     pub deep_rotated: Vec<Vec<(u64, pentago::Value)>>,
     /// Solitaire deals played, for solitaire results.
     pub solitaire: Option<SolitaireEffect>,
+    /// Set when the exact values this result stores (its solve's, its deep leaves') are
+    /// published on its worker's word alone: they are recorded as that worker's, to be purged
+    /// if it is ever caught lying (see [`super::word`]).
+    pub on_word: Option<WordSource>,
+}
+
+/// What a result whose exact values rest on its worker's word was about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WordSource {
+    /// The position it solved, for a solve: what to solve again after a purge.
+    pub solved: Option<pentago::Position>,
+    /// The deep solve its leaves were for.
+    pub deep_solve: Option<u64>,
 }
 
 /// A worker a cross-check showed wrong, and what it got wrong.
@@ -143,7 +157,7 @@ impl Store {
         result_id: &str,
         effect: &ResultEffect,
     ) -> Result<Applied, StoreError> {
-        let trees = (
+        let trees = [
             &self.jobs,
             &self.results,
             &self.playouts,
@@ -158,9 +172,10 @@ impl Store {
             &self.flagged_workers,
             &self.deep_leaves,
             &self.solitaire,
-        );
+            &self.on_word,
+        ];
         let writing = self.writing();
-        let committed = trees.transaction(|trees| {
+        let committed = trees[..].transaction(|trees| {
             let trees = ResultTrees::of(trees);
             // Before any write: an outcome other than `Applied` must commit nothing.
             if let Some(outcome) = already_applied(&trees, job_id, result_id, effect)? {
@@ -168,8 +183,22 @@ impl Store {
             }
             let mut totals = totals_in(trees.meta)?;
             add_tables(&trees, job_id, effect, &mut totals)?;
-            let (candidate_changes, new_puzzles) = add_checks(&trees, effect)?;
-            propagate_values(&trees, effect)?;
+            let (candidate_changes, new_puzzles, new_leaves) = add_checks(&trees, effect)?;
+            let written = propagate_values(&trees, effect)?;
+            if let Some(source) = &effect.on_word {
+                let word = StoredWord {
+                    proven: effect
+                        .proven
+                        .iter()
+                        .map(|(key, _)| *key)
+                        .chain(written)
+                        .collect(),
+                    leaves: new_leaves,
+                    deep_solve: source.deep_solve,
+                    solved: source.solved.map(|position| position.to_string()),
+                };
+                record_word(trees.on_word, &done.worker_id, job_id, &word)?;
+            }
             if let Some(played) = &effect.solitaire {
                 add_deals(trees.solitaire, played)?;
             }
@@ -215,30 +244,13 @@ struct ResultTrees<'a> {
     flagged_workers: &'a TransactionalTree,
     deep_leaves: &'a TransactionalTree,
     solitaire: &'a TransactionalTree,
+    on_word: &'a TransactionalTree,
 }
 
-/// The transaction's trees, in the order [`Store::apply`] lists them. Fourteen is the most
-/// sled's `Transactional` takes as a tuple: a new kind of result must share a tree.
-type TreeTuple = (
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-    TransactionalTree,
-);
-
 impl<'a> ResultTrees<'a> {
-    fn of(trees: &'a TreeTuple) -> ResultTrees<'a> {
-        let (
+    /// The transaction's trees, in the order [`Store::apply`] lists them.
+    fn of(trees: &'a [TransactionalTree]) -> ResultTrees<'a> {
+        let [
             jobs,
             results,
             playouts,
@@ -253,7 +265,11 @@ impl<'a> ResultTrees<'a> {
             flagged_workers,
             deep_leaves,
             solitaire,
-        ) = trees;
+            on_word,
+        ] = trees
+        else {
+            unreachable!("Store::apply lists fifteen trees");
+        };
         ResultTrees {
             jobs,
             results,
@@ -269,6 +285,7 @@ impl<'a> ResultTrees<'a> {
             flagged_workers,
             deep_leaves,
             solitaire,
+            on_word,
         }
     }
 }
@@ -330,11 +347,12 @@ fn add_tables(
 }
 
 /// Adds what the result decides about puzzles and exact values, and what its cross-checks
-/// write (claims, check jobs, flags); returns the candidates' changes and the new puzzles.
+/// write (claims, check jobs, flags); returns the candidates' changes, the new puzzles and the
+/// deep leaves stored new.
 fn add_checks(
     trees: &ResultTrees<'_>,
     effect: &ResultEffect,
-) -> ConflictableTransactionResult<(Vec<StateChange>, u64), StoreError> {
+) -> ConflictableTransactionResult<(Vec<StateChange>, u64, Vec<u64>), StoreError> {
     let added = add_verdicts(trees.candidates, trees.puzzles, &effect.verdicts)?;
     if let Some((key, table)) = &effect.proven {
         add_proven(trees.proven, *key, table)?;
@@ -352,19 +370,20 @@ fn add_checks(
     for Flag { worker, reason } in &effect.flags {
         flag_worker(trees.flagged_workers, worker, reason)?;
     }
-    super::deep::add_leaves(trees.deep_leaves, &effect.deep_leaves)?;
+    let mut new_leaves = super::deep::add_leaves(trees.deep_leaves, &effect.deep_leaves)?;
     for family in &effect.deep_rotated {
-        super::deep::add_leaves(trees.deep_leaves, family)?;
+        new_leaves.extend(super::deep::add_leaves(trees.deep_leaves, family)?);
     }
-    Ok(added)
+    Ok((added.0, added.1, new_leaves))
 }
 
 /// Carries the exact values the result stores up through the stored book (see
-/// [`super::propagate`]): its solved position's, and its deep-solve leaves'.
+/// [`super::propagate`]): its solved position's, and its deep-solve leaves'. Returns the keys
+/// of the `proven` tables it changed.
 fn propagate_values(
     trees: &ResultTrees<'_>,
     effect: &ResultEffect,
-) -> ConflictableTransactionResult<(), StoreError> {
+) -> ConflictableTransactionResult<Vec<u64>, StoreError> {
     let mut seeds: Vec<Seed> = effect
         .proven
         .iter()
@@ -378,7 +397,7 @@ fn propagate_values(
             .map(|&(key, value)| Seed::Value(key, value)),
     );
     if seeds.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let book = BookTrees {
         proven: trees.proven,
@@ -395,7 +414,7 @@ fn propagate_values(
             "proven values propagated through the book"
         );
     }
-    Ok(())
+    Ok(done.written)
 }
 
 /// Stores a played pair and adds it to its match.

@@ -33,7 +33,7 @@ use validate::Validator;
 use super::{Store, StoreError, corrupt};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 20] = [
+pub const TREES: [&str; 21] = [
     "jobs",
     "results",
     "playouts",
@@ -54,6 +54,7 @@ pub const TREES: [&str; 20] = [
     "solitaire",
     "build_deep",
     "imports",
+    "on_word",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -113,6 +114,7 @@ impl Store {
             "solitaire" => &self.solitaire,
             "build_deep" => &self.build_deep,
             "imports" => &self.imports,
+            "on_word" => &self.on_word,
             _ => return None,
         })
     }

@@ -129,6 +129,20 @@ impl Validator {
                 }
             }
             "imports" => length(&[32])?,
+            "on_word" => {
+                // A worker id (1 to 200 bytes, no zero byte), a zero byte, a job id.
+                let zero = key.len().checked_sub(9).filter(|&z| z > 0 && key[z] == 0);
+                let Some(zero) = zero.filter(|&z| !key[..z].contains(&0)) else {
+                    return Err(invalid(format!(
+                        "{}: not a worker id, a zero byte and a job id",
+                        at()
+                    )));
+                };
+                self.id(&key[zero + 1..], &at)?;
+                super::super::word::StoredWord::decode(value).map_err(|_| {
+                    invalid(format!("{}: an on-word record that does not read", at()))
+                })?;
+            }
             "meta" => self.meta(key, value)?,
             _ => {}
         }

@@ -1,0 +1,287 @@
+//! Exact values stored on one worker's word, and their purge.
+//!
+//! Most exact claims are published without a second party (only a sampled share is
+//! cross-checked, DESIGN §6), so each result that stores such values also records, in the same
+//! transaction, which values they were: the positions whose `proven` tables it wrote (its own
+//! solve and every parent the propagation then changed) and the deep-solve leaves it stored.
+//! When a cross-check catches the worker lying, [`Store::purge_worker`] removes every value it
+//! stored that way, in one transaction, and says what it removed so the services can have it
+//! worked out again by other workers. A finished deep solve that took in a purged leaf is
+//! reopened (its record back to unproven, its root's `proven` table removed) in the same
+//! transaction; values its finish had carried further up the book are not traced (a known
+//! limit, see the README's cross-checks).
+//!
+//! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
+//! bytes, a zero byte (no worker id holds one), the job id (8 bytes, big-endian); value =
+//! [`StoredWord`]. A database without the tree reads as having no such values.
+
+use std::collections::BTreeSet;
+
+use prost::Message;
+use sled::Transactional;
+use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
+
+use super::{Store, StoreError, StoredDeepSolve, StoredFlags, corrupt};
+
+/// What one result stored on its worker's word alone.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StoredWord {
+    /// Canonical keys of the positions whose `proven` tables the result wrote.
+    #[prost(fixed64, repeated, tag = "1")]
+    pub proven: Vec<u64>,
+    /// Canonical keys of the deep-solve leaves (and rotated variants) it stored.
+    #[prost(fixed64, repeated, tag = "2")]
+    pub leaves: Vec<u64>,
+    /// The deep solve its leaves were for, if any.
+    #[prost(uint64, optional, tag = "3")]
+    pub deep_solve: Option<u64>,
+    /// The position it solved (text form), for a solve result: what to solve again.
+    #[prost(string, optional, tag = "4")]
+    pub solved: Option<String>,
+}
+
+/// The `on_word` key of `worker`'s result for `job_id`.
+fn word_key(worker: &str, job_id: u64) -> Vec<u8> {
+    let mut key = Vec::with_capacity(worker.len() + 9);
+    key.extend_from_slice(worker.as_bytes());
+    key.push(0);
+    key.extend_from_slice(&job_id.to_be_bytes());
+    key
+}
+
+/// The prefix of every `on_word` key of `worker`.
+fn worker_prefix(worker: &str) -> Vec<u8> {
+    let mut prefix = worker.as_bytes().to_vec();
+    prefix.push(0);
+    prefix
+}
+
+/// Records, inside a result's transaction, what `worker`'s result for `job_id` stored on its
+/// word (nothing when it stored nothing exact).
+pub(super) fn record_word(
+    tree: &TransactionalTree,
+    worker: &str,
+    job_id: u64,
+    word: &StoredWord,
+) -> ConflictableTransactionResult<(), StoreError> {
+    if word.proven.is_empty() && word.leaves.is_empty() {
+        return Ok(());
+    }
+    tree.insert(word_key(worker, job_id), word.encode_to_vec())?;
+    Ok(())
+}
+
+/// What a purge removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// Results whose values were removed.
+    pub results: u64,
+    /// `proven` tables removed (a table holds one position's move values; the honest values
+    /// in it come back as the book is worked on again).
+    pub proven_tables: u64,
+    /// Deep-solve leaf values removed.
+    pub leaves: u64,
+    /// The positions its solve results solved, to be solved again by others.
+    pub solves: Vec<String>,
+    /// The deep solves whose leaves were removed, to be carried on (or reopened).
+    pub deep_solves: BTreeSet<u64>,
+    /// Of those, the finished ones that were reopened.
+    pub reopened: u64,
+}
+
+impl Store {
+    /// Removes every exact value `worker` stored on its word alone — the `proven` tables its
+    /// results wrote and the deep leaves they stored — with their records, and adds the count
+    /// to the worker's flag record, in one transaction. Idempotent: a second purge finds
+    /// nothing.
+    pub fn purge_worker(&self, worker: &str) -> Result<Purged, StoreError> {
+        let mut records = Vec::new();
+        for entry in self.on_word.scan_prefix(worker_prefix(worker)) {
+            let (key, value) = entry?;
+            let word =
+                StoredWord::decode(value.as_ref()).map_err(|e| corrupt("on-word record", e))?;
+            records.push((key, word));
+        }
+        let mut purged = Purged {
+            results: records.len() as u64,
+            ..Purged::default()
+        };
+        let proven: BTreeSet<u64> = records.iter().flat_map(|(_, w)| w.proven.clone()).collect();
+        let leaves: BTreeSet<u64> = records.iter().flat_map(|(_, w)| w.leaves.clone()).collect();
+        for (_, word) in &records {
+            purged.solves.extend(word.solved.clone());
+            purged.deep_solves.extend(word.deep_solve);
+        }
+        let _writing = self.writing();
+        let trees = (
+            &self.on_word,
+            &self.proven,
+            &self.deep_leaves,
+            &self.flagged_workers,
+            &self.deep_solves,
+        );
+        let solves = purged.deep_solves.clone();
+        let (tables, leaf_count, reopened) = trees.transaction(
+            |(on_word, proven_tree, deep_leaves, flagged, deep_solves)| {
+                let mut tables = 0;
+                for key in &proven {
+                    tables += u64::from(proven_tree.remove(&key.to_be_bytes())?.is_some());
+                }
+                let mut leaf_count = 0;
+                for key in &leaves {
+                    leaf_count += u64::from(deep_leaves.remove(&key.to_be_bytes())?.is_some());
+                }
+                for (key, _) in &records {
+                    on_word.remove(key.as_ref())?;
+                }
+                let mut flags = match flagged.get(worker.as_bytes())? {
+                    Some(bytes) => StoredFlags::decode(bytes.as_ref()).map_err(|e| {
+                        sled::transaction::ConflictableTransactionError::Abort(corrupt(
+                            "flagged worker",
+                            e,
+                        ))
+                    })?,
+                    None => StoredFlags::default(),
+                };
+                flags.purged_results += records.len() as u64;
+                flags.purged_values += tables + leaf_count;
+                flagged.insert(worker.as_bytes(), flags.encode_to_vec())?;
+                let mut reopened = 0;
+                for id in &solves {
+                    let Some(bytes) = deep_solves.get(id.to_be_bytes())? else {
+                        continue;
+                    };
+                    let mut record = StoredDeepSolve::decode(bytes.as_ref()).map_err(|e| {
+                        sled::transaction::ConflictableTransactionError::Abort(corrupt(
+                            "deep solve",
+                            e,
+                        ))
+                    })?;
+                    if !record.done {
+                        continue;
+                    }
+                    if let Ok(position) = record.position.parse::<pentago::Position>() {
+                        proven_tree.remove(&position.canonical_key().bits().to_be_bytes())?;
+                    }
+                    record.done = false;
+                    (record.lower, record.upper) = (-1, 1);
+                    record.best.clear();
+                    deep_solves.insert(&id.to_be_bytes(), record.encode_to_vec())?;
+                    reopened += 1;
+                }
+                Ok((tables, leaf_count, reopened))
+            },
+        )?;
+        purged.proven_tables = tables;
+        purged.leaves = leaf_count;
+        purged.reopened = reopened;
+        self.purges
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+        Ok(purged)
+    }
+
+    /// How many purges this store has made since it was opened: a cache of stored exact values
+    /// (a running deep solve's) that was filled under another count must be rebuilt.
+    pub fn purges(&self) -> u64 {
+        self.purges.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// How many results of `worker` stored values on its word that are still kept.
+    pub fn words_of(&self, worker: &str) -> usize {
+        self.on_word.scan_prefix(worker_prefix(worker)).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{Job, JobState};
+    use crate::store::{ProvenTable, ResultEffect, WordSource};
+    use pentago::{Move, Position, Value};
+
+    /// Applies a solve result of `worker` for `job` that stores `table` for `position` and a
+    /// deep leaf `leaf`, on its word alone or not.
+    fn apply(store: &Store, worker: &str, job: u64, position: &Position, leaf: u64, alone: bool) {
+        let table = ProvenTable::from([(Move::from_index(job as u16).unwrap(), Value::Win)]);
+        let effect = ResultEffect {
+            proven: Some((position.key().bits(), table)),
+            deep_leaves: vec![(leaf, Value::Draw)],
+            on_word: alone.then_some(WordSource {
+                solved: Some(*position),
+                deep_solve: Some(5),
+            }),
+            ..ResultEffect::default()
+        };
+        let done = Job {
+            worker_id: worker.to_owned(),
+            ..Job::in_state(JobState::Done)
+        };
+        store
+            .apply(job, &done, &format!("r{job}"), &effect)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_purge_removes_what_the_worker_stored_on_its_word_alone_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let [a, b, c]: [Position; 3] = [
+            "x...../....../....../....../....../......",
+            ".x..../....../....../....../....../......",
+            "..x.../....../....../....../....../......",
+        ]
+        .map(|text| text.parse::<Position>().unwrap().canonical().position);
+        apply(&store, "liar", 1, &a, 100, true);
+        apply(&store, "liar", 2, &b, 101, false);
+        apply(&store, "honest", 3, &c, 102, true);
+        assert_eq!((store.words_of("liar"), store.words_of("honest")), (1, 1));
+        assert_eq!(store.purges(), 0);
+        let purged = store.purge_worker("liar").unwrap();
+        assert_eq!(
+            (purged.results, purged.proven_tables, purged.leaves),
+            (1, 1, 1)
+        );
+        assert_eq!(purged.solves, [a.to_string()]);
+        assert_eq!(purged.deep_solves, BTreeSet::from([5]));
+        assert_eq!(store.purges(), 1);
+        let key = |p: &Position| p.key().bits();
+        assert!(store.proven_table(key(&a)).unwrap().is_empty(), "purged");
+        assert_eq!(store.deep_leaf(100).unwrap(), None);
+        // What a second party vouched for, and what another worker said, stay.
+        assert!(!store.proven_table(key(&b)).unwrap().is_empty());
+        assert!(!store.proven_table(key(&c)).unwrap().is_empty());
+        assert_eq!(store.deep_leaf(101).unwrap(), Some(Value::Draw));
+        assert_eq!(store.deep_leaf(102).unwrap(), Some(Value::Draw));
+        assert_eq!(store.words_of("liar"), 0);
+        let record = store.flagged_workers().unwrap();
+        let (_, flags) = record.iter().find(|(id, _)| id == "liar").unwrap();
+        assert_eq!((flags.purged_results, flags.purged_values), (1, 2));
+        // A second purge finds nothing more.
+        let again = store.purge_worker("liar").unwrap();
+        assert_eq!(
+            (again.results, again.proven_tables, again.leaves),
+            (0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn keys_group_by_worker_and_never_mix_two_ids() {
+        assert!(word_key("w", 7).starts_with(&worker_prefix("w")));
+        // "w" and "w1" share bytes, not the zero byte after the id.
+        assert!(!word_key("w1", 7).starts_with(&worker_prefix("w")));
+        assert_eq!(word_key("w", 258)[2..], 258u64.to_be_bytes());
+    }
+
+    #[test]
+    fn records_read_back_in_their_stable_form() {
+        let word = StoredWord {
+            proven: vec![1, u64::MAX],
+            leaves: vec![42],
+            deep_solve: Some(9),
+            solved: None,
+        };
+        let bytes = word.encode_to_vec();
+        assert_eq!(StoredWord::decode(bytes.as_slice()).unwrap(), word);
+        assert_eq!(StoredWord::decode(&[][..]).unwrap(), StoredWord::default());
+    }
+}
