@@ -205,6 +205,24 @@ fn lying_about_a_variant(job: &v2::Job) -> Outcome {
     Outcome::DeepLeaves { values, rotated }
 }
 
+/// The probe's liar: honest on the one leaf the old rule (a hash of the job id) would have
+/// judged, lying on every other (their rotated values dropped, so only the leaf values speak).
+fn lying_where_the_old_rule_does_not_look(job: &v2::Job) -> Outcome {
+    let Outcome::DeepLeaves { values, .. } = honest(job) else {
+        panic!("not a deep-leaves job");
+    };
+    let judged = (pentago::splitmix64(job.job_id ^ 0x1EAF) % values.len() as u64) as usize;
+    let values = values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| if i == judged { v } else { turned_around(v) })
+        .collect();
+    Outcome::DeepLeaves {
+        values,
+        rotated: Vec::new(),
+    }
+}
+
 fn turned_around(value: Value) -> Value {
     match value {
         Value::Draw => Value::Win,
@@ -405,6 +423,13 @@ async fn a_wrong_leaf_value_is_caught_and_nothing_wrong_is_stored() {
     a_liar_is_caught_and_nothing_wrong_is_stored(lying).await;
 }
 
+/// Which leaf is judged is drawn afresh: a liar honest only where the old rule looked is
+/// caught, and the leaves it stored before are purged (the solve still ends right).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_liar_that_knows_the_old_leaf_rule_is_caught_and_its_leaves_purged() {
+    a_liar_is_caught_and_nothing_wrong_is_stored(lying_where_the_old_rule_does_not_look).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_rotated_value_is_caught_and_nothing_wrong_is_stored() {
     a_liar_is_caught_and_nothing_wrong_is_stored(lying_about_a_variant).await;
@@ -444,7 +469,7 @@ async fn a_liar_is_caught_and_nothing_wrong_is_stored(lie: fn(&v2::Job) -> Outco
         .iter()
         .find(|w| w.worker_id == "liar")
         .expect("the liar is flagged");
-    assert!(flagged.flags >= 1);
+    assert!(flagged.flags >= 1 && flagged.quarantined);
     server.stop().await;
     let store = open_store(dir.path()).await;
     let leaves = store.deep_leaves_after(0, usize::MAX).unwrap();
