@@ -84,6 +84,7 @@ async fn ingest() {
                     lease_id: job.lease_id,
                     result_id: format!("{id}-{n}"),
                     result: Some((&outcome).into()),
+                    session: session.clone(),
                 })
                 .await
                 .expect("submit");
@@ -172,6 +173,7 @@ async fn load_generator(job_time: Duration) {
                         lease_id: job.lease_id,
                         result_id: format!("{id}-{n}"),
                         result: Some((&outcome).into()),
+                        session: session.clone(),
                     })
                     .await
                     .expect("submit");
