@@ -13,8 +13,7 @@ pub enum TablebaseError {
     Io {
         /// The file or folder.
         path: String,
-        /// What the system said.
-        #[source]
+        /// What the system said (shown in the message, so not also a `source`).
         error: io::Error,
     },
     /// A folder given as a tablebase holds no `slice-N.pentago` file.

@@ -13,7 +13,7 @@ use crate::quadrant::{Geometry, Tables};
 use crate::shipped::SHIPPED;
 use crate::slice::{ENTRY_BYTES, SliceFile, Source, sig_of};
 
-/// The block cache's default budget: 64 MiB (slices 0–6 decompressed are about 14 MB, so the
+/// The block cache's default budget: 64 MiB (slices 0–6 decompressed are about 8 MB, so the
 /// shipped slices stay wholly cached; a block of a large slice is at most 256 KiB).
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 

@@ -44,11 +44,18 @@ pub trait ExactOracle {
     }
 }
 
-/// The value of a position from its moves' values: the best of them for the mover, or `None`
-/// for an empty list (a finished game has no moves; value it by its status instead).
+/// The value of a position from its moves' values: the first move (in the list's order) with
+/// the best value for the mover, or `None` for an empty list (a finished game has no moves;
+/// value it by its status instead).
 #[must_use]
 pub fn best_of(moves: &[(Move, Value)]) -> Option<(Move, Value)> {
-    moves.iter().copied().max_by_key(|&(_, value)| value)
+    moves
+        .iter()
+        .copied()
+        .fold(None, |best, (mv, value)| match best {
+            Some((_, b)) if b >= value => best,
+            _ => Some((mv, value)),
+        })
 }
 
 #[cfg(test)]
@@ -88,6 +95,8 @@ mod tests {
         let (_, best) = best_of(&moves).unwrap();
         assert_eq!(Some(best), oracle.probe(&position).unwrap());
         assert_eq!(best, Value::Win);
+        let first = moves.iter().find(|(_, v)| *v == Value::Win).unwrap();
+        assert_eq!(best_of(&moves), Some(*first), "the first of the best moves");
     }
 
     #[test]
