@@ -61,11 +61,11 @@ pub fn best_of(moves: &[(Move, Value)]) -> Option<(Move, Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Solver;
 
-    /// An oracle over the engine's own alpha-beta solver, covering positions from a given
-    /// number of stones on: enough to check the provided `probe_moves` against direct solves.
-    struct SolverOracle {
+    /// An oracle that covers positions from `min_stones` on and calls every ongoing one a
+    /// draw: enough to check the provided `probe_moves` (rules for finished children, negation
+    /// of probed ones, uncovered children).
+    struct DrawOracle {
         min_stones: u32,
     }
 
@@ -73,36 +73,46 @@ mod tests {
     #[error("unreachable")]
     struct Never;
 
-    impl ExactOracle for SolverOracle {
+    impl ExactOracle for DrawOracle {
         type Error = Never;
 
         fn probe(&self, position: &Position) -> Result<Option<Value>, Never> {
-            if position.stone_count() < self.min_stones {
-                return Ok(None);
+            if let Some(value) = Value::of_status(position.status(), position.side_to_move()) {
+                return Ok(Some(value));
             }
-            let mut solver = Solver::new(16);
-            Ok(solver.solve(position, crate::SolveLimits::default()).value)
+            Ok((position.stone_count() >= self.min_stones).then_some(Value::Draw))
         }
     }
 
     #[test]
-    fn moves_of_a_position_agree_with_its_value() {
-        // Black to move with four in a row on rank 1 (a1-d1): e1 wins at once.
+    fn finished_children_are_valued_by_the_rules() {
+        // Black to move with four in a row on rank 1 (a1-d1): e1 wins at once, with any twist.
         let position: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
-        let oracle = SolverOracle { min_stones: 0 };
+        let oracle = DrawOracle { min_stones: 0 };
         let moves = oracle.probe_moves(&position).unwrap().unwrap();
         assert_eq!(moves.len(), position.legal_moves().len());
-        let (_, best) = best_of(&moves).unwrap();
-        assert_eq!(Some(best), oracle.probe(&position).unwrap());
-        assert_eq!(best, Value::Win);
-        let first = moves.iter().find(|(_, v)| *v == Value::Win).unwrap();
-        assert_eq!(best_of(&moves), Some(*first), "the first of the best moves");
+        let wins: Vec<Move> = moves
+            .iter()
+            .filter(|(_, v)| *v == Value::Win)
+            .map(|(m, _)| *m)
+            .collect();
+        assert!(wins.iter().any(|m| m.to_string() == "e1-1R"), "{wins:?}");
+        assert!(moves.iter().all(|(_, v)| *v != Value::Loss));
+        assert_eq!(
+            best_of(&moves),
+            Some((wins[0], Value::Win)),
+            "the first winning move"
+        );
+        let first_draw = moves.iter().find(|(_, v)| *v == Value::Draw).unwrap();
+        assert_eq!(best_of(&[*first_draw]), Some(*first_draw));
     }
 
     #[test]
     fn uncovered_children_make_the_moves_uncovered() {
-        let oracle = SolverOracle { min_stones: 40 };
+        let oracle = DrawOracle { min_stones: 40 };
         assert_eq!(oracle.probe_moves(&Position::START).unwrap(), None);
         assert_eq!(best_of(&[]), None);
+        let finished: Position = "....../....../....../....../oooo../xxxxx.".parse().unwrap();
+        assert_eq!(oracle.probe_moves(&finished).unwrap(), Some(Vec::new()));
     }
 }
