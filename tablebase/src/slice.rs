@@ -62,7 +62,7 @@ impl Source {
         start: u64,
         len: u64,
     ) -> Result<Vec<u8>, TablebaseError> {
-        let end = start.checked_add(len).unwrap_or(u64::MAX);
+        let end = start.saturating_add(len);
         if end > self.len() {
             return Err(TablebaseError::Truncated {
                 path: path.to_owned(),
@@ -403,7 +403,7 @@ fn read_section(
         )));
     }
     let block_size = u32_at(45) as usize;
-    if !(2..=27).contains(&block_size) || block_size % 2 != 0 {
+    if !(2..=27).contains(&block_size) || !block_size.is_multiple_of(2) {
         return Err(damaged(format!("block size {block_size}")));
     }
     let blocks: [usize; 4] = std::array::from_fn(|q| u16_at(49 + 2 * q));
@@ -424,6 +424,12 @@ fn read_section(
         return Err(damaged(format!(
             "block index of {} bytes for {block_count} blocks",
             index_blob.uncompressed
+        )));
+    }
+    if index_blob.compressed >= MAX_UNCOMPRESSED {
+        return Err(damaged(format!(
+            "block index of {} compressed bytes",
+            index_blob.compressed
         )));
     }
     let what = format!("block index of section {number}");
@@ -449,7 +455,14 @@ fn read_section(
                 blob.uncompressed
             )));
         }
-        let end = blob.offset.checked_add(blob.compressed).unwrap_or(u64::MAX);
+        // Checked before any read allocates a buffer of this size.
+        if blob.compressed >= MAX_UNCOMPRESSED {
+            return Err(damaged(format!(
+                "block {flat} of {} compressed bytes",
+                blob.compressed
+            )));
+        }
+        let end = blob.offset.saturating_add(blob.compressed);
         if blob.offset == 0 || end > source.len() {
             return Err(TablebaseError::Truncated {
                 path: path.to_owned(),

@@ -41,9 +41,9 @@ fn first_moves_draw_exactly_on_the_edge_corners() {
         };
         assert_eq!(value, expected, "{mv} ends on {square}");
     }
-    assert_eq!(edge_corner("a6".parse().unwrap()), true);
-    assert_eq!(edge_corner("c4".parse().unwrap()), false);
-    assert_eq!(edge_corner("b5".parse().unwrap()), false);
+    assert!(edge_corner("a6".parse().unwrap()));
+    assert!(!edge_corner("c4".parse().unwrap()));
+    assert!(!edge_corner("b5".parse().unwrap()));
 }
 
 /// A position of `stones` stones from seeded random play (none of 0–6 stones can be finished).
