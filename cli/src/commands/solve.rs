@@ -143,13 +143,16 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     Ok(())
 }
 
+/// Every move with its exact value.
+type MoveValues = Vec<(Move, Value)>;
+
 /// The tablebase's answer for `position` when it covers it (a finished game is left to the
 /// solver, which reports it as such): the solution, with a best move where the tablebase also
 /// covers the children, and the values of every move then.
 fn table_solution(
     table: &Tablebase,
     position: &Position,
-) -> Result<Option<(Solution, Option<Vec<(Move, Value)>>)>> {
+) -> Result<Option<(Solution, Option<MoveValues>)>> {
     if position.is_over() {
         return Ok(None);
     }
