@@ -7,6 +7,7 @@ fn pentagrid(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pentagrid"))
         .args(args)
         .env_remove("PENTAGRID_TOKEN_FILE")
+        .env_remove("PENTAGRID_TABLEBASE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -261,7 +262,14 @@ fn solve_prints_value_and_best_move() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["solution"]["value"].clone())
         .collect();
     assert_eq!(values, [-1, 1]);
-    let out = ok(&["solve", "start", "--max-nodes", "500", "--json"]);
+    // Seven stones: beyond the shipped tablebase (0–6), so the search decides, within 500 nodes.
+    let out = ok(&[
+        "solve",
+        "x..o../....../..x.../...o../....x./.o..x.",
+        "--max-nodes",
+        "500",
+        "--json",
+    ]);
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         json["solution"]["value"],

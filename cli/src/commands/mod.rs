@@ -26,6 +26,7 @@ mod solitaire;
 mod solve;
 mod solve_cluster;
 mod study;
+mod tablebase;
 mod target;
 mod tournament;
 
@@ -46,6 +47,7 @@ pub enum Command {
     Tournament(tournament::TournamentArgs),
     Ratings(ratings::RatingsArgs),
     Solve(solve::SolveArgs),
+    Tablebase(tablebase::TablebaseArgs),
     Mate(mate::MateArgs),
     CheckProof(check_proof::CheckProofArgs),
     Coordinator(cluster::CoordinatorArgs),
@@ -89,6 +91,7 @@ impl Command {
             Command::Tournament(args) => tournament::run(&args),
             Command::Ratings(args) => ratings::run(&args),
             Command::Solve(args) => solve::run(&args),
+            Command::Tablebase(args) => tablebase::run(&args),
             Command::Mate(args) => mate::run(&args),
             Command::CheckProof(args) => check_proof::run(&args),
             Command::Coordinator(args) => cluster::run_coordinator(&args),

@@ -1,6 +1,8 @@
 //! `pentagrid solve`: the exact value and a best move of positions, which method decided, and
-//! on request the value of every move. Below the midsolver's 18 stones the deep solver decides
-//! (a search whose 18-stone leaves the midsolver values), with progress on standard error.
+//! on request the value of every move. A position the tablebase covers (Irving's slices: 0–6
+//! stones shipped, more with --tablebase) is answered from it at once (method `table`). Below
+//! the midsolver's 18 stones the deep solver decides (a search whose 18-stone leaves the
+//! midsolver values), with progress on standard error.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -8,12 +10,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentago::{
-    DeepLimits, DeepProgress, DeepSolution, DeepSolver, LeafTable, MID_MIN_STONES, Move, Position,
-    Solution, SolveLimits, SolveMethod, Solver, Value, move_groups, prove,
+    DeepLimits, DeepProgress, DeepSolution, DeepSolver, ExactOracle, LeafTable, MID_MIN_STONES,
+    Move, Position, Solution, SolveLimits, SolveMethod, Solver, Value, best_of, move_groups, prove,
 };
+use pentagrid_tablebase::{MAX_SLICE, Tablebase};
 use serde_json::json;
 
 use super::solve_cluster::{self, ClusterSolve};
+use super::tablebase::TablebaseOptions;
 use super::target::Target;
 use crate::input;
 use crate::output::{errln, outln};
@@ -69,6 +73,8 @@ pub struct SolveArgs {
     leaf_stones: u32,
     #[command(flatten)]
     target: Target,
+    #[command(flatten)]
+    tablebase: TablebaseOptions,
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
@@ -95,10 +101,30 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if let Some(path) = &args.proof {
         write_proof(args, path, &positions, &mut solvers)?;
     }
+    // Opened only when some position could be covered (reading a large user folder's block
+    // indexes is not free).
+    let table = if positions.iter().any(|p| p.stone_count() <= MAX_SLICE) {
+        Some(args.tablebase.open()?)
+    } else {
+        None
+    };
     for position in positions {
-        let (solution, deep_solution) = solvers.solve(&position);
+        let from_table = match &table {
+            Some(table) => table_solution(table, &position)?,
+            None => None,
+        };
+        let (solution, deep_solution, table_moves) = match from_table {
+            Some((solution, moves)) => (solution, None, moves),
+            None => {
+                let (solution, deep_solution) = solvers.solve(&position);
+                (solution, deep_solution, None)
+            }
+        };
         let moves = if args.moves && !position.is_over() {
-            let values = solvers.exact.solve_moves(&position, solvers.limits);
+            let values = match table_moves {
+                Some(values) => values.into_iter().map(|(m, v)| (m, Some(v))).collect(),
+                None => solvers.exact.solve_moves(&position, solvers.limits),
+            };
             grouped_values(&position, &values)
         } else {
             Vec::new()
@@ -115,6 +141,49 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         save_leaves(&solvers.deep, path)?;
     }
     Ok(())
+}
+
+/// Every move with its exact value.
+type MoveValues = Vec<(Move, Value)>;
+
+/// The tablebase's answer for `position` when it covers it (a finished game is left to the
+/// solver, which reports it as such): the solution, with a best move where the tablebase also
+/// covers the children, and the values of every move then.
+fn table_solution(
+    table: &Tablebase,
+    position: &Position,
+) -> Result<Option<(Solution, Option<MoveValues>)>> {
+    if position.is_over() {
+        return Ok(None);
+    }
+    let start = Instant::now();
+    let Some(value) = table
+        .probe(position)
+        .with_context(|| format!("reading the tablebase for {position}"))?
+    else {
+        return Ok(None);
+    };
+    let moves = table
+        .probe_moves(position)
+        .with_context(|| format!("reading the tablebase for the moves of {position}"))?;
+    let best = match moves.as_deref().and_then(best_of) {
+        Some((mv, best)) => {
+            ensure!(
+                best == value,
+                "the tablebase is inconsistent at {position}: value {value}, best move {best}"
+            );
+            Some(mv)
+        }
+        None => None,
+    };
+    let solution = Solution {
+        value: Some(value),
+        best,
+        nodes: 0,
+        seconds: start.elapsed().as_secs_f64(),
+        method: SolveMethod::Table,
+    };
+    Ok(Some((solution, moves)))
 }
 
 /// The local solvers with their limits: alpha-beta and the midsolver from 18 stones on, the
@@ -343,7 +412,7 @@ fn deep_json(d: &DeepSolution) -> serde_json::Value {
 
 /// The moves grouped by the position they reach (see [`move_groups`]), best value first, each
 /// group with its value (unknown where the search hit the limits).
-fn grouped_values(
+pub(super) fn grouped_values(
     position: &Position,
     values: &[(Move, Option<Value>)],
 ) -> Vec<(Vec<Move>, Option<Value>)> {

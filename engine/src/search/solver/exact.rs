@@ -57,7 +57,7 @@ pub struct Solution {
 }
 
 /// Which algorithm decided a solve. Stable names: `finished`, `alpha-beta`, `midsolver`,
-/// `deep`.
+/// `deep`, `table`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SolveMethod {
@@ -70,10 +70,12 @@ pub enum SolveMethod {
     Midsolver,
     /// The deep solver (a search whose leaves the midsolver decides), below 18 stones.
     Deep,
+    /// Read from a tablebase (Irving's strong solution) through an [`crate::ExactOracle`].
+    Table,
 }
 
 impl SolveMethod {
-    /// `finished`, `alpha-beta`, `midsolver` or `deep`.
+    /// `finished`, `alpha-beta`, `midsolver`, `deep` or `table`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
@@ -81,6 +83,7 @@ impl SolveMethod {
             SolveMethod::AlphaBeta => "alpha-beta",
             SolveMethod::Midsolver => "midsolver",
             SolveMethod::Deep => "deep",
+            SolveMethod::Table => "table",
         }
     }
 }
