@@ -169,7 +169,10 @@ fn a_coordinator_whose_log_reader_went_away_keeps_serving() {
     let mut lines = BufReader::new(reader);
     let url = loop {
         let mut line = String::new();
-        assert!(lines.read_line(&mut line).unwrap() > 0, "no address printed");
+        assert!(
+            lines.read_line(&mut line).unwrap() > 0,
+            "no address printed"
+        );
         if let Some(address) = line.trim().strip_prefix("coordinator listening on ") {
             break format!("http://{address}");
         }

@@ -303,17 +303,16 @@ async fn a_string_that_is_not_utf8_is_an_invalid_argument_with_a_reason() {
             threads: 1,
         });
         let metadata = request.metadata_mut();
-        metadata.insert(
-            "authorization",
-            format!("Bearer {TOKEN}").parse().unwrap(),
-        );
+        metadata.insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
         metadata.insert(PROTOCOL_HEADER, MetadataValue::from_static("2"));
         let mut grpc = grpc.clone();
         async move {
             grpc.ready().await.unwrap();
             grpc.unary::<_, v2::HelloResponse, _>(
                 request,
-                tonic::codegen::http::uri::PathAndQuery::from_static("/pentagrid.v2.Coordinator/Hello"),
+                tonic::codegen::http::uri::PathAndQuery::from_static(
+                    "/pentagrid.v2.Coordinator/Hello",
+                ),
                 tonic_prost::ProstCodec::default(),
             )
             .await

@@ -162,7 +162,10 @@ async fn one_token_holds_a_bounded_number_of_open_watches() {
         (refused.code(), reason_of(&refused)),
         (Code::ResourceExhausted, ErrorReason::AtCapacity)
     );
-    assert!(refused.message().contains("open job watches"), "{refused:?}");
+    assert!(
+        refused.message().contains("open job watches"),
+        "{refused:?}"
+    );
     // Hung up, the watches give their places back (once the coordinator sees the streams end).
     drop(open);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);

@@ -90,6 +90,9 @@ mod tests {
         drop(slots);
         drop(admin);
         assert_eq!(limits.held(read), 0);
-        assert!(limits.open.lock().unwrap().is_empty(), "nothing kept per grant");
+        assert!(
+            limits.open.lock().unwrap().is_empty(),
+            "nothing kept per grant"
+        );
     }
 }
