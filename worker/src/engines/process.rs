@@ -104,6 +104,7 @@ impl EngineProcess {
             Ok(pipe) => Arc::new(Mutex::new(pipe)),
             Err(error) => {
                 kill_group(&mut child);
+                let _ = child.wait();
                 return Err(spawn_error(error));
             }
         };
@@ -419,6 +420,22 @@ mod tests {
             Err(ProcessError::Timeout)
         ));
         assert!(p.take_stderr().contains("thinking"));
+    }
+
+    #[test]
+    fn all_the_stderr_written_before_an_answer_is_taken_with_it() {
+        // More than the tail keeps, in many writes, the last of them just before the answer.
+        let mut p = EngineProcess::spawn(&shell(
+            "read line; i=0; while [ $i -lt 300 ]; do printf '%0100d' $i >&2; i=$((i+1)); done; \
+             echo >&2 last words; printf '= done\\n\\n'; read line",
+        ))
+        .unwrap();
+        assert_eq!(p.ask("go", soon()).unwrap().text, "done");
+        let text = p.take_stderr();
+        assert!(text.starts_with('['), "notes what it left out");
+        assert!(text.ends_with("last words\n"), "{}", &text[text.len() - 40..]);
+        assert_eq!(p.take_stderr(), "", "taken once");
+        assert_eq!(p.finish(), "");
     }
 
     #[test]
