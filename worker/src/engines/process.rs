@@ -433,7 +433,11 @@ mod tests {
         assert_eq!(p.ask("go", soon()).unwrap().text, "done");
         let text = p.take_stderr();
         assert!(text.starts_with('['), "notes what it left out");
-        assert!(text.ends_with("last words\n"), "{}", &text[text.len() - 40..]);
+        assert!(
+            text.ends_with("last words\n"),
+            "{}",
+            &text[text.len() - 40..]
+        );
         assert_eq!(p.take_stderr(), "", "taken once");
         assert_eq!(p.finish(), "");
     }
