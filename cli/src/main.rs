@@ -46,7 +46,10 @@ fn main() -> std::process::ExitCode {
         );
         return std::process::ExitCode::from(2);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(answer) => return clap_answer(&answer),
+    };
     let default_level = if cli.command.is_service() {
         "info"
     } else {
@@ -68,6 +71,26 @@ fn main() -> std::process::ExitCode {
                 }
                 _ => output::errln!("error: {error:#}"),
             }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints clap's answer (help, version, or a usage error) and picks the exit status: help or
+/// a version that cannot be written is a failure, never a silent success (the reader of a
+/// closed pipe, `pentagrid --help | head -1`, got what it wanted: a quiet success, as in `main`).
+fn clap_answer(answer: &clap::Error) -> std::process::ExitCode {
+    let printed = answer
+        .print()
+        .and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+    let code = std::process::ExitCode::from(u8::try_from(answer.exit_code()).unwrap_or(2));
+    match printed {
+        // A usage error goes to standard error: if that failed there is nowhere to say so.
+        _ if answer.use_stderr() => code,
+        Ok(()) => code,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(error) => {
+            output::errln!("error: cannot write to standard output: {error}");
             std::process::ExitCode::FAILURE
         }
     }

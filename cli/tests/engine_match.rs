@@ -100,6 +100,13 @@ fn broken_engines_and_untimed_engine_matches_are_refused() {
     let (success, stderr) = run(&["--engine", &engine]);
     assert!(!success);
     assert!(stderr.contains("time limit"), "{stderr}");
+    // A nanosecond per move would only be a forfeit: refused, with the shortest limit taken.
+    let (success, stderr) = run(&["--time", "move:1e-9", "--engine", &engine]);
+    assert!(!success);
+    assert!(
+        stderr.contains("move:1e-9") && stderr.contains("0.001"),
+        "{stderr}"
+    );
     let (success, stderr) = run(&["--time", "move:0.1", "--engine", "pg=/nonexistent/engine"]);
     assert!(!success);
     assert!(stderr.contains("engine \"pg\" does not work"), "{stderr}");

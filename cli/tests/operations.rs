@@ -147,6 +147,55 @@ fn bad_health_arguments_are_refused_clearly() {
     );
 }
 
+/// `pentagrid coordinator … 2>&1 | head -1`: once the reader of its output is gone, every log
+/// line fails to be written, and the coordinator keeps serving all the same.
+#[test]
+fn a_coordinator_whose_log_reader_went_away_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, token) = (dir.path().join("db"), dir.path().join("token"));
+    std::fs::write(&token, "operations-token\n").unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut command = pentagrid(&["coordinator", "--listen", "127.0.0.1:0", "--db"]);
+    command
+        .arg(&db)
+        .arg("--token-file")
+        .arg(&token)
+        // Every call logs (the transport's own events): each is a write to the closed pipe.
+        .env("RUST_LOG", "trace")
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer);
+    let mut coordinator = Process(command.spawn().unwrap());
+    drop(command);
+    let mut lines = BufReader::new(reader);
+    let url = loop {
+        let mut line = String::new();
+        assert!(
+            lines.read_line(&mut line).unwrap() > 0,
+            "no address printed"
+        );
+        if let Some(address) = line.trim().strip_prefix("coordinator listening on ") {
+            break format!("http://{address}");
+        }
+    };
+    drop(lines);
+    common::wait_healthy(&url);
+    let token = token.to_str().unwrap();
+    for _ in 0..3 {
+        let out = pentagrid(&["status", "--coordinator", &url, "--token-file", token])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(
+        coordinator.0.try_wait().unwrap().is_none(),
+        "the coordinator still runs"
+    );
+}
+
 #[test]
 fn text_logs_on_a_pipe_have_no_terminal_escapes() {
     let dir = tempfile::tempdir().unwrap();
@@ -207,4 +256,54 @@ fn health_fails_against_a_peer_that_hangs_up() {
         );
         assert!(!out.stderr.is_empty());
     }
+}
+
+/// `status` with more workers than one page lists: the true count, in text (which says the
+/// list is cut) and in `--json` (`worker_count`).
+#[test]
+fn status_counts_every_worker_and_says_when_the_list_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, token) = (dir.path().join("db"), dir.path().join("token"));
+    std::fs::write(&token, "operations-token\n").unwrap();
+    let (_coordinator, url) = common::coordinator(&db, &token);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let client = pentagrid_proto::connect(&url, "operations-token", None).unwrap();
+        for chunk in (0..1_005).collect::<Vec<u32>>().chunks(8) {
+            let mut calls = tokio::task::JoinSet::new();
+            for &i in chunk {
+                let mut client = client.clone();
+                calls.spawn(async move {
+                    client
+                        .hello(pentagrid_proto::v2::HelloRequest {
+                            worker_id: format!("w-{i}"),
+                            name: format!("worker {i}"),
+                            threads: 1,
+                            engines: Vec::new(),
+                        })
+                        .await
+                });
+            }
+            while let Some(answer) = calls.join_next().await {
+                answer.unwrap().expect("hello");
+            }
+        }
+    });
+    let token = token.to_str().unwrap();
+    let text = common::ok(&["status", "--coordinator", &url, "--token-file", token]);
+    assert!(
+        text.contains("workers   1005 (the first 1000 listed)\n"),
+        "{text}"
+    );
+    let json = common::ok(&[
+        "status",
+        "--coordinator",
+        &url,
+        "--token-file",
+        token,
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["worker_count"], 1005);
+    assert_eq!(json["workers"].as_array().unwrap().len(), 1000);
 }

@@ -79,6 +79,19 @@ fn check(forms: &[(Vec<&str>, &str)], json_too: bool) {
 }
 
 #[test]
+fn help_and_version_end_quietly_on_a_closed_pipe_and_say_why_on_a_full_disk() {
+    check(
+        &[
+            (vec!["--help"], ""),
+            (vec!["-h"], ""),
+            (vec!["--version"], ""),
+            (vec!["status", "--help"], ""),
+        ],
+        false,
+    );
+}
+
+#[test]
 fn local_commands_end_quietly_on_a_closed_pipe_and_say_why_on_a_full_disk() {
     let many_positions = "start\n".repeat(2000);
     let late_lines = format!("{LATE}\n").repeat(200);

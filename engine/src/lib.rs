@@ -59,7 +59,7 @@ pub use play::rating::{
 pub use play::selfplay::{GameRecord, play_game};
 pub use play::sprt_stop::sprt_stop;
 pub use play::themes::{ParseThemeError, Theme};
-pub use play::time_limit::{MAX_LIMIT_SECONDS, ParseTimeLimitError, TimeLimit};
+pub use play::time_limit::{MAX_LIMIT_SECONDS, MIN_LIMIT_SECONDS, ParseTimeLimitError, TimeLimit};
 pub use play::tournament::{
     MAX_TOURNAMENT_PLAYERS, ParseTournamentKindError, TournamentError, TournamentKind,
 };

@@ -426,3 +426,57 @@ async fn lease_ids_cannot_be_guessed_from_each_other() {
     }
     cluster.stop().await;
 }
+
+/// `HelloRequest` as its bytes go over the wire, with the worker id as raw bytes: what a peer
+/// that does not check its strings sends.
+#[derive(Clone, PartialEq, prost::Message)]
+struct RawHello {
+    #[prost(bytes = "vec", tag = "1")]
+    worker_id: Vec<u8>,
+    #[prost(bytes = "vec", tag = "2")]
+    name: Vec<u8>,
+    #[prost(uint32, tag = "3")]
+    threads: u32,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_string_that_is_not_utf8_is_an_invalid_argument_with_a_reason() {
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
+    let channel = tonic::transport::Endpoint::from_shared(cluster.url.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let grpc = tonic::client::Grpc::new(channel);
+    let call = |worker_id: Vec<u8>| {
+        let mut request = tonic::Request::new(RawHello {
+            worker_id,
+            name: b"raw".to_vec(),
+            threads: 1,
+        });
+        let metadata = request.metadata_mut();
+        metadata.insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
+        metadata.insert(PROTOCOL_HEADER, MetadataValue::from_static("2"));
+        let mut grpc = grpc.clone();
+        async move {
+            grpc.ready().await.unwrap();
+            grpc.unary::<_, v2::HelloResponse, _>(
+                request,
+                tonic::codegen::http::uri::PathAndQuery::from_static(
+                    "/pentagrid.v2.Coordinator/Hello",
+                ),
+                tonic_prost::ProstCodec::default(),
+            )
+            .await
+        }
+    };
+    // The same bytes as UTF-8 pass: the call itself is right.
+    call(b"raw-worker".to_vec()).await.expect("a valid hello");
+    let refused = call(vec![b'w', 0xff, 0xfe]).await.unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    assert_eq!(
+        pentagrid_proto::reason_of(&refused),
+        v2::ErrorReason::InvalidArgument
+    );
+    assert!(refused.message().contains("UTF-8"), "{refused:?}");
+}

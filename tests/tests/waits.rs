@@ -134,6 +134,54 @@ async fn watching_unknown_or_too_many_jobs_is_refused() {
     cluster.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_token_holds_a_bounded_number_of_open_watches() {
+    use pentagrid_coordinator::MAX_WATCHES_PER_GRANT;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
+    let client = cluster.client();
+    let ids = pentagrid_client::jobs::submit(
+        &client,
+        &[Task::Solve {
+            position: Position::START,
+        }],
+    )
+    .await
+    .unwrap();
+    let watch = || {
+        let mut client = client.clone();
+        let job_ids = ids.clone();
+        async move { client.watch_jobs(v2::WatchJobsRequest { job_ids }).await }
+    };
+    // The job stays queued (no worker runs): every watch stays open.
+    let mut open = Vec::new();
+    for _ in 0..MAX_WATCHES_PER_GRANT {
+        open.push(watch().await.expect("a watch within the bound"));
+    }
+    let refused = watch().await.unwrap_err();
+    assert_eq!(
+        (refused.code(), reason_of(&refused)),
+        (Code::ResourceExhausted, ErrorReason::AtCapacity)
+    );
+    assert!(
+        refused.message().contains("open job watches"),
+        "{refused:?}"
+    );
+    // Hung up, the watches give their places back (once the coordinator sees the streams end).
+    drop(open);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        match watch().await {
+            Ok(_) => break,
+            Err(status) if status.code() == Code::ResourceExhausted => {
+                assert!(std::time::Instant::now() < deadline, "never given back");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            Err(status) => panic!("{status:?}"),
+        }
+    }
+    cluster.stop().await;
+}
+
 /// A worker on `cluster` with its own options.
 fn worker(
     cluster: &TestCluster,

@@ -142,7 +142,7 @@ pub fn status(args: &StatusArgs) -> Result<()> {
         return Ok(());
     }
     print_totals(&s)?;
-    print_workers(&s.workers)?;
+    print_workers(&s.workers, s.worker_count)?;
     if !deep_solves.is_empty() {
         outln!("deep      {} solves", deep_solves.len());
         for d in &deep_solves {
@@ -170,7 +170,7 @@ fn status_json(s: &ClusterStatus, deep_solves: &[DeepStatus]) -> Result<serde_js
     let solitaire = serde_json::to_value(&s.solitaire)?;
     Ok(json!({
         "queued": jobs.queued, "leased": jobs.leased, "done": jobs.done, "failed": jobs.failed,
-        "cancelled": jobs.cancelled, "workers": workers,
+        "cancelled": jobs.cancelled, "worker_count": s.worker_count, "workers": workers,
         "playout_positions": stored.playout_positions, "game_positions": stored.game_positions,
         "games": stored.games, "playouts": stored.playouts,
         "quarantined": s.quarantined, "flagged_workers": flagged, "solitaire": solitaire,
@@ -204,9 +204,14 @@ fn print_totals(s: &ClusterStatus) -> Result<()> {
     Ok(())
 }
 
-/// One line per worker, with the engines it runs.
-fn print_workers(workers: &[WorkerInfo]) -> Result<()> {
-    outln!("workers   {}", workers.len());
+/// How many workers the coordinator knows, then one line per listed worker (the first page:
+/// a coordinator with many lists only the first, and the count says so), with their engines.
+fn print_workers(workers: &[WorkerInfo], count: u64) -> Result<()> {
+    if count > workers.len() as u64 {
+        outln!("workers   {count} (the first {} listed)", workers.len());
+    } else {
+        outln!("workers   {count}");
+    }
     for w in workers {
         let state = match (w.quarantined, w.flags) {
             (true, _) => "  QUARANTINED".to_owned(),

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::output::outln;
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentago::MID_MIN_STONES;
@@ -316,7 +315,8 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
                 metrics.render(opened.get().and_then(|c| c.metrics_snapshot()).as_ref())
             })
             .await?;
-            outln!("metrics at http://{bound}/metrics");
+            // A courtesy, as the address line: a service whose output went away keeps serving.
+            let _ = crate::output::io_line(format_args!("metrics at http://{bound}/metrics"));
         }
         // Health answers NOT_SERVING on the address while the database opens and is checked;
         // the address is announced only once the TLS material was read and the database passed
@@ -408,7 +408,8 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
             let metrics = metrics.clone();
             let bound =
                 crate::metrics_http::start(metrics_listen, move || metrics.render()).await?;
-            outln!("metrics at http://{bound}/metrics");
+            // A courtesy, as the address line: a service whose output went away keeps serving.
+            let _ = crate::output::io_line(format_args!("metrics at http://{bound}/metrics"));
         }
         let report = pentagrid_worker::run_with_metrics(options, stopped, metrics).await?;
         tracing::info!(?report, "worker stopped");

@@ -131,12 +131,13 @@ impl Credentials {
 }
 
 /// Checks one call's metadata: protocol version first (so an old peer learns why), then the
-/// token, then the role `method` (the last segment of the path) needs.
+/// token, then the role `method` (the last segment of the path) needs; returns what the
+/// caller's token grants.
 fn authorize(
     credentials: &Credentials,
     headers: &http::HeaderMap,
     method: &str,
-) -> Result<(), AuthError> {
+) -> Result<Grant, AuthError> {
     let protocol = headers.get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok());
     match protocol.map(str::parse::<u32>) {
         Some(Ok(PROTOCOL_VERSION)) => {}
@@ -153,7 +154,7 @@ fn authorize(
     })?;
     let needed = required_role(method).ok_or_else(|| AuthError::Unlisted(method.to_owned()))?;
     if held.allows(needed) {
-        Ok(())
+        Ok(held)
     } else {
         tracing::warn!(method, %needed, %held, "call without the needed role refused");
         Err(AuthError::WrongRole {
@@ -199,7 +200,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
         // Paths are `/<package.Service>/<Method>`; anything else names no listed method.
         let path = request.uri().path();
         let method = path
@@ -208,11 +209,14 @@ where
             .and_then(|rest| rest.strip_prefix('/'))
             .unwrap_or(path);
         match authorize(&self.credentials, request.headers(), method) {
-            Ok(()) => {
+            Ok(held) => {
+                // For handlers that count per credential (open watches).
+                request.extensions_mut().insert(held);
                 let answer = self.inner.call(request);
                 Box::pin(async move {
                     let mut response = answer.await?;
                     explain_size_refusal(&mut response);
+                    explain_decode_failure(&mut response);
                     Ok(response)
                 })
             }
@@ -240,6 +244,29 @@ fn explain_size_refusal(response: &mut http::Response<Body>) {
         format!(
             "the request is over the {} byte message cap: send it in smaller parts ({})",
             pentagrid_proto::MAX_MESSAGE_BYTES,
+            super::quote::prefix(status.message(), 200)
+        ),
+    );
+    let _ = explained.add_header(response.headers_mut());
+}
+
+/// Gives the transport's refusal of a request that does not decode (INTERNAL, with no
+/// details: a string field that is not UTF-8, a truncated message, a wrong wire type) the code
+/// INVALID_ARGUMENT and the [`ErrorReason::InvalidArgument`] reason: it is the caller's request
+/// that is wrong, not the coordinator. The coordinator's own INTERNAL statuses always carry a
+/// reason in their details, so they are never taken for one.
+fn explain_decode_failure(response: &mut http::Response<Body>) {
+    let Some(status) = Status::from_header_map(response.headers()) else {
+        return;
+    };
+    if status.code() != tonic::Code::Internal || !status.details().is_empty() {
+        return;
+    }
+    let explained = pentagrid_proto::error_status(
+        tonic::Code::InvalidArgument,
+        ErrorReason::InvalidArgument,
+        format!(
+            "the request does not decode as its message (every string field must be UTF-8): {}",
             super::quote::prefix(status.message(), 200)
         ),
     );

@@ -131,6 +131,16 @@ impl From<JobError> for Status {
     }
 }
 
+impl From<super::watches::TooManyWatches> for Status {
+    fn from(error: super::watches::TooManyWatches) -> Status {
+        error_status(
+            Code::ResourceExhausted,
+            ErrorReason::AtCapacity,
+            error.to_string(),
+        )
+    }
+}
+
 impl From<WatchError> for Status {
     fn from(error: WatchError) -> Status {
         match error {

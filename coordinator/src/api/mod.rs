@@ -11,6 +11,7 @@ mod limits;
 mod quote;
 pub mod roles;
 pub mod untrusted;
+pub mod watches;
 
 use std::sync::Arc;
 
@@ -50,13 +51,18 @@ pub(crate) fn grpc_service(
 #[derive(Clone)]
 pub struct Service {
     coordinator: Arc<Coordinator>,
+    /// The job watches open, by credential.
+    watches: watches::WatchLimits,
 }
 
 impl Service {
     /// A service for `coordinator`.
     #[must_use]
     pub fn new(coordinator: Arc<Coordinator>) -> Service {
-        Service { coordinator }
+        Service {
+            coordinator,
+            watches: watches::WatchLimits::default(),
+        }
     }
 }
 
@@ -144,9 +150,14 @@ impl CoordinatorApi for Service {
         &self,
         request: Request<v2::WatchJobsRequest>,
     ) -> Answer<Self::WatchJobsStream> {
+        // Authentication put the caller's grant on the request.
+        let grant = request.extensions().get::<roles::Grant>().copied();
+        let slot = self.watches.take(grant)?;
         let mut watch = self.coordinator.jobs.watch(&request.get_ref().job_ids)?;
         let (sender, receiver) = tokio::sync::mpsc::channel(WATCH_BUFFER);
         tokio::spawn(async move {
+            // Held while the watch runs: its end gives the slot back.
+            let _slot = slot;
             loop {
                 let update = tokio::select! {
                     update = watch.next() => update,

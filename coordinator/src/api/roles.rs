@@ -25,7 +25,7 @@ impl fmt::Display for Role {
 }
 
 /// What one token grants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Grant {
     /// One role (an admin may also read: it needs to watch what it submitted).
     Role(Role),

@@ -26,11 +26,16 @@ pub enum TimeLimit {
 /// Longest time a limit may name, in seconds (a day).
 pub const MAX_LIMIT_SECONDS: f64 = 86_400.0;
 
+/// Shortest time a limit may name (a move's time, a clock's start, an increment other than
+/// 0), in seconds: a millisecond, the finest the referee's clock and the engines' protocols
+/// write (a nanosecond limit would only be a forfeit for whoever moves first).
+pub const MIN_LIMIT_SECONDS: f64 = 0.001;
+
 /// A time limit text that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
-    "bad time limit {0:?}: expected move:SECONDS or game:BASE+INCREMENT (seconds above 0, \
-     at most 86400)"
+    "bad time limit {0:?}: expected move:SECONDS or game:BASE+INCREMENT (seconds from 0.001 \
+     to 86400; an increment may also be 0)"
 )]
 pub struct ParseTimeLimitError(pub String);
 
@@ -42,7 +47,9 @@ impl FromStr for TimeLimit {
         let seconds = |s: &str, zero_ok: bool| {
             s.parse::<f64>()
                 .ok()
-                .filter(|t| (*t > 0.0 || (zero_ok && *t == 0.0)) && *t <= MAX_LIMIT_SECONDS)
+                .filter(|t| {
+                    (*t >= MIN_LIMIT_SECONDS || (zero_ok && *t == 0.0)) && *t <= MAX_LIMIT_SECONDS
+                })
                 .ok_or_else(bad)
         };
         match text.split_once(':') {
@@ -87,6 +94,7 @@ mod tests {
     fn time_limits_parse_and_print() {
         for (text, limit) in [
             ("move:0.5", TimeLimit::PerMove(0.5)),
+            ("move:0.001", TimeLimit::PerMove(MIN_LIMIT_SECONDS)),
             (
                 "game:60+1",
                 TimeLimit::Increment {
@@ -108,6 +116,10 @@ mod tests {
         for bad in [
             "0.5",
             "move:0",
+            "move:1e-9",
+            "move:0.0009",
+            "game:1e-9+1",
+            "game:10+1e-9",
             "move:-1",
             "move:nan",
             "move:86401",

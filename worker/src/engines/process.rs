@@ -1,12 +1,17 @@
 //! One engine program as a child process: commands written to its standard input, answers
 //! read from its standard output by a thread (so that every wait has a deadline), the end of
-//! its standard error kept for the record. The child is killed when this is dropped.
+//! its standard error kept for the record. The engine runs in a process group of its own, and
+//! the whole group is killed when it ends or this is dropped: an engine that forks, or one
+//! started through a wrapper script, leaves nothing running behind it.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use pentago::gtp::{Answer, MalformedAnswer};
@@ -65,46 +70,52 @@ enum Output {
 /// A running engine program.
 pub struct EngineProcess {
     child: Child,
+    /// How it ended, once it was reaped (its group was killed first, while the leader's id
+    /// still named it).
+    status: Option<ExitStatus>,
     stdin: Option<ChildStdin>,
     output: Receiver<Output>,
-    stderr: Arc<Mutex<StderrTail>>,
-    /// Answers once the standard error reader has read to the end.
-    stderr_read: Receiver<()>,
+    stderr: Arc<Mutex<StderrPipe>>,
     /// Set once the output ended: every later wait fails at once.
     ended: bool,
 }
 
 impl EngineProcess {
-    /// Starts `command` with piped standard streams.
+    /// Starts `command` with piped standard streams, as the leader of a new process group.
     pub fn spawn(command: &EngineCommand) -> Result<EngineProcess, ProcessError> {
+        let spawn_error = |source| ProcessError::Spawn {
+            program: pentago::excerpt(&command.program),
+            source,
+        };
         let mut child = Command::new(&command.program)
             .args(&command.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()
-            .map_err(|source| ProcessError::Spawn {
-                program: pentago::excerpt(&command.program),
-                source,
-            })?;
+            .map_err(spawn_error)?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
         // Bounded: an engine that floods its output waits on its own write, not on our memory.
         let (send, output) = sync_channel(256);
         std::thread::spawn(move || read_lines(stdout, &send));
-        let tail = Arc::new(Mutex::new(StderrTail::default()));
-        let writer = Arc::clone(&tail);
-        let (read_all, stderr_read) = sync_channel(1);
-        std::thread::spawn(move || {
-            keep_tail(stderr, &writer);
-            let _ = read_all.send(());
-        });
+        let pipe = match StderrPipe::new(stderr.into()) {
+            Ok(pipe) => Arc::new(Mutex::new(pipe)),
+            Err(error) => {
+                kill_group(&mut child);
+                let _ = child.wait();
+                return Err(spawn_error(error));
+            }
+        };
+        let follower = Arc::clone(&pipe);
+        std::thread::spawn(move || follow_stderr(&follower));
         Ok(EngineProcess {
             stdin: child.stdin.take(),
             child,
+            status: None,
             output,
-            stderr: tail,
-            stderr_read,
+            stderr: pipe,
             ended: false,
         })
     }
@@ -163,10 +174,18 @@ impl EngineProcess {
     }
 
     /// How the process ended, if it has; waits a moment for a process whose output closed.
+    /// An engine seen ended takes its process group with it.
     pub fn exit_status(&mut self) -> Option<ExitStatus> {
         for _ in 0..50 {
-            if let Ok(Some(status)) = self.child.try_wait() {
+            if let Some(status) = self.status {
                 return Some(status);
+            }
+            if leader_exited(&self.child) {
+                // Unreaped, the leader's id still names its group: kill what it left running,
+                // then read how it ended.
+                kill_group(&mut self.child);
+                self.status = self.child.wait().ok();
+                continue;
             }
             if !self.ended {
                 return None;
@@ -178,31 +197,61 @@ impl EngineProcess {
     }
 
     /// The end of what the engine wrote to standard error since the last call (at most
-    /// [`STDERR_KEPT`] bytes, with a note of how much was left out).
+    /// [`STDERR_KEPT`] bytes, with a note of how much was left out). Everything the engine
+    /// wrote before its last answer is in it: what is still in the pipe is read first.
     pub fn take_stderr(&self) -> String {
-        let mut tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        std::mem::take(&mut *tail).text()
+        let mut pipe = lock(&self.stderr);
+        pipe.drain();
+        std::mem::take(&mut pipe.tail).text()
     }
 
-    /// Kills the engine and returns the rest of its standard error: all it wrote, once the
-    /// reader has drained the pipe (waiting at most [`STDERR_DRAIN`], in case a process the
-    /// engine started still holds the pipe open).
+    /// Kills the engine's process group and returns the rest of its standard error: all it
+    /// wrote before it was killed.
     pub fn finish(mut self) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = self.stderr_read.recv_timeout(STDERR_DRAIN);
+        self.kill();
         self.take_stderr()
+    }
+
+    /// Kills the whole process group (unless the engine was reaped already) and reaps the engine.
+    fn kill(&mut self) {
+        if self.status.is_none() {
+            kill_group(&mut self.child);
+            self.status = self.child.wait().ok();
+        }
     }
 }
 
-/// Longest wait for a killed engine's standard error to reach its end.
-const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
-
 impl Drop for EngineProcess {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.kill();
     }
+}
+
+/// Sends SIGKILL to the process group `child` leads, and to `child` itself. Call it only while
+/// `child` is not reaped: until then its id cannot name another process or group.
+fn kill_group(child: &mut Child) {
+    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: killpg has no memory effects; the group is the one the child leads.
+        unsafe {
+            libc::killpg(group, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+/// Whether the (unreaped) child has exited, without reaping it.
+fn leader_exited(child: &Child) -> bool {
+    let pid: libc::id_t = child.id();
+    // SAFETY: a zeroed siginfo_t is a valid value; waitid writes into it and nothing else.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        libc::waitid(libc::P_PID, pid, &raw mut info, flags) == 0 && info.si_pid() != 0
+    }
+}
+
+fn lock(pipe: &Mutex<StderrPipe>) -> MutexGuard<'_, StderrPipe> {
+    pipe.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Forwards standard output line by line, cutting lines at [`MAX_ANSWER_LINE`] bytes.
@@ -257,15 +306,77 @@ impl StderrTail {
     }
 }
 
-fn keep_tail(mut stderr: impl Read, tail: &Mutex<StderrTail>) {
-    let mut buffer = [0u8; 4096];
-    while let Ok(read) = stderr.read(&mut buffer) {
-        if read == 0 {
+/// The engine's standard error, read without blocking: by a thread as it comes (so that a
+/// chatty engine never blocks on a full pipe) and by [`EngineProcess::take_stderr`] before it
+/// takes the tail (so that nothing written before the engine's last answer is still in the
+/// pipe). Every read happens under the lock, so the two never split a write between them.
+struct StderrPipe {
+    pipe: File,
+    tail: StderrTail,
+    /// Set once the pipe reached its end (every writer is gone).
+    closed: bool,
+}
+
+impl StderrPipe {
+    fn new(pipe: OwnedFd) -> std::io::Result<StderrPipe> {
+        let fd = pipe.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this function owns, with integer arguments.
+        let set = unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) >= 0
+        };
+        if !set {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(StderrPipe {
+            pipe: File::from(pipe),
+            tail: StderrTail::default(),
+            closed: false,
+        })
+    }
+
+    /// Reads everything the pipe holds now.
+    fn drain(&mut self) {
+        let mut buffer = [0u8; 4096];
+        while !self.closed {
+            match self.pipe.read(&mut buffer) {
+                Ok(0) => self.closed = true,
+                Ok(read) => self.tail.push(&buffer[..read]),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(_) => self.closed = true,
+            }
+        }
+    }
+}
+
+/// How long the standard error thread sleeps in one wait: it ends within this time of its
+/// process being dropped, when a process the engine started outlived it holding the pipe.
+const STDERR_WAIT_MS: libc::c_int = 1_000;
+
+/// Reads standard error as it comes, until its end or until the process is dropped.
+fn follow_stderr(pipe: &Arc<Mutex<StderrPipe>>) {
+    let fd: RawFd = lock(pipe).pipe.as_raw_fd();
+    // The descriptor stays open while this thread holds its share of the pipe.
+    while Arc::strong_count(pipe) > 1 {
+        let mut wanted = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, for a descriptor kept open (see above).
+        let ready = unsafe { libc::poll(&raw mut wanted, 1, STDERR_WAIT_MS) };
+        if ready == 0 {
+            continue;
+        }
+        if ready < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
             return;
         }
-        tail.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(&buffer[..read]);
+        let mut state = lock(pipe);
+        state.drain();
+        if state.closed {
+            return;
+        }
     }
 }
 
@@ -309,6 +420,26 @@ mod tests {
             Err(ProcessError::Timeout)
         ));
         assert!(p.take_stderr().contains("thinking"));
+    }
+
+    #[test]
+    fn all_the_stderr_written_before_an_answer_is_taken_with_it() {
+        // More than the tail keeps, in many writes, the last of them just before the answer.
+        let mut p = EngineProcess::spawn(&shell(
+            "read line; i=0; while [ $i -lt 300 ]; do printf '%0100d' $i >&2; i=$((i+1)); done; \
+             echo >&2 last words; printf '= done\\n\\n'; read line",
+        ))
+        .unwrap();
+        assert_eq!(p.ask("go", soon()).unwrap().text, "done");
+        let text = p.take_stderr();
+        assert!(text.starts_with('['), "notes what it left out");
+        assert!(
+            text.ends_with("last words\n"),
+            "{}",
+            &text[text.len() - 40..]
+        );
+        assert_eq!(p.take_stderr(), "", "taken once");
+        assert_eq!(p.finish(), "");
     }
 
     #[test]
