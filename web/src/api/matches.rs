@@ -31,7 +31,8 @@ pub struct MatchDetail {
     games: Games,
     /// Pairs by A's points in them: 0, ½, 1, 1½, 2.
     pentanomial: [u64; 5],
-    /// A's Elo over B from the pairs, null without pairs; unbounded interval ends are null.
+    /// A's Elo over B from the pairs, null without pairs; unbounded values (interval ends, the
+    /// estimate of a perfect score) are null. See `ScoreStats::interval95` for the interval.
     elo: Option<EloEstimate>,
     /// The SPRT's log-likelihood ratio now (null without an SPRT).
     llr: Option<f64>,
@@ -71,8 +72,8 @@ struct AccuracyInfo {
 struct SideAccuracy {
     moves: u32,
     drops: u32,
-    /// The share of judged moves that kept the exact value (1 when none was judged).
-    share: f64,
+    /// The share of judged moves that kept the exact value (null when none was judged).
+    share: Option<f64>,
 }
 
 impl AccuracyInfo {
