@@ -311,4 +311,31 @@ mod tests {
         }
         assert!(history(&record(0)).is_empty());
     }
+
+    #[test]
+    fn one_even_pair_has_an_open_interval_and_unjudged_moves_no_share() {
+        // One pair of a win each: an even score, which used to read
+        // `{"elo":-0.0,"low":-0.0,"high":-0.0}`.
+        let mut record = record(0);
+        record.pair_points = vec![(0, [1.0, 0.0])];
+        record.score = MatchScore::default();
+        record.score.add_pair([1.0, 0.0]);
+        record.accuracy = Some(MatchAccuracy {
+            min_stones: 22,
+            sides: [
+                Accuracy { moves: 0, drops: 0 },
+                Accuracy { moves: 4, drops: 1 },
+            ],
+        });
+        let detail = serde_json::to_value(MatchDetail::of(&record)).unwrap();
+        let text = detail.to_string();
+        assert!(!text.contains("-0.0"), "{text}");
+        let elo = &detail["elo"];
+        assert_eq!(elo["elo"], 0.0, "{elo}");
+        let (low, high) = (elo["low"].as_f64().unwrap(), elo["high"].as_f64().unwrap());
+        assert!(low < -100.0 && (low + high).abs() < 1e-6, "{elo}");
+        assert_eq!(detail["history"][0]["elo"], *elo);
+        assert!(detail["accuracy"]["a"]["share"].is_null(), "{text}");
+        assert_eq!(detail["accuracy"]["b"]["share"], 0.75, "{text}");
+    }
 }
