@@ -49,7 +49,10 @@ fn a_proof_run_reports_the_work_of_the_solve() {
         assert_eq!(b["method"], method.as_str(), "{proved}");
         if position == DEEP {
             assert_eq!(method, "deep", "{plain}");
-            assert!(plain["deep"]["leaves_quick"].as_u64().unwrap() > 0, "{plain}");
+            assert!(
+                plain["deep"]["leaves_quick"].as_u64().unwrap() > 0,
+                "{plain}"
+            );
         }
 
         // The text line agrees too (but for the time).

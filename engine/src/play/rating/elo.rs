@@ -264,7 +264,12 @@ mod tests {
     /// sqrt(1/18), so 0.5 ± 0.461976 -> ±561.24 Elo.
     const TINY_PAIRS: [([u64; 5], f64, f64, f64); 6] = [
         ([0, 0, 0, 0, 1], f64::INFINITY, -325.33, f64::INFINITY),
-        ([1, 0, 0, 0, 0], f64::NEG_INFINITY, f64::NEG_INFINITY, 325.33),
+        (
+            [1, 0, 0, 0, 0],
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+            325.33,
+        ),
         ([0, 0, 1, 0, 0], 0.0, -561.24, 561.24),
         ([0, 0, 0, 1, 0], 190.85, -376.94, f64::INFINITY),
         ([0, 0, 5, 0, 0], 0.0, -145.53, 145.53),
@@ -294,8 +299,18 @@ mod tests {
         }
         // Games: two wins, two losses, two draws, and a win and a loss.
         for (t, elo, low, high) in [
-            (Trinomial::new(2, 0, 0), f64::INFINITY, -126.46, f64::INFINITY),
-            (Trinomial::new(0, 0, 2), f64::NEG_INFINITY, f64::NEG_INFINITY, 126.46),
+            (
+                Trinomial::new(2, 0, 0),
+                f64::INFINITY,
+                -126.46,
+                f64::INFINITY,
+            ),
+            (
+                Trinomial::new(0, 0, 2),
+                f64::NEG_INFINITY,
+                f64::NEG_INFINITY,
+                126.46,
+            ),
             (Trinomial::new(0, 2, 0), 0.0, -296.58, 296.58),
             (Trinomial::new(1, 0, 1), 0.0, -798.25, 798.25),
         ] {
