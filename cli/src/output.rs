@@ -135,6 +135,16 @@ pub fn peer(text: &str) -> String {
     out
 }
 
+/// `x` with its sign and `decimals` decimals (`+12`, `-3.5`, `+inf`), a value that rounds to
+/// zero always as `+0` (never `-0`: an even score is no loss).
+pub fn signed(x: f64, decimals: usize) -> String {
+    let text = format!("{x:+.decimals$}");
+    match text.strip_prefix('-') {
+        Some(digits) if digits.chars().all(|c| c == '0' || c == '.') => format!("+{digits}"),
+        _ => text,
+    }
+}
+
 /// Whether the error is a write to standard output whose reader went away (`head`, a closed
 /// pager): the conventional quiet end of a command in a pipeline. A broken pipe while standard
 /// output is open (a socket the coordinator closed mid-call) is an error like any other.
@@ -164,6 +174,19 @@ mod tests {
             peer(&long),
             format!("{}… (10000 bytes)", "n".repeat(PEER_CHARS))
         );
+    }
+
+    #[test]
+    fn signed_numbers_never_show_a_negative_zero() {
+        assert_eq!(signed(-0.0, 0), "+0");
+        assert_eq!(signed(-0.4, 0), "+0");
+        assert_eq!(signed(-0.04, 1), "+0.0");
+        assert_eq!(signed(0.0, 1), "+0.0");
+        assert_eq!(signed(-0.6, 0), "-1");
+        assert_eq!(signed(190.85, 0), "+191");
+        assert_eq!(signed(-12.34, 1), "-12.3");
+        assert_eq!(signed(f64::INFINITY, 0), "+inf");
+        assert_eq!(signed(f64::NEG_INFINITY, 1), "-inf");
     }
 
     #[test]

@@ -96,3 +96,60 @@ fn accuracy_outside_the_solver_range_is_refused() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+#[test]
+fn one_even_pair_without_judged_moves_shows_an_open_interval_and_no_share() {
+    // Seed 1: the pair is a win each (an even score) and no move is made from 35 stones on.
+    let args = [
+        "match",
+        "--in-process",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--pairs",
+        "1",
+        "--threads",
+        "1",
+        "--openings",
+        "random:plies=8",
+        "--seed",
+        "1",
+        "--accuracy",
+        "35",
+    ];
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let out = ok(&json_args);
+    // A negative zero serializes as `-0.0`, then a comma or a brace.
+    assert!(
+        !out.contains("-0.0,") && !out.contains("-0.0}"),
+        "no negative zero: {out}"
+    );
+    let accuracy = last_json(&out)["accuracy"].clone();
+    for side in ["a", "b"] {
+        assert_eq!(accuracy[side]["moves"], 0, "{out}");
+        assert!(
+            accuracy[side]["accuracy"].is_null(),
+            "nothing judged: {out}"
+        );
+    }
+    let score = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|j| j["pairs"] == 1 && j["elo"].is_object())
+        .expect("the score after the pair");
+    assert_eq!(score["pentanomial"], serde_json::json!([0, 0, 1, 0, 0]));
+    let elo = &score["elo"];
+    assert_eq!(elo["elo"], 0.0, "{elo}");
+    assert!(elo["low"].as_f64().unwrap() < -100.0, "{elo}");
+    assert!(elo["high"].as_f64().unwrap() > 100.0, "{elo}");
+
+    let text = ok(&args);
+    assert!(text.contains("elo +0 [-561, +561]"), "{text}");
+    assert!(
+        text.contains("accuracy  A n/a (no move from 35+ stones judged)"),
+        "{text}"
+    );
+    assert!(!text.contains("% of 0 moves"), "{text}");
+}

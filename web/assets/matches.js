@@ -43,7 +43,7 @@ function showAccuracy(accuracy) {
   if (!accuracy) return;
   document.getElementById("accuracy-stones").textContent = accuracy.min_stones;
   const side = (name, s) => el("div", { class: "stat", "data-side": name },
-    el("b", {}, `${(100 * s.share).toFixed(1)}%`),
+    el("b", {}, s.share === null ? "n/a" : `${(100 * s.share).toFixed(1)}%`),
     el("span", {}, `${name}: ${s.moves - s.drops} of ${s.moves} moves kept the value (${s.drops} drops)`));
   document.getElementById("accuracy").replaceChildren(side("A", accuracy.a), side("B", accuracy.b));
 }

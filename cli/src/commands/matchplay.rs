@@ -144,7 +144,8 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Each engine's moves judged, drops and share of moves that kept the exact value.
+/// Each engine's moves judged, drops and share of moves that kept the exact value (null when
+/// no move was judged).
 fn accuracy_json(accuracy: &MatchAccuracy) -> serde_json::Value {
     let side = |a: &Accuracy| json!({"moves": a.moves, "drops": a.drops, "accuracy": a.share()});
     json!({
@@ -154,16 +155,21 @@ fn accuracy_json(accuracy: &MatchAccuracy) -> serde_json::Value {
     })
 }
 
-/// Each engine's share of moves that kept the exact value (positions with enough stones).
+/// Each engine's share of moves that kept the exact value (positions with enough stones);
+/// `n/a` for an engine none of whose moves was judged.
 fn print_accuracy(accuracy: &MatchAccuracy) -> Result<()> {
     for (name, side) in ["A", "B"].iter().zip(accuracy.sides) {
-        outln!(
-            "accuracy  {name} {:.1}% of {} moves from {}+ stones kept the exact value ({} drops)",
-            100.0 * side.share(),
-            side.moves,
-            accuracy.min_stones,
-            side.drops
-        );
+        let stones = accuracy.min_stones;
+        match side.share() {
+            Some(share) => outln!(
+                "accuracy  {name} {:.1}% of {} moves from {stones}+ stones kept the exact value \
+                 ({} drops)",
+                100.0 * share,
+                side.moves,
+                side.drops
+            ),
+            None => outln!("accuracy  {name} n/a (no move from {stones}+ stones judged)"),
+        }
     }
     Ok(())
 }
@@ -189,11 +195,11 @@ fn progress(score: &MatchScore, sprt: Option<&Sprt>, json: bool) -> String {
     );
     if let (Some(stats), Some(elo)) = (stats, elo) {
         line += &format!(
-            " ({:.1}%) elo {:+.0} [{:+.0}, {:+.0}]",
+            " ({:.1}%) elo {} [{}, {}]",
             100.0 * stats.mean,
-            elo.elo,
-            elo.low,
-            elo.high
+            output::signed(elo.elo, 0),
+            output::signed(elo.low, 0),
+            output::signed(elo.high, 0)
         );
     }
     if let Some((llr, (low, high))) = llr {

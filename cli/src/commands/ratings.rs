@@ -88,7 +88,7 @@ pub fn list_json(list: &RatingList) -> serde_json::Value {
 }
 
 fn signed(x: f64) -> String {
-    format!("{x:+.1}")
+    output::signed(x, 1)
 }
 
 /// Prints a rating list as a table, then the pairwise results.

@@ -98,8 +98,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         limits,
         deep_limits,
     };
-    if let Some(path) = &args.proof {
-        write_proof(args, path, &positions, &mut solvers)?;
+    if args.proof.is_some() {
+        check_proof_args(args, &positions)?;
     }
     // Opened only when some position could be covered (reading a large user folder's block
     // indexes is not free).
@@ -120,6 +120,16 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 (solution, deep_solution, None)
             }
         };
+        if let Some(path) = &args.proof {
+            // Proven after the solve, which it reuses: the statistics printed are the solve's
+            // work, not the cheap second pass that builds the proof from what it learnt. A
+            // solve the limits stopped is not given the limits a second time.
+            ensure!(
+                solution.value.is_some(),
+                "no proof for {position}: not solved within --max-nodes and --seconds"
+            );
+            write_proof(args, path, &position, &mut solvers)?;
+        }
         let moves = if args.moves && !position.is_over() {
             let values = match table_moves {
                 Some(values) => values.into_iter().map(|(m, v)| (m, Some(v))).collect(),
@@ -253,13 +263,8 @@ impl Solvers {
     }
 }
 
-/// Writes the proof `--proof` asks for (of the one position given) to `path`.
-fn write_proof(
-    args: &SolveArgs,
-    path: &Path,
-    positions: &[Position],
-    solvers: &mut Solvers,
-) -> Result<()> {
+/// Checks `--proof`'s arguments before anything is solved: one position, a positive limit.
+fn check_proof_args(args: &SolveArgs, positions: &[Position]) -> Result<()> {
     ensure!(
         positions.len() == 1,
         "--proof takes one position, not a list"
@@ -268,7 +273,17 @@ fn write_proof(
         args.max_proof_nodes > 0,
         "--max-proof-nodes must be at least 1"
     );
-    let (text, nodes) = solvers.prove(&positions[0], args.max_proof_nodes)?;
+    Ok(())
+}
+
+/// Writes the proof `--proof` asks for (of the one position given, solved already) to `path`.
+fn write_proof(
+    args: &SolveArgs,
+    path: &Path,
+    position: &Position,
+    solvers: &mut Solvers,
+) -> Result<()> {
+    let (text, nodes) = solvers.prove(position, args.max_proof_nodes)?;
     std::fs::write(path, text)
         .with_context(|| format!("writing the proof to {}", path.display()))?;
     errln!("proof of {nodes} nodes written to {}", path.display());

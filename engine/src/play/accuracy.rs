@@ -30,14 +30,11 @@ pub struct Accuracy {
 }
 
 impl Accuracy {
-    /// The share of judged moves that kept the value (1 when no move was judged).
+    /// The share of judged moves that kept the value; `None` when no move was judged (nothing
+    /// was measured, so no share, not a perfect one).
     #[must_use]
-    pub fn share(self) -> f64 {
-        if self.moves == 0 {
-            1.0
-        } else {
-            1.0 - f64::from(self.drops) / f64::from(self.moves)
-        }
+    pub fn share(self) -> Option<f64> {
+        (self.moves > 0).then(|| 1.0 - f64::from(self.drops) / f64::from(self.moves))
     }
 }
 
@@ -162,9 +159,11 @@ mod tests {
         assert_eq!(thrower.moves, moves.len().div_ceil(2) as u32);
         assert_eq!(other.drops, 0);
         assert_eq!(other.moves, (moves.len() / 2) as u32);
-        assert!((thrower.share() - (1.0 - 1.0 / f64::from(thrower.moves))).abs() < 1e-12);
-        // Positions below the threshold are not judged.
+        let share = thrower.share().expect("moves judged");
+        assert!((share - (1.0 - 1.0 / f64::from(thrower.moves))).abs() < 1e-12);
+        // Positions below the threshold are not judged, and no share is claimed for them.
         assert_eq!(game_accuracy(&game, 36), [Accuracy::default(); 2]);
+        assert_eq!(Accuracy::default().share(), None);
         // The cheap count of judged moves agrees with the judge.
         assert_eq!(judged_moves(&start, &moves, 0), [black.moves, white.moves]);
         assert_eq!(judged_moves(&start, &moves, 36), [0, 0]);

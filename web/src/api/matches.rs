@@ -31,7 +31,8 @@ pub struct MatchDetail {
     games: Games,
     /// Pairs by A's points in them: 0, ½, 1, 1½, 2.
     pentanomial: [u64; 5],
-    /// A's Elo over B from the pairs, null without pairs; unbounded interval ends are null.
+    /// A's Elo over B from the pairs, null without pairs; unbounded values (interval ends, the
+    /// estimate of a perfect score) are null. See `ScoreStats::interval95` for the interval.
     elo: Option<EloEstimate>,
     /// The SPRT's log-likelihood ratio now (null without an SPRT).
     llr: Option<f64>,
@@ -71,8 +72,8 @@ struct AccuracyInfo {
 struct SideAccuracy {
     moves: u32,
     drops: u32,
-    /// The share of judged moves that kept the exact value (1 when none was judged).
-    share: f64,
+    /// The share of judged moves that kept the exact value (null when none was judged).
+    share: Option<f64>,
 }
 
 impl AccuracyInfo {
@@ -309,5 +310,33 @@ mod tests {
             assert!(points.windows(2).all(|w| w[0].pairs < w[1].pairs));
         }
         assert!(history(&record(0)).is_empty());
+    }
+
+    #[test]
+    fn one_even_pair_has_an_open_interval_and_unjudged_moves_no_share() {
+        // One pair of a win each: an even score, which used to read
+        // `{"elo":-0.0,"low":-0.0,"high":-0.0}`.
+        let mut record = record(0);
+        record.pair_points = vec![(0, [1.0, 0.0])];
+        record.score = MatchScore::default();
+        record.score.add_pair([1.0, 0.0]);
+        record.accuracy = Some(MatchAccuracy {
+            min_stones: 22,
+            sides: [
+                Accuracy { moves: 0, drops: 0 },
+                Accuracy { moves: 4, drops: 1 },
+            ],
+        });
+        let detail = serde_json::to_value(MatchDetail::of(&record)).unwrap();
+        let text = detail.to_string();
+        // A negative zero serializes as `-0.0`, then a comma or a brace.
+        assert!(!text.contains("-0.0,") && !text.contains("-0.0}"), "{text}");
+        let elo = &detail["elo"];
+        assert_eq!(elo["elo"], 0.0, "{elo}");
+        let (low, high) = (elo["low"].as_f64().unwrap(), elo["high"].as_f64().unwrap());
+        assert!(low < -100.0 && (low + high).abs() < 1e-6, "{elo}");
+        assert_eq!(detail["history"][0]["elo"], *elo);
+        assert!(detail["accuracy"]["a"]["share"].is_null(), "{text}");
+        assert_eq!(detail["accuracy"]["b"]["share"], 0.75, "{text}");
     }
 }

@@ -341,11 +341,7 @@ fn assemble(
     let covariance = |i: usize, j: usize| fit.covariance[i * n + j];
     let estimate = |value: f64, variance: f64| {
         let half = Z95 * variance.max(0.0).sqrt() * ELO_PER_UNIT;
-        EloEstimate {
-            elo: value,
-            low: value - half,
-            high: value + half,
-        }
+        EloEstimate::new(value, value - half, value + half)
     };
     let rating = |i: usize| options.anchor_rating + fit.strengths[i] * ELO_PER_UNIT;
     let mut games = vec![0u64; n];
