@@ -280,6 +280,7 @@ fn status_counts_every_worker_and_says_when_the_list_is_cut() {
                             name: format!("worker {i}"),
                             threads: 1,
                             engines: Vec::new(),
+                            worker_key: String::new(),
                         })
                         .await
                 });

@@ -269,6 +269,7 @@ fn by_workers() -> CrossCheckSettings {
     CrossCheckSettings {
         puzzle_sample: 1.0,
         solve_sample: 1.0,
+        analysis_sample: 0.0,
         judge_stones: 0,
     }
 }
@@ -539,4 +540,67 @@ async fn a_liar_that_knows_the_old_sampling_rule_is_caught_and_its_values_purged
         }
     }
     assert!(checked > 0, "values are stored again");
+}
+
+/// The probe's fabricated analysis — every playout on one move, every one won — is compared
+/// with the coordinator's own short search, refused into the book and its worker quarantined;
+/// an honest analysis of the same position passes the same check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_improbable_analysis_is_kept_out_of_the_book_and_its_worker_quarantined() {
+    let server = Server::start(CrossCheckSettings {
+        analysis_sample: 1.0,
+        ..CrossCheckSettings::default()
+    })
+    .await;
+    let mut admin = server.admin();
+    let analyse = Task::Analyse {
+        position: Position::START,
+        config: "uct".parse().unwrap(),
+        playouts: 5_000,
+    };
+    let specs = vec![v2::JobSpec::from(&analyse); 2];
+    admin
+        .submit_jobs(v2::SubmitJobsRequest { jobs: specs })
+        .await
+        .unwrap();
+    let mut honest_worker = server.worker("honest").await;
+    let mut liar = server.worker("fabricator").await;
+    let job = liar.lease().await.unwrap().remove(0);
+    assert_eq!(honest_worker.work_honestly().await, 1);
+    let fabricated = Outcome::Analyse {
+        rows: vec![pentagrid_proto::Row {
+            mv: "c4-1R".parse().unwrap(),
+            games: 5_000,
+            wins: 5_000,
+            draws: 0,
+        }],
+        simulations: 5_000,
+        seconds: 1.0,
+    };
+    liar.submit(&job, &fabricated).await.unwrap();
+    let flagged = status(&mut admin).await.flagged_workers;
+    assert_eq!(flagged.len(), 1, "only the fabricator: {flagged:?}");
+    assert_eq!(flagged[0].worker_id, "fabricator");
+    assert!(flagged[0].quarantined);
+    assert!(
+        flagged[0].last_reason.contains("standard errors"),
+        "{flagged:?}"
+    );
+    let book = admin
+        .book_show(v2::BookShowRequest {
+            position: "start".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let total: u64 = book.playouts.iter().map(|row| row.games).sum();
+    assert!(
+        total <= 5_000,
+        "only the honest analysis is stored: {total}"
+    );
+    assert!(
+        book.playouts
+            .iter()
+            .all(|row| row.games < 5_000 || row.wins < row.games)
+    );
 }

@@ -135,6 +135,10 @@ pub struct CoordinatorArgs {
     /// they are stored; of deep-leaves results, whose one leaf the coordinator re-solves.
     #[arg(long, default_value_t = 0.05, value_name = "SHARE")]
     check_solves: f64,
+    /// Share of analysis results (0 to 1) the coordinator compares with a short search of its
+    /// own; a worker whose result is improbably far from it is quarantined.
+    #[arg(long, default_value_t = 0.05, value_name = "SHARE")]
+    check_analyses: f64,
     /// The coordinator itself is the checking party for positions with at least this many
     /// stones (the midsolver; 18 to 36), other workers below; 0: always other workers.
     #[arg(long, default_value_t = 20, value_name = "STONES")]
@@ -253,6 +257,7 @@ fn check_settings(args: &CoordinatorArgs) -> Result<()> {
     for (flag, share) in [
         ("--check-puzzles", args.check_puzzles),
         ("--check-solves", args.check_solves),
+        ("--check-analyses", args.check_analyses),
     ] {
         ensure!((0.0..=1.0).contains(&share), "{flag} must be from 0 to 1");
     }
@@ -296,6 +301,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         crosscheck: CrossCheckSettings {
             puzzle_sample: args.check_puzzles,
             solve_sample: args.check_solves,
+            analysis_sample: args.check_analyses,
             judge_stones: args.judge_stones,
         },
         // A standalone coordinator answers many workers: its mining and build rounds must

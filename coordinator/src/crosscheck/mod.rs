@@ -14,6 +14,7 @@
 //! A check job that ends without a result (its attempts used up, or cancelled) leaves its claim
 //! unresolved and its puzzle unpublished ([`crate::abandoned`]).
 
+mod analysis;
 pub mod answer;
 mod judge;
 mod leaves;
@@ -31,6 +32,7 @@ use crate::seed::job_seed;
 use crate::store::{
     CandidateState, Flag, ProvenTable, ResultEffect, Store, StoreError, WordSource, corrupt,
 };
+pub use analysis::IMPROBABLE_Z;
 pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 
 /// Whether a result goes into a sample of `rate`: drawn afresh for each result from a
@@ -79,6 +81,15 @@ impl CrossCheck {
             return self.settle(worker, claim_id, &effect).await;
         }
         match task {
+            Task::Analyse {
+                position,
+                config,
+                playouts,
+            } if sampled(self.settings.analysis_sample) => {
+                let analysed = (position, config, *playouts);
+                self.check_analysis(worker, job_id, analysed, &mut effect)
+                    .await;
+            }
             Task::Verify {
                 candidates,
                 max_moves,

@@ -15,6 +15,9 @@ pub struct CrossCheckSettings {
     pub puzzle_sample: f64,
     /// Share of solve results whose values are cross-checked, 0 to 1.
     pub solve_sample: f64,
+    /// Share of analysis results the coordinator compares with its own short search, 0 to 1
+    /// (see `crosscheck::analysis`).
+    pub analysis_sample: f64,
     /// The coordinator answers claims about positions with at least this many stones itself
     /// (at least the midsolver's [`MID_MIN_STONES`] are needed, at most
     /// [`MAX_JUDGE_STONES`]); 0: never, every check is a job.
@@ -26,6 +29,7 @@ impl Default for CrossCheckSettings {
         CrossCheckSettings {
             puzzle_sample: 1.0,
             solve_sample: 0.05,
+            analysis_sample: 0.05,
             judge_stones: 20,
         }
     }
@@ -40,6 +44,9 @@ pub enum CrossCheckSettingsError {
     /// The solve share is not from 0 to 1.
     #[error("the share of solves checked must be from 0 to 1, not {0}")]
     SolveSample(f64),
+    /// The analysis share is not from 0 to 1.
+    #[error("the share of analyses checked must be from 0 to 1, not {0}")]
+    AnalysisSample(f64),
     /// The judging threshold is neither 0 nor a stone count the midsolver takes.
     #[error(
         "the coordinator judges from 0 (never) or {MID_MIN_STONES} to {MAX_JUDGE_STONES} stones, not {0}"
@@ -56,6 +63,11 @@ impl CrossCheckSettings {
         }
         if !share.contains(&self.solve_sample) {
             return Err(CrossCheckSettingsError::SolveSample(self.solve_sample));
+        }
+        if !share.contains(&self.analysis_sample) {
+            return Err(CrossCheckSettingsError::AnalysisSample(
+                self.analysis_sample,
+            ));
         }
         let stones = self.judge_stones;
         if stones != 0 && !(MID_MIN_STONES..=MAX_JUDGE_STONES).contains(&stones) {
@@ -77,6 +89,7 @@ mod tests {
             puzzle_sample,
             solve_sample,
             judge_stones,
+            ..CrossCheckSettings::default()
         };
         assert_eq!(with(0.0, 1.0, 0).validate(), Ok(()));
         assert_eq!(with(1.0, 0.0, MID_MIN_STONES).validate(), Ok(()));
