@@ -558,15 +558,21 @@ async fn an_improbable_analysis_is_kept_out_of_the_book_and_its_worker_quarantin
         config: "uct".parse().unwrap(),
         playouts: 5_000,
     };
-    let specs = vec![v2::JobSpec::from(&analyse); 2];
-    admin
-        .submit_jobs(v2::SubmitJobsRequest { jobs: specs })
-        .await
-        .unwrap();
     let mut honest_worker = server.worker("honest").await;
     let mut liar = server.worker("fabricator").await;
-    let job = liar.lease().await.unwrap().remove(0);
-    assert_eq!(honest_worker.work_honestly().await, 1);
+    let mut jobs = Vec::new();
+    for worker in [&mut liar, &mut honest_worker] {
+        admin
+            .submit_jobs(v2::SubmitJobsRequest {
+                jobs: vec![v2::JobSpec::from(&analyse)],
+            })
+            .await
+            .unwrap();
+        jobs.push(worker.lease().await.unwrap().remove(0));
+    }
+    let outcome = honest(&jobs[1]);
+    honest_worker.submit(&jobs[1], &outcome).await.unwrap();
+    let job = jobs.remove(0);
     let fabricated = Outcome::Analyse {
         rows: vec![pentagrid_proto::Row {
             mv: "c4-1R".parse().unwrap(),
