@@ -14,12 +14,7 @@ use axum::response::{IntoResponse, Response};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::api::{ApiError, Unreadable};
-
-/// Longest request target taken, in bytes (hyper refuses far longer ones itself).
-pub const MAX_URI_BYTES: usize = 8 * 1024;
-
-/// Largest header block taken, in bytes (names and values; hyper refuses far larger ones).
-pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+pub use crate::api::{MAX_HEADER_BYTES, MAX_URI_BYTES};
 
 /// Refuses over-long URIs and header blocks, and rewrites the bodiless refusals of the
 /// router (404, 405) and of layers (414, 431) as JSON errors.

@@ -58,6 +58,12 @@ pub enum ApiError {
     Unrated(String),
 }
 
+/// Longest request target taken, in bytes (hyper refuses far longer ones itself).
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// Largest header block taken, in bytes (names and values; hyper refuses far larger ones).
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
 /// Why the HTTP layer could not read a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Unreadable {
@@ -65,10 +71,10 @@ pub enum Unreadable {
     #[error("the request is not valid HTTP/1.1: a malformed request line or header")]
     Malformed,
     /// A request target far past the longest taken.
-    #[error("the URI is too long to be read; at most {max} bytes are taken", max = crate::refusals::MAX_URI_BYTES)]
+    #[error("the URI is too long to be read; at most {max} bytes are taken", max = MAX_URI_BYTES)]
     UriTooLong,
     /// A header block far past the largest taken, or too many headers.
-    #[error("the request headers are too large or too many to be read; at most {max} bytes are taken", max = crate::refusals::MAX_HEADER_BYTES)]
+    #[error("the request headers are too large or too many to be read; at most {max} bytes are taken", max = MAX_HEADER_BYTES)]
     HeadersTooLarge,
 }
 

@@ -18,7 +18,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use pentago::Position;
 
-pub use error::{ApiError, Unreadable};
+pub use error::{ApiError, MAX_HEADER_BYTES, MAX_URI_BYTES, Unreadable};
 
 use crate::AppState;
 
