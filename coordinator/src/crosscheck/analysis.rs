@@ -26,7 +26,7 @@ const CHECK_PLAYOUTS: u64 = 4_000;
 /// The most independent playouts a side's score is credited with.
 const EFFECTIVE_PLAYOUTS: f64 = 400.0;
 /// How many standard errors apart two honest scores never are (odds about 10^-9).
-pub const IMPROBABLE_Z: f64 = 6.0;
+const IMPROBABLE_Z: f64 = 6.0;
 
 /// Playouts and score (wins and half the draws over games, for the side to move) of a
 /// result's tables; `None` without playouts.
@@ -41,8 +41,7 @@ fn score<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Option<(f64, f64)> 
 
 /// How many standard errors apart two scores are, each side credited with at most
 /// [`EFFECTIVE_PLAYOUTS`] playouts.
-#[must_use]
-pub fn separation((games_a, score_a): (f64, f64), (games_b, score_b): (f64, f64)) -> f64 {
+fn separation((games_a, score_a): (f64, f64), (games_b, score_b): (f64, f64)) -> f64 {
     let (n_a, n_b) = (
         games_a.min(EFFECTIVE_PLAYOUTS),
         games_b.min(EFFECTIVE_PLAYOUTS),

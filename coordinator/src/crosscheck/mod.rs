@@ -32,7 +32,6 @@ use crate::seed::job_seed;
 use crate::store::{
     CandidateState, Flag, ProvenTable, ResultEffect, Store, StoreError, WordSource, corrupt,
 };
-pub use analysis::IMPROBABLE_Z;
 pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 
 /// Whether a result goes into a sample of `rate`: drawn afresh for each result from a
