@@ -74,7 +74,8 @@ final_score
 99 quit
 name
 ";
-    let (stdout, stderr, ok) = session(&FAST, script);
+    // Two stones: the tablebase would answer genmove; the search's summary is tested here.
+    let (stdout, stderr, ok) = session(&[&FAST[..], &["--no-tablebase"]].concat(), script);
     assert!(ok, "{stderr}");
     let a = answers(&stdout);
     assert_eq!(a[0], "= 2");
@@ -261,7 +262,14 @@ fn reused(summary: &str) -> u64 {
 
 #[test]
 fn the_second_search_starts_from_the_kept_tree() {
-    let mut engine = Controller::start(&["--config", "uct:playouts=20000", "--threads", "1"]);
+    // The positions are table-covered: the searches are what is tested here.
+    let mut engine = Controller::start(&[
+        "--config",
+        "uct:playouts=20000",
+        "--threads",
+        "1",
+        "--no-tablebase",
+    ]);
     engine.ask("pentagrid-set_position x.o.../.x..../....o./..x.../....../......");
     engine.ask("genmove white");
     let first = engine.ask("pentagrid-last_search");
@@ -282,6 +290,7 @@ fn the_second_search_starts_from_the_kept_tree() {
         "--threads",
         "1",
         "--no-reuse",
+        "--no-tablebase",
     ]);
     fresh.ask("genmove black");
     fresh.ask("genmove white");
@@ -290,7 +299,13 @@ fn the_second_search_starts_from_the_kept_tree() {
 
 #[test]
 fn searches_keep_within_time_left() {
-    let mut engine = Controller::start(&["--config", "uct:seconds=30", "--threads", "1"]);
+    let mut engine = Controller::start(&[
+        "--config",
+        "uct:seconds=30",
+        "--threads",
+        "1",
+        "--no-tablebase",
+    ]);
     engine.ask("time_settings 60 0 0");
     for (colour, left) in [
         ("black", 0.4),
@@ -372,5 +387,47 @@ fn a_controller_plays_whole_games_between_engine_processes() {
     assert_eq!(
         a.identify(Duration::from_secs(5)).unwrap(),
         format!("pentagrid {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+/// Where the shipped tablebase knows every move's value (up to five stones), `genmove` keeps
+/// the position's exact value even with a search too weak to find it (one playout), and says
+/// so in its log line; with `--no-tablebase` the same search drops values.
+#[test]
+fn table_covered_positions_are_played_perfectly() {
+    let table = pentagrid_tablebase::Tablebase::shipped().unwrap();
+    let positions: Vec<Position> = (0..24u64)
+        .map(|seed| random_opening(seed, (seed % 6) as u32))
+        .filter(|p| !p.is_over())
+        .collect();
+    let weak = ["--config", "uct:playouts=1", "--threads", "1"];
+    let mut kept = [0, 0];
+    for (with_table, args) in [(true, vec![]), (false, vec!["--no-tablebase"])] {
+        let mut engine = Controller::start(&[&weak[..], &args[..]].concat());
+        for position in &positions {
+            engine.ask(&format!("pentagrid-set_position {position}"));
+            let colour = if position.stone_count() % 2 == 0 {
+                "black"
+            } else {
+                "white"
+            };
+            let mv: pentago::Move = engine.ask(&format!("genmove {colour}")).parse().unwrap();
+            let value = table.value(position).unwrap().unwrap();
+            let after = position.play(mv).unwrap();
+            let kept_value = match after.status() {
+                Status::Ongoing => table.value(&after).unwrap().unwrap().negate(),
+                status => pentago::Value::of_status(status, position.side_to_move()).unwrap(),
+            };
+            kept[usize::from(with_table)] += usize::from(kept_value == value);
+        }
+    }
+    assert_eq!(
+        kept[1],
+        positions.len(),
+        "every move keeps the value with the table"
+    );
+    assert!(
+        kept[0] < positions.len(),
+        "one playout alone drops some: {kept:?}"
     );
 }

@@ -7,8 +7,9 @@ use std::io::{BufRead, Read};
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentago::gtp::{GtpEngine, GtpOptions, MAX_LINE_BYTES, format_response};
-use pentago::{SafetyMargin, UctConfig};
+use pentago::{ExactOracle, SafetyMargin, UctConfig};
 
+use super::tablebase::TablebaseOptions;
 use super::thread_pool;
 use crate::output::{self, errln, out};
 
@@ -40,6 +41,12 @@ pub struct GtpArgs {
     /// Do not log searches to standard error.
     #[arg(long)]
     quiet: bool,
+    /// Search even where the tablebase knows every move's value (by default such positions
+    /// are played perfectly, without a search).
+    #[arg(long)]
+    no_tablebase: bool,
+    #[command(flatten)]
+    tablebase: TablebaseOptions,
 }
 
 pub fn run(args: &GtpArgs) -> Result<()> {
@@ -59,6 +66,13 @@ pub fn run(args: &GtpArgs) -> Result<()> {
         },
         reuse: !args.no_reuse,
     });
+    if !args.no_tablebase {
+        let table = args.tablebase.open()?;
+        // A damaged block is no reason to stop playing: the search takes that move.
+        engine = engine.with_exact_moves(Box::new(move |position| {
+            table.probe_moves(position).ok().flatten()
+        }));
+    }
     pool.install(|| serve(&mut engine, args.quiet))
 }
 

@@ -193,12 +193,21 @@ fn uct_move(position: &Position, config: &UctConfig, seed: u64, threads: usize) 
 #[must_use]
 pub fn perfect_move(position: &Position) -> Option<Move> {
     let solved = midsolve(position).ok()?;
-    if solved.value == Value::Win
+    keeping_move(position, &solved.moves)
+}
+
+/// Of every move of the ongoing `position` with its exact value for the mover (from any
+/// source: the midsolver, a tablebase), one that keeps the best value, chosen as
+/// [`perfect_move`] chooses; `None` when `moves` is empty.
+#[must_use]
+pub fn keeping_move(position: &Position, moves: &[(Move, Value)]) -> Option<Move> {
+    let value = moves.iter().map(|m| m.1).max()?;
+    if value == Value::Win
         && let Some(mv) = position.winning_move()
     {
         return Some(mv);
     }
-    let keeping = solved.moves.iter().filter(|m| m.1 == solved.value);
+    let keeping = moves.iter().filter(|m| m.1 == value);
     let escapes = |mv: Move| {
         let after = position.play_unchecked(mv);
         if after.is_over() {
@@ -207,7 +216,7 @@ pub fn perfect_move(position: &Position) -> Option<Move> {
             after.safe_moves().len() as i64
         }
     };
-    let sign = if solved.value == Value::Win { 1 } else { -1 };
+    let sign = if value == Value::Win { 1 } else { -1 };
     keeping.min_by_key(|m| sign * escapes(m.0)).map(|m| m.0)
 }
 

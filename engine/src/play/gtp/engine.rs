@@ -1,5 +1,7 @@
 //! pentagrid as a GTP engine program: the game state, the kept search tree and the clock, and
-//! one handler per command. Every command either succeeds or changes nothing.
+//! one handler per command. Every command either succeeds or changes nothing. Where an exact
+//! source knows every move's value (a tablebase, handed in by the program that runs the engine,
+//! since the engine does no I/O), `genmove` plays a value-keeping move without searching.
 
 use std::time::Instant;
 
@@ -104,9 +106,13 @@ pub struct Exchange {
     pub info: Option<String>,
 }
 
+/// Every move of a position with its exact value for the mover, where known.
+pub type MoveValues = Box<dyn Fn(&Position) -> Option<Vec<(crate::Move, crate::Value)>> + Send>;
+
 /// The state of one engine program.
 pub struct GtpEngine {
     options: GtpOptions,
+    exact: Option<MoveValues>,
     position: Position,
     kept: KeptSearch,
     time: TimeControl,
@@ -121,6 +127,7 @@ impl GtpEngine {
     pub fn new(options: GtpOptions) -> GtpEngine {
         GtpEngine {
             options,
+            exact: None,
             position: Position::START,
             kept: KeptSearch::new(),
             time: TimeControl::Unlimited,
@@ -128,6 +135,15 @@ impl GtpEngine {
             searches: 0,
             last: None,
         }
+    }
+
+    /// The engine with an exact source of move values: in a position where it knows every
+    /// move's value, `genmove` plays one that keeps the best of them (as
+    /// [`crate::perfect_move`] picks) instead of searching.
+    #[must_use]
+    pub fn with_exact_moves(mut self, exact: MoveValues) -> GtpEngine {
+        self.exact = Some(exact);
+        self
     }
 
     /// The current position.
@@ -279,6 +295,22 @@ impl GtpEngine {
         };
         let colour = self.mover(colour)?;
         let index = colour as usize;
+        let asked = Instant::now();
+        if let Some(known) = self.exact.as_ref().and_then(|exact| exact(&self.position))
+            && let Some(mv) = crate::play::player::keeping_move(&self.position, &known)
+        {
+            let value = known
+                .iter()
+                .map(|m| m.1)
+                .max()
+                .unwrap_or(crate::Value::Draw);
+            let clock = self.clocks[index].unwrap_or_else(|| self.time.initial_clock());
+            let elapsed = asked.elapsed().as_secs_f64();
+            self.clocks[index] = Some(clock.after_move(&self.time, elapsed));
+            self.position = self.position.play_unchecked(mv);
+            *info = Some(format!("genmove {colour}: {mv}; exact: {}", value.name()));
+            return Ok(mv.to_string());
+        }
         let think = think_time(
             &self.time,
             self.clocks[index],
