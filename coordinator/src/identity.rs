@@ -136,9 +136,9 @@ pub const MIN_WORKER_KEY_BYTES: usize = 16;
 /// Longest worker key, in bytes.
 pub const MAX_WORKER_KEY_BYTES: usize = 64;
 
-/// Whether two secrets are equal, in time that does not depend on where they differ (a peer
-/// that times refusals learns nothing of a secret byte by byte).
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
+/// Whether two secrets (tokens, keys, sessions) are equal, in time that does not depend on
+/// where they differ (a peer that times refusals learns nothing of a secret byte by byte).
+pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -156,10 +156,13 @@ pub struct WorkerKey(Option<String>);
 pub struct BadWorkerKey(pub usize);
 
 impl WorkerKey {
+    /// No key: the id is taken again only once its session has gone silent.
+    pub const NONE: WorkerKey = WorkerKey(None);
+
     /// Checks peer-supplied text as a worker key (empty: none).
     pub fn parse(text: &str) -> Result<WorkerKey, BadWorkerKey> {
         match text.len() {
-            0 => Ok(WorkerKey(None)),
+            0 => Ok(WorkerKey::NONE),
             len if (MIN_WORKER_KEY_BYTES..=MAX_WORKER_KEY_BYTES).contains(&len) => {
                 Ok(WorkerKey(Some(text.to_owned())))
             }

@@ -44,6 +44,11 @@ pub(crate) const SHIPPED: Shipped = Shipped {
 impl Shipped {
     /// The SHA-1 Irving publishes for file `name` (e.g. `slice-12.pentago`), if listed.
     pub(crate) fn sha1(&self, name: &str) -> Option<String> {
-        crate::counts::parse_sha1s(self.sha1s).remove(name)
+        // Read once: every opening of a slice asks.
+        static SUMS: std::sync::OnceLock<std::collections::BTreeMap<String, String>> =
+            std::sync::OnceLock::new();
+        SUMS.get_or_init(|| crate::counts::parse_sha1s(self.sha1s))
+            .get(name)
+            .cloned()
     }
 }

@@ -123,8 +123,6 @@ pub(crate) struct Section {
     pub blocks: [usize; 4],
     /// One blob per block, row-major.
     index: Vec<Blob>,
-    /// Compressed bytes of the section (header, index and blocks).
-    pub compressed_bytes: u64,
 }
 
 impl Section {
@@ -435,13 +433,12 @@ fn read_section(
     let what = format!("block index of section {number}");
     let compressed = source.read(path, &what, index_blob.offset, index_blob.compressed)?;
     let raw = decompress(path, &what, &compressed, index_blob.uncompressed)?;
-    let mut section = Section {
+    let section = Section {
         sig: sig_of(counts),
         shape,
         block_size,
         blocks,
         index: raw.chunks_exact(BLOB_BYTES).map(Blob::parse).collect(),
-        compressed_bytes: HEADER_SIZE + index_blob.compressed,
     };
     for flat in 0..block_count {
         let blob = section.index[flat];
@@ -472,7 +469,6 @@ fn read_section(
                 len: source.len(),
             });
         }
-        section.compressed_bytes += blob.compressed;
     }
     Ok(section)
 }

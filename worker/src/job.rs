@@ -45,10 +45,15 @@ impl Session {
             return Ok(());
         };
         let request = v2::SubmitRequest {
-            worker_id: self.worker_id.clone(),
+            worker_id: self.standing.worker_id().to_owned(),
             job_id: job.job_id,
             lease_id: job.lease_id,
-            result_id: format!("{}-{}-{}", self.worker_id, job.job_id, job.lease_id),
+            result_id: format!(
+                "{}-{}-{}",
+                self.standing.worker_id(),
+                job.job_id,
+                job.lease_id
+            ),
             result: Some(result),
             session: String::new(),
         };

@@ -33,8 +33,6 @@ pub(crate) struct Session {
     pub(crate) client: Client,
     /// The pool jobs run on.
     pub(crate) pool: Arc<rayon::ThreadPool>,
-    /// This worker's id.
-    pub(crate) worker_id: String,
     /// Its hello and current session, shared with heartbeats and submissions.
     pub(crate) standing: Arc<Standing>,
     /// Where acknowledged results are appended, if anywhere.
@@ -84,7 +82,7 @@ impl Session {
         let standing = Arc::new(Standing::new(
             client.clone(),
             v2::HelloRequest {
-                worker_id: worker_id.clone(),
+                worker_id,
                 name: options.name.clone(),
                 threads: u32::try_from(options.threads).unwrap_or(u32::MAX),
                 engines,
@@ -96,7 +94,6 @@ impl Session {
             options,
             client,
             pool,
-            worker_id,
             ack_log,
             metrics,
             report: WorkerReport::default(),
@@ -155,7 +152,7 @@ impl Session {
                 self.heartbeat_every = Duration::from_secs(u64::from(seconds));
                 self.said_hello = true;
                 self.backoff.reset();
-                tracing::info!(worker = %self.worker_id, coordinator = %self.options.coordinator, "connected");
+                tracing::info!(worker = %self.standing.worker_id(), coordinator = %self.options.coordinator, "connected");
                 Ok(Next::Go(()))
             }
             Err(status) if reaction(&status) == Reaction::Stop => {
@@ -179,7 +176,7 @@ impl Session {
             .client
             .clone()
             .lease(v2::LeaseRequest {
-                worker_id: self.worker_id.clone(),
+                worker_id: self.standing.worker_id().to_owned(),
                 max_jobs: 1,
                 session: self.standing.session(),
             })

@@ -341,7 +341,12 @@ fn print_solution(
         solution.nodes,
         solution.seconds
     );
-    for (group, value) in moves {
+    print_groups(moves)
+}
+
+/// Prints move groups with their values, a line each (`  win     c4-1R c4-1L`).
+pub(super) fn print_groups(groups: &[(Vec<Move>, Option<Value>)]) -> Result<()> {
+    for (group, value) in groups {
         let names: Vec<String> = group.iter().map(Move::to_string).collect();
         let value = value.map_or("unknown", |v| v.name());
         outln!("  {value:<7} {}", names.join(" "));

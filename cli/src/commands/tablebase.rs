@@ -9,7 +9,7 @@ use pentago::{ExactOracle, Move, Position, Value};
 use pentagrid_tablebase::{SliceCheck, Tablebase, Verdict};
 use serde_json::json;
 
-use super::solve::grouped_values;
+use super::solve::{grouped_values, print_groups};
 use crate::input;
 use crate::output::{errln, outln};
 
@@ -252,11 +252,7 @@ fn probe(tablebase: &Tablebase, position: &Position, json: bool) -> Result<()> {
         Some(moves) => {
             let values: Vec<(Move, Option<Value>)> =
                 moves.into_iter().map(|(m, v)| (m, Some(v))).collect();
-            for (group, value) in grouped_values(position, &values) {
-                let names: Vec<String> = group.iter().map(Move::to_string).collect();
-                let value = value.map_or("unknown", |v| v.name());
-                outln!("  {value:<7} {}", names.join(" "));
-            }
+            print_groups(&grouped_values(position, &values))?;
         }
         None if !position.is_over() => {
             outln!(

@@ -14,6 +14,7 @@ use tonic::codegen::{BoxFuture, Service, http};
 use tonic::server::NamedService;
 
 use super::roles::{Grant, Role, required_role};
+use crate::identity::same_secret;
 
 /// Why a call was refused before reaching a handler.
 #[derive(Debug, thiserror::Error)]
@@ -124,7 +125,7 @@ impl Credentials {
     /// timing reveals neither how much of a token matched nor which one did.
     fn grant_of(&self, given: &str) -> Option<Grant> {
         self.bearers.iter().fold(None, |found, (bearer, grant)| {
-            let matches = constant_time_eq(given.as_bytes(), bearer.as_bytes());
+            let matches = same_secret(given.as_bytes(), bearer.as_bytes());
             if matches { Some(*grant) } else { found }
         })
     }
@@ -215,8 +216,7 @@ where
                 let answer = self.inner.call(request);
                 Box::pin(async move {
                     let mut response = answer.await?;
-                    explain_size_refusal(&mut response);
-                    explain_decode_failure(&mut response);
+                    explain_transport_refusal(&mut response);
                     Ok(response)
                 })
             }
@@ -228,54 +228,39 @@ where
     }
 }
 
-/// Gives the transport's refusal of an oversized request (OUT_OF_RANGE, with no details:
-/// the coordinator's own errors never use that code) the [`ErrorReason::TooLarge`] reason
-/// and a message that says what to do.
-fn explain_size_refusal(response: &mut http::Response<Body>) {
+/// Explains the transport's own refusals, which carry no details (the coordinator's own
+/// errors always carry a reason, so they are never taken for one): an oversized request
+/// (OUT_OF_RANGE) gets the [`ErrorReason::TooLarge`] reason and a message that says what to
+/// do; a request that does not decode (INTERNAL: a string field that is not UTF-8, a truncated
+/// message, a wrong wire type) gets INVALID_ARGUMENT and the [`ErrorReason::InvalidArgument`]
+/// reason, since it is the caller's request that is wrong, not the coordinator.
+fn explain_transport_refusal(response: &mut http::Response<Body>) {
     let Some(status) = Status::from_header_map(response.headers()) else {
         return;
     };
-    if status.code() != tonic::Code::OutOfRange || !status.details().is_empty() {
+    if !status.details().is_empty() {
         return;
     }
-    let explained = pentagrid_proto::error_status(
-        tonic::Code::OutOfRange,
-        ErrorReason::TooLarge,
-        format!(
-            "the request is over the {} byte message cap: send it in smaller parts ({})",
-            pentagrid_proto::MAX_MESSAGE_BYTES,
-            super::quote::prefix(status.message(), 200)
+    let said = super::quote::prefix(status.message(), 200);
+    let explained = match status.code() {
+        tonic::Code::OutOfRange => pentagrid_proto::error_status(
+            tonic::Code::OutOfRange,
+            ErrorReason::TooLarge,
+            format!(
+                "the request is over the {} byte message cap: send it in smaller parts ({said})",
+                pentagrid_proto::MAX_MESSAGE_BYTES,
+            ),
         ),
-    );
-    let _ = explained.add_header(response.headers_mut());
-}
-
-/// Gives the transport's refusal of a request that does not decode (INTERNAL, with no
-/// details: a string field that is not UTF-8, a truncated message, a wrong wire type) the code
-/// INVALID_ARGUMENT and the [`ErrorReason::InvalidArgument`] reason: it is the caller's request
-/// that is wrong, not the coordinator. The coordinator's own INTERNAL statuses always carry a
-/// reason in their details, so they are never taken for one.
-fn explain_decode_failure(response: &mut http::Response<Body>) {
-    let Some(status) = Status::from_header_map(response.headers()) else {
-        return;
+        tonic::Code::Internal => pentagrid_proto::error_status(
+            tonic::Code::InvalidArgument,
+            ErrorReason::InvalidArgument,
+            format!(
+                "the request does not decode as its message (every string field must be UTF-8): {said}"
+            ),
+        ),
+        _ => return,
     };
-    if status.code() != tonic::Code::Internal || !status.details().is_empty() {
-        return;
-    }
-    let explained = pentagrid_proto::error_status(
-        tonic::Code::InvalidArgument,
-        ErrorReason::InvalidArgument,
-        format!(
-            "the request does not decode as its message (every string field must be UTF-8): {}",
-            super::quote::prefix(status.message(), 200)
-        ),
-    );
     let _ = explained.add_header(response.headers_mut());
-}
-
-/// Compares without an early exit, so timing does not reveal how much of a token matched.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]

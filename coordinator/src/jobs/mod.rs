@@ -263,9 +263,13 @@ impl JobQueue {
         name: &str,
         threads: u32,
     ) -> Result<LeaseTerms, JobError> {
-        let keyless = WorkerKey::parse("").map_err(|_| JobError::UnknownWorker(String::new()))?;
-        let (terms, _session) =
-            self.hello_with_engines(worker_id, name, threads, WorkerEngines::new(), keyless)?;
+        let (terms, _session) = self.hello_with_engines(
+            worker_id,
+            name,
+            threads,
+            WorkerEngines::new(),
+            WorkerKey::NONE,
+        )?;
         Ok(terms)
     }
 

@@ -213,7 +213,7 @@ mod tests {
             last_seen: at,
             results: 0,
             engines: Default::default(),
-            key: WorkerKey::parse("").unwrap(),
+            key: WorkerKey::NONE,
             session: Session::fresh(),
         }
     }

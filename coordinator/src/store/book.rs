@@ -259,16 +259,6 @@ impl Store {
         });
         Ok(outcome?)
     }
-
-    /// How many times the book of `digest` was imported in full.
-    pub fn imported_times(&self, digest: &[u8; 32]) -> Result<u64, StoreError> {
-        match self.imports.get(digest)? {
-            None => Ok(0),
-            Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
-                .map(u64::from_be_bytes)
-                .map_err(|_| corrupt("import record", "not 8 bytes")),
-        }
-    }
 }
 
 /// Test set-up shared by the book's, the builder's and the deep solves' tests.

@@ -114,7 +114,7 @@ pub(super) fn add_leaves(
 
 /// A finished deep solve's canonical position key, value, and — for a win — its best move as
 /// the representative of its group in the canonical frame; `None` unless done and exact.
-fn proven_root(record: &StoredDeepSolve) -> Option<(u64, Value, Option<Move>)> {
+pub(super) fn proven_root(record: &StoredDeepSolve) -> Option<(u64, Value, Option<Move>)> {
     if !record.done || record.lower != record.upper {
         return None;
     }

@@ -90,11 +90,6 @@ impl Store {
         Ok(self.held()?.identity)
     }
 
-    /// The database's write generation (see the module documentation).
-    pub fn generation(&self) -> Result<u64, StoreError> {
-        Ok(self.held()?.generation)
-    }
-
     fn held(&self) -> Result<Held, StoreError> {
         let identity = match self.meta.get(IDENTITY)? {
             None => None,
@@ -107,12 +102,7 @@ impl Store {
                     .ok_or_else(|| corrupt("database identity", "not 16 bytes, or zero"))?,
             ),
         };
-        let generation = match self.meta.get(GENERATION)? {
-            None => 0,
-            Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
-                .map(u64::from_be_bytes)
-                .map_err(|_| corrupt("write generation", "not 8 bytes"))?,
-        };
+        let generation = super::read_u64(&self.meta, GENERATION, "write generation")?;
         Ok(Held {
             identity,
             generation,

@@ -490,6 +490,21 @@ pub(crate) fn abort<E: ToString>(
     move |e| ConflictableTransactionError::Abort(corrupt(what, e))
 }
 
+/// The 8-byte big-endian number under `key` in `tree` (0 when absent); `what` names it when it
+/// is not 8 bytes.
+pub(crate) fn read_u64(
+    tree: &sled::Tree,
+    key: &[u8],
+    what: &'static str,
+) -> Result<u64, StoreError> {
+    match tree.get(key)? {
+        None => Ok(0),
+        Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
+            .map(u64::from_be_bytes)
+            .map_err(|_| corrupt(what, "not 8 bytes")),
+    }
+}
+
 /// Adds `deltas` into the tables of `tree`; returns how many positions were new.
 pub(crate) fn merge_tables(
     tree: &TransactionalTree,

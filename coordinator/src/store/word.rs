@@ -21,7 +21,7 @@ use prost::Message;
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
-use super::{Store, StoreError, StoredDeepSolve, StoredFlags, corrupt};
+use super::{Store, StoreError, StoredDeepSolve, StoredFlags, abort, corrupt};
 
 /// What one result stored on its worker's word alone.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -42,9 +42,7 @@ pub struct StoredWord {
 
 /// The `on_word` key of `worker`'s result for `job_id`.
 fn word_key(worker: &str, job_id: u64) -> Vec<u8> {
-    let mut key = Vec::with_capacity(worker.len() + 9);
-    key.extend_from_slice(worker.as_bytes());
-    key.push(0);
+    let mut key = worker_prefix(worker);
     key.extend_from_slice(&job_id.to_be_bytes());
     key
 }
@@ -135,12 +133,9 @@ impl Store {
                     on_word.remove(key.as_ref())?;
                 }
                 let mut flags = match flagged.get(worker.as_bytes())? {
-                    Some(bytes) => StoredFlags::decode(bytes.as_ref()).map_err(|e| {
-                        sled::transaction::ConflictableTransactionError::Abort(corrupt(
-                            "flagged worker",
-                            e,
-                        ))
-                    })?,
+                    Some(bytes) => {
+                        StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?
+                    }
                     None => StoredFlags::default(),
                 };
                 flags.purged_results += records.len() as u64;
@@ -151,17 +146,13 @@ impl Store {
                     let Some(bytes) = deep_solves.get(id.to_be_bytes())? else {
                         continue;
                     };
-                    let mut record = StoredDeepSolve::decode(bytes.as_ref()).map_err(|e| {
-                        sled::transaction::ConflictableTransactionError::Abort(corrupt(
-                            "deep solve",
-                            e,
-                        ))
-                    })?;
+                    let mut record =
+                        StoredDeepSolve::decode(bytes.as_ref()).map_err(abort("deep solve"))?;
                     if !record.done {
                         continue;
                     }
-                    if let Ok(position) = record.position.parse::<pentago::Position>() {
-                        proven_tree.remove(&position.canonical_key().bits().to_be_bytes())?;
+                    if let Some((key, ..)) = super::deep::proven_root(&record) {
+                        proven_tree.remove(&key.to_be_bytes())?;
                     }
                     record.done = false;
                     (record.lower, record.upper) = (-1, 1);
@@ -175,8 +166,11 @@ impl Store {
         purged.proven_tables = tables;
         purged.leaves = leaf_count;
         purged.reopened = reopened;
-        self.purges
-            .fetch_add(1, std::sync::atomic::Ordering::Release);
+        // Only a purge that removed something invalidates what the deep searches learnt.
+        if purged.results > 0 {
+            self.purges
+                .fetch_add(1, std::sync::atomic::Ordering::Release);
+        }
         Ok(purged)
     }
 

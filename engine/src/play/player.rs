@@ -201,7 +201,7 @@ pub fn perfect_move(position: &Position) -> Option<Move> {
 /// [`perfect_move`] chooses; `None` when `moves` is empty.
 #[must_use]
 pub fn keeping_move(position: &Position, moves: &[(Move, Value)]) -> Option<Move> {
-    let value = moves.iter().map(|m| m.1).max()?;
+    let (_, value) = crate::best_of(moves)?;
     if value == Value::Win
         && let Some(mv) = position.winning_move()
     {

@@ -221,7 +221,7 @@ async fn accept_loop(
             .with_time(limits.tcp_keepalive)
             .with_interval(limits.tcp_keepalive / 4);
         let _ = socket2::SockRef::from(&stream).set_tcp_keepalive(&keepalive);
-        let connection = BoundedStream::new(stream, peer.ip(), &registry, limits);
+        let connection = BoundedStream::new(stream, peer, &registry, limits);
         if sender.send(Ok(connection)).await.is_err() {
             return;
         }

@@ -65,6 +65,8 @@ enum Phase {
 /// room, or past its first-request or idle deadline.
 pub struct BoundedStream {
     stream: TcpStream,
+    /// The peer, as the accept gave it.
+    peer: SocketAddr,
     proof: Proof,
     /// Fires when the registry closes the connection to make room; `None` once it has
     /// answered (either way).
@@ -76,17 +78,18 @@ pub struct BoundedStream {
 }
 
 impl BoundedStream {
-    /// Registers `stream` from `address` in `registry` (which may close older connections to
+    /// Registers `stream` from `peer` in `registry` (which may close older connections to
     /// make room for it).
     pub(super) fn new(
         stream: TcpStream,
-        address: std::net::IpAddr,
+        peer: SocketAddr,
         registry: &SharedRegistry,
         limits: ConnectionLimits,
     ) -> BoundedStream {
-        let admitted = lock(registry).admit(address);
+        let admitted = lock(registry).admit(peer.ip());
         BoundedStream {
             stream,
+            peer,
             proof: Proof {
                 id: admitted.id,
                 registry: registry.clone(),
@@ -98,11 +101,6 @@ impl BoundedStream {
             deadline: Box::pin(tokio::time::sleep(limits.handshake_timeout)),
             closed: false,
         }
-    }
-
-    /// The peer's address.
-    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.stream.peer_addr()
     }
 
     /// The way to count this connection as one that made a request.
@@ -236,7 +234,7 @@ impl tonic::transport::server::Connected for BoundedStream {
 
     fn connect_info(&self) -> ConnectionInfo {
         ConnectionInfo {
-            remote: self.stream.peer_addr().ok(),
+            remote: Some(self.peer),
             proof: self.proof(),
         }
     }

@@ -94,19 +94,15 @@ impl ApiError {
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::NoRoute(_) => (StatusCode::NOT_FOUND, "no_route"),
             ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
-            ApiError::UriTooLong { .. } => (StatusCode::URI_TOO_LONG, "uri_too_long"),
-            ApiError::HeadersTooLarge { .. } => (
+            ApiError::UriTooLong { .. } | ApiError::Unreadable(Unreadable::UriTooLong) => {
+                (StatusCode::URI_TOO_LONG, "uri_too_long")
+            }
+            ApiError::HeadersTooLarge { .. }
+            | ApiError::Unreadable(Unreadable::HeadersTooLarge) => (
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 "headers_too_large",
             ),
-            ApiError::Unreadable(why) => match why {
-                Unreadable::Malformed => (StatusCode::BAD_REQUEST, "bad_request"),
-                Unreadable::UriTooLong => (StatusCode::URI_TOO_LONG, "uri_too_long"),
-                Unreadable::HeadersTooLarge => (
-                    StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-                    "headers_too_large",
-                ),
-            },
+            ApiError::Unreadable(Unreadable::Malformed) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::Encode(_) | ApiError::Unrated(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }

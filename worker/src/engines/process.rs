@@ -183,8 +183,7 @@ impl EngineProcess {
             if leader_exited(&self.child) {
                 // Unreaped, the leader's id still names its group: kill what it left running,
                 // then read how it ended.
-                kill_group(&mut self.child);
-                self.status = self.child.wait().ok();
+                self.kill();
                 continue;
             }
             if !self.ended {

@@ -30,7 +30,7 @@ pub use writer::BackupWriter;
 
 use validate::Validator;
 
-use super::{Store, StoreError, corrupt};
+use super::{Store, StoreError};
 
 /// Every tree of the store, in the order a backup writes them.
 pub const TREES: [&str; 21] = [
@@ -63,12 +63,7 @@ pub(super) const ID_BASE: &[u8] = b"id_base";
 
 /// The id base stored in `meta` (0 when none).
 pub(super) fn read_id_base(meta: &sled::Tree) -> Result<u64, StoreError> {
-    match meta.get(ID_BASE)? {
-        None => Ok(0),
-        Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
-            .map(u64::from_be_bytes)
-            .map_err(|_| corrupt("id base", "not 8 bytes")),
-    }
+    super::read_u64(meta, ID_BASE, "id base")
 }
 
 /// A backup written to a temporary file, ready to be streamed.
@@ -196,7 +191,7 @@ pub fn verify_backup<R: Read>(input: R) -> Result<BackupSummary, BackupError> {
     for tree in summary.trees.keys() {
         known_tree(tree)?;
     }
-    validator.finish()?;
+    validator.finish(&summary.trees)?;
     Ok(summary)
 }
 
@@ -271,7 +266,7 @@ fn load<R: Read>(input: R, db: &sled::Db) -> Result<BackupSummary, BackupError> 
         db.open_tree(&chunk.tree)?.apply_batch(batch)?;
     }
     let summary = reader.summary().expect("read through").clone();
-    validator.finish()?;
+    validator.finish(&summary.trees)?;
     for (name, &count) in &summary.trees {
         known_tree(name)?;
         let held = db.open_tree(name)?.len() as u64;

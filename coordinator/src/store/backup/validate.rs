@@ -17,7 +17,7 @@
 //!   the trees hold (positions with tables, stored games, applied results), with the playout
 //!   total at most the playouts the tables hold.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use pentago::{Position, PositionKey};
 use prost::Message;
@@ -38,7 +38,6 @@ pub(super) struct Validator {
     done: BTreeSet<String>,
     /// The tree being read, and its last key.
     current: Option<(String, Vec<u8>)>,
-    counts: std::collections::BTreeMap<String, u64>,
     /// Games through every playout table's moves (a u128 cannot overflow on 2^64 rows).
     playout_games: u128,
     totals: Option<Totals>,
@@ -61,7 +60,6 @@ impl Validator {
             next_id: header.next_id,
             done: BTreeSet::new(),
             current: None,
-            counts: std::collections::BTreeMap::new(),
             playout_games: 0,
             totals: None,
         })
@@ -75,7 +73,6 @@ impl Validator {
         value: &[u8],
     ) -> Result<(), BackupError> {
         self.order(tree, key)?;
-        *self.counts.entry(tree.to_owned()).or_default() += 1;
         let at = || format!("tree {tree:?}, key {}", hex(key));
         let length = |lengths: &[usize]| -> Result<(), BackupError> {
             if lengths.contains(&key.len()) {
@@ -224,10 +221,11 @@ impl Validator {
         }
     }
 
-    /// The checks that need every record: the totals against the trees.
-    pub(super) fn finish(&self) -> Result<(), BackupError> {
+    /// The checks that need every record: the totals against the trees, whose records the
+    /// reader counted (`trees`, checked against the backup's trailer).
+    pub(super) fn finish(&self, trees: &BTreeMap<String, u64>) -> Result<(), BackupError> {
         let totals = self.totals.unwrap_or_default();
-        let count = |tree: &str| self.counts.get(tree).copied().unwrap_or(0);
+        let count = |tree: &str| trees.get(tree).copied().unwrap_or(0);
         let equal = [
             (
                 "positions with a playout table",

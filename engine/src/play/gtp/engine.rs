@@ -297,17 +297,10 @@ impl GtpEngine {
         let index = colour as usize;
         let asked = Instant::now();
         if let Some(known) = self.exact.as_ref().and_then(|exact| exact(&self.position))
+            && let Some((_, value)) = crate::best_of(&known)
             && let Some(mv) = crate::play::player::keeping_move(&self.position, &known)
         {
-            let value = known
-                .iter()
-                .map(|m| m.1)
-                .max()
-                .unwrap_or(crate::Value::Draw);
-            let clock = self.clocks[index].unwrap_or_else(|| self.time.initial_clock());
-            let elapsed = asked.elapsed().as_secs_f64();
-            self.clocks[index] = Some(clock.after_move(&self.time, elapsed));
-            self.position = self.position.play_unchecked(mv);
+            self.play_own(index, mv, asked);
             *info = Some(format!("genmove {colour}: {mv}; exact: {}", value.name()));
             return Ok(mv.to_string());
         }
@@ -336,16 +329,22 @@ impl GtpEngine {
             return Err(GtpError::GameOver(self.position.status()));
         };
         self.searches += 1;
-        let elapsed = started.elapsed().as_secs_f64();
-        let clock = self.clocks[index].unwrap_or_else(|| self.time.initial_clock());
-        self.clocks[index] = Some(clock.after_move(&self.time, elapsed));
-        self.position = self.position.play_unchecked(mv);
+        self.play_own(index, mv, started);
         *info = Some(format!(
             "genmove {colour}: {mv}; {}",
             search_summary(&result)
         ));
         self.last = Some(result);
         Ok(mv.to_string())
+    }
+
+    /// Plays the engine's own move `mv` for the side of clock `index`, thought about since
+    /// `started`.
+    fn play_own(&mut self, index: usize, mv: crate::Move, started: Instant) {
+        let clock = self.clocks[index].unwrap_or_else(|| self.time.initial_clock());
+        let elapsed = started.elapsed().as_secs_f64();
+        self.clocks[index] = Some(clock.after_move(&self.time, elapsed));
+        self.position = self.position.play_unchecked(mv);
     }
 
     fn time_settings(&mut self, args: &[&str]) -> Result<String, GtpError> {
