@@ -460,6 +460,14 @@ mod tests {
     use pentagrid_proto::{Outcome, Row};
 
     /// A made-up but valid analysis: the whole budget on the first legal move, all lost.
+    /// Settings for a coordinator that is handed invented analyses: its statistical check of
+    /// analysis results would rightly catch them.
+    fn invented_analyses() -> CoordinatorSettings {
+        let mut settings = CoordinatorSettings::default();
+        settings.crosscheck.analysis_sample = 0.0;
+        settings
+    }
+
     fn analysis(position: &Position, playouts: u64) -> Outcome {
         Outcome::Analyse {
             rows: vec![Row {
@@ -502,8 +510,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::default());
         let coordinator =
-            Coordinator::open_with_clock(dir.path(), CoordinatorSettings::default(), clock)
-                .unwrap();
+            Coordinator::open_with_clock(dir.path(), invented_analyses(), clock).unwrap();
         for worker in 0..workers {
             let name = format!("w{worker}");
             coordinator.jobs.hello(&id(&name), &name, 1).unwrap();
@@ -571,8 +578,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::default());
         let coordinator =
-            Coordinator::open_with_clock(dir.path(), CoordinatorSettings::default(), clock)
-                .unwrap();
+            Coordinator::open_with_clock(dir.path(), invented_analyses(), clock).unwrap();
         let spec = BuildSpec {
             roots: vec![Position::START],
             depth: 2,

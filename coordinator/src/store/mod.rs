@@ -277,6 +277,7 @@ impl Store {
     /// then compares what sled recovered with the [`manifest`] as `check` says. sled failing
     /// or panicking on damaged files is [`StoreError::Damaged`], never a panic.
     pub fn open_checked(path: &Path, check: OpenCheck) -> Result<Store, StoreError> {
+        wait_for_release(path);
         Store::checked(path, check, || sled::Config::new().path(path).open())
     }
 
@@ -488,6 +489,34 @@ pub(crate) fn abort<E: ToString>(
     what: &'static str,
 ) -> impl Fn(E) -> ConflictableTransactionError<StoreError> {
     move |e| ConflictableTransactionError::Abort(corrupt(what, e))
+}
+
+/// Longest wait for sled's lock on a database whose last handle just closed.
+const LOCK_RELEASE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Waits (at most [`LOCK_RELEASE_WAIT`]) until nobody holds sled's lock on the database in
+/// `path`. sled lets go of it a moment after its last handle drops, so a store reopened at
+/// once (a restart, a test) could be refused for a lock that is on its way out; a lock that
+/// another live process holds is still refused, by sled, once the wait is over.
+fn wait_for_release(path: &Path) {
+    use std::os::fd::AsRawFd;
+    let Ok(file) = std::fs::File::open(path.join("db")) else {
+        return; // a new database: nothing to wait for
+    };
+    let deadline = std::time::Instant::now() + LOCK_RELEASE_WAIT;
+    loop {
+        // SAFETY: `flock` on a descriptor this function owns, released at once when taken.
+        let free = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        if free {
+            // SAFETY: as above.
+            unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_UN) };
+            return;
+        }
+        if std::time::Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// The 8-byte big-endian number under `key` in `tree` (0 when absent); `what` names it when it
