@@ -221,6 +221,7 @@ async fn overhead() {
                     seed,
                     threads,
                     tables_min_visits: None,
+                    oracle: None,
                 };
                 let c = config.with_budget(Budget::Playouts(PLAYOUTS));
                 pool.install(|| search(&Position::START, &c, &options, &SearchControl::new()))

@@ -113,6 +113,7 @@ fn uct(c: &mut Criterion) {
         seed: 1,
         threads: 1,
         tables_min_visits: None,
+        oracle: None,
     };
     group.bench_function("start/default-config/1-threads", |b| {
         b.iter(|| {
@@ -130,6 +131,7 @@ fn uct(c: &mut Criterion) {
             seed: 1,
             threads,
             tables_min_visits: None,
+            oracle: None,
         };
         group.bench_function(format!("start/{threads}-threads"), |b| {
             b.iter(|| {

@@ -227,10 +227,11 @@ impl ResultIngest {
             tracing::warn!(worker = %worker, job = job_id, why = ?why, "invalid result refused");
             SubmitError::Invalid(why)
         })?;
+        let threads = self.jobs.worker_threads(worker.as_str()).unwrap_or(1);
         let effect = self
             .checks
             .review(
-                worker.as_str(),
+                (worker.as_str(), threads),
                 job_id,
                 job.record.claim_id,
                 &job.task,

@@ -64,7 +64,7 @@ pub use play::tournament::{
     MAX_TOURNAMENT_PLAYERS, ParseTournamentKindError, TournamentError, TournamentKind,
 };
 pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
-pub use search::oracle::{ExactOracle, best_of};
+pub use search::oracle::{ExactOracle, ExactValues, SharedOracle, best_of};
 pub use search::playout::{
     Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
     cut_off_playout, playout, run_playouts, seeded_rng, splitmix64,

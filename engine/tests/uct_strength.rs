@@ -24,6 +24,7 @@ fn uct_plays_a_winning_move_where_a_short_forced_win_exists() {
             seed: 11,
             threads: 2,
             tables_min_visits: None,
+            oracle: None,
         };
         let result = search(&position, &config, &options, &SearchControl::new()).unwrap();
         let best = result.best.unwrap();

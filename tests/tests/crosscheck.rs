@@ -542,71 +542,101 @@ async fn a_liar_that_knows_the_old_sampling_rule_is_caught_and_its_values_purged
     assert!(checked > 0, "values are stored again");
 }
 
-/// The probe's fabricated analysis — every playout on one move, every one won — is compared
-/// with the coordinator's own short search, refused into the book and its worker quarantined;
-/// an honest analysis of the same position passes the same check.
+/// The probe's fabricated analysis — every playout on one move, every one won — repeated on
+/// every job a worker gets: the coordinator repeats each sampled analysis itself, and once the
+/// fabricator's scores came out above its own too often for an honest worker (a sign test),
+/// the fabricator is quarantined and its result kept out of the book, while an honest worker
+/// analysing the same positions beside it is not flagged.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_improbable_analysis_is_kept_out_of_the_book_and_its_worker_quarantined() {
+async fn analyses_that_lean_improbably_get_their_worker_quarantined() {
     let server = Server::start(CrossCheckSettings {
         analysis_sample: 1.0,
         ..CrossCheckSettings::default()
     })
     .await;
     let mut admin = server.admin();
-    let analyse = Task::Analyse {
-        position: Position::START,
-        config: "uct".parse().unwrap(),
-        playouts: 5_000,
-    };
     let mut honest_worker = server.worker("honest").await;
     let mut liar = server.worker("fabricator").await;
-    let mut jobs = Vec::new();
-    for worker in [&mut liar, &mut honest_worker] {
-        admin
-            .submit_jobs(v2::SubmitJobsRequest {
-                jobs: vec![v2::JobSpec::from(&analyse)],
-            })
-            .await
-            .unwrap();
-        jobs.push(worker.lease().await.unwrap().remove(0));
+    // 30 tosses all one way are the fewest the sign test calls improbable.
+    let mut caught_after = None;
+    for round in 1..=40u64 {
+        let analyse = Task::Analyse {
+            position: opening(round),
+            config: "uct".parse().unwrap(),
+            playouts: 1_000,
+        };
+        for worker in [&mut honest_worker, &mut liar] {
+            admin
+                .submit_jobs(v2::SubmitJobsRequest {
+                    jobs: vec![v2::JobSpec::from(&analyse)],
+                })
+                .await
+                .unwrap();
+            let job = worker.lease().await.unwrap().remove(0);
+            let outcome = if worker.id == "honest" {
+                honest(&job)
+            } else {
+                let Task::Analyse { position, .. } = task(&job) else {
+                    panic!("an analysis job");
+                };
+                let mv = position.legal_moves()[0];
+                Outcome::Analyse {
+                    rows: vec![pentagrid_proto::Row {
+                        mv,
+                        games: 1_000,
+                        wins: 1_000,
+                        draws: 0,
+                    }],
+                    simulations: 1_000,
+                    seconds: 1.0,
+                }
+            };
+            let submitted = worker.submit(&job, &outcome).await;
+            if worker.id == "fabricator" && caught_after.is_none() {
+                submitted.unwrap();
+                let flagged = status(&mut admin).await.flagged_workers;
+                if !flagged.is_empty() {
+                    caught_after = Some(round);
+                }
+            }
+        }
+        if caught_after.is_some() {
+            break;
+        }
     }
-    let outcome = honest(&jobs[1]);
-    honest_worker.submit(&jobs[1], &outcome).await.unwrap();
-    let job = jobs.remove(0);
-    let fabricated = Outcome::Analyse {
-        rows: vec![pentagrid_proto::Row {
-            mv: "c4-1R".parse().unwrap(),
-            games: 5_000,
-            wins: 5_000,
-            draws: 0,
-        }],
-        simulations: 5_000,
-        seconds: 1.0,
-    };
-    liar.submit(&job, &fabricated).await.unwrap();
+    assert_eq!(caught_after, Some(30), "caught at the 30th lean, no sooner");
     let flagged = status(&mut admin).await.flagged_workers;
     assert_eq!(flagged.len(), 1, "only the fabricator: {flagged:?}");
     assert_eq!(flagged[0].worker_id, "fabricator");
     assert!(flagged[0].quarantined);
     assert!(
-        flagged[0].last_reason.contains("standard errors"),
+        flagged[0].last_reason.contains("30 scored above"),
         "{flagged:?}"
     );
+    // The result that tipped the tally is not in the book: its position has only the honest
+    // worker's playouts.
     let book = admin
         .book_show(v2::BookShowRequest {
-            position: "start".into(),
+            position: opening(30).to_string(),
         })
         .await
         .unwrap()
         .into_inner();
     let total: u64 = book.playouts.iter().map(|row| row.games).sum();
-    assert!(
-        total <= 5_000,
-        "only the honest analysis is stored: {total}"
+    assert_eq!(total, 1_000, "only the honest analysis is stored");
+}
+
+/// Distinct early positions: six random plies from a seed of each round's own.
+fn opening(round: u64) -> Position {
+    let game = pentago::play_game(
+        &Position::START,
+        &pentago::Player::Random,
+        &pentago::Player::Random,
+        round,
+        1,
     );
-    assert!(
-        book.playouts
-            .iter()
-            .all(|row| row.games < 5_000 || row.wins < row.games)
-    );
+    game.moves
+        .iter()
+        .take(6)
+        .fold(game.start, |position, mv| position.play(*mv).unwrap())
 }

@@ -149,6 +149,7 @@ fn analyse(
         seed,
         threads,
         tables_min_visits: None,
+        oracle: None,
     };
     let result = search(position, &config, &options, control).ok()?;
     if control.is_stopped() {

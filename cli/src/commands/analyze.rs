@@ -5,8 +5,11 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use pentago::{Budget, Position, SearchControl, SearchOptions, SearchResult, UctConfig, search};
+use pentago::{
+    Budget, Position, SearchControl, SearchOptions, SearchResult, SharedOracle, UctConfig, search,
+};
 
+use super::tablebase::TablebaseOptions;
 use crate::input;
 use crate::output::outln;
 
@@ -37,6 +40,13 @@ pub struct AnalyzeArgs {
     /// Print JSON (one object per position, with the whole table).
     #[arg(long)]
     json: bool,
+    /// Search without exact values: by default the tablebase's positions are proven nodes of
+    /// the tree (simulations stop there), so a position whose every move it values is decided
+    /// without playouts.
+    #[arg(long)]
+    no_tablebase: bool,
+    #[command(flatten)]
+    tablebase: TablebaseOptions,
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
@@ -67,6 +77,10 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         seed: args.seed,
         threads: pool.current_num_threads(),
         tables_min_visits: None,
+        oracle: match args.no_tablebase {
+            true => None,
+            false => Some(SharedOracle::new(args.tablebase.open()?)),
+        },
     };
     for position in &positions {
         let result = pool.install(|| search_with_progress(position, &config, &options))?;
@@ -160,6 +174,12 @@ fn print_report(result: &SearchResult, config: &UctConfig, top: usize) -> Result
     outln!("pv        {}", pv.join(" "));
     if let Some(value) = result.value {
         outln!("proven    {value} for {}", result.position.side_to_move());
+    }
+    if result.simulations == 0 {
+        outln!(
+            "speed     decided by exact values alone, without simulations (--no-tablebase searches)"
+        );
+        return Ok(());
     }
     outln!(
         "speed     {} simulations in {:.2} s: {:.0} sims/s ({} threads, {} tree nodes)",

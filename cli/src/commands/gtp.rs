@@ -7,7 +7,7 @@ use std::io::{BufRead, Read};
 use anyhow::{Context, Result, ensure};
 use clap::Args;
 use pentago::gtp::{GtpEngine, GtpOptions, MAX_LINE_BYTES, format_response};
-use pentago::{ExactOracle, SafetyMargin, UctConfig};
+use pentago::{SafetyMargin, SharedOracle, UctConfig};
 
 use super::tablebase::TablebaseOptions;
 use super::thread_pool;
@@ -67,11 +67,8 @@ pub fn run(args: &GtpArgs) -> Result<()> {
         reuse: !args.no_reuse,
     });
     if !args.no_tablebase {
-        let table = args.tablebase.open()?;
         // A damaged block is no reason to stop playing: the search takes that move.
-        engine = engine.with_exact_moves(Box::new(move |position| {
-            table.probe_moves(position).ok().flatten()
-        }));
+        engine = engine.with_oracle(SharedOracle::new(args.tablebase.open()?));
     }
     pool.install(|| serve(&mut engine, args.quiet))
 }

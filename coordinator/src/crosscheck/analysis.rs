@@ -1,19 +1,27 @@
-//! Cross-checking analysis results statistically. Playout statistics are no exact claim that a
-//! second party could confirm move by move, but they are not free to invent either: in a
-//! sampled share of analysis results ([`super::CrossCheckSettings::analysis_sample`], drawn
-//! afresh per result like every sample) the coordinator runs a short search of the same
-//! position with the same configuration itself and compares the result's overall score — the
-//! mean outcome of all its playouts for the side to move — with its own. A score further off
-//! than [`IMPROBABLE_Z`] standard errors is improbable for any honest search; the worker is
-//! flagged (and so quarantined) and the result's rows are not stored.
+//! Cross-checking analysis results statistically, worker by worker. Playout statistics are no
+//! exact claim that a second party could confirm move by move, and one honest search can be
+//! far from another: UCT's playouts steer each other, so two honest 300-playout searches of a
+//! sharp position, differing only in their seeds, score 0.27 and 0.84 for the side to move
+//! (measured on random positions: more than 13 standard errors apart if the playouts were
+//! independent). No single result can be called improbable.
 //!
-//! Playouts of one UCT search are not independent draws (the tree steers them), and searches
-//! of different budgets legitimately disagree a little, so each side is credited with at most
-//! [`EFFECTIVE_PLAYOUTS`] independent playouts: a deliberately weak test that honest workers
-//! never fail, and that a fabricated table (the probe's 40,000,000 playouts all won) fails by
-//! a wide margin.
+//! What no honest worker can do is *lean*: in a sampled share of analysis results
+//! ([`super::CrossCheckSettings::analysis_sample`], drawn afresh per result like every sample)
+//! the coordinator runs the same search itself — the same position, configuration, playout
+//! budget and number of trees, from a seed of its own — and notes whether the worker's overall
+//! score (wins and half the draws over all its playouts, for the side to move) came out above
+//! or below its own. For an honest worker the two scores are two draws from one distribution,
+//! so "above" is a fair coin whatever the positions; a worker that inflates (or deflates) the
+//! results it sends wins the toss too often. When one side of a worker's tally reaches odds
+//! below [`IMPROBABLE`] under a fair coin (a sign test: at least 30 tosses, all one way, or
+//! e.g. 67 of 80), the worker is flagged (and so quarantined) and the result's rows are not
+//! stored.
+//!
+//! The tallies live in memory (a restart starts them again) and the check skips results of
+//! more than [`MAX_CHECK_PLAYOUTS`] playouts, which the coordinator cannot afford to repeat.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
 use pentago::{Budget, Position, SearchControl, SearchOptions, UctConfig, search};
 
@@ -21,12 +29,13 @@ use super::CrossCheck;
 use crate::offload::blocking;
 use crate::store::{Flag, ResultEffect, Table};
 
-/// Playouts the coordinator spends on its own search (fewer when the job asked for fewer).
-const CHECK_PLAYOUTS: u64 = 4_000;
-/// The most independent playouts a side's score is credited with.
-const EFFECTIVE_PLAYOUTS: f64 = 400.0;
-/// How many standard errors apart two honest scores never are (odds about 10^-9).
-const IMPROBABLE_Z: f64 = 6.0;
+/// The largest analysis the coordinator repeats (a fraction of a second of one core for the
+/// optimised engine; the sample rate bounds how often).
+const MAX_CHECK_PLAYOUTS: u64 = 50_000;
+/// Odds under a fair coin below which a worker's tally is no honest worker's (with checks
+/// after every sampled result, the chance that an honest worker is ever flagged stays far
+/// below one in a million over its life).
+const IMPROBABLE: f64 = 1e-9;
 
 /// Playouts and score (wins and half the draws over games, for the side to move) of a
 /// result's tables; `None` without playouts.
@@ -39,42 +48,92 @@ fn score<'a>(tables: impl IntoIterator<Item = &'a Table>) -> Option<(f64, f64)> 
     (games > 0).then(|| (games as f64, points as f64 / (2.0 * games as f64)))
 }
 
-/// How many standard errors apart two scores are, each side credited with at most
-/// [`EFFECTIVE_PLAYOUTS`] playouts.
-fn separation((games_a, score_a): (f64, f64), (games_b, score_b): (f64, f64)) -> f64 {
-    let (n_a, n_b) = (
-        games_a.min(EFFECTIVE_PLAYOUTS),
-        games_b.min(EFFECTIVE_PLAYOUTS),
-    );
-    // The pooled score, kept off 0 and 1 so that two unanimous searches still have a spread.
-    let pooled = ((score_a * n_a + score_b * n_b) / (n_a + n_b)).clamp(0.02, 0.98);
-    let error = (pooled * (1.0 - pooled) * (1.0 / n_a + 1.0 / n_b)).sqrt();
-    (score_a - score_b).abs() / error
+/// How often a worker's sampled analyses scored above and below the coordinator's own.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    above: u64,
+    below: u64,
+}
+
+impl Tally {
+    /// The odds, under a fair coin, of a split at least as lopsided as this one on its
+    /// heavier side.
+    fn odds(self) -> f64 {
+        upper_tail(self.above.max(self.below), self.above + self.below)
+    }
+}
+
+/// `P(X >= k)` for `X` binomial with `n` tosses of a fair coin, summed in log space so that
+/// large tallies neither overflow nor underflow to a false 0.
+fn upper_tail(k: u64, n: u64) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    if k > n {
+        return 0.0;
+    }
+    // ln C(n, k) by the product of (n - k + i) / i.
+    let ln_choose: f64 = (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum();
+    let mut ln_term = ln_choose - n as f64 * std::f64::consts::LN_2;
+    let mut total = 0.0;
+    for j in k..=n {
+        total += ln_term.exp();
+        if j < n {
+            ln_term += ((n - j) as f64 / (j + 1) as f64).ln();
+        }
+    }
+    total.min(1.0)
+}
+
+/// Every worker's tally, kept while the coordinator runs.
+#[derive(Default)]
+pub(super) struct SignTallies(Mutex<HashMap<String, Tally>>);
+
+impl SignTallies {
+    /// Records whether `worker`'s score came out above (`true`) or below the coordinator's,
+    /// and returns its tally.
+    fn record(&self, worker: &str, above: bool) -> Tally {
+        let mut tallies = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tally = tallies.entry(worker.to_owned()).or_default();
+        if above {
+            tally.above += 1;
+        } else {
+            tally.below += 1;
+        }
+        *tally
+    }
 }
 
 impl CrossCheck {
-    /// Compares `worker`'s analysis of `position` (job `job_id`, `config`, `playouts`) with
-    /// the coordinator's own short search; flags the worker and drops the rows when the two
-    /// are improbably far apart.
+    /// Repeats `worker`'s analysis of `position` (job `job_id`, `config`, `playouts`, on the
+    /// worker's `threads` trees) with a seed of the coordinator's, adds the comparison to the
+    /// worker's tally, and flags the worker (dropping the rows) once its tally leans too far.
     pub(super) async fn check_analysis(
         &self,
         worker: &str,
         job_id: u64,
-        (position, config, playouts): (&Position, &UctConfig, u64),
+        (position, config, playouts, threads): (&Position, &UctConfig, u64, u32),
         effect: &mut ResultEffect,
     ) {
+        if playouts > MAX_CHECK_PLAYOUTS {
+            return;
+        }
         let Some(claimed) = score(effect.playouts.values()) else {
             return;
         };
-        let (position, seed) = (*position, job_id);
-        let config = config.with_budget(Budget::Playouts(CHECK_PLAYOUTS.min(playouts).max(1)));
+        let position = *position;
+        let config = config.with_budget(Budget::Playouts(playouts.max(1)));
         // The semaphore is never closed, so acquiring cannot fail.
         let _permit = self.judging.acquire().await.ok();
         let own = blocking(move || {
+            use rand::RngExt;
             let options = SearchOptions {
-                seed,
-                threads: 1,
-                tables_min_visits: None,
+                seed: rand::rng().random(),
+                threads: threads.clamp(1, 256) as usize,
+                ..SearchOptions::default()
             };
             let result = search(&position, &config, &options, &SearchControl::new()).ok()?;
             let table: Table = result
@@ -95,18 +154,24 @@ impl CrossCheck {
         let Some(own) = own else {
             return;
         };
-        let z = separation(claimed, own);
-        if z <= IMPROBABLE_Z {
+        if claimed.1 == own.1 {
             return;
         }
-        tracing::warn!(worker = %worker, job = job_id, %position, claimed = claimed.1, own = own.1, z, "an improbable analysis result");
+        let tally = self.signs.record(worker, claimed.1 > own.1);
+        let odds = tally.odds();
+        if odds >= IMPROBABLE {
+            return;
+        }
+        tracing::warn!(worker = %worker, job = job_id, %position, above = tally.above, below = tally.below, odds, "a worker's analyses lean improbably");
         effect.playouts.clear();
         effect.playout_count = 0;
         effect.flags.push(Flag {
             worker: worker.to_owned(),
             reason: format!(
-                "job {job_id}: an analysis of {position} scoring {:.3} over {} playouts, against {:.3} in the coordinator's own search ({z:.1} standard errors)",
-                claimed.1, claimed.0, own.1
+                "job {job_id}: of {} sampled analyses, {} scored above the coordinator's own search of the same position and {} below (odds {odds:.1e} for an honest worker)",
+                tally.above + tally.below,
+                tally.above,
+                tally.below
             ),
         });
     }
@@ -117,15 +182,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn honest_spreads_pass_and_a_fabricated_score_does_not() {
-        // Two honest searches a few points apart, at any budgets.
-        assert!(separation((300.0, 0.52), (4_000.0, 0.55)) < 1.0);
-        assert!(separation((1e6, 0.48), (4_000.0, 0.56)) < 3.0);
-        assert!(separation((50.0, 0.30), (50.0, 0.70)) < IMPROBABLE_Z);
-        // The probe's table: everything won, against an even position.
-        assert!(separation((4e7, 1.0), (4_000.0, 0.52)) > 2.0 * IMPROBABLE_Z);
-        // Unanimity on both sides is no division by zero.
-        assert_eq!(separation((10.0, 1.0), (10.0, 1.0)), 0.0);
+    fn the_sign_test_needs_a_long_lopsided_tally() {
+        assert_eq!(upper_tail(0, 10), 1.0);
+        assert!((upper_tail(1, 1) - 0.5).abs() < 1e-12);
+        assert!((upper_tail(3, 4) - 5.0 / 16.0).abs() < 1e-12);
+        // 29 of 29 one way is not yet enough, 30 of 30 is.
+        assert!(upper_tail(29, 29) > IMPROBABLE);
+        assert!(upper_tail(30, 30) < IMPROBABLE);
+        // An honest tally of thousands of tosses stays far from the bound.
+        assert!(
+            Tally {
+                above: 5_100,
+                below: 4_900
+            }
+            .odds()
+                > 0.01
+        );
+        // A lean of 68 of 80, and one of 60% over 10,000, are flagged; 62 of 80 is not yet.
+        assert!(
+            Tally {
+                above: 68,
+                below: 12
+            }
+            .odds()
+                < IMPROBABLE
+        );
+        assert!(
+            Tally {
+                above: 62,
+                below: 18
+            }
+            .odds()
+                > IMPROBABLE
+        );
+        assert!(
+            Tally {
+                above: 4_000,
+                below: 6_000
+            }
+            .odds()
+                < IMPROBABLE
+        );
+    }
+
+    #[test]
+    fn tallies_are_per_worker() {
+        let tallies = SignTallies::default();
+        tallies.record("a", true);
+        tallies.record("a", true);
+        assert_eq!(tallies.record("a", false), Tally { above: 2, below: 1 });
+        assert_eq!(tallies.record("b", false), Tally { above: 0, below: 1 });
     }
 
     #[test]

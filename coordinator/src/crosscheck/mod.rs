@@ -53,6 +53,8 @@ pub struct CrossCheck {
     settings: CrossCheckSettings,
     /// One coordinator solve at a time: the midsolver's tables are large.
     judging: tokio::sync::Semaphore,
+    /// Each worker's analyses against the coordinator's own searches (see [`analysis`]).
+    signs: analysis::SignTallies,
 }
 
 impl CrossCheck {
@@ -61,16 +63,18 @@ impl CrossCheck {
             store,
             settings,
             judging: tokio::sync::Semaphore::new(1),
+            signs: analysis::SignTallies::default(),
         }
     }
 
-    /// Turns a validated result of `worker` for job `job_id` (running `task`, checking claim
+    /// Turns a validated result of `worker` (which runs `threads` search trees) for job
+    /// `job_id` (running `task`, checking claim
     /// `claim_id` if it is a check job) into what it may change: a check job's result settles its
     /// claim; a sampled claim is held back and its cross-check begins; anything else passes
     /// unchanged. May solve a position on the blocking pool first.
     pub(crate) async fn review(
         &self,
-        worker: &str,
+        (worker, threads): (&str, u32),
         job_id: u64,
         claim_id: Option<u64>,
         task: &Task,
@@ -85,7 +89,7 @@ impl CrossCheck {
                 config,
                 playouts,
             } if sampled(self.settings.analysis_sample) => {
-                let analysed = (position, config, *playouts);
+                let analysed = (position, config, *playouts, threads);
                 self.check_analysis(worker, job_id, analysed, &mut effect)
                     .await;
             }

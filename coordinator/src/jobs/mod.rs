@@ -325,6 +325,14 @@ impl JobQueue {
         Ok((terms, session))
     }
 
+    /// The threads (search trees) `worker_id` said it runs, while it is known.
+    pub fn worker_threads(&self, worker_id: &str) -> Option<u32> {
+        self.scheduler()
+            .workers()
+            .get(worker_id)
+            .map(|info| info.threads)
+    }
+
     /// Checks that a worker call comes from `worker_id`'s current session: a call in another
     /// worker's name is refused before it can touch anything.
     pub fn authenticate(&self, worker_id: &WorkerId, session: &Session) -> Result<(), JobError> {

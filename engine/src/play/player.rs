@@ -178,6 +178,7 @@ fn uct_move(position: &Position, config: &UctConfig, seed: u64, threads: usize) 
         seed,
         threads,
         tables_min_visits: None,
+        oracle: None,
     };
     search(position, config, &options, &SearchControl::new())
         .ok()

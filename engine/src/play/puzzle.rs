@@ -299,6 +299,7 @@ impl PuzzleVerifier {
             seed: self.seed,
             threads: 1,
             tables_min_visits: None,
+            oracle: None,
         };
         search(position, &config, &options, &SearchControl::new()).ok()
     }

@@ -27,20 +27,71 @@ pub trait ExactOracle {
     /// game is valued by the rules; every other child is probed and its value negated.
     /// An empty list for a finished game.
     fn probe_moves(&self, position: &Position) -> Result<Option<Vec<(Move, Value)>>, Self::Error> {
-        let mover = position.side_to_move();
-        let mut values = Vec::new();
-        for mv in position.legal_moves().iter().copied() {
-            let child = position.play_unchecked(mv);
-            let value = match Value::of_status(child.status(), mover) {
-                Some(value) => value,
-                None => match self.probe(&child)? {
-                    Some(child_value) => child_value.negate(),
-                    None => return Ok(None),
-                },
-            };
-            values.push((mv, value));
+        moves_by(position, |child| self.probe(child))
+    }
+}
+
+/// Every legal move of `position` with its exact value for the mover, `probe` valuing the
+/// children the rules do not (see [`ExactOracle::probe_moves`]).
+fn moves_by<E>(
+    position: &Position,
+    mut probe: impl FnMut(&Position) -> Result<Option<Value>, E>,
+) -> Result<Option<Vec<(Move, Value)>>, E> {
+    let mover = position.side_to_move();
+    let mut values = Vec::new();
+    for mv in position.legal_moves().iter().copied() {
+        let child = position.play_unchecked(mv);
+        let value = match Value::of_status(child.status(), mover) {
+            Some(value) => value,
+            None => match probe(&child)? {
+                Some(child_value) => child_value.negate(),
+                None => return Ok(None),
+            },
+        };
+        values.push((mv, value));
+    }
+    Ok(Some(values))
+}
+
+/// An [`ExactOracle`] as a search holds it, behind a shared trait object: any oracle that can be
+/// shared between threads is one. A read error counts as "not known" here, so a damaged file
+/// costs the search its shortcut, never a wrong value (callers that must report such errors
+/// probe the [`ExactOracle`] themselves).
+pub trait ExactValues: Send + Sync {
+    /// The exact value of `position` for the side to move, when the oracle knows it.
+    fn exact_value(&self, position: &Position) -> Option<Value>;
+
+    /// Every legal move of `position` with its exact value for the mover, when the oracle
+    /// knows them all (as [`ExactOracle::probe_moves`], unreadable answers unknown).
+    fn exact_moves(&self, position: &Position) -> Option<Vec<(Move, Value)>> {
+        let known: Result<_, std::convert::Infallible> =
+            moves_by(position, |child| Ok(self.exact_value(child)));
+        match known {
+            Ok(moves) => moves,
         }
-        Ok(Some(values))
+    }
+}
+
+impl<O: ExactOracle + Send + Sync> ExactValues for O {
+    fn exact_value(&self, position: &Position) -> Option<Value> {
+        self.probe(position).ok().flatten()
+    }
+}
+
+/// A shared [`ExactValues`], as search options carry it.
+#[derive(Clone)]
+pub struct SharedOracle(pub std::sync::Arc<dyn ExactValues>);
+
+impl std::fmt::Debug for SharedOracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedOracle")
+    }
+}
+
+impl SharedOracle {
+    /// Shares `oracle`.
+    pub fn new(oracle: impl ExactValues + 'static) -> SharedOracle {
+        SharedOracle(std::sync::Arc::new(oracle))
     }
 }
 

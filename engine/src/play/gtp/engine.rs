@@ -15,6 +15,7 @@ use crate::board::position::{ParsePositionError, PlayError, Position};
 use crate::board::square::Square;
 use crate::board::status::Status;
 use crate::play::clock::{Clock, SafetyMargin, TimeControl, think_time};
+use crate::search::oracle::SharedOracle;
 use crate::search::playout::splitmix64;
 use crate::search::uct::{
     Budget, KeptSearch, SearchControl, SearchError, SearchOptions, SearchResult, UctConfig,
@@ -106,13 +107,10 @@ pub struct Exchange {
     pub info: Option<String>,
 }
 
-/// Every move of a position with its exact value for the mover, where known.
-pub type MoveValues = Box<dyn Fn(&Position) -> Option<Vec<(crate::Move, crate::Value)>> + Send>;
-
 /// The state of one engine program.
 pub struct GtpEngine {
     options: GtpOptions,
-    exact: Option<MoveValues>,
+    exact: Option<SharedOracle>,
     position: Position,
     kept: KeptSearch,
     time: TimeControl,
@@ -137,12 +135,13 @@ impl GtpEngine {
         }
     }
 
-    /// The engine with an exact source of move values: in a position where it knows every
-    /// move's value, `genmove` plays one that keeps the best of them (as
-    /// [`crate::perfect_move`] picks) instead of searching.
+    /// The engine with an exact source of values: in a position where it knows every move's
+    /// value, `genmove` plays one that keeps the best of them (as [`crate::perfect_move`]
+    /// picks) instead of searching; elsewhere its searches treat the positions it values as
+    /// proven.
     #[must_use]
-    pub fn with_exact_moves(mut self, exact: MoveValues) -> GtpEngine {
-        self.exact = Some(exact);
+    pub fn with_oracle(mut self, oracle: SharedOracle) -> GtpEngine {
+        self.exact = Some(oracle);
         self
     }
 
@@ -296,7 +295,10 @@ impl GtpEngine {
         let colour = self.mover(colour)?;
         let index = colour as usize;
         let asked = Instant::now();
-        if let Some(known) = self.exact.as_ref().and_then(|exact| exact(&self.position))
+        if let Some(known) = self
+            .exact
+            .as_ref()
+            .and_then(|exact| exact.0.exact_moves(&self.position))
             && let Some((_, value)) = crate::best_of(&known)
             && let Some(mv) = crate::play::player::keeping_move(&self.position, &known)
         {
@@ -319,6 +321,7 @@ impl GtpEngine {
             seed: splitmix64(self.options.seed.wrapping_add(self.searches)),
             threads: self.options.threads.max(1),
             tables_min_visits: None,
+            oracle: self.exact.clone(),
         };
         let started = Instant::now();
         let result = self

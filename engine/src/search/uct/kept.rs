@@ -88,9 +88,9 @@ impl KeptSearch {
                 let start = match (tree, root) {
                     (Some(tree), Some(root)) => match tree.find(&root, position) {
                         Some(node) => tree.subtree(node),
-                        None => Tree::new(position, config.prior),
+                        None => Tree::new(position, config.prior, options.oracle.clone()),
                     },
-                    _ => Tree::new(position, config.prior),
+                    _ => Tree::new(position, config.prior, options.oracle.clone()),
                 };
                 let reused = u64::from(start.nodes[0].visits);
                 let rng = seeded_rng(options.seed, i as u64);
@@ -122,6 +122,7 @@ mod tests {
             seed: 5,
             threads,
             tables_min_visits: None,
+            oracle: None,
         }
     }
 

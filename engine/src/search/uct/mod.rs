@@ -27,6 +27,7 @@ use crate::board::children::MoveGroups;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::status::Status;
+use crate::search::oracle::SharedOracle;
 use crate::search::playout::seeded_rng;
 use search::{TreeSearch, split_budget};
 
@@ -39,6 +40,9 @@ pub struct SearchOptions {
     pub threads: usize,
     /// Also return the table of every position with at least this many visits.
     pub tables_min_visits: Option<u64>,
+    /// Exact values from outside the search (a tablebase): a node whose value it knows is
+    /// proven, like a finished game, and simulations stop there (the MCTS-solver's rule).
+    pub oracle: Option<SharedOracle>,
 }
 
 impl SearchOptions {
@@ -65,6 +69,7 @@ impl Default for SearchOptions {
             seed: 1,
             threads: 1,
             tables_min_visits: None,
+            oracle: None,
         }
     }
 }
@@ -93,7 +98,8 @@ pub fn search(
         .map(|i| {
             let (share, deadline) = split_budget(config.budget, threads, i);
             let rng = seeded_rng(options.seed, i as u64);
-            let mut tree = TreeSearch::new(*position, config, rng, share, max_edges);
+            let oracle = options.oracle.clone();
+            let mut tree = TreeSearch::new(*position, config, rng, share, max_edges, oracle);
             tree.run(control, deadline);
             tree
         })
@@ -266,6 +272,7 @@ mod tests {
             seed,
             threads,
             tables_min_visits: Some(50),
+            oracle: None,
         };
         search(position, config, &options, &SearchControl::new()).unwrap()
     }
@@ -302,7 +309,8 @@ mod tests {
             let trees: Vec<TreeSearch<'_>> = (0..4)
                 .into_par_iter()
                 .map(|i| {
-                    let mut t = TreeSearch::new(position, &c, seeded_rng(1, i), 10_000, 1 << 24);
+                    let mut t =
+                        TreeSearch::new(position, &c, seeded_rng(1, i), 10_000, 1 << 24, None);
                     t.run(&SearchControl::new(), None);
                     t
                 })

@@ -9,6 +9,7 @@ use rand::RngExt;
 use super::config::{Budget, UctConfig};
 use super::tree::{Edge, Tree};
 use crate::board::position::Position;
+use crate::search::oracle::SharedOracle;
 use crate::search::playout::{EngineRng, cut_off_playout};
 use crate::search::value::Value;
 
@@ -71,8 +72,9 @@ impl<'a> TreeSearch<'a> {
         rng: EngineRng,
         max_simulations: u64,
         max_edges: usize,
+        oracle: Option<SharedOracle>,
     ) -> TreeSearch<'a> {
-        let tree = Tree::new(&root, config.prior);
+        let tree = Tree::new(&root, config.prior, oracle);
         TreeSearch::with_tree(tree, root, config, rng, max_simulations, max_edges)
     }
 

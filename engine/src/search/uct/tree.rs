@@ -10,6 +10,7 @@ use crate::board::children::Children;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::search::eval::{Evaluation, LineOccupancy};
+use crate::search::oracle::SharedOracle;
 use crate::search::value::Value;
 
 /// Proof state of a node or an edge, from the point of view of the side to move there
@@ -54,6 +55,8 @@ pub(crate) struct Tree {
     children: Children,
     scratch: Vec<(Move, Position)>,
     prior: f32,
+    /// Exact values from outside (a tablebase): a node it values is proven on creation.
+    oracle: Option<SharedOracle>,
 }
 
 /// Bytes per tree node: one move record with its statistics.
@@ -61,17 +64,57 @@ pub const BYTES_PER_EDGE: usize = std::mem::size_of::<Edge>();
 
 impl Tree {
     /// A tree with just the root; `prior` is the weight of the evaluation prior in new nodes
-    /// (see [`super::UctConfig::prior`]).
-    pub fn new(root: &Position, prior: f32) -> Tree {
+    /// (see [`super::UctConfig::prior`]); `oracle` proves the nodes whose exact value it knows.
+    ///
+    /// At the root the oracle values each move rather than the root itself: a root proven
+    /// from its own value would stop the search with no move to recommend, while root edges
+    /// proven one by one give the best move (a win, else a draw) and leave the search free
+    /// where some children are not covered.
+    pub fn new(root: &Position, prior: f32, oracle: Option<SharedOracle>) -> Tree {
         let mut tree = Tree {
             nodes: Vec::new(),
             edges: Vec::new(),
             children: Children::new(),
             scratch: Vec::with_capacity(Move::COUNT),
             prior,
+            oracle: None,
         };
         tree.create_node(root);
+        tree.oracle = oracle;
+        tree.prove_root_edges(root);
         tree
+    }
+
+    /// Proves each root edge whose child the oracle values, and the root when that settles it
+    /// (one winning edge, or every edge proven).
+    fn prove_root_edges(&mut self, root: &Position) {
+        let Some(oracle) = self.oracle.clone() else {
+            return;
+        };
+        let node = self.nodes[0];
+        if node.proof.is_some() {
+            return;
+        }
+        let first = node.first_edge as usize;
+        let mut proven = node.proven_edges;
+        for edge in &mut self.edges[first..first + node.edge_count as usize] {
+            if edge.proof.is_none()
+                && let Some(value) = oracle.0.exact_value(&root.play_unchecked(edge.mv))
+            {
+                edge.proof = Some(value.negate());
+                proven += 1;
+            }
+        }
+        let edges = &self.edges[first..first + node.edge_count as usize];
+        let root_node = &mut self.nodes[0];
+        root_node.proven_edges = proven;
+        root_node.proof = if edges.iter().any(|e| e.proof == Some(Value::Win)) {
+            Some(Value::Win)
+        } else if proven == node.edge_count {
+            edges.iter().filter_map(|e| e.proof).max()
+        } else {
+            None
+        };
     }
 
     /// The weight of the evaluation prior its nodes were created with.
@@ -131,6 +174,11 @@ impl Tree {
                     .filter_map(|e| e.proof)
                     .max();
             }
+            if node.proof.is_none()
+                && let Some(oracle) = &self.oracle
+            {
+                node.proof = oracle.0.exact_value(position);
+            }
         }
         self.nodes.push(node);
         index
@@ -151,6 +199,7 @@ impl Tree {
             children: Children::new(),
             scratch: Vec::with_capacity(Move::COUNT),
             prior: self.prior,
+            oracle: self.oracle.clone(),
         };
         // Breadth first: a node's new index is its place in `order`, known when it is queued,
         // so each edge is copied once with its child renumbered.
@@ -252,7 +301,7 @@ mod tests {
 
     #[test]
     fn start_folds_into_six_moves() {
-        let tree = Tree::new(&Position::START, 0.0);
+        let tree = Tree::new(&Position::START, 0.0, None);
         assert_eq!(tree.edges_of(0).len(), 6);
         let groups = crate::board::children::move_groups(&Position::START, true);
         assert_eq!(groups.len(), 6);
@@ -264,7 +313,7 @@ mod tests {
 
     #[test]
     fn subtree_keeps_the_statistics_below_its_root() {
-        let mut tree = Tree::new(&Position::START, 0.0);
+        let mut tree = Tree::new(&Position::START, 0.0, None);
         let first = tree.edges_of(0)[2];
         let after = Position::START.play_unchecked(first.mv);
         let child = tree.create_node(&after);
@@ -296,7 +345,7 @@ mod tests {
     #[test]
     fn immediate_win_makes_a_proven_node() {
         let p: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
-        let tree = Tree::new(&p, 0.0);
+        let tree = Tree::new(&p, 0.0, None);
         assert_eq!(tree.nodes[0].proof, Some(Value::Win));
         assert_eq!(tree.edges_of(0).len(), 1);
         assert_eq!(tree.edges_of(0)[0].mv.square().to_string(), "e1");
