@@ -103,6 +103,13 @@ class Board {
     svg.setAttribute("width", side);
     svg.setAttribute("height", side);
     svg.classList.add("board");
+    // Escape takes back a picked square (its arrows cover parts of the neighbouring squares).
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.selected) {
+        this.selected = null;
+        this.draw();
+      }
+    });
   }
 
   /** Draws `position` (notation text); `interactive` lets the user move. `marks` (optional):

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use fantoccini::Client;
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::key::Key;
 use pentago::{ExactOracle, Move, Position, SolveLimits, Value, random_opening};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_tablebase::Tablebase;
@@ -433,6 +435,16 @@ async fn analysis_board_in_headless_chromium() {
             assert!(title.contains(&format!("{mv}: {words} (table)")), "{title}");
             checked += 1;
         }
+        // Escape takes the square back: the arrows go, and the next square is clear to click.
+        let escape = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down {
+                value: Key::Escape.into(),
+            })
+            .then(KeyAction::Up {
+                value: Key::Escape.into(),
+            });
+        browser.perform_actions(escape).await.expect("press Escape");
+        wait_for(&browser, "!document.querySelector('g.twist')").await;
     }
     assert_eq!(
         checked,
