@@ -137,6 +137,25 @@ fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves_with
         "{message}"
     );
 
+    // A tablebase folder that is not there: a clear error naming it, before anything is served.
+    let missing = dir.path().join("no-such-slices");
+    let out = pentagrid(&[
+        "serve",
+        "--coordinator",
+        &url,
+        "--token-file",
+        token.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--tablebase",
+        missing.to_str().unwrap(),
+    ])
+    .output()
+    .expect("run serve");
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(message.contains("no-such-slices"), "{message}");
+
     let mut serve = pentagrid(&[
         "serve",
         "--coordinator",
@@ -173,6 +192,8 @@ fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves_with
         "/api/v1/puzzles",
         "/api/v1/matches",
         "/api/v1/openapi.json",
+        "/api/v1/exact?position=start",
+        "/api/v1/exact/solver",
     ] {
         let (status, body) = http_get(&address, path);
         assert!(status.contains("200"), "{path}: {status} {body}");
@@ -182,6 +203,13 @@ fn serve_refuses_an_unreachable_coordinator_and_a_refused_token_then_serves_with
     let (status, body) = http_get(&address, "/api/v1/book?position=nonsense");
     assert!(status.contains("400"), "{status}");
     assert!(body.contains("bad position"), "{body}");
+    // The analysis board knows the start from the shipped tablebase: black wins.
+    let (_, body) = http_get(&address, "/api/v1/exact?position=start");
+    let exact: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(
+        (&exact["value"], &exact["source"]),
+        (&"win".into(), &"table".into())
+    );
     let (status, page) = http_get(&address, "/");
     assert!(status.contains("200") && page.contains("<svg id=\"board\">"));
 }

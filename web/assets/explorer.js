@@ -1,29 +1,50 @@
-// The explorer: a position's book tables beside the board; moves by clicks or from the table;
-// the position lives in the URL (`?position=...`), so back/forward and shared links work.
+// The explorer, an analysis board: a position's book tables beside the board, every move's exact
+// value as a colour (green wins, grey draws, red loses for the mover), the line played as a move
+// list; moves by clicks or from the table. The position and the line live in the URL
+// (`?position=...&from=...&line=m1,m2`), so back/forward and shared links work.
 "use strict";
 
 const START = "....../....../....../....../....../......";
 const board = new Board(document.getElementById("board"), playMove);
+/** What the page shows: the position, and the line that led to it from `from`. */
+let current = { position: START, from: START, line: [] };
+/** Bumped on every load, so that a late answer for a position left behind is dropped. */
+let generation = 0;
+let retryTimer = null;
 
-function currentPosition() {
-  return new URLSearchParams(location.search).get("position") || START;
+/** The state in the URL (a position without a line is its own line's start). */
+function stateFromUrl() {
+  const params = new URLSearchParams(location.search);
+  const position = params.get("position") || START;
+  const line = (params.get("line") || "").split(",").filter((m) => m);
+  const from = params.get("from") || (line.length ? START : position);
+  return { position, from, line };
 }
 
-function urlOf(position) {
-  return position === START ? "/" : "/?position=" + position;
+/** The URL of `state` (positions and moves need no escaping: `.xo/`, letters, digits, `-`). */
+function urlOf(state) {
+  const params = [];
+  if (state.position !== START) params.push("position=" + state.position);
+  if (state.line.length) {
+    if (state.from !== START) params.push("from=" + state.from);
+    params.push("line=" + state.line.join(","));
+  }
+  return params.length ? "/?" + params.join("&") : "/";
 }
 
-/** Goes to `position`, adding it to the browser history. */
-function go(position) {
-  history.pushState({ position }, "", urlOf(position));
-  load(position);
+/** Goes to `state`, adding it to the browser history. */
+function go(state) {
+  history.pushState(state, "", urlOf(state));
+  load(state);
 }
 
+/** Plays `move` from the current position: the line grows by it. */
 async function playMove(move) {
-  const from = currentPosition();
+  const from = current.position;
   try {
     const line = await api(`book/line?position=${encodeURIComponent(from)}&moves=${encodeURIComponent(move)}`);
-    go(line.steps[line.steps.length - 1].position);
+    const last = line.steps[line.steps.length - 1];
+    go({ position: last.position, from: current.from, line: current.line.concat([last.move]) });
   } catch (error) {
     say("message", error.message, true);
     board.show(from, true);
@@ -54,50 +75,153 @@ function renderTable(id, totalId, table) {
   }
   const head = el("thead", {}, el("tr", {},
     el("th", {}, "move"), el("th", { class: "num" }, "games"), el("th", {}, "result"),
-    el("th", { class: "num" }, "win rate"), el("th", {}, "95% interval"), el("th", {}, "proven")));
+    el("th", { class: "num" }, "win rate"), el("th", {}, "95% interval"), el("th", {}, "proven"),
+    el("th", {}, "exact")));
   const body = el("tbody", {}, table.moves.map((row) => el("tr", {
-    class: "clickable", "data-move": row.move, onclick: () => go(row.after),
+    class: "clickable", "data-move": row.move,
+    onclick: () => go({ position: row.after, from: current.from, line: current.line.concat([row.move]) }),
   },
     el("td", { class: "mono" }, row.move, " ", mergeBadge(row.also)),
     el("td", { class: "num" }, count(row.games)),
     el("td", {}, resultBar(row)),
     el("td", { class: "num" }, row.win_rate ? percent(row.win_rate.rate) : "—"),
     el("td", { class: "muted" }, row.win_rate ? `${percent(row.win_rate.low)} – ${percent(row.win_rate.high)}` : ""),
-    el("td", {}, proofBadge(row.proven)))));
+    el("td", {}, proofBadge(row.proven)),
+    el("td", { class: "exact" }, "…"))));
   node.replaceChildren(head, body);
 }
 
-async function load(position) {
+/** Fills the book tables' "exact" column from the exact values (`values`: move -> entry). */
+function markRows(values, side) {
+  for (const cell of document.querySelectorAll("tr[data-move] td.exact")) {
+    const entry = values ? values.get(cell.parentElement.dataset.move) : null;
+    const value = entry ? entry.value : null;
+    cell.dataset.value = value || "";
+    cell.replaceChildren(value
+      ? el("span", { class: "badge " + value, title: `${valueWords(value, side)} (${entry.source})` }, value)
+      : el("span", { class: "muted", title: "exact value unknown" }, "?"));
+  }
+}
+
+/** The move list of the line (each entry goes back to the position after it). */
+async function renderLine(state, token) {
+  const list = document.getElementById("movelist");
+  if (state.line.length === 0) {
+    list.replaceChildren(el("li", { class: "muted" }, "no moves played from this position yet"));
+    return null;
+  }
+  const line = await api(`book/line?position=${encodeURIComponent(state.from)}&moves=${encodeURIComponent(state.line.join(","))}`);
+  if (token !== generation) return null;
+  const start = el("li", {}, el("button", {
+    "data-ply": 0, title: "the line's first position", onclick: () => go({ position: state.from, from: state.from, line: [] }),
+  }, "start"));
+  const items = line.steps.slice(1).map((step, index) => el("li", {}, el("button", {
+    "data-ply": index + 1,
+    class: index + 1 === state.line.length ? "current" : undefined,
+    title: `position after ${index + 1} moves`,
+    onclick: () => go({ position: step.position, from: state.from, line: state.line.slice(0, index + 1) }),
+  }, `${index + 1}. ${step.move}`)));
+  list.replaceChildren(start, ...items);
+  const steps = line.steps;
+  return lastMoveMarks(steps[steps.length - 2].position, steps[steps.length - 1].move);
+}
+
+/** `/exact` for `position`: the answer, or {busy: seconds} when the solver is full. */
+async function exactValues(position) {
+  const response = await fetch("/api/v1/exact?position=" + encodeURIComponent(position));
+  const body = await response.json().catch(() => null);
+  if (response.status === 503 && body && body.error && body.error.code === "solver_busy") {
+    return { busy: Number(response.headers.get("Retry-After")) || 5, message: body.error.message };
+  }
+  if (!response.ok) throw new Error(body && body.error ? body.error.message : `HTTP ${response.status}`);
+  return body;
+}
+
+const SOURCES = { table: "the tablebase (Irving's solution)", book: "the book's proofs", solver: "the exact solver", rules: "the rules" };
+
+/** Asks for the exact values of the shown position and paints them. */
+async function showExact(state, token) {
+  const summary = document.getElementById("exact");
+  clearTimeout(retryTimer);
+  summary.replaceChildren("exact values: asking…");
+  let exact;
+  try {
+    exact = await exactValues(state.position);
+  } catch (error) {
+    if (token === generation) summary.replaceChildren(el("span", { class: "error" }, "exact values: " + error.message));
+    return;
+  }
+  if (token !== generation) return;
+  if (exact.busy) {
+    summary.replaceChildren(`exact values: the solver is busy; asking again in ${exact.busy} s`);
+    retryTimer = setTimeout(() => { if (token === generation) showExact(state, token); }, exact.busy * 1000);
+    return;
+  }
+  const side = exact.side_to_move;
+  const values = new Map(exact.moves.map((m) => [m.move, m]));
+  board.setValues(values);
+  markRows(values, side);
+  const parts = [];
+  if (exact.value) {
+    parts.push(el("span", { class: "badge " + exact.value, "data-value": exact.value }, exact.value),
+      ` for ${side}, from ${SOURCES[exact.source] || exact.source}`);
+  } else {
+    parts.push("position value unknown");
+  }
+  if (exact.moves.length) {
+    const tally = { win: 0, draw: 0, loss: 0 };
+    for (const m of exact.moves) if (m.value) tally[m.value] += 1;
+    parts.push(` · moves: ${tally.win} win, ${tally.draw} draw, ${tally.loss} lose`);
+    if (exact.unknown_moves) parts.push(`, ${exact.unknown_moves} unknown`);
+  }
+  if (exact.solver) parts.push(` · solver: ${exact.solver.method}, ${exact.solver.seconds.toFixed(2)} s`);
+  if (exact.unknown) parts.push(el("div", { class: "muted" }, exact.unknown.message));
+  summary.replaceChildren(...parts);
+}
+
+async function load(state) {
+  current = state;
+  const token = ++generation;
   say("message", "");
   try {
-    const book = await api("book?position=" + encodeURIComponent(position));
-    board.show(book.position, book.status === "ongoing");
+    const [book, marks] = await Promise.all([
+      api("book?position=" + encodeURIComponent(state.position)),
+      renderLine(state, token).catch((error) => {
+        say("message", error.message, true);
+        return null;
+      }),
+    ]);
+    if (token !== generation) return;
+    board.show(book.position, book.status === "ongoing", marks);
     const title = book.stones === 0 ? "Start position" : `After ${book.stones} stones`;
     document.getElementById("title").textContent = title;
-    const state = book.status === "ongoing" ? `${book.side_to_move} to move`
+    const standing = book.status === "ongoing" ? `${book.side_to_move} to move`
       : book.status === "draw" ? "the game is drawn" : `${book.status} has won`;
     const info = document.getElementById("info");
-    info.replaceChildren(state, " · stored as ", el("code", {}, book.canonical));
+    info.replaceChildren(standing, " · stored as ", el("code", {}, book.canonical));
     renderTable("playouts-table", "playouts-total", book.sources.playouts);
     renderTable("games-table", "games-total", book.sources.games);
   } catch (error) {
     say("message", error.message, true);
+    board.show(state.position, false);
   }
+  if (token === generation) await showExact(state, token);
 }
 
 document.getElementById("back").addEventListener("click", () => history.back());
 document.getElementById("forward").addEventListener("click", () => history.forward());
-document.getElementById("start").addEventListener("click", () => go(START));
+document.getElementById("start").addEventListener("click", () => go({ position: START, from: START, line: [] }));
 document.getElementById("paste").addEventListener("submit", async (event) => {
   event.preventDefault();
   const text = document.getElementById("paste-text").value.trim() || START;
   try {
     const line = await api("book/line?position=" + encodeURIComponent(text));
-    go(line.steps[0].position);
+    const position = line.steps[0].position;
+    go({ position, from: position, line: [] });
   } catch (error) {
     say("message", error.message, true);
   }
 });
-window.addEventListener("popstate", () => load(currentPosition()));
+window.addEventListener("popstate", () => load(stateFromUrl()));
 markNavigation("explorer");
-load(currentPosition());
+load(stateFromUrl());

@@ -4,10 +4,14 @@
 //! The server is a client of the coordinator's read API ([`Source`]), so it runs beside the
 //! coordinator or on another host. Pages are plain HTML, CSS and JavaScript with SVG, compiled
 //! into the binary; nothing is built at install time. Nothing in the API writes.
+//!
+//! The explorer is also an analysis board: [`ExactValues`] gives every move's exact value from
+//! the tablebase, the book's proofs and, for late positions, a bounded pool of solver threads.
 
 mod api;
 mod assets;
 mod book_cache;
+mod exact;
 mod listener;
 mod refusals;
 mod source;
@@ -23,6 +27,9 @@ use tokio::net::TcpListener;
 
 pub use api::{ApiError, OPENAPI, Unreadable};
 pub use book_cache::BookCacheSettings;
+pub use exact::{
+    Busy, ExactError, ExactSettings, ExactValues, SolverHold, SolverSettings, SolverStats,
+};
 pub use source::{Source, SourceError};
 
 use book_cache::BookCache;
@@ -36,6 +43,7 @@ pub const SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
 struct AppState {
     source: Source,
     book_cache: BookCache,
+    exact: ExactValues,
     throughput: Arc<Mutex<Throughput>>,
 }
 
@@ -62,10 +70,11 @@ impl AppState {
 }
 
 /// The explorer's routes (pages, assets and the API) over `source`, and the state to sample.
-fn app(source: Source, book_cache: BookCacheSettings) -> (Router, AppState) {
+fn app(source: Source, book_cache: BookCacheSettings, exact: ExactValues) -> (Router, AppState) {
     let state = AppState {
         source,
         book_cache: BookCache::new(book_cache),
+        exact,
         throughput: Arc::default(),
     };
     let router = Router::new()
@@ -88,7 +97,8 @@ pub async fn serve(
     serve_with(listener, source, book_cache, limits, shutdown).await
 }
 
-/// [`serve`] with connections bounded by `limits` (validated first).
+/// [`serve`] with connections bounded by `limits` (validated first), exact values from the
+/// shipped tablebase and the default solver pool.
 pub async fn serve_with(
     listener: TcpListener,
     source: Source,
@@ -96,10 +106,24 @@ pub async fn serve_with(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let exact = ExactValues::shipped()?;
+    serve_with_exact(listener, source, book_cache, limits, exact, shutdown).await
+}
+
+/// [`serve_with`] with the analysis board's exact values from `exact` (its tablebase, solver
+/// pool and budget).
+pub async fn serve_with_exact(
+    listener: TcpListener,
+    source: Source,
+    book_cache: BookCacheSettings,
+    limits: ConnectionLimits,
+    exact: ExactValues,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     limits
         .validate()
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-    let (router, state) = app(source, book_cache);
+    let (router, state) = app(source, book_cache, exact);
     let sampler = tokio::spawn(async move {
         let mut ticks = tokio::time::interval(SAMPLE_INTERVAL);
         loop {

@@ -1,14 +1,17 @@
-//! `pentagrid serve`: the web explorer (book, puzzles, matches, cluster) as a client of a
-//! coordinator's read API; `run --serve` uses the same server on its embedded cluster.
+//! `pentagrid serve`: the web explorer (book, puzzles, matches, cluster, and the analysis
+//! board's exact values) as a client of a coordinator's read API; `run --serve` uses the same
+//! server on its embedded cluster.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use pentago::SolveLimits;
 use pentagrid_client::Client;
-use pentagrid_web::{BookCacheSettings, Source};
+use pentagrid_web::{BookCacheSettings, ExactSettings, ExactValues, SolverSettings, Source};
 
 use super::cluster::{Connection, LimitArgs, shutdown_signal};
+use super::tablebase::TablebaseOptions;
 use crate::output::outln;
 
 /// Serve the web explorer: the opening book, puzzles, matches and the live cluster in a
@@ -29,25 +32,86 @@ pub struct ServeArgs {
     connection: Connection,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    tablebase: TablebaseOptions,
+    #[command(flatten)]
+    solver: SolverArgs,
+}
+
+/// The analysis board's exact solver: which positions it takes and how much it may spend.
+#[derive(Args)]
+pub struct SolverArgs {
+    /// Positions with at least this many stones that the tablebase and the book leave open
+    /// are solved for the analysis board (from 18 stones the midsolver values every move in a
+    /// time fixed by the stone count; below, alpha-beta within the budget).
+    #[arg(long, value_name = "STONES", default_value_t = 17,
+          value_parser = clap::value_parser!(u32).range(0..=36))]
+    solver_from: u32,
+    /// Threads that solve (at most this many solves run at once).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    solver_threads: u64,
+    /// Positions that may wait for a solver thread; past them a request is refused with 503
+    /// and Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(0..=4096))]
+    solver_queue: u64,
+    /// Most nodes one alpha-beta solve may search (moves it leaves open are shown unknown).
+    #[arg(long, value_name = "N", default_value_t = 20_000_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    solver_nodes: u64,
+    /// Most seconds one alpha-beta solve may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    solver_seconds: u64,
+}
+
+impl SolverArgs {
+    /// The analysis board's sources: the tablebase and the solver pool as the options say.
+    pub fn exact(&self, tablebase: &TablebaseOptions) -> Result<ExactValues> {
+        let defaults = ExactSettings::default();
+        let settings = ExactSettings {
+            solver: SolverSettings {
+                threads: usize::try_from(self.solver_threads)?,
+                queue: usize::try_from(self.solver_queue)?,
+                limits: SolveLimits {
+                    max_nodes: self.solver_nodes,
+                    max_time: Some(Duration::from_secs(self.solver_seconds)),
+                },
+                ..defaults.solver
+            },
+            solver_min_stones: self.solver_from,
+            ..defaults
+        };
+        ExactValues::new(tablebase.open()?, settings).context("starting the solver threads")
+    }
 }
 
 pub fn run(args: &ServeArgs) -> Result<()> {
     let limits = args.limits.limits()?;
+    let exact = args.solver.exact(&args.tablebase)?;
     let (rt, client) = args.connection.client()?;
     let book_cache = BookCacheSettings {
         max_age: Duration::from_secs(args.book_max_age),
         max_bytes: args.book_cache_mb.saturating_mul(1 << 20),
     };
-    rt.block_on(serve_explorer(client, &args.listen, book_cache, limits))
+    rt.block_on(serve_explorer(
+        client,
+        &args.listen,
+        book_cache,
+        limits,
+        exact,
+    ))
 }
 
 /// Checks that the coordinator answers and takes the credential, then serves the explorer on
-/// `listen` until Ctrl-C or SIGTERM.
+/// `listen` until Ctrl-C or SIGTERM, with the analysis board's exact values from `exact`.
 pub async fn serve_explorer(
     client: Client,
     listen: &str,
     book_cache: BookCacheSettings,
     limits: pentagrid_proto::ConnectionLimits,
+    exact: ExactValues,
 ) -> Result<()> {
     let source = Source::new(client);
     source.check().await.context("the explorer cannot start")?;
@@ -57,6 +121,7 @@ pub async fn serve_explorer(
     let address = listener.local_addr()?;
     outln!("explorer on http://{address}/ (Ctrl-C stops it)");
     tracing::info!(%address, "explorer listening");
-    pentagrid_web::serve_with(listener, source, book_cache, limits, shutdown_signal()).await?;
+    let shutdown = shutdown_signal();
+    pentagrid_web::serve_with_exact(listener, source, book_cache, limits, exact, shutdown).await?;
     Ok(())
 }

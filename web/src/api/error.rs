@@ -1,10 +1,11 @@
 //! The API's errors and the one place that turns them into HTTP statuses and JSON bodies.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::exact::ExactError;
 use crate::source::SourceError;
 
 /// Why a request got no answer.
@@ -50,6 +51,9 @@ pub enum ApiError {
     /// The coordinator could not answer.
     #[error(transparent)]
     Source(#[from] SourceError),
+    /// Exact values could not be given (the solver is busy, a tablebase file is damaged).
+    #[error(transparent)]
+    Exact(#[from] ExactError),
     /// An answer could not be written as JSON.
     #[error("the answer could not be encoded: {0}")]
     Encode(String),
@@ -60,6 +64,10 @@ pub enum ApiError {
 
 /// Longest request target taken, in bytes (hyper refuses far longer ones itself).
 pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// Seconds a refused client is told to wait before asking again (`Retry-After`) when the
+/// solver is busy.
+pub const SOLVER_RETRY_AFTER_SECONDS: u64 = 5;
 
 /// Largest header block taken, in bytes (names and values; hyper refuses far larger ones).
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
@@ -106,6 +114,12 @@ impl ApiError {
             ApiError::Encode(_) | ApiError::Unrated(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }
+            ApiError::Exact(error) => match error {
+                ExactError::Busy(_) => (StatusCode::SERVICE_UNAVAILABLE, "solver_busy"),
+                ExactError::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "shutting_down"),
+                ExactError::Table(_) => (StatusCode::INTERNAL_SERVER_ERROR, "tablebase_failed"),
+                ExactError::SolverFailed(_) => (StatusCode::INTERNAL_SERVER_ERROR, "solver_failed"),
+            },
             ApiError::Source(error) => match error {
                 SourceError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
                 SourceError::Rejected(_) => (StatusCode::BAD_REQUEST, "rejected"),
@@ -168,7 +182,14 @@ impl IntoResponse for ApiError {
         if status.is_server_error() || status == StatusCode::BAD_GATEWAY {
             tracing::warn!(error = %self, "API request failed");
         }
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        if let ApiError::Exact(ExactError::Busy(_)) = self {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(SOLVER_RETRY_AFTER_SECONDS),
+            );
+        }
+        response
     }
 }
 
@@ -192,5 +213,12 @@ mod tests {
             status(SourceError::Rejected("x".into()).into()),
             StatusCode::BAD_REQUEST
         );
+        let busy = ApiError::from(ExactError::Busy(crate::exact::Busy {
+            running: 1,
+            queued: 4,
+        }));
+        assert_eq!(status(busy.clone()), StatusCode::SERVICE_UNAVAILABLE);
+        let response = busy.into_response();
+        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
     }
 }

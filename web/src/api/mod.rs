@@ -3,6 +3,7 @@
 mod book;
 mod cluster;
 mod error;
+mod exact;
 mod matches;
 mod puzzles;
 mod ratings;
@@ -38,6 +39,8 @@ pub fn routes() -> Router<AppState> {
         .route("/tournaments", get(ratings::tournament_list))
         .route("/tournaments/{id}", get(ratings::tournament))
         .route("/cluster", get(cluster::status))
+        .route("/exact", get(exact::values))
+        .route("/exact/solver", get(exact::solver))
         .route("/solitaire", get(solitaire::totals))
         .route("/openapi.json", get(openapi))
         .fallback(no_route)

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::support::{FIRST_MOVE, api, fixture};
 
 /// The first program of `names` found on the PATH.
-fn find_program(names: &[&str]) -> Option<PathBuf> {
+pub(crate) fn find_program(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
@@ -24,7 +24,7 @@ fn find_program(names: &[&str]) -> Option<PathBuf> {
 }
 
 /// A chromedriver process, killed on drop.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     url: String,
 }
@@ -36,7 +36,7 @@ impl Drop for Driver {
     }
 }
 
-fn start_driver(program: &Path) -> Driver {
+pub(crate) fn start_driver(program: &Path) -> Driver {
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
@@ -53,7 +53,7 @@ fn start_driver(program: &Path) -> Driver {
     }
 }
 
-async fn connect(driver: &Driver, chromium: &Path) -> Client {
+pub(crate) async fn connect(driver: &Driver, chromium: &Path) -> Client {
     let mut capabilities = serde_json::Map::new();
     capabilities.insert(
         "goog:chromeOptions".into(),
@@ -83,7 +83,7 @@ async fn connect(driver: &Driver, chromium: &Path) -> Client {
 }
 
 /// Waits until the JavaScript expression `condition` is true in the page.
-async fn wait_for(browser: &Client, condition: &str) {
+pub(crate) async fn wait_for(browser: &Client, condition: &str) {
     let started = Instant::now();
     loop {
         let value = browser
@@ -101,7 +101,7 @@ async fn wait_for(browser: &Client, condition: &str) {
     }
 }
 
-async fn text_of(browser: &Client, expression: &str) -> String {
+pub(crate) async fn text_of(browser: &Client, expression: &str) -> String {
     browser
         .execute(&format!("return String({expression});"), vec![])
         .await
@@ -111,7 +111,7 @@ async fn text_of(browser: &Client, expression: &str) -> String {
         .to_owned()
 }
 
-async fn click(browser: &Client, css: &str) {
+pub(crate) async fn click(browser: &Client, css: &str) {
     browser
         .find(Locator::Css(css))
         .await
@@ -122,13 +122,13 @@ async fn click(browser: &Client, css: &str) {
 }
 
 /// Clicks the square and the twist of `mv` (such as `c4-1R`) on the board.
-async fn play(browser: &Client, mv: &str) {
+pub(crate) async fn play(browser: &Client, mv: &str) {
     let (square, twist) = mv.split_once('-').expect("full move form");
     click(browser, &format!("g.square[data-square='{square}']")).await;
     click(browser, &format!("g.twist[data-twist='{twist}']")).await;
 }
 
-async fn screenshot(browser: &Client, name: &str) {
+pub(crate) async fn screenshot(browser: &Client, name: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots");
     std::fs::create_dir_all(&dir).expect("screenshot directory");
     let png = browser.screenshot().await.expect("screenshot");
@@ -137,7 +137,7 @@ async fn screenshot(browser: &Client, name: &str) {
 
 /// A browser test that cannot run here: under CI (`CI` set, other than `false` or `0`) that is
 /// a failure, never a silent pass; elsewhere it says on standard error that it skipped.
-fn skip_without_browser(test: &str, why: &str) {
+pub(crate) fn skip_without_browser(test: &str, why: &str) {
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
     assert!(!ci, "{test} cannot run under CI: {why}");
     eprintln!("SKIPPED {test}: {why}");
@@ -201,7 +201,10 @@ async fn explorer(browser: &Client, base: &str) {
     )
     .await;
     let url = browser.current_url().await.expect("URL");
-    assert_eq!(url.query(), Some(format!("position={after}").as_str()));
+    assert_eq!(
+        url.query(),
+        Some(format!("position={after}&line={FIRST_MOVE}").as_str())
+    );
     assert_ne!(
         text_of(browser, rows).await,
         start_rows,

@@ -12,7 +12,7 @@ use pentago::{Player, Position, Puzzle, UctConfig};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Task, v2};
 use pentagrid_tests::TestCluster;
-use pentagrid_web::{BookCacheSettings, Source};
+use pentagrid_web::{BookCacheSettings, ExactValues, Source};
 
 /// The move the browser test plays from the start (the book has its own table).
 pub const FIRST_MOVE: &str = "c4-1R";
@@ -229,6 +229,25 @@ pub async fn start_explorer_with(
     base
 }
 
+/// Starts an explorer over `cluster` on 127.0.0.1 whose analysis board takes its exact values
+/// from `exact`; returns its URL.
+pub async fn start_explorer_exact(cluster: &TestCluster, exact: ExactValues) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let source = Source::new(cluster.client());
+    tokio::spawn(async move {
+        let book_cache = BookCacheSettings::default();
+        let limits = pentagrid_proto::ConnectionLimits::default();
+        let shutdown = std::future::pending();
+        pentagrid_web::serve_with_exact(listener, source, book_cache, limits, exact, shutdown)
+            .await
+            .expect("serve");
+    });
+    base
+}
+
 /// An HTTP answer.
 pub struct Answer {
     /// The status code.
@@ -237,6 +256,8 @@ pub struct Answer {
     pub content_type: String,
     /// The `cache-control` header.
     pub cache_control: String,
+    /// The `retry-after` header.
+    pub retry_after: String,
     /// The body.
     pub body: String,
 }
@@ -266,6 +287,7 @@ pub async fn get(url: &str) -> Answer {
     };
     let content_type = header("content-type");
     let cache_control = header("cache-control");
+    let retry_after = header("retry-after");
     let body = response
         .into_body()
         .collect()
@@ -276,6 +298,7 @@ pub async fn get(url: &str) -> Answer {
         status,
         content_type,
         cache_control,
+        retry_after,
         body: String::from_utf8_lossy(&body).into_owned(),
     }
 }
