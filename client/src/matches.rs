@@ -4,9 +4,9 @@
 //! types.
 
 use pentago::{
-    Accuracy, Color, MatchAccuracy, MatchScore, Move, OpeningSource, PairResult, Player, Position,
-    Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed, pair_accuracy, play_pair,
-    random_opening, sprt_stop,
+    Accuracy, Color, MatchAccuracy, MatchScore, Move, NamedPlayer, OpeningSource, PairResult,
+    Player, Position, Record, Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed,
+    pair_accuracy, play_pair, random_opening, sprt_stop,
 };
 use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 use pentagrid_proto::{
@@ -15,6 +15,7 @@ use pentagrid_proto::{
 use serde::Serialize;
 
 use crate::error::{ClientError, Result};
+use crate::game_records::NewGames;
 use crate::jobs::poll;
 
 pub use pentagrid_proto::{GameForfeit, LossReason};
@@ -22,10 +23,10 @@ pub use pentagrid_proto::{GameForfeit, LossReason};
 /// A match to play.
 #[derive(Clone, Debug)]
 pub struct MatchPlan {
-    /// Player A.
-    pub a: Player,
+    /// Player A, with the name it is stored and shown under.
+    pub a: NamedPlayer,
     /// Player B.
-    pub b: Player,
+    pub b: NamedPlayer,
     /// Most game pairs.
     pub pairs: u64,
     /// The sequential test that may stop it early.
@@ -63,7 +64,9 @@ impl MatchPlan {
 
     /// The first external engine among the players.
     fn engine(&self) -> Option<&str> {
-        [&self.a, &self.b].into_iter().find_map(Player::engine)
+        [&self.a.player, &self.b.player]
+            .into_iter()
+            .find_map(Player::engine)
     }
 }
 
@@ -217,6 +220,32 @@ pub async fn follow(
     match_id: u64,
     progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
 ) -> Result<MatchOutcome> {
+    follow_inner(client, match_id, progress, None).await
+}
+
+/// Where [`follow_with_games`] hands the games of newly stored pairs, and their date.
+type GameSink<'a> = (&'a str, &'a mut dyn FnMut(&[Record]) -> std::io::Result<()>);
+
+/// [`follow`], handing `games` the records of the games of each newly stored pair (pairs
+/// finish in any order; each is handed once), dated `date`. A failure of `games` stops
+/// following at once, as one of `progress` does.
+pub async fn follow_with_games(
+    client: &Client,
+    match_id: u64,
+    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
+    date: &str,
+    games: &mut dyn FnMut(&[Record]) -> std::io::Result<()>,
+) -> Result<MatchOutcome> {
+    follow_inner(client, match_id, progress, Some((date, games))).await
+}
+
+async fn follow_inner(
+    client: &Client,
+    match_id: u64,
+    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
+    mut games: Option<GameSink<'_>>,
+) -> Result<MatchOutcome> {
+    let mut new_games = NewGames::default();
     let mut shown = 0;
     let mut told_wait = None;
     let record = poll(async || {
@@ -230,10 +259,19 @@ pub async fn follow(
         if record.pairs_done != shown {
             shown = record.pairs_done;
             progress(&record.score).map_err(progress_failed)?;
+            if let Some((date, sink)) = &mut games {
+                let records = new_games.poll(client, match_id, date).await?;
+                sink(&records).map_err(progress_failed)?;
+            }
         }
         Ok((record.state != MatchState::Running).then_some(record))
     })
     .await?;
+    if let Some((date, sink)) = &mut games {
+        // Pairs stored between the last progress report and the end.
+        let records = new_games.poll(client, match_id, date).await?;
+        sink(&records).map_err(progress_failed)?;
+    }
     Ok(MatchOutcome {
         score: record.score,
         decision: record.decision,
@@ -276,7 +314,8 @@ pub fn play_in_process(
     for pair in 0..plan.pairs {
         let seed = opening_seed(plan.seed, pair);
         let opening = random_opening(seed, plies);
-        let result = pool.install(|| play_pair(&opening, &plan.a, &plan.b, seed, threads));
+        let (a, b) = (&plan.a.player, &plan.b.player);
+        let result = pool.install(|| play_pair(&opening, a, b, seed, threads));
         score.record(&result);
         if let Some(total) = accuracy.as_mut() {
             let sides = pool.install(|| pair_accuracy(&result, total.min_stones));

@@ -63,7 +63,7 @@ pub use play::rating::{
 pub use play::record::{
     MAX_TAGS, MAX_VALUE_BYTES, MoveNote, ParseRecordError, ParseTerminationError, Record,
     RecordErrorKind, RecordPlayer, RecordedMove, ReplayError, Termination, UNKNOWN_DATE,
-    parse_records,
+    parse_records, parse_records_at,
 };
 pub use play::selfplay::{GameRecord, play_game};
 pub use play::sprt_stop::sprt_stop;

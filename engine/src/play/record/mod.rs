@@ -17,7 +17,7 @@ use crate::board::position::{PlayError, Position};
 use crate::board::status::Status;
 use crate::search::value::Value;
 
-pub use parse::{ParseRecordError, RecordErrorKind, parse_records};
+pub use parse::{ParseRecordError, RecordErrorKind, parse_records, parse_records_at};
 
 /// Most tags one record may carry (the standard ones and others), so that a hostile file
 /// cannot grow a record without bound.

@@ -105,6 +105,17 @@ pub enum RecordErrorKind {
 /// # Errors
 /// The first problem, with its line: see [`RecordErrorKind`].
 pub fn parse_records(text: &str) -> Result<Vec<Record>, ParseRecordError> {
+    Ok(parse_records_at(text)?
+        .into_iter()
+        .map(|(_, record)| record)
+        .collect())
+}
+
+/// [`parse_records`] with the line each record starts on (counted from 1).
+///
+/// # Errors
+/// The first problem, with its line: see [`RecordErrorKind`].
+pub fn parse_records_at(text: &str) -> Result<Vec<(usize, Record)>, ParseRecordError> {
     let mut records = Vec::new();
     let mut builder: Option<Builder> = None;
     for (index, line) in text.lines().enumerate() {
@@ -129,7 +140,7 @@ pub fn parse_records(text: &str) -> Result<Vec<Record>, ParseRecordError> {
                 b.start_moves(number)?;
             }
             if b.moves_line(trimmed).map_err(at)? {
-                records.push(b.finish().map_err(at)?);
+                records.push((b.first_line, b.finish().map_err(at)?));
                 builder = None;
             }
         }
