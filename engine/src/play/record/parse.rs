@@ -348,7 +348,7 @@ impl Builder {
     /// A move number or a move.
     fn token(&mut self, token: &str) -> Step {
         let number = self.stones / 2 + 1;
-        let black = self.stones % 2 == 0;
+        let black = self.stones.is_multiple_of(2);
         if token.starts_with(|c: char| c.is_ascii_digit()) {
             let expected = if black {
                 format!("{number}.")

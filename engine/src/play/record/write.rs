@@ -53,11 +53,11 @@ fn comment(note: &MoveNote) -> String {
 /// The move text's tokens: move numbers, moves, comments, and the result last.
 fn tokens(record: &Record) -> Vec<String> {
     let mut tokens = Vec::new();
-    let mut stones = record.opening.stone_count() as usize;
     let mut numbered = false;
-    for recorded in &record.moves {
+    let first = record.opening.stone_count() as usize;
+    for (stones, recorded) in (first..).zip(&record.moves) {
         let number = stones / 2 + 1;
-        let black = stones % 2 == 0;
+        let black = stones.is_multiple_of(2);
         if black {
             tokens.push(format!("{number}."));
         } else if !numbered {
@@ -69,7 +69,6 @@ fn tokens(record: &Record) -> Vec<String> {
         if !recorded.note.is_empty() {
             tokens.push(format!("{{{}}}", comment(&recorded.note)));
         }
-        stones += 1;
     }
     tokens.push(record.result.to_string());
     tokens
