@@ -178,7 +178,7 @@ pub fn print_list(list: &RatingList, long: bool) -> Result<()> {
             outln!(
                 "  {} = {}",
                 output::player(&p.name),
-                output::peer_full(&p.name)
+                output::peer_full(&output::player_spec(&p.name))
             );
         }
     }

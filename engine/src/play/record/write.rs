@@ -50,7 +50,8 @@ fn comment(note: &MoveNote) -> String {
     parts.join(" ")
 }
 
-/// The move text's tokens: move numbers, moves, comments, and the result last.
+/// The move text's tokens (a move with its number, a comment, the result last), each kept
+/// whole on a line.
 fn tokens(record: &Record) -> Vec<String> {
     let mut tokens = Vec::new();
     let mut numbered = false;
@@ -58,12 +59,14 @@ fn tokens(record: &Record) -> Vec<String> {
     for (stones, recorded) in (first..).zip(&record.moves) {
         let number = stones / 2 + 1;
         let black = stones.is_multiple_of(2);
-        if black {
-            tokens.push(format!("{number}."));
+        // A number and its move stay on one line.
+        tokens.push(if black {
+            format!("{number}. {}", recorded.mv)
         } else if !numbered {
-            tokens.push(format!("{number}..."));
-        }
-        tokens.push(recorded.mv.to_string());
+            format!("{number}... {}", recorded.mv)
+        } else {
+            recorded.mv.to_string()
+        });
         // A comment breaks the pair: the next white move is numbered again.
         numbered = black && recorded.note.is_empty();
         if !recorded.note.is_empty() {
