@@ -5,11 +5,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use pentago::{GameRecord, NamedPlayer, Position, Record, RecordPlayer, RecordedMove, Termination};
+use pentago::{
+    GameRecord, MatchScore, NamedPlayer, Position, Record, RecordPlayer, RecordedMove, Termination,
+};
 use pentagrid_proto::{Client, v2};
 
-use crate::error::Result;
-use crate::matches::{MatchGame, MatchRecord, match_record};
+use crate::error::{ClientError, Result};
+use crate::matches::{MatchGame, MatchOutcome, MatchRecord, follow_then, match_record};
 
 /// A player as a record names it, from its stored text (`NAME=SPEC` or `SPEC`): the name (or
 /// the short specification) and the full specification. Text that does not read as a player
@@ -144,6 +146,39 @@ impl NewGames {
         }
         Ok(out)
     }
+}
+
+/// A failed write of records, as the error that ends the following.
+fn writing_failed(source: std::io::Error) -> ClientError {
+    ClientError::Io {
+        context: "writing the match's games".into(),
+        source,
+    }
+}
+
+/// [`crate::matches::follow`], handing `games` the records of the games of each newly stored
+/// pair (pairs finish in any order; each is handed once), dated `date`. A failure of `games`
+/// stops following at once, as one of `progress` does.
+///
+/// # Errors
+/// As [`crate::matches::follow`], or `games` failed.
+pub async fn follow_match(
+    client: &Client,
+    match_id: u64,
+    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
+    date: &str,
+    games: &mut dyn FnMut(&[Record]) -> std::io::Result<()>,
+) -> Result<MatchOutcome> {
+    let mut new_games = NewGames::default();
+    let outcome = follow_then(client, match_id, progress, async || {
+        let records = new_games.poll(client, match_id, date).await?;
+        games(&records).map_err(writing_failed)
+    })
+    .await?;
+    // Pairs stored between the last progress report and the end.
+    let records = new_games.poll(client, match_id, date).await?;
+    games(&records).map_err(writing_failed)?;
+    Ok(outcome)
 }
 
 /// Every stored game of match `match_id` as records (their day is not stored: unknown).

@@ -5,7 +5,7 @@
 
 use pentago::{
     Accuracy, Color, MatchAccuracy, MatchScore, Move, NamedPlayer, OpeningSource, PairResult,
-    Player, Position, Record, Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed,
+    Player, Position, Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed,
     pair_accuracy, play_pair, random_opening, sprt_stop,
 };
 use pentagrid_proto::limits::MAX_MATCH_PAIRS;
@@ -15,7 +15,6 @@ use pentagrid_proto::{
 use serde::Serialize;
 
 use crate::error::{ClientError, Result};
-use crate::game_records::NewGames;
 use crate::jobs::poll;
 
 pub use pentagrid_proto::{GameForfeit, LossReason};
@@ -220,32 +219,17 @@ pub async fn follow(
     match_id: u64,
     progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
 ) -> Result<MatchOutcome> {
-    follow_inner(client, match_id, progress, None).await
+    follow_then(client, match_id, progress, async || Ok(())).await
 }
 
-/// Where [`follow_with_games`] hands the games of newly stored pairs, and their date.
-type GameSink<'a> = (&'a str, &'a mut dyn FnMut(&[Record]) -> std::io::Result<()>);
-
-/// [`follow`], handing `games` the records of the games of each newly stored pair (pairs
-/// finish in any order; each is handed once), dated `date`. A failure of `games` stops
-/// following at once, as one of `progress` does.
-pub async fn follow_with_games(
+/// [`follow`], calling `stored` after each progress report (when more pairs are stored); a
+/// failure of `stored` stops following at once.
+pub(crate) async fn follow_then(
     client: &Client,
     match_id: u64,
     progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
-    date: &str,
-    games: &mut dyn FnMut(&[Record]) -> std::io::Result<()>,
+    mut stored: impl AsyncFnMut() -> Result<()>,
 ) -> Result<MatchOutcome> {
-    follow_inner(client, match_id, progress, Some((date, games))).await
-}
-
-async fn follow_inner(
-    client: &Client,
-    match_id: u64,
-    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
-    mut games: Option<GameSink<'_>>,
-) -> Result<MatchOutcome> {
-    let mut new_games = NewGames::default();
     let mut shown = 0;
     let mut told_wait = None;
     let record = poll(async || {
@@ -259,19 +243,11 @@ async fn follow_inner(
         if record.pairs_done != shown {
             shown = record.pairs_done;
             progress(&record.score).map_err(progress_failed)?;
-            if let Some((date, sink)) = &mut games {
-                let records = new_games.poll(client, match_id, date).await?;
-                sink(&records).map_err(progress_failed)?;
-            }
+            stored().await?;
         }
         Ok((record.state != MatchState::Running).then_some(record))
     })
     .await?;
-    if let Some((date, sink)) = &mut games {
-        // Pairs stored between the last progress report and the end.
-        let records = new_games.poll(client, match_id, date).await?;
-        sink(&records).map_err(progress_failed)?;
-    }
     Ok(MatchOutcome {
         score: record.score,
         decision: record.decision,

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use pentago::{OpeningSource, Record, Termination, parse_records};
-use pentagrid_client::game_records::export_match;
+use pentagrid_client::game_records::{export_match, follow_match};
 use pentagrid_client::matches::{self, MatchPlan};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_tests::TestCluster;
@@ -32,7 +32,7 @@ async fn records_of_a_cluster_match_round_trip_and_replay_to_the_stored_games() 
     let (stop, worker) = cluster.worker("w", 1);
     let mut streamed: Vec<Record> = Vec::new();
     let mut reports = 0;
-    let outcome = matches::follow_with_games(
+    let outcome = follow_match(
         &client,
         match_id,
         &mut |_| {

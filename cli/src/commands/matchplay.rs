@@ -8,7 +8,7 @@ use pentago::{
     ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource, Record, Sprt,
     SprtDecision, TimeLimit,
 };
-use pentagrid_client::game_records::played_game_record;
+use pentagrid_client::game_records::{follow_match, played_game_record};
 use pentagrid_client::matches::{
     self, GameForfeit, MatchGame, MatchOutcome, MatchPlan, MatchRecord, MatchState,
 };
@@ -358,7 +358,7 @@ fn play_on_cluster(
         };
         let mut write = |records: &[Record]| out.append_io(records);
         let date = today();
-        Ok(matches::follow_with_games(client, match_id, &mut tell, &date, &mut write).await?)
+        Ok(follow_match(client, match_id, &mut tell, &date, &mut write).await?)
     })
 }
 
