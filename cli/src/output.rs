@@ -135,6 +135,75 @@ pub fn peer(text: &str) -> String {
     out
 }
 
+/// Text that came from the network, escaped as [`peer`] escapes it but never cut: for what
+/// must be shown whole (a player's full specification on request).
+pub fn peer_full(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A stored player (`NAME=SPEC` or `SPEC`) as tables show it: its name, or the short form of
+/// its specification ([`pentago::player_label`]), escaped, never cut.
+pub fn player(text: &str) -> String {
+    peer_full(&pentago::player_label(text))
+}
+
+/// A stored player's full specification (without its name); text that does not read as a
+/// player is its own specification. Not escaped: for JSON, or [`peer_full`] first.
+pub fn player_spec(text: &str) -> String {
+    text.parse::<pentago::NamedPlayer>()
+        .map_or_else(|_| text.to_owned(), |p| p.spec())
+}
+
+/// Labels for a table column `width` characters wide: a label that fits is shown as it is; a
+/// longer one is shown as `#N` and listed whole under the table ([`Legend::print`]), so that
+/// nothing is cut silently.
+pub struct Legend {
+    width: usize,
+    long: Vec<String>,
+}
+
+impl Legend {
+    /// A legend for a column of `width` characters.
+    pub fn new(width: usize) -> Legend {
+        Legend {
+            width,
+            long: Vec::new(),
+        }
+    }
+
+    /// What the column shows for `label` (escaped).
+    pub fn label(&mut self, label: &str) -> String {
+        let shown = peer_full(label);
+        if shown.chars().count() <= self.width {
+            return shown;
+        }
+        let index = match self.long.iter().position(|l| *l == shown) {
+            Some(index) => index,
+            None => {
+                self.long.push(shown);
+                self.long.len() - 1
+            }
+        };
+        format!("#{}", index + 1)
+    }
+
+    /// The long labels, one a line (`#1 = ...`), after the table.
+    pub fn print(&self) -> Result<()> {
+        for (index, label) in self.long.iter().enumerate() {
+            line(format_args!("#{} = {label}", index + 1))?;
+        }
+        Ok(())
+    }
+}
+
 /// `x` with its sign and `decimals` decimals (`+12`, `-3.5`, `+inf`), a value that rounds to
 /// zero always as `+0` (never `-0`: an even score is no loss).
 pub fn signed(x: f64, decimals: usize) -> String {
@@ -174,6 +243,20 @@ mod tests {
             peer(&long),
             format!("{}… (10000 bytes)", "n".repeat(PEER_CHARS))
         );
+    }
+
+    #[test]
+    fn long_labels_go_under_the_table_whole() {
+        let mut legend = Legend::new(6);
+        assert_eq!(legend.label("fast"), "fast");
+        let long = "uct:k=0.5,playouts=600";
+        assert_eq!(legend.label(long), "#1");
+        assert_eq!(legend.label("another-long"), "#2");
+        assert_eq!(legend.label(long), "#1");
+        assert_eq!(legend.long, [long, "another-long"]);
+        assert_eq!(player("p3=uct:playouts=300"), "p3");
+        assert_eq!(player("uct:playouts=300"), "uct:playouts=300");
+        assert_eq!(peer_full(&"n".repeat(100)), "n".repeat(100));
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod collection_html;
 mod connect;
 pub mod deep;
 mod error;
+pub mod game_records;
 pub mod health;
 pub mod jobs;
 pub mod matches;

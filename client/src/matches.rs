@@ -4,9 +4,9 @@
 //! types.
 
 use pentago::{
-    Accuracy, Color, MatchAccuracy, MatchScore, Move, OpeningSource, PairResult, Player, Position,
-    Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed, pair_accuracy, play_pair,
-    random_opening, sprt_stop,
+    Accuracy, Color, MatchAccuracy, MatchScore, Move, NamedPlayer, OpeningSource, PairResult,
+    Player, Position, Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed,
+    pair_accuracy, play_pair, random_opening, sprt_stop,
 };
 use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 use pentagrid_proto::{
@@ -22,10 +22,10 @@ pub use pentagrid_proto::{GameForfeit, LossReason};
 /// A match to play.
 #[derive(Clone, Debug)]
 pub struct MatchPlan {
-    /// Player A.
-    pub a: Player,
+    /// Player A, with the name it is stored and shown under.
+    pub a: NamedPlayer,
     /// Player B.
-    pub b: Player,
+    pub b: NamedPlayer,
     /// Most game pairs.
     pub pairs: u64,
     /// The sequential test that may stop it early.
@@ -63,7 +63,9 @@ impl MatchPlan {
 
     /// The first external engine among the players.
     fn engine(&self) -> Option<&str> {
-        [&self.a, &self.b].into_iter().find_map(Player::engine)
+        [&self.a.player, &self.b.player]
+            .into_iter()
+            .find_map(Player::engine)
     }
 }
 
@@ -217,6 +219,17 @@ pub async fn follow(
     match_id: u64,
     progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
 ) -> Result<MatchOutcome> {
+    follow_then(client, match_id, progress, async || Ok(())).await
+}
+
+/// [`follow`], calling `stored` after each progress report (when more pairs are stored); a
+/// failure of `stored` stops following at once.
+pub(crate) async fn follow_then(
+    client: &Client,
+    match_id: u64,
+    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
+    mut stored: impl AsyncFnMut() -> Result<()>,
+) -> Result<MatchOutcome> {
     let mut shown = 0;
     let mut told_wait = None;
     let record = poll(async || {
@@ -230,6 +243,7 @@ pub async fn follow(
         if record.pairs_done != shown {
             shown = record.pairs_done;
             progress(&record.score).map_err(progress_failed)?;
+            stored().await?;
         }
         Ok((record.state != MatchState::Running).then_some(record))
     })
@@ -276,7 +290,8 @@ pub fn play_in_process(
     for pair in 0..plan.pairs {
         let seed = opening_seed(plan.seed, pair);
         let opening = random_opening(seed, plies);
-        let result = pool.install(|| play_pair(&opening, &plan.a, &plan.b, seed, threads));
+        let (a, b) = (&plan.a.player, &plan.b.player);
+        let result = pool.install(|| play_pair(&opening, a, b, seed, threads));
         score.record(&result);
         if let Some(total) = accuracy.as_mut() {
             let sides = pool.install(|| pair_accuracy(&result, total.min_stones));

@@ -4,13 +4,16 @@
 //! after a coordinator restart exactly as its matches do. Rating lists are fitted here, from
 //! the stored matches' counts.
 
+use std::collections::HashMap;
+
 use pentago::{
-    Encounter, OpeningSource, Player, RatingList, RatingOptions, TimeLimit, TournamentKind,
-    rating_list,
+    Encounter, NamedPlayer, OpeningSource, RatingList, RatingOptions, Record, TimeLimit,
+    TournamentKind, rating_list,
 };
 use pentagrid_proto::{Client, v2};
 
 use crate::error::{ClientError, Result};
+use crate::game_records::NewGames;
 use crate::jobs::poll;
 use crate::matches::{MatchPlan, MatchRecord, MatchState, list};
 
@@ -20,7 +23,7 @@ pub struct TournamentPlan {
     /// Round robin or gauntlet.
     pub kind: TournamentKind,
     /// The players; a gauntlet's first is the one that meets all others.
-    pub players: Vec<Player>,
+    pub players: Vec<NamedPlayer>,
     /// Game pairs per match.
     pub pairs: u64,
     /// Where openings come from.
@@ -201,20 +204,67 @@ pub async fn follow(
     id: u64,
     progress: &mut dyn FnMut((u64, u64)) -> std::io::Result<()>,
 ) -> Result<Tournament> {
+    follow_inner(client, id, progress, None).await
+}
+
+/// Where [`follow_with_games`] hands the games of newly stored pairs, and their date.
+type GameSink<'a> = (&'a str, &'a mut dyn FnMut(&[Record]) -> std::io::Result<()>);
+
+/// [`follow`], handing `games` the records of each newly stored pair of every match (each
+/// pair once), dated `date`; a failure of `games` stops following at once.
+///
+/// # Errors
+///
+/// As [`follow`], or `games` failed.
+pub async fn follow_with_games(
+    client: &Client,
+    id: u64,
+    progress: &mut dyn FnMut((u64, u64)) -> std::io::Result<()>,
+    date: &str,
+    games: &mut dyn FnMut(&[Record]) -> std::io::Result<()>,
+) -> Result<Tournament> {
+    follow_inner(client, id, progress, Some((date, games))).await
+}
+
+async fn follow_inner(
+    client: &Client,
+    id: u64,
+    progress: &mut dyn FnMut((u64, u64)) -> std::io::Result<()>,
+    mut games: Option<GameSink<'_>>,
+) -> Result<Tournament> {
+    let failed = |source| ClientError::Io {
+        context: "writing the tournament's progress".into(),
+        source,
+    };
     let mut shown = None;
-    poll(async || {
+    let mut written: HashMap<u64, u64> = HashMap::new();
+    let mut new_games = NewGames::default();
+    let tournament = poll(async || {
         let tournament = status(client, id).await?;
         let now = tournament.progress();
         if shown != Some(now) {
             shown = Some(now);
-            progress(now).map_err(|source| ClientError::Io {
-                context: "writing the tournament's progress".into(),
-                source,
-            })?;
+            progress(now).map_err(failed)?;
+        }
+        if let Some((date, sink)) = &mut games {
+            for m in &tournament.matches {
+                if written.insert(m.id, m.pairs_done) != Some(m.pairs_done) {
+                    let records = new_games.poll(client, m.id, date).await?;
+                    sink(&records).map_err(failed)?;
+                }
+            }
         }
         Ok(tournament.finished().then_some(tournament))
     })
-    .await
+    .await?;
+    if let Some((date, sink)) = &mut games {
+        // Pairs stored between the last look and the end.
+        for m in &tournament.matches {
+            let records = new_games.poll(client, m.id, date).await?;
+            sink(&records).map_err(failed)?;
+        }
+    }
+    Ok(tournament)
 }
 
 /// The rating list of every stored match between `players` (all stored matches when empty).

@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use pentago::{
-    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, OpeningSource, Player, Position, Sprt,
-    SprtDecision, TimeLimit, TournamentKind, opening_seed, random_opening, splitmix64,
+    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource, Player,
+    Position, Sprt, SprtDecision, TimeLimit, TournamentKind, opening_seed, random_opening,
+    splitmix64,
 };
 use pentagrid_proto::Task;
 use thiserror::Error;
@@ -45,10 +46,10 @@ pub struct GamesPageRequest {
 /// A match to play.
 #[derive(Clone, Debug)]
 pub struct MatchSpec {
-    /// Player A.
-    pub a: Player,
+    /// Player A, with the name it is stored and shown under.
+    pub a: NamedPlayer,
     /// Player B.
-    pub b: Player,
+    pub b: NamedPlayer,
     /// Pairs to play at most, 1 to [`MAX_MATCH_PAIRS`].
     pub pairs: u64,
     /// The sequential test that may stop it early.
@@ -215,7 +216,9 @@ impl Matches {
             return Err(MatchError::AccuracyStonesOutOfRange(stones));
         }
         if spec.time.is_none()
-            && let Some(engine) = [&spec.a, &spec.b].into_iter().find_map(Player::engine)
+            && let Some(engine) = [&spec.a.player, &spec.b.player]
+                .into_iter()
+                .find_map(Player::engine)
         {
             return Err(MatchError::EngineNeedsTimeLimit(engine.to_owned()));
         }
@@ -248,8 +251,8 @@ impl Matches {
                     match_id,
                     pair,
                     opening,
-                    a: spec.a.clone(),
-                    b: spec.b.clone(),
+                    a: spec.a.player.clone(),
+                    b: spec.b.player.clone(),
                     accuracy_stones: spec.accuracy_stones,
                     time: spec.time,
                 });
@@ -421,7 +424,8 @@ impl Matches {
     fn wait_reason(&self, record: &MatchRecord) -> Option<MatchWait> {
         let players: Vec<Player> = [&record.a, &record.b]
             .into_iter()
-            .filter_map(|text| text.parse().ok())
+            .filter_map(|text| text.parse::<NamedPlayer>().ok())
+            .map(|named| named.player)
             .collect();
         let mut names: Vec<&str> = players.iter().filter_map(Player::engine).collect();
         names.dedup();

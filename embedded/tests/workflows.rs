@@ -101,8 +101,8 @@ async fn a_puzzle_round_stores_new_verified_puzzles() {
 
 fn lopsided(pairs: u64) -> MatchPlan {
     MatchPlan {
-        a: player("uct:playouts=1000"),
-        b: Player::Random,
+        a: player("uct:playouts=1000").into(),
+        b: Player::Random.into(),
         pairs,
         sprt: Some("elo0=0,elo1=50".parse().unwrap()),
         openings: "random:plies=2".parse().unwrap(),

@@ -43,6 +43,10 @@ pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
     opening_seed, play_pair, random_opening,
 };
+pub use play::named::{
+    MAX_PLAYER_NAME, NamedPlayer, ParseNamedPlayerError, player_label, short_spec,
+    valid_player_name,
+};
 pub use play::openings::{Opening, ParseOpeningError, Pattern};
 pub use play::player::{
     MAX_ENGINE_NAME, ParsePlayerError, Player, perfect_move, valid_engine_name,
@@ -55,6 +59,11 @@ pub use play::rating::{
     EloEstimate, Encounter, HeadToHead, MAX_PRIOR_DRAWS, ParseSprtError, Pentanomial, RatedPlayer,
     RatingError, RatingList, RatingOptions, ScoreStats, Sprt, SprtDecision, Trinomial, WinRate,
     elo_of_score, rating_list, score_of_elo, win_rate,
+};
+pub use play::record::{
+    MAX_TAGS, MAX_VALUE_BYTES, MoveNote, ParseRecordError, ParseTerminationError, Record,
+    RecordErrorKind, RecordPlayer, RecordedMove, ReplayError, Termination, UNKNOWN_DATE,
+    parse_records, parse_records_at,
 };
 pub use play::selfplay::{GameRecord, play_game};
 pub use play::sprt_stop::sprt_stop;

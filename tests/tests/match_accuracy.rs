@@ -21,7 +21,7 @@ const STONES: u32 = 22;
 fn plan(pairs: u64) -> MatchPlan {
     MatchPlan {
         a: "perfect:uct:playouts=50".parse().unwrap(),
-        b: Player::Random,
+        b: Player::Random.into(),
         pairs,
         sprt: None,
         openings: OpeningSource::Random { plies: 20 },
@@ -122,7 +122,7 @@ async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
     assert_eq!(cluster.status().await.queued, 0, "nothing was queued");
 
     let cheap = MatchPlan {
-        a: Player::Random,
+        a: Player::Random.into(),
         ..plan(1)
     };
     let id = matches::create(&client, &cheap).await.unwrap();
@@ -195,7 +195,7 @@ async fn a_match_without_accuracy_reports_none_and_refuses_a_report() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
     let plain = MatchPlan {
-        a: Player::Random,
+        a: Player::Random.into(),
         accuracy: None,
         ..plan(1)
     };

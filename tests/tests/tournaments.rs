@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use pentago::{OpeningSource, Player, RatingOptions, TournamentKind};
+use pentago::{NamedPlayer, OpeningSource, Player, RatingOptions, TournamentKind};
 use pentagrid_client::tournaments::{self, TournamentPlan};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
 use pentagrid_tests::TestCluster;
 
-fn players(texts: &[&str]) -> Vec<Player> {
+fn players(texts: &[&str]) -> Vec<NamedPlayer> {
     texts.iter().map(|t| t.parse().unwrap()).collect()
 }
 
@@ -54,7 +54,7 @@ async fn a_three_player_round_robin_is_played_stored_and_rated() {
     worker.await.unwrap();
     assert_eq!(updates.last(), Some(&(12, 12)));
     assert!(played.finished());
-    let names: Vec<String> = plan.players.iter().map(Player::to_string).collect();
+    let names: Vec<String> = plan.players.iter().map(NamedPlayer::to_string).collect();
     assert_eq!(played.players(), names);
     assert_eq!(played.kind, "round-robin");
     let pairings: Vec<(&str, &str)> = played
@@ -128,8 +128,8 @@ async fn a_gauntlet_pairs_its_first_player_with_each_other_one() {
     let plain = pentagrid_client::matches::create(
         &client,
         &pentagrid_client::matches::MatchPlan {
-            a: Player::Random,
-            b: Player::Random,
+            a: Player::Random.into(),
+            b: Player::Random.into(),
             pairs: 1,
             sprt: None,
             openings: OpeningSource::default(),

@@ -118,7 +118,7 @@ fn print(summary: &BackupSummary, as_json: bool, headline: &str) -> Result<()> {
 }
 
 /// A time in milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
-fn utc(unix_ms: u64) -> String {
+pub(super) fn utc(unix_ms: u64) -> String {
     let seconds = unix_ms / 1000;
     let (days, rest) = (seconds / 86_400, seconds % 86_400);
     // Days to a civil date (H. Hinnant's algorithm), on the proleptic Gregorian calendar.

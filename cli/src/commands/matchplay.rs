@@ -5,14 +5,18 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use pentago::{
-    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, OpeningSource, Player, Sprt,
+    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource, Record, Sprt,
     SprtDecision, TimeLimit,
 };
+use pentagrid_client::game_records::{follow_match, played_game_record};
 use pentagrid_client::matches::{
     self, GameForfeit, MatchGame, MatchOutcome, MatchPlan, MatchRecord, MatchState,
 };
 use serde_json::json;
 
+use std::path::PathBuf;
+
+use super::games::{GamesOut, today};
 use super::target::Target;
 use crate::output::{self, outln};
 
@@ -27,12 +31,13 @@ pub struct MatchArgs {
     #[command(subcommand)]
     command: Option<MatchCommand>,
     /// Player A (`uct:...`, `flat:playouts=N`, `random`, or `engine:NAME`, an engine program
-    /// the cluster's workers run: see `pentagrid worker --engine`).
+    /// the cluster's workers run: see `pentagrid worker --engine`), optionally named:
+    /// `NAME=SPEC` (e.g. `p300=uct:playouts=300`); output shows the name.
     #[arg(long, required = true)]
-    a: Option<Player>,
-    /// Player B.
+    a: Option<NamedPlayer>,
+    /// Player B, as --a.
     #[arg(long, required = true)]
-    b: Option<Player>,
+    b: Option<NamedPlayer>,
     /// Most game pairs to play.
     #[arg(long, default_value_t = 100)]
     pairs: u64,
@@ -63,6 +68,13 @@ pub struct MatchArgs {
     /// gives them); needed with `engine:NAME` players.
     #[arg(long, value_name = "LIMIT")]
     time: Option<TimeLimit>,
+    /// Append every game to this file as a game record (docs/game-records.md) as soon as
+    /// its pair is played.
+    #[arg(long, value_name = "FILE")]
+    games_out: Option<PathBuf>,
+    /// Print each player's full specification too, not only its name.
+    #[arg(long)]
+    long: bool,
     /// Print JSON: one object per update, then the final result.
     #[arg(long)]
     json: bool,
@@ -93,6 +105,9 @@ enum MatchCommand {
         /// Also print every game.
         #[arg(long)]
         games: bool,
+        /// Print each player's full specification too, not only its name.
+        #[arg(long)]
+        long: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -105,11 +120,12 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     if let Some(MatchCommand::Show {
         id,
         games,
+        long,
         json,
         target,
     }) = &args.command
     {
-        return show(*id, *games, *json, target);
+        return show(*id, *games, *long, *json, target);
     }
     let (Some(a), Some(b)) = (&args.a, &args.b) else {
         anyhow::bail!("--a and --b are required");
@@ -125,10 +141,11 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         time: args.time,
     };
     plan.validate()?;
+    let mut games_out = args.games_out.as_deref().map(GamesOut::open).transpose()?;
     let outcome = if args.in_process {
-        play_in_process(args, &plan)?
+        play_in_process(args, &plan, games_out.as_mut())?
     } else {
-        play_on_cluster(args, &plan)?
+        play_on_cluster(args, &plan, games_out.as_mut())?
     };
     finish(args, a, b, &outcome.score, outcome.decision)?;
     if outcome.stopped {
@@ -217,15 +234,27 @@ fn verdict(decision: SprtDecision, tested: bool) -> &'static str {
     }
 }
 
+/// `A = name` and `B = name` lines (with `--long`, each player's full specification on the
+/// next line), from the players' stored text.
+fn print_players(a: &str, b: &str, long: bool) -> Result<()> {
+    for (side, text) in [("A", a), ("B", b)] {
+        outln!("{side} = {}", output::player(text));
+        if long {
+            outln!("    {}", output::peer_full(&output::player_spec(text)));
+        }
+    }
+    Ok(())
+}
+
 fn summary(
-    a: &str,
-    b: &str,
+    (a, b): (&str, &str),
+    long: bool,
     score: &MatchScore,
     decision: SprtDecision,
     tested: bool,
 ) -> Result<()> {
     let t = score.games;
-    outln!("A = {a}\nB = {b}");
+    print_players(a, b, long)?;
     outln!(
         "A: {} wins, {} draws, {} losses; pairs (0..2 points) {:?}",
         t.wins,
@@ -237,9 +266,32 @@ fn summary(
     Ok(())
 }
 
-fn play_in_process(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
+fn play_in_process(
+    args: &MatchArgs,
+    plan: &MatchPlan,
+    mut games_out: Option<&mut GamesOut>,
+) -> Result<MatchOutcome> {
     let pool = super::thread_pool(args.threads)?;
+    let date = today();
     let outcome = matches::play_in_process(plan, &pool, &mut |result, score| {
+        if let Some(out) = games_out.as_deref_mut() {
+            let pair = score.pairs.pairs() - 1;
+            let records: Vec<_> = result
+                .games
+                .iter()
+                .enumerate()
+                .map(|(i, game)| {
+                    let (black, white) = if i == 0 {
+                        (&plan.a, &plan.b)
+                    } else {
+                        (&plan.b, &plan.a)
+                    };
+                    let round = format!("pair {pair} game {}", i + 1);
+                    played_game_record(game, black, white, "match", &round, &date)
+                })
+                .collect();
+            out.append_io(&records)?;
+        }
         if args.json {
             let line = json!({
                 "pair": score.pairs.pairs() - 1, "opening": result.opening.to_string(),
@@ -257,8 +309,8 @@ fn play_in_process(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
 
 fn finish(
     args: &MatchArgs,
-    a: &Player,
-    b: &Player,
+    a: &NamedPlayer,
+    b: &NamedPlayer,
     score: &MatchScore,
     decision: SprtDecision,
 ) -> Result<()> {
@@ -266,12 +318,12 @@ fn finish(
     if args.json {
         outln!(
             "{}",
-            json!({"a": a.to_string(), "b": b.to_string(), "wins": t.wins, "draws": t.draws, "losses": t.losses, "pentanomial": score.pairs.counts, "decision": decision})
+            json!({"a": a.spec(), "a_name": a.label(), "b": b.spec(), "b_name": b.label(), "wins": t.wins, "draws": t.draws, "losses": t.losses, "pentanomial": score.pairs.counts, "decision": decision})
         );
     } else {
         summary(
-            &a.to_string(),
-            &b.to_string(),
+            (&a.to_string(), &b.to_string()),
+            args.long,
             score,
             decision,
             args.sprt.is_some(),
@@ -280,7 +332,11 @@ fn finish(
     Ok(())
 }
 
-fn play_on_cluster(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
+fn play_on_cluster(
+    args: &MatchArgs,
+    plan: &MatchPlan,
+    games_out: Option<&mut GamesOut>,
+) -> Result<MatchOutcome> {
     args.target.run(async |client| {
         let match_id = matches::create(client, plan).await?;
         if args.json {
@@ -297,7 +353,12 @@ fn play_on_cluster(args: &MatchArgs, plan: &MatchPlan) -> Result<MatchOutcome> {
                 progress(score, args.sprt.as_ref(), args.json)
             ))
         };
-        Ok(matches::follow(client, match_id, &mut tell).await?)
+        let Some(out) = games_out else {
+            return Ok(matches::follow(client, match_id, &mut tell).await?);
+        };
+        let mut write = |records: &[Record]| out.append_io(records);
+        let date = today();
+        Ok(follow_match(client, match_id, &mut tell, &date, &mut write).await?)
     })
 }
 
@@ -314,7 +375,7 @@ pub(super) fn state_name(state: MatchState) -> &'static str {
 }
 
 /// Reprints stored match `id` (with its games if asked), as text or JSON.
-fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
+fn show(id: u64, games: bool, long: bool, as_json: bool, target: &Target) -> Result<()> {
     let record = target.read(async |client| Ok(matches::status(client, id, games).await?))?;
     if as_json {
         outln!("{}", record_json(&record));
@@ -323,8 +384,8 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
     print_settings(&record)?;
     outln!("{}", progress(&record.score, record.sprt.as_ref(), false));
     summary(
-        &output::peer(&record.a),
-        &output::peer(&record.b),
+        (&record.a, &record.b),
+        long,
         &record.score,
         record.decision,
         record.sprt.is_some(),
@@ -332,7 +393,7 @@ fn show(id: u64, games: bool, as_json: bool, target: &Target) -> Result<()> {
     if let Some(accuracy) = &record.accuracy {
         print_accuracy(accuracy)?;
     }
-    print_games(&record.games)
+    print_games(&record)
 }
 
 /// The text form of an SPRT as a match stores it (empty: none).
@@ -358,7 +419,10 @@ fn record_json(record: &MatchRecord) -> serde_json::Value {
         .collect();
     let elo = score.pairs.stats().map(|s| s.elo());
     json!({
-        "match_id": record.id, "a": record.a, "b": record.b, "pairs": record.pairs,
+        "match_id": record.id, "a": output::player_spec(&record.a),
+        "b": output::player_spec(&record.b), "a_name": pentago::player_label(&record.a),
+        "b_name": pentago::player_label(&record.b),
+        "pairs": record.pairs,
         "sprt": sprt_text(record), "openings": record.openings, "seed": record.seed,
         "pairs_done": record.pairs_done, "wins": score.games.wins, "draws": score.games.draws,
         "losses": score.games.losses,
@@ -400,15 +464,21 @@ fn print_settings(record: &MatchRecord) -> Result<()> {
 }
 
 /// Every game of a match, each with its notes.
-fn print_games(games: &[MatchGame]) -> Result<()> {
-    for (index, game) in games.iter().enumerate() {
+fn print_games(record: &MatchRecord) -> Result<()> {
+    for (index, game) in record.games.iter().enumerate() {
+        // Two games per pair, A black first: the names are the match's.
+        let (black, white) = if index % 2 == 0 {
+            (&record.a, &record.b)
+        } else {
+            (&record.b, &record.a)
+        };
         let moves: Vec<String> = game.moves.iter().map(ToString::to_string).collect();
         outln!(
             "pair {} game {}: black {} white {} from {}: {} -> {}",
             game.pair,
             index % 2 + 1,
-            output::peer(&game.black),
-            output::peer(&game.white),
+            output::player(black),
+            output::player(white),
             game.opening,
             moves.join(" "),
             game.result

@@ -8,6 +8,7 @@ mod check_proof;
 mod client;
 mod cluster;
 mod engines;
+mod games;
 mod gtp;
 mod health;
 mod matchplay;
@@ -63,6 +64,7 @@ pub enum Command {
     Serve(serve::ServeArgs),
     Solitaire(solitaire::SolitaireArgs),
     Gtp(gtp::GtpArgs),
+    Games(games::GamesArgs),
     Backup(backup::BackupArgs),
     VerifyBackup(backup::VerifyBackupArgs),
     Restore(backup::RestoreArgs),
@@ -107,6 +109,7 @@ impl Command {
             Command::Serve(args) => serve::run(&args),
             Command::Solitaire(args) => solitaire::run(&args),
             Command::Gtp(args) => gtp::run(&args),
+            Command::Games(args) => games::run(&args),
             Command::Backup(args) => backup::backup(&args),
             Command::VerifyBackup(args) => backup::verify_backup(&args),
             Command::Restore(args) => backup::restore_backup(&args),

@@ -42,6 +42,9 @@ pub struct RatingFlags {
     /// Virtual draws added between every two players that met (above 0, at most 1000).
     #[arg(long, default_value_t = 1.0, value_parser = prior)]
     prior_draws: f64,
+    /// Print every player's full specification after the table (players show by name).
+    #[arg(long)]
+    pub long: bool,
 }
 
 impl RatingFlags {
@@ -78,7 +81,7 @@ pub fn run(args: &RatingsArgs) -> Result<()> {
         outln!("{}", list_json(&list));
         Ok(())
     } else {
-        print_list(&list)
+        print_list(&list, args.options.long)
     }
 }
 
@@ -91,12 +94,22 @@ fn signed(x: f64) -> String {
     output::signed(x, 1)
 }
 
-/// Prints a rating list as a table, then the pairwise results.
-pub fn print_list(list: &RatingList) -> Result<()> {
-    let width = list
+/// Most columns of the player column: with them a rating table fits 80 columns; longer
+/// names are listed whole under the table.
+const PLAYER_COLUMNS: usize = 16;
+
+/// Prints a rating list as a table (players by name: see [`output::player`]), then the
+/// pairwise results; `long`: each player's full specification after them.
+pub fn print_list(list: &RatingList, long: bool) -> Result<()> {
+    let mut legend = output::Legend::new(PLAYER_COLUMNS);
+    let labels: Vec<String> = list
         .players
         .iter()
-        .map(|p| output::peer(&p.name).chars().count())
+        .map(|p| legend.label(&pentago::player_label(&p.name)))
+        .collect();
+    let width = labels
+        .iter()
+        .map(|l| l.chars().count())
         .max()
         .unwrap_or(6)
         .max(6);
@@ -109,7 +122,7 @@ pub fn print_list(list: &RatingList) -> Result<()> {
         "games",
         "score"
     );
-    for p in &list.players {
+    for (p, label) in list.players.iter().zip(&labels) {
         let mark = if p.name == list.anchor {
             " (anchor)"
         } else {
@@ -121,7 +134,7 @@ pub fn print_list(list: &RatingList) -> Result<()> {
         outln!(
             "{:>4}  {:<width$}  {:>8}  {:>20}  {:>6}  {:>6}{}",
             p.rank,
-            output::peer(&p.name),
+            label,
             signed(p.rating.elo),
             format!("[{}, {}]", signed(p.rating.low), signed(p.rating.high)),
             p.games,
@@ -136,7 +149,10 @@ pub fn print_list(list: &RatingList) -> Result<()> {
             list.components.len()
         );
         for (i, group) in list.components.iter().enumerate() {
-            let names: Vec<String> = group.iter().map(|n| output::peer(n)).collect();
+            let names: Vec<String> = group
+                .iter()
+                .map(|n| legend.label(&pentago::player_label(n)))
+                .collect();
             outln!("  group {}: {}", i + 1, names.join(", "));
         }
     }
@@ -145,8 +161,8 @@ pub fn print_list(list: &RatingList) -> Result<()> {
         let d = pair.difference;
         outln!(
             "  {} vs {}: {}-{}-{}  {} [{}, {}]",
-            output::peer(&pair.a),
-            output::peer(&pair.b),
+            legend.label(&pentago::player_label(&pair.a)),
+            legend.label(&pentago::player_label(&pair.b)),
             pair.score.wins,
             pair.score.draws,
             pair.score.losses,
@@ -154,6 +170,17 @@ pub fn print_list(list: &RatingList) -> Result<()> {
             signed(d.low),
             signed(d.high)
         );
+    }
+    legend.print()?;
+    if long {
+        outln!("players:");
+        for p in &list.players {
+            outln!(
+                "  {} = {}",
+                output::player(&p.name),
+                output::peer_full(&output::player_spec(&p.name))
+            );
+        }
     }
     Ok(())
 }

@@ -4,10 +4,13 @@
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use pentago::{OpeningSource, Player, TimeLimit, TournamentKind};
+use std::path::{Path, PathBuf};
+
+use pentago::{NamedPlayer, OpeningSource, Record, TimeLimit, TournamentKind};
 use pentagrid_client::tournaments::{self, Tournament, TournamentPlan};
 use serde_json::json;
 
+use super::games::{GamesOut, today};
 use super::matchplay::state_name;
 use super::ratings::{RatingFlags, list_json, print_list};
 use super::target::Target;
@@ -29,9 +32,10 @@ enum TournamentCommand {
         /// `round-robin` or `gauntlet` (the first --player meets each other one).
         #[arg(long, default_value = "round-robin")]
         kind: TournamentKind,
-        /// A player (`uct:...`, `flat:playouts=N`, `random`, `engine:NAME`, …); two or more.
+        /// A player (`uct:...`, `flat:playouts=N`, `random`, `engine:NAME`, …), optionally
+        /// named: `NAME=SPEC` (output shows the name); two or more.
         #[arg(long = "player", value_name = "PLAYER", required = true)]
-        players: Vec<Player>,
+        players: Vec<NamedPlayer>,
         /// Game pairs per match.
         #[arg(long, default_value_t = 20)]
         pairs: u64,
@@ -48,6 +52,10 @@ enum TournamentCommand {
         /// Return once the matches are queued instead of following them.
         #[arg(long)]
         detach: bool,
+        /// Append every game to this file as a game record (docs/game-records.md) as soon as
+        /// its pair is stored.
+        #[arg(long, value_name = "FILE", conflicts_with = "detach")]
+        games_out: Option<PathBuf>,
         #[command(flatten)]
         rating: RatingFlags,
         /// Print JSON.
@@ -88,6 +96,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
             seed,
             time,
             detach,
+            games_out,
             rating,
             json,
             target,
@@ -100,7 +109,11 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
                 seed: *seed,
                 time: *time,
             };
-            start(&plan, *detach, rating, *json, target)
+            let follow = Follow {
+                detach: *detach,
+                games_out: games_out.as_deref(),
+            };
+            start(&plan, &follow, rating, *json, target)
         }
         TournamentCommand::Status {
             id,
@@ -119,13 +132,22 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     }
 }
 
+/// Whether and how `tournament start` follows the tournament it queued.
+struct Follow<'a> {
+    /// Return once queued.
+    detach: bool,
+    /// Where games are appended as their pairs are stored.
+    games_out: Option<&'a Path>,
+}
+
 fn start(
     plan: &TournamentPlan,
-    detach: bool,
+    follow: &Follow<'_>,
     rating: &RatingFlags,
     as_json: bool,
     target: &Target,
 ) -> Result<()> {
+    let mut games_out = follow.games_out.map(GamesOut::open).transpose()?;
     let run = async |client: &pentagrid_client::Client| {
         let id = tournaments::start(client, plan).await?;
         if as_json {
@@ -139,7 +161,7 @@ fn start(
                 plan.pairs
             );
         }
-        if detach {
+        if follow.detach {
             return Ok(None);
         }
         let mut tell = |(done, all): (u64, u64)| {
@@ -152,7 +174,14 @@ fn start(
                 output::io_line(format_args!("{done} of {all} pairs stored"))
             }
         };
-        Ok(Some(tournaments::follow(client, id, &mut tell).await?))
+        let Some(out) = games_out.as_mut() else {
+            return Ok(Some(tournaments::follow(client, id, &mut tell).await?));
+        };
+        let mut write = |records: &[Record]| out.append_io(records);
+        let date = today();
+        Ok(Some(
+            tournaments::follow_with_games(client, id, &mut tell, &date, &mut write).await?,
+        ))
     };
     // Detached on an embedded cluster, the matches wait in its database for the next --local
     // command (they resume as any queued match does).
@@ -172,7 +201,9 @@ fn show(tournament: &Tournament, rating: &RatingFlags, as_json: bool) -> Result<
             .map(|m| {
                 let score = &m.score.games;
                 json!({
-                    "match_id": m.id, "a": m.a, "b": m.b, "pairs": m.pairs,
+                    "match_id": m.id, "a": output::player_spec(&m.a),
+                    "b": output::player_spec(&m.b), "a_name": pentago::player_label(&m.a),
+                    "b_name": pentago::player_label(&m.b), "pairs": m.pairs,
                     "pairs_done": m.pairs_done, "wins": score.wins, "draws": score.draws,
                     "losses": score.losses, "state": state_name(m.state),
                 })
@@ -206,8 +237,8 @@ fn show(tournament: &Tournament, rating: &RatingFlags, as_json: bool) -> Result<
         outln!(
             "  match {}: {} vs {}  {}-{}-{}  ({} of {} pairs, {})",
             m.id,
-            output::peer(&m.a),
-            output::peer(&m.b),
+            output::player(&m.a),
+            output::player(&m.b),
             m.score.games.wins,
             m.score.games.draws,
             m.score.games.losses,
@@ -216,7 +247,7 @@ fn show(tournament: &Tournament, rating: &RatingFlags, as_json: bool) -> Result<
             state_name(m.state)
         );
     }
-    print_list(&ratings)
+    print_list(&ratings, rating.long)
 }
 
 fn list(all: &[Tournament], as_json: bool) -> Result<()> {
@@ -232,7 +263,7 @@ fn list(all: &[Tournament], as_json: bool) -> Result<()> {
                 })
             );
         } else {
-            let players: Vec<String> = t.players().iter().map(|p| output::peer(p)).collect();
+            let players: Vec<String> = t.players().iter().map(|p| output::player(p)).collect();
             outln!(
                 "tournament {}  {}  {} of {} pairs{}  {}",
                 t.id,

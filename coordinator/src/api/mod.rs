@@ -16,7 +16,7 @@ pub mod watches;
 use std::sync::Arc;
 
 use pentago::{
-    DIFFICULTY_LABELS, OpeningSource, Player, Position, Sprt, Theme, TimeLimit, UctConfig,
+    DIFFICULTY_LABELS, NamedPlayer, OpeningSource, Position, Sprt, Theme, TimeLimit, UctConfig,
 };
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
@@ -320,8 +320,8 @@ impl CoordinatorApi for Service {
     ) -> Answer<v2::CreateMatchResponse> {
         let r = request.get_ref();
         let spec = MatchSpec {
-            a: parse::<Player>("player A", &r.a)?,
-            b: parse::<Player>("player B", &r.b)?,
+            a: parse::<NamedPlayer>("player A", &r.a)?,
+            b: parse::<NamedPlayer>("player B", &r.b)?,
             pairs: r.pairs,
             sprt: match r.sprt.as_str() {
                 "" => None,

@@ -12,7 +12,8 @@ use crate::match_record::MatchRecord;
 /// the same transaction as each pair result, so they always equal the stored pairs.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct StoredMatch {
-    /// Player A (text form).
+    /// Player A (text form: `NAME=SPEC` for a named player, `SPEC` otherwise — as every match
+    /// stored before names existed; see `pentago::NamedPlayer`).
     #[prost(string, tag = "1")]
     pub a: String,
     /// Player B.

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::play::player::Player;
+use crate::play::named::NamedPlayer;
 
 /// Most players in one tournament (a round robin of 32 is 496 matches).
 pub const MAX_TOURNAMENT_PLAYERS: usize = 32;
@@ -70,7 +70,8 @@ pub enum TournamentError {
     /// Fewer than two players, or more than [`MAX_TOURNAMENT_PLAYERS`].
     #[error("a tournament needs 2 to {MAX_TOURNAMENT_PLAYERS} players, not {0}")]
     PlayerCount(usize),
-    /// The same player twice (by text form): its games against itself would rate nothing.
+    /// The same player twice (by full text form, or two players under one label): its games
+    /// against itself would rate nothing, or no table could tell the two apart.
     #[error("player {0:?} is named twice")]
     Duplicate(String),
 }
@@ -82,15 +83,19 @@ impl TournamentKind {
     /// # Errors
     ///
     /// A player count out of range or a player named twice.
-    pub fn pairings(self, players: &[Player]) -> Result<Vec<(usize, usize)>, TournamentError> {
+    pub fn pairings(self, players: &[NamedPlayer]) -> Result<Vec<(usize, usize)>, TournamentError> {
         let n = players.len();
         if !(2..=MAX_TOURNAMENT_PLAYERS).contains(&n) {
             return Err(TournamentError::PlayerCount(n));
         }
-        let names: Vec<String> = players.iter().map(Player::to_string).collect();
-        for (i, name) in names.iter().enumerate() {
-            if names[..i].contains(name) {
-                return Err(TournamentError::Duplicate(name.clone()));
+        let specs: Vec<String> = players.iter().map(|p| p.player.to_string()).collect();
+        let labels: Vec<String> = players.iter().map(NamedPlayer::label).collect();
+        for i in 0..n {
+            if labels[..i].contains(&labels[i]) {
+                return Err(TournamentError::Duplicate(labels[i].clone()));
+            }
+            if players[i].name.is_none() && specs[..i].contains(&specs[i]) {
+                return Err(TournamentError::Duplicate(labels[i].clone()));
             }
         }
         Ok(match self {
@@ -106,7 +111,7 @@ impl TournamentKind {
 mod tests {
     use super::*;
 
-    fn players(texts: &[&str]) -> Vec<Player> {
+    fn players(texts: &[&str]) -> Vec<NamedPlayer> {
         texts.iter().map(|t| t.parse().unwrap()).collect()
     }
 
@@ -140,7 +145,7 @@ mod tests {
             kind.pairings(&players(&["random"])),
             Err(TournamentError::PlayerCount(1))
         );
-        let many = vec![Player::Random; MAX_TOURNAMENT_PLAYERS + 1];
+        let many = players(&["random"; MAX_TOURNAMENT_PLAYERS + 1]);
         assert_eq!(
             kind.pairings(&many),
             Err(TournamentError::PlayerCount(MAX_TOURNAMENT_PLAYERS + 1))
@@ -149,5 +154,11 @@ mod tests {
             kind.pairings(&players(&["random", "uct", "random"])),
             Err(TournamentError::Duplicate("random".to_owned()))
         );
+        assert_eq!(
+            kind.pairings(&players(&["x=random", "x=uct"])),
+            Err(TournamentError::Duplicate("x".to_owned()))
+        );
+        // The same specification under two names is two players.
+        assert!(kind.pairings(&players(&["x=random", "y=random"])).is_ok());
     }
 }
