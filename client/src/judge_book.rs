@@ -71,6 +71,8 @@ pub struct BookStones {
 pub struct BookJudgement {
     /// Rows with fewer games were left out.
     pub min_games: u64,
+    /// Positions with more stones were left out.
+    pub max_stones: u32,
     /// Per table and stone count (playouts first, fewest stones first).
     pub stones: Vec<BookStones>,
     /// Positions with rows but without a known exact value (not judged).
@@ -121,18 +123,20 @@ impl Judged<'_> {
     }
 }
 
-/// Judges the book of `rows` (rows with fewer than `min_games` games left out) against
-/// the exact values of `oracle` (and the midsolver where it reaches). A row whose move is
-/// not legal in its position is refused.
+/// Judges the book of `rows` (rows with fewer than `min_games` games, and positions with
+/// more than `max_stones` stones, left out: the midsolver takes seconds a position) against
+/// the exact values of `oracle` (and the midsolver where it reaches). A row whose move is not
+/// legal in its position is refused.
 pub fn judge_book<O: ExactOracle>(
     oracle: &O,
     rows: impl IntoIterator<Item = ExportRow>,
     min_games: u64,
+    max_stones: u32,
 ) -> Result<BookJudgement, JudgeError> {
     // Rows of a table by position, in the order positions first appear.
     let mut tables: HashMap<(bool, Position), Vec<ExportRow>> = HashMap::new();
     for row in rows {
-        if row.games >= min_games.max(1) {
+        if row.games >= min_games.max(1) && row.position.stone_count() <= max_stones {
             let games_table = row.source == TableSource::Games;
             tables
                 .entry((games_table, row.position))
@@ -193,6 +197,7 @@ pub fn judge_book<O: ExactOracle>(
     }
     Ok(BookJudgement {
         min_games,
+        max_stones,
         stones: by_stones.into_values().collect(),
         unknown: unknown_positions.len() as u64,
     })
@@ -245,7 +250,7 @@ mod tests {
             row(position, lose_b, 50, 40),
             row(position, lose_b, 1, 1), // below --min-games 2: left out
         ];
-        let judged = judge_book(&Nothing, rows.clone(), 2).unwrap();
+        let judged = judge_book(&Nothing, rows.clone(), 2, 36).unwrap();
         assert_eq!(judged.unknown, 0);
         assert_eq!(judged.stones.len(), 1);
         let stones = judged.stones[0];
@@ -272,7 +277,7 @@ mod tests {
             row(position, win, 400, 300),
             row(position, lose_a, 300, 150),
         ];
-        let stones = judge_book(&Nothing, rows, 1).unwrap().stones[0];
+        let stones = judge_book(&Nothing, rows, 1, 36).unwrap().stones[0];
         assert_eq!((stones.won.by_games, stones.won.by_rate), (1, 1));
         assert_eq!(stones.pairs.share(), Some(1.0));
     }
@@ -281,9 +286,15 @@ mod tests {
     fn unknown_positions_are_counted_and_illegal_moves_refused() {
         let start = Position::START;
         let rows = vec![row(start, start.legal_moves()[0], 10, 5)];
-        let judged = judge_book(&Nothing, rows, 1).unwrap();
+        let judged = judge_book(&Nothing, rows.clone(), 1, 36).unwrap();
         assert_eq!(judged.unknown, 1);
         assert!(judged.stones.is_empty());
+        // Left out by --max-stones: neither judged nor unknown.
+        assert_eq!(judge_book(&Nothing, rows, 1, 0).unwrap().unknown, 1);
+        let won: Position = WON.parse().unwrap();
+        let some = won.legal_moves()[0];
+        let judged = judge_book(&Nothing, vec![row(won, some, 5, 1)], 1, 26).unwrap();
+        assert_eq!((judged.unknown, judged.stones.len()), (0, 0));
         let position: Position = WON.parse().unwrap();
         // A move of the empty board onto a square WON's position has filled.
         let taken = Position::START
@@ -292,7 +303,7 @@ mod tests {
             .copied()
             .find(|mv| !position.legal_moves().contains(mv))
             .unwrap();
-        let error = judge_book(&Nothing, vec![row(position, taken, 5, 1)], 1).unwrap_err();
+        let error = judge_book(&Nothing, vec![row(position, taken, 5, 1)], 1, 36).unwrap_err();
         assert!(matches!(error, JudgeError::IllegalMove { .. }), "{error}");
     }
 }

@@ -237,5 +237,22 @@ mod tests {
         let key2 = &page[page.find("id=\"key2\"").unwrap()..];
         assert!(key2.contains("Exact value: unknown"), "{key2}");
         assert!(!key2.contains("Proven line"), "{key2}");
+
+        // The truth beside the statistics, under key position 1, flagged where they disagree.
+        let mut report = report;
+        let top = open.legal_moves()[0];
+        report.truth = Some(crate::study_exact::KeyTruth {
+            mover: open.side_to_move(),
+            value: Value::Loss,
+            moves: open.legal_moves().len(),
+            holding: open.legal_moves().iter().copied().collect(),
+            top: Some((top, 0.43)),
+        });
+        let page = study_html(&report);
+        let key1 = &page[page.find("id=\"key1\"").unwrap()..page.find("id=\"key2\"").unwrap()];
+        assert!(
+            key1.contains("<p class=\"truth disagree\">Truth beside the statistics: statistics and truth disagree: lost for white whatever it plays; the playouts give white 43%"),
+            "{key1}"
+        );
     }
 }

@@ -97,6 +97,10 @@ enum BookCommand {
         /// Leave out rows with fewer games (at least 1: a row without games has no win rate).
         #[arg(long, default_value_t = 1)]
         min_games: u64,
+        /// Leave out positions with more stones (the tablebase answers at once; the
+        /// midsolver, from 18 stones on, takes seconds a position).
+        #[arg(long, default_value_t = 35, value_parser = clap::value_parser!(u32).range(0..=35))]
+        max_stones: u32,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -163,13 +167,14 @@ pub fn run(args: &BookArgs) -> Result<()> {
             file,
             format,
             min_games,
+            max_stones,
             json,
             target,
             tablebase,
         } => judge(
             file.as_deref(),
             *format,
-            *min_games,
+            (*min_games, *max_stones),
             *json,
             target,
             tablebase,
@@ -236,7 +241,7 @@ fn export(min_games: u64, format: Format, out: Option<&Path>, target: &Target) -
 fn judge(
     file: Option<&str>,
     format: Option<Format>,
-    min_games: u64,
+    (min_games, max_stones): (u64, u32),
     json: bool,
     target: &Target,
     tablebase: &TablebaseOptions,
@@ -246,7 +251,7 @@ fn judge(
         Some(file) => read_rows(file, format)?,
         None => target.read(async |client| Ok(book::rows(client, min_games).await?))?,
     };
-    let judged = judge_book(&tablebase, rows, min_games)?;
+    let judged = judge_book(&tablebase, rows, min_games, max_stones)?;
     if json {
         outln!("{}", super::judge::book_json(&judged));
     } else {

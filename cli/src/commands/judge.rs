@@ -198,8 +198,10 @@ fn pairs_text(pairs: Pairs) -> String {
 /// (won / drawn positions) and the keeping/losing pairs the win rates order right.
 pub fn print_book(judged: &BookJudgement) -> Result<()> {
     outln!(
-        "book judged against perfect play (rows with at least {} games)",
-        judged.min_games.max(1)
+        "book judged against perfect play (rows with at least {} games, positions of at most \
+         {} stones)",
+        judged.min_games.max(1),
+        judged.max_stones
     );
     outln!(
         "{:<9} {:>6} {:>5} {:>5} {:>4}  {:>13} {:>13}  {:>13} {:>13}  {:>16}",
@@ -234,8 +236,9 @@ pub fn print_book(judged: &BookJudgement) -> Result<()> {
     }
     if judged.unknown > 0 {
         outln!(
-            "{} positions without a known exact value were not judged (the tablebase covers \
-             its slices' stone counts, the midsolver 18 stones on)",
+            "{} positions without known exact values for their moves were not judged (a \
+             position's moves need the tablebase's slice of one stone more: the shipped 0-6 \
+             judge positions of up to 5 stones; the midsolver from 18 stones on)",
             judged.unknown
         );
     }
@@ -261,5 +264,6 @@ pub fn book_json(judged: &BookJudgement) -> serde_json::Value {
             })
         })
         .collect();
-    json!({"min_games": judged.min_games.max(1), "stones": stones, "unknown": judged.unknown})
+    json!({"min_games": judged.min_games.max(1), "max_stones": judged.max_stones,
+           "stones": stones, "unknown": judged.unknown})
 }

@@ -28,9 +28,6 @@ use crate::output::{errln, outln};
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
 #[derive(Args)]
 pub struct RunArgs {
-    /// Where the studies' exact values come from (the shipped tablebase, plus a folder).
-    #[command(flatten)]
-    tablebase: TablebaseOptions,
     /// Database directory (reused: tables accumulate over runs).
     #[arg(long, default_value = "pentagrid-data")]
     db: PathBuf,
@@ -73,6 +70,9 @@ pub struct RunArgs {
     // serves).
     #[command(flatten)]
     engines: EngineArgs,
+    /// Where the studies' exact values come from (the shipped tablebase, plus a folder).
+    #[command(flatten)]
+    tablebase: TablebaseOptions,
 }
 
 impl RunArgs {
