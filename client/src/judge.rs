@@ -337,16 +337,16 @@ mod tests {
         }
     }
 
-    /// A white-to-move 27-stone position white wins (see the accuracy tests).
+    /// A white-to-move position white wins (see the accuracy tests).
     const WON: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
 
     #[test]
     fn positions_files_skip_comments_and_refuse_bad_lines_by_number() {
-        let text = "# three positions\nstart\n\n  ....../....x./....../....../.x..../......  # a comment\n";
+        let text = "# two positions\nstart\n\n  o...../....x./....../....../.x..../......  # a comment\n";
         let positions = parse_positions(text).unwrap();
         assert_eq!(positions.len(), 2);
         assert_eq!(positions[0], Position::START);
-        assert_eq!(positions[1].stone_count(), 2);
+        assert_eq!(positions[1].stone_count(), 3);
         let error = parse_positions("start\nstart\nxxxx\n").unwrap_err();
         assert!(error.to_string().starts_with("line 3:"), "{error}");
         let five = "xxxxx./oooo../....../....../....../......";

@@ -220,7 +220,7 @@ mod tests {
         }
     }
 
-    /// A white-to-move 27-stone position white wins.
+    /// A white-to-move position white wins.
     const WON: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
 
     fn row(position: Position, mv: Move, games: u64, wins: u64) -> ExportRow {
@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(judged.unknown, 0);
         assert_eq!(judged.stones.len(), 1);
         let stones = judged.stones[0];
-        assert_eq!(stones.stones, 27);
+        assert_eq!(stones.stones, position.stone_count());
         assert_eq!(
             stones.won,
             TopMoves {
@@ -293,7 +293,7 @@ mod tests {
         assert_eq!(judge_book(&Nothing, rows, 1, 0).unwrap().unknown, 1);
         let won: Position = WON.parse().unwrap();
         let some = won.legal_moves()[0];
-        let judged = judge_book(&Nothing, vec![row(won, some, 5, 1)], 1, 26).unwrap();
+        let judged = judge_book(&Nothing, vec![row(won, some, 5, 1)], 1, won.stone_count() - 1).unwrap();
         assert_eq!((judged.unknown, judged.stones.len()), (0, 0));
         let position: Position = WON.parse().unwrap();
         // A move of the empty board onto a square WON's position has filled.
