@@ -181,7 +181,9 @@ async fn a_campaign_fills_the_book_which_travels_by_export_and_import() {
         studies: false,
         puzzles: 0,
     };
-    let report = campaign(&client, &plan, &mut |_| {}).await.unwrap();
+    let report = campaign(&client, &plan, &Tablebase::shipped().unwrap(), &mut |_| {})
+        .await
+        .unwrap();
     assert!(report.studies.is_empty() && report.puzzles.is_none());
     let status = jobs::status(&client).await.unwrap();
     assert_eq!(status.stored.games, 2);
