@@ -342,7 +342,8 @@ mod tests {
 
     #[test]
     fn positions_files_skip_comments_and_refuse_bad_lines_by_number() {
-        let text = "# two positions\nstart\n\n  o...../....x./....../....../.x..../......  # a comment\n";
+        let text =
+            "# two positions\nstart\n\n  o...../....x./....../....../.x..../......  # a comment\n";
         let positions = parse_positions(text).unwrap();
         assert_eq!(positions.len(), 2);
         assert_eq!(positions[0], Position::START);

@@ -293,7 +293,13 @@ mod tests {
         assert_eq!(judge_book(&Nothing, rows, 1, 0).unwrap().unknown, 1);
         let won: Position = WON.parse().unwrap();
         let some = won.legal_moves()[0];
-        let judged = judge_book(&Nothing, vec![row(won, some, 5, 1)], 1, won.stone_count() - 1).unwrap();
+        let judged = judge_book(
+            &Nothing,
+            vec![row(won, some, 5, 1)],
+            1,
+            won.stone_count() - 1,
+        )
+        .unwrap();
         assert_eq!((judged.unknown, judged.stones.len()), (0, 0));
         let position: Position = WON.parse().unwrap();
         // A move of the empty board onto a square WON's position has filled.
