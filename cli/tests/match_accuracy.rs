@@ -156,8 +156,8 @@ fn one_even_pair_without_judged_moves_shows_an_open_interval_and_no_share() {
 
 #[test]
 fn accuracy_alone_judges_from_the_first_move_with_the_table() {
-    // Random play from openings of two stones: the moves from 2 to 6 stones are judged by
-    // the shipped tablebase (five per game, two games), so some are always judged.
+    // Random play from openings of two stones: the moves from 2 to 5 stones are judged by
+    // the shipped tablebase (four per game, two games), so some are always judged.
     let out = ok(&[
         "match",
         "--in-process",
@@ -177,5 +177,5 @@ fn accuracy_alone_judges_from_the_first_move_with_the_table() {
     let accuracy = last_json(&out)["accuracy"].clone();
     assert_eq!(accuracy["min_stones"], 0, "{out}");
     let moves = |side: &str| accuracy[side]["moves"].as_u64().unwrap();
-    assert!(moves("a") + moves("b") >= 10, "{out}");
+    assert!(moves("a") + moves("b") >= 8, "{out}");
 }

@@ -37,14 +37,14 @@ mod tests {
     fn a_pair_from_the_start_is_judged_from_its_first_move() {
         let pair = play_pair(&Position::START, &Player::Random, &Player::Random, 5, 1);
         let judged = judge(&pair, 0).unwrap();
-        // Each player makes at least three of the first seven moves of each game.
+        // Each player makes three of the first six moves of each game.
         for side in judged.sides {
             assert!(side.moves >= 6, "{judged:?}");
             assert!(side.drops <= side.moves);
         }
-        let later = judge(&pair, 7).unwrap();
+        let later = judge(&pair, 6).unwrap();
         let early: u32 = judged.sides.iter().map(|s| s.moves).sum();
         let late: u32 = later.sides.iter().map(|s| s.moves).sum();
-        assert_eq!(early - late, 14, "seven table-judged moves in each game");
+        assert_eq!(early - late, 12, "six table-judged moves in each game");
     }
 }

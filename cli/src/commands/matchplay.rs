@@ -54,7 +54,7 @@ pub struct MatchArgs {
     #[arg(long, conflicts_with = "local")]
     in_process: bool,
     /// Judge every move against perfect play wherever its exact value is known (the shipped
-    /// tablebase for 0-6 stones, the midsolver from 18 on), from positions with at least N
+    /// tablebase for 0-5 stones, the midsolver from 18 on), from positions with at least N
     /// stones (0 to 35; `--accuracy` alone: 0, every such move), and report each engine's
     /// accuracy, `n/a` when none of its moves was judged (on a cluster the workers judge each
     /// pair, and the match keeps the totals).

@@ -25,10 +25,11 @@ pub const ACCURACY_MIN_STONES: u32 = 20;
 /// (a position with 36 stones has no move left to judge).
 pub const ACCURACY_STONES: RangeInclusive<u32> = 0..=35;
 
-/// The stone counts whose exact values every pentagrid reads from the tablebase shipped inside
-/// it (Irving's slices 0–6). Fixed, not whatever slices one machine has: the coordinator
-/// checks a worker's count of judged moves against the same rule.
-pub const TABLE_STONES: RangeInclusive<u32> = 0..=6;
+/// The stone counts of the positions whose moves every pentagrid values from the tablebase
+/// shipped inside it (Irving's slices 0–6: a move's value is its child's, one stone deeper,
+/// so positions of up to 5 stones). Fixed, not whatever slices one machine has: the
+/// coordinator checks a worker's count of judged moves against the same rule.
+pub const TABLE_STONES: RangeInclusive<u32> = 0..=5;
 
 /// Why a game could not be judged.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -260,15 +261,15 @@ mod tests {
     fn moves_in_the_shipped_tables_reach_are_judged_and_need_the_table() {
         let game = play_game(&Position::START, &Player::Random, &Player::Random, 3, 1);
         let [black, white] = judged_moves(&game.start, &game.moves, 0);
-        // The move from a position of i stones is the (i+1)-th: 0-6 stones by the table,
+        // The move from a position of i stones is the (i+1)-th: 0-5 stones by the table,
         // 18 on by the midsolver.
-        let early = game.moves.len().min(7) as u32;
+        let early = game.moves.len().min(6) as u32;
         let late = (game.moves.len() as u32).saturating_sub(MID_MIN_STONES);
         assert_eq!(black + white, early + late);
-        // From 7 stones on, only the midsolver's reach is judged.
-        let [b7, w7] = judged_moves(&game.start, &game.moves, 7);
+        // From 6 stones on, only the midsolver's reach is judged.
+        let [b7, w7] = judged_moves(&game.start, &game.moves, 6);
         assert_eq!(b7 + w7, black + white - early);
-        // A table that does not answer for 0-6 stones is an error, never a silent pass.
+        // A table that does not answer for 0-5 stones is an error, never a silent pass.
         assert_eq!(
             game_accuracy(&game, 0, &NoTable),
             Err(AccuracyError::Table {
