@@ -5,7 +5,8 @@
 //! The book comes as exported rows ([`ExportRow`]: from the coordinator or an export file),
 //! so the stored book and a file are judged alike.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use pentago::{ExactOracle, Position, Value};
 
@@ -146,12 +147,13 @@ pub fn judge_book<O: ExactOracle>(
     }
     let mut values: HashMap<Position, Option<Exact>> = HashMap::new();
     let mut by_stones: BTreeMap<(bool, u32), BookStones> = BTreeMap::new();
-    let mut unknown_positions = std::collections::HashSet::new();
+    let mut unknown_positions = HashSet::new();
     for ((games_table, position), rows) in &tables {
-        if !values.contains_key(position) {
-            values.insert(*position, exact(oracle, position)?);
-        }
-        let Some(exact) = &values[position] else {
+        let known = match values.entry(*position) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => entry.insert(exact(oracle, position)?),
+        };
+        let Some(exact) = &*known else {
             unknown_positions.insert(*position);
             continue;
         };
