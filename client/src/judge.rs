@@ -419,7 +419,7 @@ mod tests {
             Err(JudgeError::Engine(_))
         ));
         assert!(matches!(
-            sample_positions(&Nothing, &Player::Random, 1, 1, 4..=3),
+            sample_positions(&Nothing, &Player::Random, 1, 1, RangeInclusive::new(4, 3)),
             Err(JudgeError::StoneRange(4, 3))
         ));
     }

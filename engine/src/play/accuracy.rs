@@ -89,11 +89,14 @@ fn judged(position: &Position, min_stones: u32) -> bool {
         && (TABLE_STONES.contains(&stones) || stones >= MID_MIN_STONES)
 }
 
+/// A position's exact value and each move's.
+type Values = (Value, Vec<(Move, Value)>);
+
 /// The exact value of a judged, ongoing `position` and of each of its moves.
 fn exact_moves<O: ExactOracle>(
     position: &Position,
     table: &O,
-) -> Result<Option<(Value, Vec<(Move, Value)>)>, AccuracyError> {
+) -> Result<Option<Values>, AccuracyError> {
     let stones = position.stone_count();
     if stones >= MID_MIN_STONES {
         return Ok(midsolve(position).ok().map(|s| (s.value, s.moves)));
