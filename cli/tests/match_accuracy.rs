@@ -76,8 +76,8 @@ fn a_local_match_keeps_accuracy_and_match_show_reprints_it() {
 }
 
 #[test]
-fn accuracy_outside_the_solver_range_is_refused() {
-    for stones in ["17", "36", "x"] {
+fn accuracy_outside_the_stone_range_is_refused() {
+    for stones in ["36", "99", "x"] {
         let out = pentagrid(&[
             "match",
             "--a",
@@ -92,7 +92,7 @@ fn accuracy_outside_the_solver_range_is_refused() {
         ]);
         assert!(!out.status.success());
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("18 to 35"), "{stderr}");
+        assert!(stderr.contains("0 to 35"), "{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
@@ -152,4 +152,30 @@ fn one_even_pair_without_judged_moves_shows_an_open_interval_and_no_share() {
         "{text}"
     );
     assert!(!text.contains("% of 0 moves"), "{text}");
+}
+
+#[test]
+fn accuracy_alone_judges_from_the_first_move_with_the_table() {
+    // Random play from openings of two stones: the moves from 2 to 5 stones are judged by
+    // the shipped tablebase (four per game, two games), so some are always judged.
+    let out = ok(&[
+        "match",
+        "--in-process",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--pairs",
+        "1",
+        "--threads",
+        "1",
+        "--seed",
+        "3",
+        "--accuracy",
+        "--json",
+    ]);
+    let accuracy = last_json(&out)["accuracy"].clone();
+    assert_eq!(accuracy["min_stones"], 0, "{out}");
+    let moves = |side: &str| accuracy[side]["moves"].as_u64().unwrap();
+    assert!(moves("a") + moves("b") >= 8, "{out}");
 }

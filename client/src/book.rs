@@ -192,8 +192,35 @@ pub async fn export(
     if format == RowFormat::Csv {
         writeln!(sink, "{CSV_HEADER}").map_err(ClientError::io("writing the rows"))?;
     }
-    let mut from_key = 0;
     let mut count = 0;
+    for_each_row(client, min_games, &mut |row| {
+        write_row(sink, format, &row).map_err(ClientError::io("writing the rows"))?;
+        count += 1;
+        Ok(())
+    })
+    .await?;
+    Ok(count)
+}
+
+/// Every book row with at least `min_games` games, read page by page (for judging the book:
+/// see [`crate::judge_book`]).
+pub async fn rows(client: &Client, min_games: u64) -> Result<Vec<ExportRow>> {
+    let mut rows = Vec::new();
+    for_each_row(client, min_games, &mut |row| {
+        rows.push(row);
+        Ok(())
+    })
+    .await?;
+    Ok(rows)
+}
+
+/// Hands every book row with at least `min_games` games to `each`, page by page.
+async fn for_each_row(
+    client: &Client,
+    min_games: u64,
+    each: &mut dyn FnMut(ExportRow) -> Result<()>,
+) -> Result<()> {
+    let mut from_key = 0;
     loop {
         let request = v2::BookExportRequest {
             from_key,
@@ -202,12 +229,10 @@ pub async fn export(
         };
         let page = client.clone().book_export(request).await?.into_inner();
         for row in &page.rows {
-            let row = ExportRow::of_wire(row)?;
-            write_row(sink, format, &row).map_err(ClientError::io("writing the rows"))?;
-            count += 1;
+            each(ExportRow::of_wire(row)?)?;
         }
         if page.next_key == 0 {
-            return Ok(count);
+            return Ok(());
         }
         from_key = page.next_key;
     }

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use pentago::{MID_MIN_STONES, Opening, Player, Position, UctConfig};
+use pentago::{ExactOracle, MID_MIN_STONES, Opening, Player, Position, UctConfig};
 use pentagrid_proto::{Client, Task};
 
 use crate::book::tables;
@@ -94,10 +94,11 @@ pub struct CampaignReport {
 /// Runs the campaign on `client`'s cluster. Puzzle generation mines the self-play games, so it
 /// starts once they are stored and then runs beside the analyses and the studies: its mining
 /// keeps the coordinator busy while the workers analyse, and its verify jobs fill the workers'
-/// gaps.
-pub async fn campaign(
+/// gaps. The studies' exact values come from `oracle` (the tablebase) first.
+pub async fn campaign<O: ExactOracle>(
     client: &Client,
     plan: &CampaignPlan,
+    oracle: &O,
     progress: &mut dyn FnMut(CampaignProgress),
 ) -> Result<CampaignReport> {
     plan.validate()?;
@@ -121,7 +122,7 @@ pub async fn campaign(
     let progress = RefCell::new(progress);
     let tell = |update| (progress.borrow_mut())(update);
     let (studied, puzzles) = tokio::join!(
-        analyse_and_study(client, plan, &tell),
+        analyse_and_study(client, plan, oracle, &tell),
         puzzles(client, plan, &tell)
     );
     let (analysis, studies, phases) = studied?;
@@ -136,9 +137,10 @@ pub async fn campaign(
 }
 
 /// The analyses of the positions the games reached, then the studies; with each step's time.
-async fn analyse_and_study(
+async fn analyse_and_study<O: ExactOracle>(
     client: &Client,
     plan: &CampaignPlan,
+    oracle: &O,
     tell: &dyn Fn(CampaignProgress),
 ) -> Result<(JobsOutcome, Vec<StudyReport>, Vec<(String, Duration)>)> {
     let mut phases = Vec::new();
@@ -175,7 +177,7 @@ async fn analyse_and_study(
         for opening in [Opening::MonicasFive, Opening::TriplePower] {
             let started = Instant::now();
             let mut each = |p| tell(CampaignProgress::Study(opening, p));
-            studies.push(study(client, opening, &study_plan, &mut each).await?);
+            studies.push(study(client, opening, &study_plan, oracle, &mut each).await?);
             phases.push(timed(opening.name(), started));
         }
     }

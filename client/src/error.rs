@@ -142,6 +142,9 @@ pub enum ClientError {
     /// The stored results give no rating list.
     #[error(transparent)]
     Rating(#[from] pentago::RatingError),
+    /// Exact values could not be read, or judging input is malformed.
+    #[error(transparent)]
+    Judge(#[from] crate::judge::JudgeError),
 }
 
 impl ClientError {

@@ -12,10 +12,12 @@ use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 use pentagrid_proto::{
     Client, accuracy_of_wire, forfeit_of_wire, pentanomial_counts, sprt_decision_of_wire, v2,
 };
+use pentagrid_tablebase::Tablebase;
 use serde::Serialize;
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
+use crate::judge::JudgeError;
 
 pub use pentagrid_proto::{GameForfeit, LossReason};
 
@@ -192,7 +194,7 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         sprt: plan.sprt.map(|s| s.to_string()).unwrap_or_default(),
         openings: plan.openings.to_string(),
         seed: plan.seed,
-        accuracy_stones: plan.accuracy.unwrap_or(0),
+        accuracy_stones: plan.accuracy,
         time_limit: plan.time.map(|t| t.to_string()).unwrap_or_default(),
         ..v2::CreateMatchRequest::default()
     };
@@ -287,14 +289,24 @@ pub fn play_in_process(
         min_stones,
         sides: [Accuracy::default(); 2],
     });
+    // The shipped slices only: the positions judged are the same everywhere (see
+    // `pentago::TABLE_STONES`), whatever folder of slices this machine has.
+    let table = match accuracy {
+        Some(_) => Some(
+            Tablebase::shipped().map_err(|e| ClientError::Judge(JudgeError::Exact(Box::new(e))))?,
+        ),
+        None => None,
+    };
     for pair in 0..plan.pairs {
         let seed = opening_seed(plan.seed, pair);
         let opening = random_opening(seed, plies);
         let (a, b) = (&plan.a.player, &plan.b.player);
         let result = pool.install(|| play_pair(&opening, a, b, seed, threads));
         score.record(&result);
-        if let Some(total) = accuracy.as_mut() {
-            let sides = pool.install(|| pair_accuracy(&result, total.min_stones));
+        if let (Some(total), Some(table)) = (accuracy.as_mut(), table.as_ref()) {
+            let sides = pool
+                .install(|| pair_accuracy(&result, total.min_stones, table))
+                .map_err(|e| ClientError::Judge(JudgeError::Exact(Box::new(e))))?;
             total.sides[0] += sides[0];
             total.sides[1] += sides[1];
         }

@@ -1,19 +1,19 @@
 //! An opening study: grow the book from the opening's start positions, play self-play games
-//! from them, and gather the key tables, white's strongest defences with black's plan after
+//! from them, and gather the key tables with their exact values, the mover's strongest moves
+//! at the main key position (those that hold the exact value first) with the best plan after
 //! each, and how often the aimed five is completed.
 
-use std::time::Duration;
-
-use pentago::{
-    Color, DeepLimits, DeepSolver, MID_MIN_STONES, Move, Opening, Player, Position, SolveLimits,
-    Solver, Status, UctConfig, Value,
-};
+use pentago::{Color, ExactOracle, Move, Opening, Player, Position, Status, UctConfig, Value};
 use pentagrid_proto::limits::MAX_BOOK_ROWS;
 use pentagrid_proto::{Client, Task, v2};
 
 use crate::book::{BookRow, BookTables, tables, win_rate, win_rate_interval};
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsProgress, poll, run_jobs};
+use crate::judge::exact;
+use crate::study_exact::{KeyTruth, key_values, ranked_moves};
+
+pub use crate::study_exact::{KEY_POSITION_BUDGET, KeyValue, MIN_EXACT_STONES, exact_value};
 
 /// A stored self-play game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,21 +142,22 @@ impl StudyPlan {
     }
 }
 
-/// White's reply at the main start position with black's best line after it.
+/// A move of the side to move at the main key position, with the best line after it.
 #[derive(Clone, Debug)]
 pub struct Defence {
-    /// White's move.
+    /// The move.
     pub mv: String,
-    /// White's win rate with it.
+    /// The mover's win rate with it (0 without playouts).
     pub win_rate: f64,
     /// The 95% interval of that win rate.
     pub interval: (f64, f64),
-    /// Playouts through it (the win rate's sample size).
+    /// Playouts through it (the win rate's sample size; 0 for a move that holds the exact
+    /// value but that the book never tried).
     pub playouts: u64,
     /// Whether its interval lies wholly below the best defence's: `false` for the best one and
     /// for every defence the samples cannot tell apart from it.
     pub separable: bool,
-    /// The exact value for white when the solver settled it.
+    /// The exact value for the mover (from the tablebase, else the book's proof), when known.
     pub exact: Option<Value>,
     /// The book's best line after it.
     pub line: Vec<String>,
@@ -213,7 +214,11 @@ pub struct StudyReport {
     pub key_positions: Vec<BookTables>,
     /// The key positions' exact values, in their order.
     pub key_values: Vec<KeyValue>,
-    /// White's three strongest defences at the first key position.
+    /// The truth at the first key position beside its statistics, where exact values are
+    /// known.
+    pub truth: Option<KeyTruth>,
+    /// The mover's three strongest moves at the first key position: by exact value first
+    /// (the moves that hold), then by playouts.
     pub defences: Vec<Defence>,
     /// Self-play games played.
     pub games: u64,
@@ -247,11 +252,13 @@ pub enum StudyProgress {
     Lines(JobsProgress),
 }
 
-/// Runs a study on `client`'s cluster, telling `progress` how far it has come.
-pub async fn study(
+/// Runs a study on `client`'s cluster, telling `progress` how far it has come; exact values
+/// come from `oracle` (the tablebase) first.
+pub async fn study<O: ExactOracle>(
     client: &Client,
     opening: Opening,
     plan: &StudyPlan,
+    oracle: &O,
     progress: &mut dyn FnMut(StudyProgress),
 ) -> Result<StudyReport> {
     plan.validate()?;
@@ -308,6 +315,7 @@ pub async fn study(
         build,
         key_positions: Vec::new(),
         key_values: Vec::new(),
+        truth: None,
         defences: Vec::new(),
         games: games.len() as u64,
         black_wins: 0,
@@ -334,90 +342,13 @@ pub async fn study(
     }
     explored.sort_by_key(|t| std::cmp::Reverse(t.0));
     report.key_positions = explored.into_iter().take(3).map(|(_, t)| t).collect();
-    report.key_values = key_values(&report.key_positions, KEY_POSITION_BUDGET).await;
+    report.key_values = key_values(oracle, &report.key_positions, KEY_POSITION_BUDGET).await?;
     if let Some(main) = report.key_positions.first() {
         let main = main.clone();
-        report.defences = defences(client, &main, plan, progress).await?;
+        report.truth = KeyTruth::of(oracle, &main)?;
+        report.defences = defences(client, &main, plan, oracle, progress).await?;
     }
     Ok(report)
-}
-
-/// How long a study's exact search may take on one key position the book has not proven.
-pub const KEY_POSITION_BUDGET: Duration = Duration::from_secs(2);
-
-/// Fewest stones of a position the exact search is tried on: below, the deep solver's top is
-/// far too large to finish within any study's budget, so the value is unknown at once.
-pub const MIN_EXACT_STONES: u32 = 10;
-
-/// A key position's exact value for the side to move, and where it comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyValue {
-    /// Proven by the stored book (see the key position's proven line).
-    Proven(Value),
-    /// Found by the study's own exact search within its budget.
-    Solved(Value),
-    /// Neither: the search did not decide it within the budget. Never a guess.
-    Unknown,
-}
-
-impl std::fmt::Display for KeyValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            KeyValue::Proven(value) => {
-                write!(f, "{value} for the side to move (proven in the book)")
-            }
-            KeyValue::Solved(value) => write!(f, "{value} for the side to move (exact search)"),
-            KeyValue::Unknown => f.write_str("unknown"),
-        }
-    }
-}
-
-/// The exact value of `position` for the side to move if a search decides it within `budget`:
-/// the deep solver below the midsolver's stone count (from [`MIN_EXACT_STONES`] on), the hybrid
-/// solver from it on. `None` when undecided.
-#[must_use]
-pub fn exact_value(position: &Position, budget: Duration) -> Option<Value> {
-    if position.is_over() {
-        return Value::of_status(position.status(), position.side_to_move());
-    }
-    let stones = position.stone_count();
-    if stones < MIN_EXACT_STONES {
-        return None;
-    }
-    if stones < MID_MIN_STONES {
-        let limits = DeepLimits {
-            max_time: Some(budget),
-            ..DeepLimits::default()
-        };
-        return DeepSolver::new(18).solve(position, limits).value;
-    }
-    let limits = SolveLimits {
-        max_nodes: u64::MAX,
-        max_time: Some(budget),
-    };
-    Solver::new(20).solve(position, limits).value
-}
-
-/// The key positions' values: the book's proof where it has one, else the exact search's
-/// within `budget` each (on the blocking pool), else unknown.
-async fn key_values(tables: &[BookTables], budget: Duration) -> Vec<KeyValue> {
-    let mut values = Vec::with_capacity(tables.len());
-    for table in tables {
-        let value = match table.proven {
-            Some(value) => KeyValue::Proven(value),
-            None => {
-                let position = table.position;
-                // A search that could not run decides nothing: unknown.
-                tokio::task::spawn_blocking(move || exact_value(&position, budget))
-                    .await
-                    .ok()
-                    .flatten()
-                    .map_or(KeyValue::Unknown, KeyValue::Solved)
-            }
-        };
-        values.push(value);
-    }
-    values
 }
 
 fn unreadable(what: impl std::fmt::Display) -> ClientError {
@@ -432,26 +363,28 @@ fn best_row(rows: &[BookRow]) -> Option<&BookRow> {
         .or_else(|| rows.iter().filter(|r| r.games > 0).max_by_key(|r| r.games))
 }
 
-/// White's three strongest replies at the main start position, each followed by the book's
-/// best line (black's plan) down to `depth` plies. A position on such a line that the book
-/// build did not reach is analysed now, so that every listed defence has its line.
-async fn defences(
+/// The mover's three strongest moves at the main key position (those that hold the exact
+/// value first, then the most played), each followed by the book's best line down to `depth`
+/// plies. A position on such a line that the book build did not reach is analysed now, so
+/// that every listed move has its line.
+async fn defences<O: ExactOracle>(
     client: &Client,
     main: &BookTables,
     plan: &StudyPlan,
+    oracle: &O,
     progress: &mut dyn FnMut(StudyProgress),
 ) -> Result<Vec<Defence>> {
     let start = main.position;
-    // Rows come most played first: UCT's strongest replies.
-    let candidates: Vec<&BookRow> = main
-        .playouts
-        .iter()
-        .filter(|r| r.games > 0)
-        .take(3)
-        .collect();
+    let exact = exact(oracle, &start)?;
+    let candidates: Vec<(Move, Option<BookRow>, Option<Value>)> =
+        ranked_moves(main, exact.as_ref())
+            .into_iter()
+            .take(3)
+            .map(|(mv, row, value)| (mv, row.cloned(), value))
+            .collect();
     let mut out = Vec::new();
-    for row in &candidates {
-        let mut position = start.play(row.mv).map_err(unreadable)?;
+    for (mv, row, value) in &candidates {
+        let mut position = start.play(*mv).map_err(unreadable)?;
         let mut line = Vec::new();
         for _ in 1..plan.depth.max(2) {
             if position.is_over() {
@@ -464,12 +397,15 @@ async fn defences(
             line.push(best.to_string());
         }
         out.push(Defence {
-            mv: row.mv.to_string(),
-            win_rate: win_rate(row),
-            interval: win_rate_interval(row).unwrap_or((0.0, 1.0)),
-            playouts: row.games,
+            mv: mv.to_string(),
+            win_rate: row.as_ref().map_or(0.0, win_rate),
+            interval: row
+                .as_ref()
+                .and_then(win_rate_interval)
+                .unwrap_or((0.0, 1.0)),
+            playouts: row.as_ref().map_or(0, |r| r.games),
             separable: false,
-            exact: row.proven,
+            exact: *value,
             line,
         });
     }
@@ -546,45 +482,5 @@ mod tests {
         mark_separable(&mut defences);
         let marks: Vec<bool> = defences.iter().map(|d| d.separable).collect();
         assert_eq!(marks, vec![false, false, true]);
-    }
-
-    #[test]
-    fn key_positions_below_18_stones_get_the_deep_solvers_value_within_the_budget() {
-        // White to move in each (bench/data/deep-17.txt), decided in well under a second.
-        let cases = [
-            (".o..../xxx.oo/.x.xo./..x.x./.xoxoo/..o...", Value::Draw),
-            ("..xx../...x../....../oxxxxo/xooxoo/...oo.", Value::Loss),
-            (".x..ox/.xo.../.o.x../.ox.o./xxxoxo/o.....", Value::Loss),
-        ];
-        for (text, expected) in cases {
-            let position: Position = text.parse().unwrap();
-            assert_eq!(position.stone_count(), 17);
-            let value = exact_value(&position, Duration::from_secs(60));
-            assert_eq!(value, Some(expected), "{text}");
-            let shown = value
-                .map_or(KeyValue::Unknown, KeyValue::Solved)
-                .to_string();
-            assert_eq!(
-                shown,
-                format!("{expected} for the side to move (exact search)")
-            );
-        }
-    }
-
-    #[test]
-    fn a_key_position_the_budget_does_not_decide_is_unknown() {
-        // Twelve stones: far beyond a millisecond.
-        let mut position = Position::START;
-        for pick in [5, 17, 40, 3, 60, 11, 25, 80, 9, 33, 50, 71] {
-            let moves = position.legal_moves();
-            position = position.play(moves[pick % moves.len()]).unwrap();
-        }
-        assert_eq!(position.stone_count(), 12);
-        assert!(!position.is_over());
-        assert_eq!(exact_value(&position, Duration::from_millis(1)), None);
-        // The studies' own key positions (three stones) are not even tried.
-        let start = Opening::MonicasFive.start_positions()[0];
-        assert_eq!(exact_value(&start, Duration::from_secs(60)), None);
-        assert_eq!(KeyValue::Unknown.to_string(), "unknown");
     }
 }

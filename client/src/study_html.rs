@@ -1,6 +1,7 @@
 //! The printable HTML form of an opening study: SVG boards of the key positions, bar charts of
-//! the moves' win rates with their 95% intervals, white's defences with black's plan, and the
-//! self-play results.
+//! the moves' win rates with their 95% intervals, each key position's exact value with its
+//! source (and, at the first, the truth beside the statistics where they disagree), the
+//! strongest moves there with the plan after each, and the self-play results.
 
 use std::fmt::Write;
 
@@ -45,6 +46,20 @@ pub fn study_html(report: &StudyReport) -> String {
             .copied()
             .unwrap_or(KeyValue::Unknown);
         key_position(&mut out, index + 1, table, value);
+        if index == 0
+            && let Some(truth) = &report.truth
+        {
+            let class = if truth.disagrees() {
+                "truth disagree"
+            } else {
+                "truth"
+            };
+            let _ = writeln!(
+                out,
+                "<p class=\"{class}\">Truth beside the statistics: {}.</p>",
+                escape(&truth.note())
+            );
+        }
     }
     defences(&mut out, report);
     let _ = writeln!(
@@ -109,12 +124,17 @@ fn exact_value(table: &BookTables, value: KeyValue) -> String {
 }
 
 fn defences(out: &mut String, report: &StudyReport) {
+    let Some(main) = report.key_positions.first() else {
+        return;
+    };
     if report.defences.is_empty() {
         return;
     }
-    out.push_str(
-        "<h2>White's strongest defences</h2>\n<p>At key position 1, with black's best plan after each from the book.</p>\n\
-         <table class=\"defences\">\n<tr><th>defence</th><th>white scores</th><th>95% interval</th><th>playouts</th><th>exact</th><th>black's plan</th></tr>\n",
+    let mover = main.position.side_to_move();
+    let _ = writeln!(
+        out,
+        "<h2>{mover}'s strongest moves</h2>\n<p>At key position 1: the moves that hold the exact value first, then by playouts; the book's best plan after each.</p>\n\
+         <table class=\"defences\">\n<tr><th>move</th><th>exact for {mover}</th><th>{mover} scores</th><th>95% interval</th><th>playouts</th><th>plan after it</th></tr>",
     );
     for defence in &report.defences {
         let class = if defence.separable {
@@ -124,15 +144,26 @@ fn defences(out: &mut String, report: &StudyReport) {
         };
         let _ = writeln!(
             out,
-            "<tr{class}><td>{}</td><td>{:.1}%</td><td>{:.1}–{:.1}%</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr{class}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&defence.mv),
-            100.0 * defence.win_rate,
-            100.0 * defence.interval.0,
-            100.0 * defence.interval.1,
-            defence.playouts,
             defence
                 .exact
                 .map_or_else(|| "unknown".to_owned(), |v| v.to_string()),
+            if defence.playouts == 0 {
+                "–".to_owned()
+            } else {
+                format!("{:.1}%", 100.0 * defence.win_rate)
+            },
+            if defence.playouts == 0 {
+                "–".to_owned()
+            } else {
+                format!(
+                    "{:.1}–{:.1}%",
+                    100.0 * defence.interval.0,
+                    100.0 * defence.interval.1
+                )
+            },
+            defence.playouts,
             escape(&defence.line.join(" "))
         );
     }
@@ -185,6 +216,7 @@ mod tests {
                 tables(open, None, Vec::new()),
             ],
             key_values: vec![KeyValue::Proven(Value::Win), KeyValue::Unknown],
+            truth: None,
             defences: Vec::new(),
             games: 0,
             black_wins: 0,
@@ -205,5 +237,22 @@ mod tests {
         let key2 = &page[page.find("id=\"key2\"").unwrap()..];
         assert!(key2.contains("Exact value: unknown"), "{key2}");
         assert!(!key2.contains("Proven line"), "{key2}");
+
+        // The truth beside the statistics, under key position 1, flagged where they disagree.
+        let mut report = report;
+        let top = open.legal_moves()[0];
+        report.truth = Some(crate::study_exact::KeyTruth {
+            mover: open.side_to_move(),
+            value: Value::Loss,
+            moves: open.legal_moves().len(),
+            holding: open.legal_moves().iter().copied().collect(),
+            top: Some((top, 0.43)),
+        });
+        let page = study_html(&report);
+        let key1 = &page[page.find("id=\"key1\"").unwrap()..page.find("id=\"key2\"").unwrap()];
+        assert!(
+            key1.contains("<p class=\"truth disagree\">Truth beside the statistics: statistics and truth disagree: lost for white whatever it plays; the playouts give white 43%"),
+            "{key1}"
+        );
     }
 }

@@ -1,15 +1,17 @@
 //! A study's report is worth reading: every defence carries its interval, sample size and a book
-//! line after it (positions the build missed are analysed on the way), and the HTML page has a
+//! line after it (positions the build missed are analysed on the way), the key positions carry
+//! their exact values from the tablebase with the moves that hold, and the HTML page has a
 //! board and a win-rate chart per key position — checked in headless Chromium's DOM.
 
 use std::path::Path;
 use std::process::Command;
 
-use pentago::Opening;
-use pentagrid_client::study::{StudyPlan, StudyReport, study};
+use pentago::{ExactOracle, Opening};
+use pentagrid_client::study::{KeyValue, StudyPlan, StudyReport, study};
 use pentagrid_client::study_html;
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
+use pentagrid_tablebase::Tablebase;
 
 async fn small_study() -> StudyReport {
     let cluster = EmbeddedCluster::temporary(CoordinatorSettings::default(), "study-token")
@@ -29,9 +31,15 @@ async fn small_study() -> StudyReport {
         player: "uct:playouts=100".parse().unwrap(),
         config: "uct".parse().unwrap(),
     };
-    let report = study(&cluster.client(), Opening::MonicasFive, &plan, &mut |_| {})
-        .await
-        .unwrap();
+    let report = study(
+        &cluster.client(),
+        Opening::MonicasFive,
+        &plan,
+        &Tablebase::shipped().unwrap(),
+        &mut |_| {},
+    )
+    .await
+    .unwrap();
     cluster.stop().await.unwrap();
     report
 }
@@ -82,6 +90,59 @@ async fn every_defence_has_an_interval_and_a_book_line() {
     assert!(dom.matches("class=\"bar\"").count() >= 3, "{dom}");
     assert!(dom.contains("class=\"defences\""), "{dom}");
     assert!(dom.contains("@media print"), "{dom}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_position_reports_its_exact_value_and_the_moves_that_hold() {
+    let report = small_study().await;
+    let table = Tablebase::shipped().unwrap();
+    let key = report.key_positions[0].position;
+    let value = table
+        .probe(&key)
+        .unwrap()
+        .expect("three stones: in the shipped slices");
+    assert_eq!(report.key_values[0], KeyValue::Table(value));
+    for (shown, tables) in report.key_values.iter().zip(&report.key_positions) {
+        let truth = table.probe(&tables.position).unwrap().unwrap();
+        assert_eq!(*shown, KeyValue::Table(truth), "{}", tables.position);
+    }
+    let moves = table.probe_moves(&key).unwrap().unwrap();
+    let holding: Vec<_> = moves.iter().filter(|m| m.1 == value).map(|m| m.0).collect();
+    let truth = report
+        .truth
+        .as_ref()
+        .expect("the table knows key position 1");
+    assert_eq!(truth.value, value);
+    assert_eq!(truth.moves, moves.len());
+    assert_eq!(truth.holding, holding);
+    let note = truth.note();
+    assert!(note.contains(&format!("{}", key.side_to_move())), "{note}");
+    // The listed moves: each with the table's value, the ones that hold first.
+    assert!(!report.defences.is_empty());
+    let exact_of = |text: &str| {
+        let mv: pentago::Move = text.parse().unwrap();
+        moves.iter().find(|m| m.0 == mv).map(|m| m.1)
+    };
+    for defence in &report.defences {
+        assert_eq!(defence.exact, exact_of(&defence.mv), "{defence:?}");
+    }
+    assert_eq!(
+        report.defences[0].exact,
+        Some(value),
+        "{:?}",
+        report.defences
+    );
+    let values: Vec<_> = report.defences.iter().map(|d| d.exact).collect();
+    let mut sorted = values.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(values, sorted, "ranked by exact value first");
+    let page = study_html(&report);
+    assert!(page.contains("Exact value: "), "{page}");
+    assert!(page.contains("(table)"), "{page}");
+    assert!(
+        page.contains(&pentagrid_client::svg::escape(&note)),
+        "{page}"
+    );
 }
 
 /// A browser test that cannot run here: under CI (`CI` set, other than `false` or `0`) that is

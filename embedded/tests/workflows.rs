@@ -12,6 +12,7 @@ use pentagrid_client::puzzles::{self, Goal};
 use pentagrid_client::study::{StudyPlan, study};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
+use pentagrid_tablebase::Tablebase;
 use tokio::sync::watch;
 
 const TOKEN: &str = "workflow-token";
@@ -43,9 +44,15 @@ async fn a_study_grows_the_book_and_plays_its_games() {
         config: "uct".parse().unwrap(),
     };
     let mut builds = 0;
-    let report = study(&cluster.client(), Opening::MonicasFive, &plan, &mut |_| {
-        builds += 1;
-    })
+    let report = study(
+        &cluster.client(),
+        Opening::MonicasFive,
+        &plan,
+        &Tablebase::empty(),
+        &mut |_| {
+            builds += 1;
+        },
+    )
     .await
     .unwrap();
     assert!(builds > 0, "progress was reported");
@@ -67,7 +74,14 @@ async fn a_study_grows_the_book_and_plays_its_games() {
         playouts: 0,
         ..plan
     };
-    let refused = study(&cluster.client(), Opening::MonicasFive, &bad, &mut |_| {}).await;
+    let refused = study(
+        &cluster.client(),
+        Opening::MonicasFive,
+        &bad,
+        &Tablebase::empty(),
+        &mut |_| {},
+    )
+    .await;
     assert!(refused.unwrap_err().to_string().contains("--playouts"));
     cluster.stop().await.unwrap();
 }
@@ -167,7 +181,9 @@ async fn a_campaign_fills_the_book_which_travels_by_export_and_import() {
         studies: false,
         puzzles: 0,
     };
-    let report = campaign(&client, &plan, &mut |_| {}).await.unwrap();
+    let report = campaign(&client, &plan, &Tablebase::shipped().unwrap(), &mut |_| {})
+        .await
+        .unwrap();
     assert!(report.studies.is_empty() && report.puzzles.is_none());
     let status = jobs::status(&client).await.unwrap();
     assert_eq!(status.stored.games, 2);

@@ -30,8 +30,8 @@ pub use board::symmetry::{Canonical, Symmetry};
 pub use board::twist::{Direction, Quadrant, Twist};
 pub use excerpt::{EXCERPT_CHARS, excerpt};
 pub use play::accuracy::{
-    ACCURACY_MIN_STONES, ACCURACY_STONES, Accuracy, MatchAccuracy, game_accuracy, judged_moves,
-    pair_accuracy,
+    ACCURACY_MIN_STONES, ACCURACY_STONES, Accuracy, AccuracyError, MatchAccuracy, TABLE_STONES,
+    game_accuracy, judged_moves, pair_accuracy,
 };
 pub use play::candidates::{
     CONTINUATION_ROOTS, CONTINUATIONS_PER_ROOT, CandidateFinder, DECIDED_MOVES, GameCandidate,

@@ -45,9 +45,9 @@ impl TryFrom<&v2::JobSpec> for Task {
                 a: parse_field("player", &p.a)?,
                 b: parse_field("player", &p.b)?,
                 accuracy_stones: match p.accuracy_stones {
-                    0 => None,
-                    n if ACCURACY_STONES.contains(&n) => Some(n),
-                    n => {
+                    None => None,
+                    Some(n) if ACCURACY_STONES.contains(&n) => Some(n),
+                    Some(n) => {
                         return Err(ConversionError(format!(
                             "accuracy_stones {n} is outside {}..={}",
                             ACCURACY_STONES.start(),
@@ -172,7 +172,7 @@ impl From<&Task> for v2::JobSpec {
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
-                accuracy_stones: accuracy_stones.unwrap_or(0),
+                accuracy_stones: *accuracy_stones,
                 time_limit: time.map(|t| t.to_string()).unwrap_or_default(),
             }),
             Task::Solve { position } => v2::job_spec::Kind::Solve(v2::SolveSpec {
@@ -535,7 +535,7 @@ mod tests {
                     .unwrap(),
                 a: "uct:k=0.3".parse().unwrap(),
                 b: Player::Random,
-                accuracy_stones: Some(22),
+                accuracy_stones: Some(0),
                 time: None,
             },
             Task::Pair {
@@ -609,7 +609,7 @@ mod tests {
                 opening: "start".into(),
                 a: "random".into(),
                 b: "random".into(),
-                accuracy_stones: stones,
+                accuracy_stones: Some(stones),
                 ..v2::PairSpec::default()
             })),
         }
@@ -668,7 +668,6 @@ mod tests {
                 "over",
             ),
             (v2::JobSpec { kind: None }, "no kind"),
-            (pair_asking_accuracy(17), "accuracy_stones"),
             (pair_asking_accuracy(36), "accuracy_stones"),
             (engine_pair(""), "needs a time limit"),
             (engine_pair("move:0"), "bad time limit"),

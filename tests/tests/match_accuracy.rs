@@ -11,6 +11,7 @@ use pentago::{
 use pentagrid_client::matches::{self, MatchPlan};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Outcome, Task, v2};
+use pentagrid_tablebase::Tablebase;
 use pentagrid_tests::{TestCluster, hello, lease_one};
 
 /// Moves are judged from this many stones on (the midsolver is quick from there).
@@ -66,10 +67,11 @@ async fn a_cluster_match_keeps_the_accuracy_its_stored_games_give() {
     assert_eq!(report.state, matches::MatchState::Complete);
     assert_eq!(report.games.len(), 8);
     // Recomputed here from the stored games with the exact solver.
+    let table = Tablebase::shipped().unwrap();
     let mut expected = [Accuracy::default(); 2];
     for pair in report.games.chunks(2) {
         assert_eq!(pair[0].pair, pair[1].pair);
-        let sides = pair_accuracy(&stored_pair(pair), STONES);
+        let sides = pair_accuracy(&stored_pair(pair), STONES, &table).unwrap();
         expected[0] += sides[0];
         expected[1] += sides[1];
     }
@@ -83,6 +85,51 @@ async fn a_cluster_match_keeps_the_accuracy_its_stored_games_give() {
     let [perfect, random] = expected.sides;
     assert_eq!(perfect.drops, 0, "{expected:?}");
     assert!(random.moves > 0, "{expected:?}");
+    cluster.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_match_judged_from_0_stones_counts_the_tables_moves_too() {
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
+    let client = cluster.client();
+    let plan = MatchPlan {
+        a: "uct:playouts=200".parse().unwrap(),
+        b: Player::Random,
+        pairs: 2,
+        openings: OpeningSource::Random { plies: 1 },
+        accuracy: Some(0),
+        ..plan(2)
+    };
+    let id = matches::create(&client, &plan).await.unwrap();
+    let (stop, worker) = cluster.worker("w", 2);
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(300),
+        matches::follow(&client, id, &mut |_| Ok(())),
+    )
+    .await
+    .expect("the match ends")
+    .unwrap();
+    let _ = stop.send(true);
+    worker.await.unwrap();
+    let report = matches::status(&client, id, true).await.unwrap();
+    let table = Tablebase::shipped().unwrap();
+    let mut expected = [Accuracy::default(); 2];
+    let mut from_the_table = 0;
+    for pair in report.games.chunks(2) {
+        let sides = pair_accuracy(&stored_pair(pair), 0, &table).unwrap();
+        let later = pair_accuracy(&stored_pair(pair), 6, &table).unwrap();
+        expected[0] += sides[0];
+        expected[1] += sides[1];
+        from_the_table += sides[0].moves + sides[1].moves - later[0].moves - later[1].moves;
+    }
+    let expected = MatchAccuracy {
+        min_stones: 0,
+        sides: expected,
+    };
+    assert_eq!(report.accuracy, Some(expected));
+    assert_eq!(outcome.accuracy, Some(expected));
+    // Openings of one stone: the moves from 1 to 5 stones, five per game, by the table.
+    assert_eq!(from_the_table, 5 * 4, "{expected:?}");
     cluster.stop().await;
 }
 
@@ -107,12 +154,12 @@ async fn played_pair(client: &mut pentagrid_proto::Client) -> (v2::Job, Outcome,
 async fn a_false_accuracy_report_is_refused_and_changes_nothing() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let mut client = cluster.client();
-    for stones in [17, 36] {
+    for stones in [36, 1000] {
         let bad = v2::CreateMatchRequest {
             a: "random".into(),
             b: "random".into(),
             pairs: 1,
-            accuracy_stones: stones,
+            accuracy_stones: Some(stones),
             ..v2::CreateMatchRequest::default()
         };
         let status = client.create_match(bad).await.unwrap_err();

@@ -17,7 +17,7 @@ fn request(a: &str, b: &str, pairs: u64) -> v2::CreateMatchRequest {
         sprt: String::new(),
         openings: String::new(),
         seed: 5,
-        accuracy_stones: 0,
+        accuracy_stones: None,
         ..v2::CreateMatchRequest::default()
     }
 }

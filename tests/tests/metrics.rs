@@ -88,7 +88,7 @@ async fn counters_after_a_campaign_equal_the_status_numbers() {
             sprt: String::new(),
             openings: String::new(),
             seed: 1,
-            accuracy_stones: 0,
+            accuracy_stones: None,
             ..v2::CreateMatchRequest::default()
         })
         .await

@@ -10,6 +10,7 @@ use pentagrid_client::{jobs, matches, puzzles, study};
 use pentagrid_coordinator::{CoordinatorSettings, MAX_JOBS_PER_SUBMISSION};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Task, reason_of, v2};
+use pentagrid_tablebase::Tablebase;
 use pentagrid_tests::TestCluster;
 use prost::Message;
 use tonic::{Code, Status};
@@ -143,7 +144,7 @@ async fn finished_match(cluster: &TestCluster, pairs: u64) -> u64 {
             sprt: String::new(),
             openings: String::new(),
             seed: 5,
-            accuracy_stones: 0,
+            accuracy_stones: None,
             ..v2::CreateMatchRequest::default()
         })
         .await
@@ -340,9 +341,15 @@ async fn a_study_of_twenty_thousand_games_reads_them_all() {
         player: "random".parse().unwrap(),
         config: "uct".parse().unwrap(),
     };
-    let report = study::study(&cluster.client(), Opening::MonicasFive, &plan, &mut |_| {})
-        .await
-        .unwrap();
+    let report = study::study(
+        &cluster.client(),
+        Opening::MonicasFive,
+        &plan,
+        &Tablebase::shipped().unwrap(),
+        &mut |_| {},
+    )
+    .await
+    .unwrap();
     assert_eq!(report.games, 20_000);
     assert_eq!(report.black_wins + report.white_wins + report.draws, 20_000);
     cluster.stop().await;

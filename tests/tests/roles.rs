@@ -161,7 +161,7 @@ fn match_request() -> v2::CreateMatchRequest {
         sprt: String::new(),
         openings: String::new(),
         seed: 3,
-        accuracy_stones: 0,
+        accuracy_stones: None,
         ..v2::CreateMatchRequest::default()
     }
 }

@@ -9,6 +9,7 @@ use pentagrid_client::jobs::run_jobs;
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Task, reason_of, v2};
+use pentagrid_tablebase::Tablebase;
 use pentagrid_tests::{TOKEN, TestCluster};
 use pentagrid_worker::{WorkerIdentity, WorkerOptions, WorkerReport};
 use tokio::sync::watch;
@@ -42,7 +43,7 @@ async fn standing(client: &Client, job_ids: &[u64]) -> v2::JobsUpdate {
 
 /// Runs a campaign, then checks at once that every one of its own jobs is finished.
 async fn campaign_then_check(client: Client, plan: CampaignPlan) -> CampaignReport {
-    let report = campaign(&client, &plan, &mut |_| {})
+    let report = campaign(&client, &plan, &Tablebase::shipped().unwrap(), &mut |_| {})
         .await
         .expect("campaign");
     for outcome in [&report.selfplay, &report.analysis] {

@@ -4,12 +4,13 @@ use std::ops::Range;
 
 use pentago::calculation::{Player as SolitairePlayer, Variant, play_deal};
 use pentago::{
-    Budget, LeafValue, MatchAccuracy, Position, PuzzleVerifier, SearchControl, SearchOptions,
-    SolveLimits, Solver, UctConfig, pair_accuracy, play_game, play_pair, search, solve_leaf,
+    Budget, LeafValue, Position, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, Solver,
+    UctConfig, play_game, play_pair, search, solve_leaf,
 };
 use pentagrid_proto::{DealResult, Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;
 
+use crate::accuracy::judge;
 use crate::engines::{EngineSettings, PairError, RefereedPair};
 
 /// Solver nodes allowed for settling each other first move of a puzzle candidate; beyond it
@@ -122,10 +123,16 @@ fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Optio
             if control.is_stopped() {
                 return None;
             }
-            let accuracy = accuracy_stones.map(|min_stones| MatchAccuracy {
-                min_stones,
-                sides: pair_accuracy(&pair, min_stones),
-            });
+            let accuracy = match accuracy_stones.map(|min_stones| judge(&pair, min_stones)) {
+                None => None,
+                Some(Ok(accuracy)) => Some(accuracy),
+                Some(Err(error)) => {
+                    // No result rather than a false one: the lease runs out and the job is
+                    // tried again.
+                    tracing::error!(%error, "cannot judge the pair's accuracy");
+                    return None;
+                }
+            };
             Some(Outcome::Pair {
                 games: pair.games.map(|game| (game.moves, game.result)),
                 accuracy,

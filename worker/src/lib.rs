@@ -3,6 +3,7 @@
 //! time, so a retry is harmless). It reconnects with jittered exponential backoff when the
 //! coordinator is away, and on shutdown finishes its job and leaves.
 
+mod accuracy;
 pub mod engines;
 mod execute;
 mod identity;

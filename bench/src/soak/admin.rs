@@ -196,7 +196,7 @@ impl Admin {
             sprt: String::new(),
             openings: "random:plies=2".into(),
             seed: 13,
-            accuracy_stones: 0,
+            accuracy_stones: None,
             ..v2::CreateMatchRequest::default()
         };
         let match_id = client

@@ -12,6 +12,9 @@ use pentagrid_client::book::{
 };
 use serde_json::json;
 
+use pentagrid_client::judge_book::judge_book;
+
+use super::tablebase::TablebaseOptions;
 use super::target::Target;
 use crate::input;
 use crate::output::{errln, outln};
@@ -79,6 +82,33 @@ enum BookCommand {
         #[command(flatten)]
         target: Target,
     },
+    /// Judge the book against perfect play: per table and stone count, how often the top
+    /// move (by games, by win rate) keeps the exact value (from the tablebase, or the
+    /// midsolver from 18 stones on), and the share of (keeping, losing) move pairs whose win
+    /// rates are ordered right.
+    Judge {
+        /// Judge this export file (JSON lines or CSV, as `book export` writes) instead of the
+        /// stored book.
+        #[arg(long)]
+        file: Option<String>,
+        /// Row format of --file (by default from the file name: .csv or JSON lines).
+        #[arg(long, value_enum, requires = "file")]
+        format: Option<Format>,
+        /// Leave out rows with fewer games (at least 1: a row without games has no win rate).
+        #[arg(long, default_value_t = 1)]
+        min_games: u64,
+        /// Leave out positions with more stones (the tablebase answers at once; the
+        /// midsolver, from 18 stones on, takes seconds a position).
+        #[arg(long, default_value_t = 35, value_parser = clap::value_parser!(u32).range(0..=35))]
+        max_stones: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        tablebase: TablebaseOptions,
+    },
     /// Add exported rows to the book (counts add up; proven values replace stored ones).
     Import {
         /// The file, or `-` for standard input.
@@ -133,6 +163,22 @@ pub fn run(args: &BookArgs) -> Result<()> {
             again,
             target,
         } => import(file, *format, *again, target),
+        BookCommand::Judge {
+            file,
+            format,
+            min_games,
+            max_stones,
+            json,
+            target,
+            tablebase,
+        } => judge(
+            file.as_deref(),
+            *format,
+            (*min_games, *max_stones),
+            *json,
+            target,
+            tablebase,
+        ),
     }
 }
 
@@ -191,9 +237,31 @@ fn export(min_games: u64, format: Format, out: Option<&Path>, target: &Target) -
     Ok(())
 }
 
-/// Adds the rows of `file` (`-`: standard input) to the book.
-/// A book imported before (the same rows) is refused unless `again`.
-fn import(file: &str, format: Option<Format>, again: bool, target: &Target) -> Result<()> {
+/// Judges the stored book (or the export `file`) against perfect play and prints it.
+fn judge(
+    file: Option<&str>,
+    format: Option<Format>,
+    (min_games, max_stones): (u64, u32),
+    json: bool,
+    target: &Target,
+    tablebase: &TablebaseOptions,
+) -> Result<()> {
+    let tablebase = tablebase.open()?;
+    let rows = match file {
+        Some(file) => read_rows(file, format)?,
+        None => target.read(async |client| Ok(book::rows(client, min_games).await?))?,
+    };
+    let judged = judge_book(&tablebase, rows, min_games, max_stones)?;
+    if json {
+        outln!("{}", super::judge::book_json(&judged));
+    } else {
+        super::judge::print_book(&judged)?;
+    }
+    Ok(())
+}
+
+/// The rows of the export `file` (`-`: standard input).
+fn read_rows(file: &str, format: Option<Format>) -> Result<Vec<book::ExportRow>> {
     let format = format.map_or_else(|| RowFormat::of_file_name(file), RowFormat::from);
     let reader: Box<dyn BufRead> = if file == "-" {
         Box::new(std::io::stdin().lock())
@@ -202,7 +270,13 @@ fn import(file: &str, format: Option<Format>, again: bool, target: &Target) -> R
             std::fs::File::open(file).with_context(|| format!("opening {file}"))?,
         ))
     };
-    let rows = book::parse_rows(reader, format)?;
+    Ok(book::parse_rows(reader, format).with_context(|| format!("reading {file}"))?)
+}
+
+/// Adds the rows of `file` (`-`: standard input) to the book.
+/// A book imported before (the same rows) is refused unless `again`.
+fn import(file: &str, format: Option<Format>, again: bool, target: &Target) -> Result<()> {
+    let rows = read_rows(file, format)?;
     let count = target.read(async |client| {
         Ok(if again {
             book::import_again(client, &rows).await?

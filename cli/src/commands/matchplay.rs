@@ -58,10 +58,13 @@ pub struct MatchArgs {
     /// --local, which runs an embedded cluster that stores the match).
     #[arg(long, conflicts_with = "local")]
     in_process: bool,
-    /// Judge every move from positions with at least N stones (18 to 35) against perfect play
-    /// and report each engine's accuracy (on a cluster the workers judge each pair, and the
-    /// match keeps the totals).
-    #[arg(long, value_name = "N", value_parser = accuracy_stones)]
+    /// Judge every move against perfect play wherever its exact value is known (the shipped
+    /// tablebase for 0-5 stones, the midsolver from 18 on), from positions with at least N
+    /// stones (0 to 35; `--accuracy` alone: 0, every such move), and report each engine's
+    /// accuracy, `n/a` when none of its moves was judged (on a cluster the workers judge each
+    /// pair, and the match keeps the totals).
+    #[arg(long, value_name = "N", value_parser = accuracy_stones, num_args = 0..=1,
+          default_missing_value = "0")]
     accuracy: Option<u32>,
     /// Every game's wall-clock time limit, refereed by the cluster's workers: `move:SECONDS`
     /// or `game:BASE+INCREMENT` (built-in UCT players then search for the time their clock

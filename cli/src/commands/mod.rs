@@ -11,6 +11,7 @@ mod engines;
 mod games;
 mod gtp;
 mod health;
+mod judge;
 mod matchplay;
 mod mate;
 mod perft;
@@ -49,6 +50,7 @@ pub enum Command {
     Ratings(ratings::RatingsArgs),
     Solve(solve::SolveArgs),
     Tablebase(tablebase::TablebaseArgs),
+    Judge(judge::JudgeArgs),
     Mate(mate::MateArgs),
     CheckProof(check_proof::CheckProofArgs),
     Coordinator(cluster::CoordinatorArgs),
@@ -94,6 +96,7 @@ impl Command {
             Command::Ratings(args) => ratings::run(&args),
             Command::Solve(args) => solve::run(&args),
             Command::Tablebase(args) => tablebase::run(&args),
+            Command::Judge(args) => judge::run(&args),
             Command::Mate(args) => mate::run(&args),
             Command::CheckProof(args) => check_proof::run(&args),
             Command::Coordinator(args) => cluster::run_coordinator(&args),

@@ -22,6 +22,7 @@ use super::engines::EngineArgs;
 use super::progress::Bars;
 use super::puzzles::write_collection;
 use super::serve::serve_explorer;
+use super::tablebase::TablebaseOptions;
 use crate::output::{errln, outln};
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
@@ -69,6 +70,9 @@ pub struct RunArgs {
     // serves).
     #[command(flatten)]
     engines: EngineArgs,
+    /// Where the studies' exact values come from (the shipped tablebase, plus a folder).
+    #[command(flatten)]
+    tablebase: TablebaseOptions,
 }
 
 impl RunArgs {
@@ -94,6 +98,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "--workers must be from 1 to 64"
     );
     let engines = args.engines.settings()?;
+    let tablebase = args.tablebase.open()?;
     runtime()?.block_on(async {
         let settings = CoordinatorSettings {
             open_check: open_check(args.accept_data_loss),
@@ -119,7 +124,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             CampaignProgress::Puzzles(p, wanted) => bars.puzzles(wanted, p),
         };
         let outcome = tokio::select! {
-            result = campaign(&client, &plan, &mut show) => result,
+            result = campaign(&client, &plan, &tablebase, &mut show) => result,
             _ = shutdown_signal() => {
                 errln!("interrupted: stopping");
                 Ok(CampaignReport::default())

@@ -1,6 +1,7 @@
 //! `pentagrid study`: an opening study — grow the book from the opening's start positions,
-//! play self-play games from them, and report the key tables, black's plan, white's best
-//! defences and how often the aimed five is completed. The workflow is
+//! play self-play games from them, and report the key tables with their exact values, the
+//! strongest moves at the main key position (those that hold first) with the plan after each,
+//! and how often the aimed five is completed. The workflow is
 //! [`pentagrid_client::study`]; this module parses and prints.
 
 use anyhow::{Context, Result};
@@ -8,10 +9,12 @@ use clap::Args;
 use pentago::{Opening, Player, UctConfig};
 use pentagrid_client::study::{self, StudyReport};
 use pentagrid_client::{Client, study_html};
+use pentagrid_tablebase::Tablebase;
 use serde_json::json;
 
 use super::book::print_book;
 use super::progress::Bars;
+use super::tablebase::TablebaseOptions;
 use super::target::Target;
 use crate::output::outln;
 
@@ -31,6 +34,8 @@ pub struct StudyArgs {
     /// Also write the report as an HTML page with boards and win-rate charts to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    tablebase: TablebaseOptions,
 }
 
 /// How much work a study does.
@@ -95,9 +100,10 @@ fn parse_deep_from(text: &str) -> Result<u32, String> {
 pub fn run(args: &StudyArgs) -> Result<()> {
     let plan = args.plan.plan();
     plan.validate()?;
+    let tablebase = args.tablebase.open()?;
     let report = args
         .target
-        .run(async |client| with_bars(client, args.name, &plan).await)?;
+        .run(async |client| with_bars(client, args.name, &plan, &tablebase).await)?;
     if let Some(path) = &args.html {
         std::fs::write(path, study_html(&report))
             .with_context(|| format!("writing {}", path.display()))?;
@@ -115,10 +121,11 @@ async fn with_bars(
     client: &Client,
     opening: Opening,
     plan: &study::StudyPlan,
+    tablebase: &Tablebase,
 ) -> Result<StudyReport> {
     let mut bars = Bars::default();
     let mut tell = |p| bars.study(opening.name(), plan.positions, p);
-    Ok(study::study(client, opening, plan, &mut tell).await?)
+    Ok(study::study(client, opening, plan, tablebase, &mut tell).await?)
 }
 
 /// The report for people, with at most `key_positions` tables.
@@ -141,34 +148,51 @@ pub fn print(report: &StudyReport, key_positions: usize) -> Result<()> {
         );
     }
     for (index, table) in report.key_positions.iter().take(key_positions).enumerate() {
+        let mover = table.position.side_to_move();
         outln!(
-            "\nkey position {} (white to move after black's second stone)",
+            "\nkey position {} ({mover} to move after black's second stone and white's first)",
             index + 1
         );
         print_book(table)?;
         if let Some(value) = report.key_values.get(index) {
             outln!("exact     {value}");
         }
+        if index == 0
+            && let Some(truth) = &report.truth
+        {
+            outln!("truth     {}", truth.note());
+        }
     }
-    if !report.defences.is_empty() {
+    if let Some(main) = report.key_positions.first()
+        && !report.defences.is_empty()
+    {
+        let mover = main.position.side_to_move();
         outln!(
-            "\nwhite's strongest defences at key position 1, with black's best plan after each\n\
-             (white's win rate over the playouts through the move, with its 95% interval;\n\
-             ~ marks a defence the samples cannot tell apart from the best):"
+            "\n{mover}'s strongest moves at key position 1, the moves that hold the exact value \
+             first, then by playouts,\nwith the best plan after each ({mover}'s win rate over \
+             the playouts through the move, with its 95% interval;\n~ marks a move the samples \
+             cannot tell apart from the best):"
         );
         for defence in &report.defences {
             let close = if defence.separable { ' ' } else { '~' };
             let exact = defence
                 .exact
-                .map(|v| format!(", exactly a {v} for white"))
-                .unwrap_or_default();
+                .map(|v| format!("exactly a {v} for {mover}"))
+                .unwrap_or_else(|| "exact value unknown".to_owned());
+            let scores = if defence.playouts == 0 {
+                "no playouts".to_owned()
+            } else {
+                format!(
+                    "{mover} scores {:>5.1}% [{:.1}, {:.1}] over {} playouts",
+                    100.0 * defence.win_rate,
+                    100.0 * defence.interval.0,
+                    100.0 * defence.interval.1,
+                    defence.playouts
+                )
+            };
             outln!(
-                "  {close}{:<8} white scores {:>5.1}% [{:.1}, {:.1}] over {} playouts{exact}; then {}",
+                "  {close}{:<8} {exact}; {scores}; then {}",
                 defence.mv,
-                100.0 * defence.win_rate,
-                100.0 * defence.interval.0,
-                100.0 * defence.interval.1,
-                defence.playouts,
                 if defence.line.is_empty() {
                     "the game is over".to_owned()
                 } else {
@@ -199,11 +223,16 @@ pub fn json(report: &StudyReport) -> serde_json::Value {
         "playouts": b.playouts, "depth": b.depth,
         "deep_started": b.deep_started, "deep_finished": b.deep_finished,
         "key_positions": report.key_positions.iter().map(super::book::book_json).collect::<Vec<_>>(),
-        "key_values": report.key_values.iter().map(|v| match v {
-            study::KeyValue::Proven(value) => json!({"value": value.to_string(), "source": "book"}),
-            study::KeyValue::Solved(value) => json!({"value": value.to_string(), "source": "search"}),
-            study::KeyValue::Unknown => json!({"value": "unknown"}),
+        "key_values": report.key_values.iter().map(|v| match v.value() {
+            Some(value) => json!({"value": value.to_string(), "source": v.source()}),
+            None => json!({"value": "unknown"}),
         }).collect::<Vec<_>>(),
+        "truth": report.truth.as_ref().map(|t| json!({
+            "side_to_move": t.mover.to_string(), "value": t.value.to_string(),
+            "moves": t.moves, "holding": t.holding.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "top_move": t.top.map(|(mv, _)| mv.to_string()), "top_win_rate": t.top.map(|(_, r)| r),
+            "disagrees": t.disagrees(), "note": t.note(),
+        })),
         "defences": report.defences.iter().map(|d| json!({
             "move": d.mv, "white_win_rate": d.win_rate,
             "interval": [d.interval.0, d.interval.1], "playouts": d.playouts,

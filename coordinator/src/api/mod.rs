@@ -332,7 +332,7 @@ impl CoordinatorApi for Service {
                 text => parse("opening source", text)?,
             },
             seed: r.seed,
-            accuracy_stones: (r.accuracy_stones != 0).then_some(r.accuracy_stones),
+            accuracy_stones: r.accuracy_stones,
             time: match r.time_limit.as_str() {
                 "" => None,
                 text => Some(parse::<TimeLimit>("time limit", text)?),

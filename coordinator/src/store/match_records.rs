@@ -53,9 +53,10 @@ pub struct StoredMatch {
     #[prost(bool, tag = "13")]
     pub accepted_h1: bool,
     /// Moves from positions with at least this many stones are judged against perfect play;
-    /// 0: accuracy is not measured (and matches stored before it existed read so).
-    #[prost(uint32, tag = "14")]
-    pub accuracy_stones: u32,
+    /// Absent: accuracy is not measured (and matches stored before it existed, or with the
+    /// old 0 for not, read so).
+    #[prost(uint32, optional, tag = "14")]
+    pub accuracy_stones: Option<u32>,
     /// A's accuracy over the stored pairs (while `accuracy_stones` is set).
     #[prost(message, optional, tag = "15")]
     pub a_accuracy: Option<StoredAccuracy>,
@@ -108,11 +109,11 @@ impl From<StoredAccuracy> for Accuracy {
 /// A's and B's accuracy as stored in a match or pair record (absent sides read as nothing
 /// judged); `None` when the match does not measure it.
 fn accuracy_of(
-    min_stones: u32,
+    min_stones: Option<u32>,
     a: Option<StoredAccuracy>,
     b: Option<StoredAccuracy>,
 ) -> Option<MatchAccuracy> {
-    (min_stones != 0).then(|| MatchAccuracy {
+    min_stones.map(|min_stones| MatchAccuracy {
         min_stones,
         sides: [a, b].map(|side| side.map(Accuracy::from).unwrap_or_default()),
     })
@@ -210,7 +211,7 @@ impl StoredMatch {
             openings: record.openings.clone(),
             seed: record.seed,
             pentanomial: vec![0; 5],
-            accuracy_stones: record.accuracy.as_ref().map_or(0, |a| a.min_stones),
+            accuracy_stones: record.accuracy.as_ref().map(|a| a.min_stones),
             tournament: record.tournament,
             tournament_kind: record.tournament_kind.clone(),
             time_limit: record.time_limit.clone(),
@@ -231,9 +232,9 @@ pub struct StoredPair {
     /// A black, then B black.
     #[prost(message, repeated, tag = "3")]
     pub games: Vec<StoredGame>,
-    /// The stone threshold of the accuracy below; 0: not measured.
-    #[prost(uint32, tag = "4")]
-    pub accuracy_stones: u32,
+    /// The stone threshold of the accuracy below; absent: not measured.
+    #[prost(uint32, optional, tag = "4")]
+    pub accuracy_stones: Option<u32>,
     /// A's accuracy in the pair's games.
     #[prost(message, optional, tag = "5")]
     pub a_accuracy: Option<StoredAccuracy>,
@@ -253,7 +254,7 @@ impl StoredPair {
     #[must_use]
     pub fn with_accuracy(self, accuracy: Option<&MatchAccuracy>) -> StoredPair {
         StoredPair {
-            accuracy_stones: accuracy.map_or(0, |a| a.min_stones),
+            accuracy_stones: accuracy.map(|a| a.min_stones),
             a_accuracy: accuracy.map(|a| a.sides[0].into()),
             b_accuracy: accuracy.map(|a| a.sides[1].into()),
             ..self
@@ -285,7 +286,7 @@ mod tests {
             sides: [a, b].map(|(moves, drops)| Accuracy { moves, drops }),
         };
         let mut measured = StoredMatch {
-            accuracy_stones: 22,
+            accuracy_stones: Some(22),
             ..old
         };
         assert_eq!(measured.accuracy(), Some(pair((0, 0), (0, 0))));
@@ -298,5 +299,16 @@ mod tests {
         let read = StoredPair::decode(stored.encode_to_vec().as_slice()).unwrap();
         assert_eq!(read.accuracy(), Some(pair((5, 1), (4, 0))));
         assert_eq!(StoredPair::default().accuracy(), None);
+        // Judged from 0 stones on: present, not "not measured".
+        let from_zero = MatchAccuracy {
+            min_stones: 0,
+            sides: [
+                Accuracy { moves: 7, drops: 2 },
+                Accuracy { moves: 6, drops: 0 },
+            ],
+        };
+        let stored = StoredPair::default().with_accuracy(Some(&from_zero));
+        let read = StoredPair::decode(stored.encode_to_vec().as_slice()).unwrap();
+        assert_eq!(read.accuracy(), Some(from_zero));
     }
 }

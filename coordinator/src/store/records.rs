@@ -232,9 +232,10 @@ pub struct StoredPairTask {
     /// Player B.
     #[prost(string, tag = "5")]
     pub b: String,
-    /// Judge moves from positions with at least this many stones against perfect play; 0: not.
-    #[prost(uint32, tag = "6")]
-    pub accuracy_stones: u32,
+    /// Judge moves from positions with at least this many stones against perfect play; absent:
+    /// not (before 0 could be asked for, 0 meant not, and was never written: it reads absent).
+    #[prost(uint32, optional, tag = "6")]
+    pub accuracy_stones: Option<u32>,
     /// The wall-clock time limit (text form); empty: the players' own budgets (and pairs
     /// stored before time limits existed read so).
     #[prost(string, tag = "7")]
@@ -317,7 +318,7 @@ impl From<&Task> for StoredTask {
                 opening: opening.to_string(),
                 a: a.to_string(),
                 b: b.to_string(),
-                accuracy_stones: accuracy_stones.unwrap_or(0),
+                accuracy_stones: *accuracy_stones,
                 time_limit: time.map(|t| t.to_string()).unwrap_or_default(),
             }),
             Task::Verify {
@@ -400,7 +401,7 @@ impl TryFrom<&StoredTask> for Task {
                 opening: parse_field("opening", &p.opening)?,
                 a: parse_field::<Player>("player", &p.a)?,
                 b: parse_field::<Player>("player", &p.b)?,
-                accuracy_stones: (p.accuracy_stones != 0).then_some(p.accuracy_stones),
+                accuracy_stones: p.accuracy_stones,
                 time: match p.time_limit.as_str() {
                     "" => None,
                     text => Some(parse_field::<TimeLimit>("time limit", text)?),

@@ -136,7 +136,7 @@ async fn build() -> (Fixture, Running) {
             sprt: "elo0=0,elo1=100,alpha=0.05,beta=0.05".into(),
             openings: "random:plies=2".into(),
             seed: 3,
-            accuracy_stones: MATCH_ACCURACY_STONES,
+            accuracy_stones: Some(MATCH_ACCURACY_STONES),
             // A tournament of one match, so the tournament routes have one to show.
             tournament_kind: "round-robin".into(),
             ..v2::CreateMatchRequest::default()

@@ -4,10 +4,7 @@
 
 use std::time::Duration;
 
-use pentago::{
-    Color, MatchAccuracy, PairResult, Player, Position, TimeLimit, game_points, pair_accuracy,
-    splitmix64,
-};
+use pentago::{Color, PairResult, Player, Position, TimeLimit, game_points, splitmix64};
 use pentagrid_proto::{GameForfeit, GameNote, LossReason, Outcome, clip_note};
 use thiserror::Error;
 
@@ -92,6 +89,9 @@ pub enum PairError {
     /// The referee could not start a game.
     #[error(transparent)]
     Referee(#[from] RefereeError),
+    /// The pair's accuracy could not be judged.
+    #[error(transparent)]
+    Accuracy(#[from] pentago::AccuracyError),
 }
 
 /// A game pair to referee.
@@ -165,10 +165,10 @@ impl RefereedPair<'_> {
             splitmix64(seed ^ 1),
             threads,
         )?;
-        Ok(self.outcome([first, second]))
+        self.outcome([first, second])
     }
 
-    fn outcome(&self, games: [RefereedGame; 2]) -> Outcome {
+    fn outcome(&self, games: [RefereedGame; 2]) -> Result<Outcome, PairError> {
         let notes = games.clone().map(|game| GameNote {
             forfeit: game.forfeit.map(|f| GameForfeit {
                 loser: f.loser,
@@ -178,23 +178,23 @@ impl RefereedPair<'_> {
             stderr: game.stderr.map(clip_note),
         });
         let records = games.map(|game| game.record);
-        let accuracy = self.accuracy_stones.map(|min_stones| {
-            let pair = PairResult {
-                opening: *self.opening,
-                a_points: game_points(records[0].result, Color::Black)
-                    + game_points(records[1].result, Color::White),
-                games: records.clone(),
-            };
-            MatchAccuracy {
-                min_stones,
-                sides: pair_accuracy(&pair, min_stones),
-            }
-        });
-        Outcome::Pair {
+        let accuracy = self
+            .accuracy_stones
+            .map(|min_stones| {
+                let pair = PairResult {
+                    opening: *self.opening,
+                    a_points: game_points(records[0].result, Color::Black)
+                        + game_points(records[1].result, Color::White),
+                    games: records.clone(),
+                };
+                crate::accuracy::judge(&pair, min_stones)
+            })
+            .transpose()?;
+        Ok(Outcome::Pair {
             games: records.map(|record| (record.moves, record.result)),
             accuracy,
             notes: Box::new(notes),
-        }
+        })
     }
 }
 

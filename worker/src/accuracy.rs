@@ -1,0 +1,50 @@
+//! Judging a played pair against perfect play for a match that measures accuracy: the
+//! shipped tablebase (slices 0–6, embedded in the binary, opened once per process) for the
+//! first moves, the midsolver from 18 stones on.
+
+use std::sync::OnceLock;
+
+use pentago::{AccuracyError, MatchAccuracy, PairResult, pair_accuracy};
+use pentagrid_tablebase::Tablebase;
+
+/// The shipped tablebase, or why it did not open (never expected: its data are compiled in
+/// and checked by the tablebase's tests).
+fn shipped() -> Result<&'static Tablebase, AccuracyError> {
+    static TABLE: OnceLock<Result<Tablebase, String>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| Tablebase::shipped().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|why| AccuracyError::Table {
+            stones: 0,
+            why: why.clone(),
+        })
+}
+
+/// A's and B's accuracy in `pair` from `min_stones` stones on.
+pub(crate) fn judge(pair: &PairResult, min_stones: u32) -> Result<MatchAccuracy, AccuracyError> {
+    Ok(MatchAccuracy {
+        min_stones,
+        sides: pair_accuracy(pair, min_stones, shipped()?)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pentago::{Player, Position, play_pair};
+
+    #[test]
+    fn a_pair_from_the_start_is_judged_from_its_first_move() {
+        let pair = play_pair(&Position::START, &Player::Random, &Player::Random, 5, 1);
+        let judged = judge(&pair, 0).unwrap();
+        // Each player makes three of the first six moves of each game.
+        for side in judged.sides {
+            assert!(side.moves >= 6, "{judged:?}");
+            assert!(side.drops <= side.moves);
+        }
+        let later = judge(&pair, 6).unwrap();
+        let early: u32 = judged.sides.iter().map(|s| s.moves).sum();
+        let late: u32 = later.sides.iter().map(|s| s.moves).sum();
+        assert_eq!(early - late, 12, "six table-judged moves in each game");
+    }
+}
