@@ -94,7 +94,7 @@ async fn a_match_judged_from_0_stones_counts_the_tables_moves_too() {
     let client = cluster.client();
     let plan = MatchPlan {
         a: "uct:playouts=200".parse().unwrap(),
-        b: Player::Random,
+        b: Player::Random.into(),
         pairs: 2,
         openings: OpeningSource::Random { plies: 1 },
         accuracy: Some(0),

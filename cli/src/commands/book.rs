@@ -270,7 +270,7 @@ fn read_rows(file: &str, format: Option<Format>) -> Result<Vec<book::ExportRow>>
             std::fs::File::open(file).with_context(|| format!("opening {file}"))?,
         ))
     };
-    Ok(book::parse_rows(reader, format).with_context(|| format!("reading {file}"))?)
+    book::parse_rows(reader, format).with_context(|| format!("reading {file}"))
 }
 
 /// Adds the rows of `file` (`-`: standard input) to the book.
