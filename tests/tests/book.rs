@@ -342,6 +342,7 @@ fn row(position: Position, group: usize, games: u64, wins: u64) -> v2::BookExpor
         wins,
         draws: 0,
         proven: 0,
+        proven_by: 0,
     }
 }
 
@@ -527,6 +528,7 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
             wins: games / 2,
             draws: 0,
             proven: None,
+            proven_by: None,
         };
     let mut rows: Vec<_> = (0..3).map(|group| book_row(start, group, 10)).collect();
     // A row of every move of the positions two moves from the start.

@@ -22,6 +22,7 @@ use super::engines::EngineArgs;
 use super::progress::Bars;
 use super::puzzles::write_collection;
 use super::serve::serve_explorer;
+use super::tablebase::CoordinatorTable;
 use crate::output::{errln, outln};
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
@@ -69,6 +70,8 @@ pub struct RunArgs {
     // serves).
     #[command(flatten)]
     engines: EngineArgs,
+    #[command(flatten)]
+    table: CoordinatorTable,
 }
 
 impl RunArgs {
@@ -97,6 +100,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     runtime()?.block_on(async {
         let settings = CoordinatorSettings {
             open_check: open_check(args.accept_data_loss),
+            table: args.table.open()?,
             ..CoordinatorSettings::default()
         };
         let cluster =

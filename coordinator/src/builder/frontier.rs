@@ -16,6 +16,7 @@ use pentago::Position;
 
 use crate::jobs::JobQueue;
 use crate::store::{ProvenTable, Store, StoreError, Table, position_value};
+use crate::table_values::TableValues;
 
 /// Where a position sits in the best-first order: its priority and its ply below a root.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -107,6 +108,9 @@ pub(super) struct Limits {
     pub cap: usize,
     /// Stone counts of the deep-solve candidates (see `Build::deep_range`; empty: none).
     pub deep: std::ops::Range<u32>,
+    /// Where table values come from: a covered position gets them when popped, instead of a
+    /// job.
+    pub table: TableValues,
 }
 
 /// The frontier of one build.
@@ -190,11 +194,13 @@ impl Frontier {
     }
 
     /// Pops positions best first until `limits.room` are chosen or `limits.max_pops` were
-    /// popped. A position with a table is expanded (below `limits.depth`, its proven moves
-    /// left out); one with an exact value (proven by its own moves, see
-    /// [`crate::store::position_value`]) is a leaf; one without a table is chosen unless the build queued it before (its
-    /// job failed) or the job `pending` gives for its canonical key analyses it already. The heap
-    /// is cut back to the best `limits.cap` entries whenever it grows past twice that.
+    /// popped. A position the tablebase covers first gets its table values (see
+    /// [`crate::table_values`]). A position with a table is expanded (below `limits.depth`, its
+    /// proven moves left out); one with an exact value (proven by its own moves, see
+    /// [`crate::store::position_value`]) is a leaf; one without a table is chosen unless the
+    /// build queued it before (its job failed) or the job `pending` gives for its canonical key
+    /// analyses it already. The heap is cut back to the best `limits.cap` entries whenever it
+    /// grows past twice that.
     pub fn select(
         &mut self,
         store: &Store,
@@ -208,6 +214,7 @@ impl Frontier {
             max_pops,
             cap,
             deep: deep_range,
+            table,
         } = limits;
         let mut deep = Vec::new();
         let mut picks = Vec::new();
@@ -246,6 +253,9 @@ impl Frontier {
                 self.flights.insert(key, flight);
                 continue;
             }
+            // A position the tablebase covers gets its moves' values here, without a job (and
+            // they go up the book): it is then proven, a leaf.
+            table.fill(store, key)?;
             let proven = store.proven_table(key)?;
             if !proven.is_empty() && position_value(&position, &proven).is_some() {
                 walked += 1;
@@ -378,6 +388,7 @@ mod tests {
             max_pops,
             cap: 100,
             deep: 0..0,
+            table: TableValues::none(),
         }
     }
 
@@ -474,7 +485,7 @@ mod tests {
             let store = Store::open(dir.path()).unwrap();
             let entry = BookEntry {
                 playouts: playouts.clone(),
-                proven,
+                proven: crate::store::rows_of(&proven, pentagrid_model::ExactSource::Solver),
                 ..BookEntry::default()
             };
             store.import_one(&start, entry);
