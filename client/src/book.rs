@@ -304,7 +304,10 @@ fn row(
     };
     let by = match proven_by {
         "" => None,
-        text => Some(text.parse::<ExactSource>().map_err(|e| bad(e.to_string()))?),
+        text => Some(
+            text.parse::<ExactSource>()
+                .map_err(|e| bad(e.to_string()))?,
+        ),
     };
     Ok(ExportRow {
         position,
@@ -323,8 +326,9 @@ pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<ExportR
     let mut rows = Vec::new();
     for (index, line) in reader.lines().enumerate() {
         let line = line.map_err(ClientError::io("reading the rows"))?;
-        let header =
-            format == RowFormat::Csv && index == 0 && (line == CSV_HEADER || line == OLD_CSV_HEADER);
+        let header = format == RowFormat::Csv
+            && index == 0
+            && (line == CSV_HEADER || line == OLD_CSV_HEADER);
         if line.trim().is_empty() || header {
             continue;
         }
@@ -420,14 +424,23 @@ mod tests {
             proven_by: None,
             ..row.clone()
         };
-        let csv = format!("{OLD_CSV_HEADER}\n{},a1-1R,games,5,2,1,win\n", Position::START);
-        assert_eq!(parse_rows(csv.as_bytes(), RowFormat::Csv).unwrap(), [old.clone()]);
+        let csv = format!(
+            "{OLD_CSV_HEADER}\n{},a1-1R,games,5,2,1,win\n",
+            Position::START
+        );
+        assert_eq!(
+            parse_rows(csv.as_bytes(), RowFormat::Csv).unwrap(),
+            [old.clone()]
+        );
         let jsonl = format!(
             "{{\"position\":\"{}\",\"move\":\"a1-1R\",\"source\":\"games\",\"games\":5,\
              \"wins\":2,\"draws\":1,\"proven\":\"win\"}}\n",
             Position::START
         );
-        assert_eq!(parse_rows(jsonl.as_bytes(), RowFormat::Jsonl).unwrap(), [old]);
+        assert_eq!(
+            parse_rows(jsonl.as_bytes(), RowFormat::Jsonl).unwrap(),
+            [old]
+        );
         let csv = format!("{},a1-1R,games,5,2,1,win,oracle\n", Position::START);
         let error = parse_rows(csv.as_bytes(), RowFormat::Csv).unwrap_err();
         assert!(error.to_string().contains("oracle"), "{error}");

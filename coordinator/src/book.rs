@@ -607,7 +607,10 @@ mod tests {
         );
         assert_eq!(rows.len(), 4);
         assert!(rows.iter().all(|r| r.proven.is_some()));
-        assert!(rows.iter().all(|r| r.proven_by == Some(ExactSource::Solver)));
+        assert!(
+            rows.iter()
+                .all(|r| r.proven_by == Some(ExactSource::Solver))
+        );
         // Rows with too few games are left out, proven or not.
         let busy = export_rows(key, &entry, 5);
         assert_eq!(busy.len(), 2);

@@ -209,7 +209,9 @@ mod tests {
     fn canonical(stones: usize) -> Position {
         let mut at = Position::START;
         for pick in [3, 30, 90, 120, 50, 70].into_iter().take(stones) {
-            at = at.play(at.legal_moves()[pick % at.legal_moves().len()]).unwrap();
+            at = at
+                .play(at.legal_moves()[pick % at.legal_moves().len()])
+                .unwrap();
         }
         at.canonical().position
     }
@@ -222,7 +224,10 @@ mod tests {
             let position = canonical(stones);
             assert!(table.covers(&position));
             let values = table.moves(&position).unwrap().unwrap();
-            let groups: Vec<_> = MoveGroups::of(&position, true).iter().map(|g| g[0]).collect();
+            let groups: Vec<_> = MoveGroups::of(&position, true)
+                .iter()
+                .map(|g| g[0])
+                .collect();
             assert_eq!(values.keys().copied().collect::<Vec<_>>(), {
                 let mut sorted = groups.clone();
                 sorted.sort_unstable();
@@ -260,7 +265,10 @@ mod tests {
         };
         store.import_one(&position, entry);
         assert!(table.fill(&store, key).unwrap());
-        assert!(!table.fill(&store, key).unwrap(), "nothing is missing any more");
+        assert!(
+            !table.fill(&store, key).unwrap(),
+            "nothing is missing any more"
+        );
         let rows = store.proven_rows(key).unwrap();
         assert_eq!(rows.len(), MoveGroups::of(&position, true).iter().count());
         assert!(rows.values().all(|p| p.source == ExactSource::Table));
@@ -290,8 +298,16 @@ mod tests {
         coordinator.jobs.submit(vec![task]).await.unwrap();
         let worker = WorkerId::parse("w").unwrap();
         coordinator.jobs.hello(&worker, "w", 1).unwrap();
-        let [job] = coordinator.jobs.lease(&worker, 1).unwrap().try_into().unwrap();
-        let Task::Analyse { position: asked, .. } = job.task else {
+        let [job] = coordinator
+            .jobs
+            .lease(&worker, 1)
+            .unwrap()
+            .try_into()
+            .unwrap();
+        let Task::Analyse {
+            position: asked, ..
+        } = job.task
+        else {
             panic!("{:?}", job.task);
         };
         let outcome = Outcome::Analyse {

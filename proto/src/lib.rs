@@ -30,9 +30,8 @@ pub use pentagrid_model::{
     Verdict, clip_note,
 };
 pub use states::{
-    accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts,
-    source_of_wire, source_to_wire, sprt_decision_of_wire, sprt_decision_to_wire, value_of_wire,
-    value_to_wire,
+    accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts, source_of_wire,
+    source_to_wire, sprt_decision_of_wire, sprt_decision_to_wire, value_of_wire, value_to_wire,
 };
 
 /// Version of the wire protocol. Both sides send it in the `x-pentagrid-protocol` header and

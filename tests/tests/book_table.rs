@@ -136,7 +136,11 @@ async fn a_build_over_the_table_shows_its_values_and_spends_no_job_on_them() {
         assert!(book.playouts.iter().all(|row| row.games == 0), "{book:?}");
         // One row per group of moves, each with the table's value.
         let groups = MoveGroups::of(root, true).iter().count();
-        assert_eq!(rows_agree(&table, &book, ExactSource::Table), groups, "{root}");
+        assert_eq!(
+            rows_agree(&table, &book, ExactSource::Table),
+            groups,
+            "{root}"
+        );
         let value = table.value(root).unwrap();
         assert_eq!(book.proven, value, "{root}");
         assert_eq!(book.proven_by(), Some(ExactSource::Table), "{root}");
@@ -155,7 +159,11 @@ async fn table_values_propagate_to_an_analysed_parent() {
     let cluster = TestCluster::start(settings(only_slice(2))).await;
     let done = build(&cluster, build_request(&[Position::START], 1)).await;
     assert_eq!(done.positions, 1, "only the start is analysed: {done:?}");
-    assert_eq!(cluster.status().await.done, 1, "one job: the start's analysis");
+    assert_eq!(
+        cluster.status().await.done,
+        1,
+        "one job: the start's analysis"
+    );
     let start = tables(&cluster.client(), &Position::START).await.unwrap();
     let analysed: Vec<_> = start.playouts.iter().filter(|r| r.games > 0).collect();
     assert!(!analysed.is_empty(), "{start:?}");

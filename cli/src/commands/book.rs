@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use pentago::{Move, MoveNotation};
-use pentagrid_proto::ExactSource;
 use pentagrid_client::book::{
     self, BookRow, BookTables, RowFormat, tables, win_rate, win_rate_interval,
 };
+use pentagrid_proto::ExactSource;
 use serde_json::json;
 
 use super::target::Target;

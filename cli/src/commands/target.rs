@@ -74,8 +74,8 @@ impl Target {
             ..CoordinatorSettings::default()
         };
         runtime()?.block_on(async {
-            let cluster = EmbeddedCluster::open_with_engines(&self.db, workers, settings, engines)
-            .await?;
+            let cluster =
+                EmbeddedCluster::open_with_engines(&self.db, workers, settings, engines).await?;
             let outcome = work(&cluster.client()).await;
             cluster.stop().await?;
             outcome

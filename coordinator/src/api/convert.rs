@@ -2,8 +2,8 @@
 
 use pentago::{Move, Position};
 use pentagrid_proto::{
-    accuracy_to_wire, pentanomial_of_counts, source_to_wire, sprt_decision_to_wire, v2, value_of_wire,
-    value_to_wire,
+    accuracy_to_wire, pentanomial_of_counts, source_to_wire, sprt_decision_to_wire, v2,
+    value_of_wire, value_to_wire,
 };
 use tonic::Status;
 

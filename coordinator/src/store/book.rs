@@ -396,7 +396,13 @@ impl Store {
                 };
                 current.extend(entry.proven.iter().map(|(m, p)| {
                     let source = ExactSource::Imported;
-                    (*m, Proven { value: p.value, source })
+                    (
+                        *m,
+                        Proven {
+                            value: p.value,
+                            source,
+                        },
+                    )
                 }));
                 proven.insert(&key, encode_rows(&current))?;
             }

@@ -15,10 +15,10 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
 use super::book::{ProvenTable, add_values, encode_rows};
-use pentagrid_model::ExactSource;
 use super::propagate::{BookTrees, Propagated, Seed};
 use super::{Store, StoreError, all_records, corrupt, get_record, id_of, put_record};
 use crate::deep_record::DeepSolve;
+use pentagrid_model::ExactSource;
 
 /// A deep solve, stored under its id in the `deep_solves` tree.
 #[derive(Clone, PartialEq, prost::Message)]
