@@ -430,7 +430,7 @@ mod tests {
         );
         assert_eq!(
             parse_rows(csv.as_bytes(), RowFormat::Csv).unwrap(),
-            [old.clone()]
+            std::slice::from_ref(&old)
         );
         let jsonl = format!(
             "{{\"position\":\"{}\",\"move\":\"a1-1R\",\"source\":\"games\",\"games\":5,\

@@ -508,6 +508,58 @@ mod tests {
     }
 
     #[test]
+    fn a_position_the_table_covers_gets_its_values_and_is_a_leaf_without_a_pick() {
+        use crate::store::BookEntry;
+        use pentagrid_model::ExactSource;
+        use std::sync::Arc;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let (a, b) = two_children();
+        // `a` has an analysis (an older book's), `b` nothing: both are covered.
+        let mv = a.legal_moves()[0];
+        let counts = Counts {
+            games: 10,
+            wins: 5,
+            draws: 0,
+        };
+        let entry = BookEntry {
+            playouts: Table::from([(mv, counts)]),
+            ..BookEntry::default()
+        };
+        store.import_one(&a, entry);
+        let tablebase = pentagrid_tablebase::Tablebase::shipped().unwrap();
+        let table = TableValues::new(Arc::new(tablebase));
+        let mut frontier = Frontier::new(&[a, b], Vec::new());
+        let with_table = Limits {
+            table,
+            ..limits(10, 100)
+        };
+        let selection = frontier.select(&store, 1, with_table, |_| None).unwrap();
+        // Neither is picked for a job, and `a`'s analysed move is not expanded.
+        assert!(selection.picks.is_empty(), "{:?}", selection.picks);
+        assert_eq!((selection.walked, frontier.len()), (2, 0));
+        for position in [a, b] {
+            let rows = store.proven_rows(position.key().bits()).unwrap();
+            assert!(!rows.is_empty());
+            assert!(rows.values().all(|p| p.source == ExactSource::Table));
+            assert!(
+                store
+                    .position_value(position.key().bits())
+                    .unwrap()
+                    .is_some()
+            );
+        }
+        // Without the table the same frontier would pick `b` and expand `a`.
+        let dir = tempfile::tempdir().unwrap();
+        let bare = Store::open(dir.path()).unwrap();
+        let mut frontier = Frontier::new(&[b], Vec::new());
+        let selection = frontier
+            .select(&bare, 1, limits(10, 100), |_| None)
+            .unwrap();
+        assert_eq!(selection.picks.len(), 1);
+    }
+
+    #[test]
     fn selection_stops_after_its_pops_and_pruning_keeps_the_best() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();

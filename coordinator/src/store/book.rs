@@ -134,8 +134,8 @@ pub fn encode_rows(rows: &ProvenRows) -> Vec<u8> {
 /// any.
 #[must_use]
 pub fn decode_rows(bytes: &[u8]) -> Option<ProvenRows> {
-    match bytes.first()? {
-        &PROVEN_VERSION => Some(
+    match *bytes.first()? {
+        PROVEN_VERSION => Some(
             decode_proven(bytes)?
                 .into_iter()
                 .map(|(mv, value)| {
@@ -144,9 +144,9 @@ pub fn decode_rows(bytes: &[u8]) -> Option<ProvenRows> {
                 })
                 .collect(),
         ),
-        &ROWS_VERSION => {
+        ROWS_VERSION => {
             let rows = &bytes[1..];
-            if rows.len() % 4 != 0 {
+            if !rows.len().is_multiple_of(4) {
                 return None;
             }
             rows.chunks_exact(4)
