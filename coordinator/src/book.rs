@@ -272,6 +272,39 @@ pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEnt
     Ok(entries)
 }
 
+/// Gives the imported positions the tablebase covers their table values (source `table`,
+/// every move group): the importer knows those values itself, whatever the file said (a value
+/// the file contradicts is logged and replaced by the table's).
+fn with_table_values(table: &TableValues, entries: &mut BTreeMap<u64, BookEntry>) {
+    for (key, entry) in entries.iter_mut() {
+        let Ok(position) = Position::from_key(PositionKey(*key)) else {
+            continue;
+        };
+        let values = match table.moves(&position) {
+            Ok(Some(values)) => values,
+            Ok(None) => continue,
+            Err(error) => {
+                tracing::error!(%error, %position, "tablebase probe failed: imported values kept");
+                continue;
+            }
+        };
+        for (mv, value) in values {
+            let source = ExactSource::Table;
+            if let Some(said) = entry.proven.insert(mv, Proven { value, source })
+                && said.value != value
+            {
+                tracing::warn!(
+                    %position,
+                    mv = %mv,
+                    imported = said.value.as_i8(),
+                    table = value.as_i8(),
+                    "an imported exact value contradicts the tablebase; the table's is stored"
+                );
+            }
+        }
+    }
+}
+
 /// The exact value of `position` and its proven line (see [`BookView::proven_line`]): the
 /// best move each stored proven position names (mapped into the asker's frame), followed
 /// while it leads to a proven position, at most to the end of the game (36 plies).
@@ -422,7 +455,8 @@ impl Book {
     }
 
     /// Adds imported rows to the book; answers once durable. All rows or none. Checked and
-    /// written on the blocking pool.
+    /// written on the blocking pool. Exact values are stored as imported, except in the
+    /// positions the tablebase covers, which get the table's values.
     /// With a `mark`, a book imported before is refused at its first call unless asked for
     /// again ([`BookError::AlreadyImported`]), and its digest is recorded with its last.
     pub async fn import(
@@ -433,10 +467,11 @@ impl Book {
         if rows.len() > MAX_IMPORT_ROWS {
             return Err(BookError::TooMany("rows", MAX_IMPORT_ROWS, rows.len()));
         }
-        let store = self.store.clone();
+        let (store, table) = (self.store.clone(), self.table.clone());
         let count = rows.len();
         blocking(move || {
-            let entries = import_entries(&rows)?;
+            let mut entries = import_entries(&rows)?;
+            with_table_values(&table, &mut entries);
             match store.import(&entries, mark.as_ref())? {
                 ImportOutcome::Imported => Ok(()),
                 ImportOutcome::SeenBefore => {

@@ -1,7 +1,8 @@
-//! Irving's tablebase in the book, on an in-process cluster: a build over positions the table
-//! covers shows their table values (equal to the shipped tablebase's own answers) and spends no
-//! job on them; table values propagate to an analysed parent; a book stored without the table
-//! gets its values once a coordinator with the table runs on it.
+//! Irving's tablebase in the book, on an in-process cluster: a build's roots the table covers
+//! show their table values (equal to the shipped tablebase's own answers) beside their
+//! statistics, and nothing below a proven root is analysed; positions the table covers below
+//! an analysed root get their values without a job, and the values propagate to the root; a
+//! book stored without the table gets its values once a coordinator with the table runs on it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -122,19 +123,25 @@ fn top_positions() -> Vec<Position> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_build_over_the_table_shows_its_values_and_spends_no_job_on_them() {
+async fn a_build_over_the_table_shows_its_values_beside_its_statistics_and_goes_no_deeper() {
     let table = shipped();
     let cluster = TestCluster::start(settings(TableValues::new(Arc::new(shipped())))).await;
     let roots = top_positions();
     let done = build(&cluster, build_request(&roots, 3)).await;
-    // Every root is covered: no position analysed, no playout spent, no job queued at all.
-    assert_eq!((done.positions, done.playouts), (0, 0), "{done:?}");
+    // Every root is analysed once (its statistics were asked for); each is proven by the
+    // table, so nothing below it is: no other position analysed, no other job queued.
+    let analysed = roots.len() as u64;
+    assert_eq!(done.positions, analysed, "{done:?}");
+    assert_eq!(done.playouts, analysed * PLAYOUTS, "{done:?}");
     let status = cluster.status().await;
-    assert_eq!((status.queued, status.leased, status.done), (0, 0, 0));
+    assert_eq!(
+        (status.queued, status.leased, status.done),
+        (0, 0, analysed)
+    );
     for root in &roots {
         let book = tables(&cluster.client(), root).await.unwrap();
-        assert!(book.playouts.iter().all(|row| row.games == 0), "{book:?}");
-        // One row per group of moves, each with the table's value.
+        assert!(book.playouts.iter().any(|row| row.games > 0), "{book:?}");
+        // One row per group of moves, each with the table's value, beside the counts.
         let groups = MoveGroups::of(root, true).iter().count();
         assert_eq!(
             rows_agree(&table, &book, ExactSource::Table),
@@ -147,6 +154,16 @@ async fn a_build_over_the_table_shows_its_values_and_spends_no_job_on_them() {
         // The line's first move keeps the value.
         let first = book.proven_line[0];
         assert_eq!(Some(table_move_value(&table, root, first)), value, "{root}");
+        // No child was analysed (but a child that is a root itself).
+        let is_root = |p: &Position| roots.iter().any(|r| r.canonical_key() == p.canonical_key());
+        for row in book.playouts.iter().filter(|row| row.games > 0) {
+            let child = root.play(row.mv).unwrap();
+            if is_root(&child) {
+                continue;
+            }
+            let below = tables(&cluster.client(), &child).await.unwrap();
+            assert!(below.playouts.iter().all(|r| r.games == 0), "{child}");
+        }
     }
     cluster.stop().await;
 }

@@ -197,10 +197,10 @@ impl Frontier {
     /// popped. A position the tablebase covers first gets its table values (see
     /// [`crate::table_values`]). A position with a table is expanded (below `limits.depth`, its
     /// proven moves left out); one with an exact value (proven by its own moves, see
-    /// [`crate::store::position_value`]) is a leaf; one without a table is chosen unless the
-    /// build queued it before (its job failed) or the job `pending` gives for its canonical key
-    /// analyses it already. The heap is cut back to the best `limits.cap` entries whenever it
-    /// grows past twice that.
+    /// [`crate::store::position_value`]) is a leaf, not analysed (a root is, once, but not
+    /// expanded); one without a table is chosen unless the build queued it before (its job
+    /// failed) or the job `pending` gives for its canonical key analyses it already. The heap is
+    /// cut back to the best `limits.cap` entries whenever it grows past twice that.
     pub fn select(
         &mut self,
         store: &Store,
@@ -254,26 +254,29 @@ impl Frontier {
                 continue;
             }
             // A position the tablebase covers gets its moves' values here, without a job (and
-            // they go up the book): it is then proven, a leaf.
+            // they go up the book): it is then proven.
             table.fill(store, key)?;
             let proven = store.proven_table(key)?;
-            if !proven.is_empty() && position_value(&position, &proven).is_some() {
+            let solved = !proven.is_empty() && position_value(&position, &proven).is_some();
+            // A proven position is a leaf: not analysed, not expanded. Except a root, which is
+            // analysed once (the build was asked for its statistics, shown beside its values).
+            if solved && place.ply > 0 {
                 walked += 1;
                 continue;
             }
-            if deep_range.contains(&position.stone_count()) {
+            if !solved && deep_range.contains(&position.stone_count()) {
                 deep.push(position);
             }
-            let table = store.playout_table(key)?;
-            if table.is_empty() {
+            let playouts = store.playout_table(key)?;
+            if playouts.is_empty() {
                 if !store.build_has(build, key)? {
                     picks.push(Pick { position, place });
                 }
                 continue;
             }
             walked += 1;
-            if place.ply < depth {
-                self.expand(position, place, &table, &proven);
+            if place.ply < depth && !solved {
+                self.expand(position, place, &playouts, &proven);
                 if self.heap.len() > cap.saturating_mul(2) {
                     self.prune(cap);
                 }
@@ -514,30 +517,47 @@ mod tests {
         use std::sync::Arc;
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
+        let start = Position::START;
         let (a, b) = two_children();
-        // `a` has an analysis (an older book's), `b` nothing: both are covered.
-        let mv = a.legal_moves()[0];
         let counts = Counts {
             games: 10,
             wins: 5,
             draws: 0,
         };
+        let into = |child: Position| {
+            let moves = start.legal_moves();
+            moves
+                .iter()
+                .copied()
+                .find(|&m| start.play(m).unwrap().canonical().position == child)
+                .unwrap()
+        };
+        // The start is analysed, with rows into `a` and `b`; `a` has an analysis of its own.
         let entry = BookEntry {
-            playouts: Table::from([(mv, counts)]),
+            playouts: Table::from([(into(a), counts), (into(b), counts)]),
+            ..BookEntry::default()
+        };
+        store.import_one(&start, entry);
+        let entry = BookEntry {
+            playouts: Table::from([(a.legal_moves()[0], counts)]),
             ..BookEntry::default()
         };
         store.import_one(&a, entry);
-        let tablebase = pentagrid_tablebase::Tablebase::shipped().unwrap();
+        // Slice 2 only: the moves of one-stone positions are covered, the start's are not.
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tablebase/data/irving/slice-2.pentago");
+        let mut tablebase = pentagrid_tablebase::Tablebase::empty();
+        tablebase.add_slice_file(&folder).unwrap();
         let table = TableValues::new(Arc::new(tablebase));
-        let mut frontier = Frontier::new(&[a, b], Vec::new());
+        let mut frontier = Frontier::new(&[start], Vec::new());
         let with_table = Limits {
-            table,
+            table: table.clone(),
             ..limits(10, 100)
         };
         let selection = frontier.select(&store, 1, with_table, |_| None).unwrap();
-        // Neither is picked for a job, and `a`'s analysed move is not expanded.
+        // Neither child is picked for a job, and `a`'s analysed move is not expanded.
         assert!(selection.picks.is_empty(), "{:?}", selection.picks);
-        assert_eq!((selection.walked, frontier.len()), (2, 0));
+        assert_eq!((selection.walked, frontier.len()), (3, 0));
         for position in [a, b] {
             let rows = store.proven_rows(position.key().bits()).unwrap();
             assert!(!rows.is_empty());
@@ -549,14 +569,22 @@ mod tests {
                     .is_some()
             );
         }
-        // Without the table the same frontier would pick `b` and expand `a`.
+        // Their values went up to the start's moves into them.
+        let up = store.proven_rows(start.key().bits()).unwrap();
+        assert_eq!(up.len(), 2, "{up:?}");
+        assert!(up.values().all(|p| p.source == ExactSource::Propagated));
+        // A root is analysed once even when the table covers it (its statistics were asked
+        // for), then not expanded.
         let dir = tempfile::tempdir().unwrap();
         let bare = Store::open(dir.path()).unwrap();
         let mut frontier = Frontier::new(&[b], Vec::new());
-        let selection = frontier
-            .select(&bare, 1, limits(10, 100), |_| None)
-            .unwrap();
+        let with_table = Limits {
+            table,
+            ..limits(10, 100)
+        };
+        let selection = frontier.select(&bare, 1, with_table, |_| None).unwrap();
         assert_eq!(selection.picks.len(), 1);
+        assert!(bare.position_value(b.key().bits()).unwrap().is_some());
     }
 
     #[test]

@@ -13,10 +13,12 @@
 //! table. Proven positions are leaves, and proven moves are not explored again: like an
 //! MCTS-solver, once a move's exact value is stored (a solve, the tablebase, or propagation up
 //! the book, see `store::propagate`) it replaces the move's playout estimate: the move gets no
-//! child entry, and the parent's share is split among its unproven moves only. A position whose
-//! moves the coordinator's tablebase covers is never analysed: when the walk reaches it, it
-//! gets its table values on the spot (no job, no playouts; see [`crate::table_values`]) and is
-//! a leaf. A position reached along several lines takes the best
+//! child entry, and the parent's share is split among its unproven moves only. A proven
+//! position is a leaf, not analysed; in particular one whose moves the coordinator's tablebase
+//! covers gets its table values when the walk reaches it (no job, no playouts; see
+//! [`crate::table_values`]). The one exception is a root: the build was asked for its
+//! statistics, so it is analysed once (beside its exact values), and not expanded. A position
+//! reached along several lines takes the best
 //! priority known when it is handled (picked or expanded); a better line found later does not
 //! move it again.
 //!

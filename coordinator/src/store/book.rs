@@ -197,8 +197,8 @@ pub struct BookEntry {
     pub playouts: Table,
     /// Game table.
     pub games: Table,
-    /// Exact values, with their sources (an import's are stored as
-    /// [`ExactSource::Imported`], whatever it says).
+    /// Exact values, with their sources (an imported row's is [`ExactSource::Imported`],
+    /// whatever the file says, unless the importer's own tablebase gives the value).
     pub proven: ProvenRows,
 }
 
@@ -394,16 +394,7 @@ impl Store {
                     Some(bytes) => decode_rows(&bytes).unwrap_or_default(),
                     None => ProvenRows::new(),
                 };
-                current.extend(entry.proven.iter().map(|(m, p)| {
-                    let source = ExactSource::Imported;
-                    (
-                        *m,
-                        Proven {
-                            value: p.value,
-                            source,
-                        },
-                    )
-                }));
+                current.extend(entry.proven.iter().map(|(m, p)| (*m, *p)));
                 proven.insert(&key, encode_rows(&current))?;
             }
             meta.insert(TOTALS, totals.encode_to_vec())?;
