@@ -1,7 +1,8 @@
 //! Exact values from Irving's tablebase for the stored book: every stored position whose moves
 //! the loaded slices cover gets each move's value in its `proven` table (source `table`, one
 //! move per group in the canonical frame, as a solver's values are stored), so that the book
-//! shows the truth beside its statistics and the builder spends no playouts there.
+//! shows the truth beside its statistics and the builder spends no playouts below them (it
+//! analyses a build's root once, for its statistics, even when covered).
 //!
 //! A position's moves are covered when the tablebase holds the slice of one stone more (the
 //! shipped slices 0–6 cover the moves of positions of 0–5 stones); a position of the largest
