@@ -3,13 +3,16 @@
 //!
 //! Row fields, stable: `position` (canonical), `move` (in that position's frame), `source`
 //! (`playouts` or `games`), `games`, `wins`, `draws`, `proven` (`win`, `draw`, `loss`, or empty
-//! in CSV and `null` in JSON).
+//! in CSV and `null` in JSON), `proven_by` (where the exporting coordinator's exact value came
+//! from: `table`, `solver`, `propagated`, `imported` or `unrecorded`; empty or `null` without
+//! one). Files written before `proven_by` existed (seven CSV fields, no JSON key) still read.
+//! An importing coordinator stores every imported value as `imported`, whatever the row says.
 
 use std::io::{BufRead, Write};
 
 use pentago::{Move, Position, Value};
 use pentagrid_proto::limits::MAX_IMPORT_ROWS;
-use pentagrid_proto::{Client, v2, value_of_wire, value_to_wire};
+use pentagrid_proto::{Client, ExactSource, source_of_wire, v2, value_of_wire, value_to_wire};
 use serde_json::json;
 
 use crate::error::{ClientError, Result};
@@ -38,7 +41,9 @@ impl RowFormat {
 }
 
 /// The CSV header line.
-pub const CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
+pub const CSV_HEADER: &str = "position,move,source,games,wins,draws,proven,proven_by";
+/// The CSV header line of files written before `proven_by`.
+const OLD_CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
 
 /// Rows per export page.
 const PAGE_ROWS: u32 = 1000;
@@ -115,6 +120,8 @@ pub struct ExportRow {
     pub draws: u64,
     /// The exact value for the mover, where the solver settled it.
     pub proven: Option<Value>,
+    /// Where that value came from (as the exporting coordinator stored it).
+    pub proven_by: Option<ExactSource>,
 }
 
 impl ExportRow {
@@ -139,6 +146,7 @@ impl ExportRow {
             draws: row.draws,
             // An unreadable value is no proof.
             proven: value_of_wire(row.proven).ok().flatten(),
+            proven_by: source_of_wire(row.proven_by),
         })
     }
 
@@ -151,6 +159,9 @@ impl ExportRow {
             wins: self.wins,
             draws: self.draws,
             proven: value_to_wire(self.proven) as i32,
+            // The importer stores imported values as such: the source is not sent (and a book's
+            // digest stays what it was before sources were exported).
+            proven_by: 0,
         }
     }
 }
@@ -158,17 +169,19 @@ impl ExportRow {
 /// Writes one row in `format`.
 fn write_row(sink: &mut dyn Write, format: RowFormat, row: &ExportRow) -> std::io::Result<()> {
     let value = row.proven.map(|v| v.to_string());
+    let by = row.proven_by.map(ExactSource::name);
     match format {
         RowFormat::Csv => writeln!(
             sink,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
             row.position,
             row.mv,
             row.source.name(),
             row.games,
             row.wins,
             row.draws,
-            value.unwrap_or_default()
+            value.unwrap_or_default(),
+            by.unwrap_or_default()
         ),
         RowFormat::Jsonl => writeln!(
             sink,
@@ -177,6 +190,7 @@ fn write_row(sink: &mut dyn Write, format: RowFormat, row: &ExportRow) -> std::i
                 "position": row.position.to_string(), "move": row.mv.to_string(),
                 "source": row.source.name(),
                 "games": row.games, "wins": row.wins, "draws": row.draws, "proven": value,
+                "proven_by": by,
             })
         ),
     }
@@ -241,8 +255,10 @@ async fn for_each_row(
 fn parse_csv(line: &str, number: usize) -> Result<ExportRow> {
     let bad = |why: String| ClientError::Format { line: number, why };
     let fields: Vec<&str> = line.split(',').collect();
-    if fields.len() != 7 {
-        return Err(bad(format!("expected 7 fields ({CSV_HEADER})")));
+    if !(7..=8).contains(&fields.len()) {
+        return Err(bad(format!(
+            "expected 8 fields ({CSV_HEADER}), or 7 without proven_by"
+        )));
     }
     let count = |i: usize| -> Result<u64> {
         fields[i]
@@ -254,7 +270,7 @@ fn parse_csv(line: &str, number: usize) -> Result<ExportRow> {
         fields[1],
         fields[2],
         [count(3)?, count(4)?, count(5)?],
-        fields[6],
+        [fields[6], fields.get(7).copied().unwrap_or_default()],
         number,
     )
 }
@@ -266,7 +282,7 @@ fn parse_jsonl(line: &str, number: usize) -> Result<ExportRow> {
     let text = |key: &str| -> Result<String> {
         match &value[key] {
             serde_json::Value::String(s) => Ok(s.clone()),
-            serde_json::Value::Null if key == "proven" => Ok(String::new()),
+            serde_json::Value::Null if key == "proven" || key == "proven_by" => Ok(String::new()),
             other => Err(bad(format!("{key} is {other}, not text"))),
         }
     };
@@ -280,7 +296,7 @@ fn parse_jsonl(line: &str, number: usize) -> Result<ExportRow> {
         &text("move")?,
         &text("source")?,
         [count("games")?, count("wins")?, count("draws")?],
-        &text("proven")?,
+        [&text("proven")?, &text("proven_by")?],
         number,
     )
 }
@@ -292,7 +308,7 @@ fn row(
     mv: &str,
     source: &str,
     [games, wins, draws]: [u64; 3],
-    proven: &str,
+    [proven, proven_by]: [&str; 2],
     number: usize,
 ) -> Result<ExportRow> {
     let bad = |why: String| ClientError::Format { line: number, why };
@@ -311,6 +327,13 @@ fn row(
                 .map_err(|e| bad(format!("bad proven value {text:?}: {e}")))?,
         ),
     };
+    let by = match proven_by {
+        "" => None,
+        text => Some(
+            text.parse::<ExactSource>()
+                .map_err(|e| bad(e.to_string()))?,
+        ),
+    };
     Ok(ExportRow {
         position,
         mv,
@@ -319,6 +342,7 @@ fn row(
         wins,
         draws,
         proven: value,
+        proven_by: by,
     })
 }
 
@@ -327,7 +351,9 @@ pub fn parse_rows(reader: impl BufRead, format: RowFormat) -> Result<Vec<ExportR
     let mut rows = Vec::new();
     for (index, line) in reader.lines().enumerate() {
         let line = line.map_err(ClientError::io("reading the rows"))?;
-        let header = format == RowFormat::Csv && index == 0 && line == CSV_HEADER;
+        let header = format == RowFormat::Csv
+            && index == 0
+            && (line == CSV_HEADER || line == OLD_CSV_HEADER);
         if line.trim().is_empty() || header {
             continue;
         }
@@ -405,6 +431,7 @@ mod tests {
             wins: 2,
             draws: 1,
             proven: Some(Value::Win),
+            proven_by: Some(ExactSource::Table),
         };
         for format in [RowFormat::Csv, RowFormat::Jsonl] {
             let mut bytes = Vec::new();
@@ -417,6 +444,31 @@ mod tests {
                 vec![row.clone()]
             );
         }
+        // Files from before `proven_by` read, without a source.
+        let old = ExportRow {
+            proven_by: None,
+            ..row.clone()
+        };
+        let csv = format!(
+            "{OLD_CSV_HEADER}\n{},a1-1R,games,5,2,1,win\n",
+            Position::START
+        );
+        assert_eq!(
+            parse_rows(csv.as_bytes(), RowFormat::Csv).unwrap(),
+            std::slice::from_ref(&old)
+        );
+        let jsonl = format!(
+            "{{\"position\":\"{}\",\"move\":\"a1-1R\",\"source\":\"games\",\"games\":5,\
+             \"wins\":2,\"draws\":1,\"proven\":\"win\"}}\n",
+            Position::START
+        );
+        assert_eq!(
+            parse_rows(jsonl.as_bytes(), RowFormat::Jsonl).unwrap(),
+            [old]
+        );
+        let csv = format!("{},a1-1R,games,5,2,1,win,oracle\n", Position::START);
+        let error = parse_rows(csv.as_bytes(), RowFormat::Csv).unwrap_err();
+        assert!(error.to_string().contains("oracle"), "{error}");
         let error = parse_rows("a,b\n".as_bytes(), RowFormat::Csv).unwrap_err();
         assert!(error.to_string().starts_with("line 1:"), "{error}");
         let error = parse_rows("\n{\"x\":1}\n".as_bytes(), RowFormat::Jsonl).unwrap_err();

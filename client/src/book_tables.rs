@@ -2,7 +2,7 @@
 //! asker's frame, exact values read, from the coordinator's book answer.
 
 use pentago::{Move, MoveNotation, Position, Value};
-use pentagrid_proto::{Client, v2, value_of_wire};
+use pentagrid_proto::{Client, ExactSource, source_of_wire, v2, value_of_wire};
 
 use crate::error::{ClientError, Result};
 
@@ -21,6 +21,8 @@ pub struct BookRow {
     pub draws: u64,
     /// The exact value for the mover, where the solver settled it.
     pub proven: Option<Value>,
+    /// Where that value came from (the tablebase, a solver, propagation, an import).
+    pub proven_by: Option<ExactSource>,
 }
 
 /// A position's two tables.
@@ -38,6 +40,21 @@ pub struct BookTables {
     pub proven: Option<Value>,
     /// The proven line from the position (each proven position's best move), in its frame.
     pub proven_line: Vec<Move>,
+}
+
+impl BookTables {
+    /// Where the position's exact value came from: the source of the value of the move that
+    /// proves it (the proven line's first move), as its row names it; `None` when it is not
+    /// proven, or the rules decide that move.
+    #[must_use]
+    pub fn proven_by(&self) -> Option<ExactSource> {
+        let first = *self.proven_line.first()?;
+        self.playouts
+            .iter()
+            .chain(&self.games)
+            .find(|row| row.mv == first || row.also.contains(&first))
+            .and_then(|row| row.proven_by)
+    }
 }
 
 /// The stored tables of `position`, in its frame.
@@ -100,6 +117,7 @@ fn rows(position: &Position, rows: &[v2::BookRow]) -> Result<Vec<BookRow>> {
                 draws: row.draws,
                 // An unreadable value is no proof.
                 proven: value_of_wire(row.proven).ok().flatten(),
+                proven_by: source_of_wire(row.proven_by),
             })
         })
         .collect()
@@ -120,6 +138,7 @@ mod tests {
             wins: 4,
             draws: 2,
             proven: 0,
+            proven_by: 0,
         };
         let read = rows(&start, std::slice::from_ref(&row)).unwrap();
         assert_eq!(
@@ -130,7 +149,8 @@ mod tests {
                 games: 10,
                 wins: 4,
                 draws: 2,
-                proven: None
+                proven: None,
+                proven_by: None,
             }]
         );
         for bad in ["", "z9", "a1-9X"] {

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use pentago::{Move, MoveGroups, Position, PositionKey, Symmetry, Value};
+use pentagrid_model::ExactSource;
 use thiserror::Error;
 
 use crate::game::Game;
@@ -12,13 +13,16 @@ use crate::jobs::JobQueue;
 use crate::offload::blocking;
 use crate::paging::{self, PageError, check_start};
 use crate::store::{
-    BookEntry, Counts, ImportMark, ImportOutcome, ProvenTable, Store, StoreError, Table,
+    BookEntry, Counts, ImportMark, ImportOutcome, Proven, ProvenRows, Store, StoreError, Table,
 };
+use crate::table_values::{Backfill, TableValues};
 
 pub use pentagrid_proto::limits::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 /// An export page ends after the position that brings it to this many rows (a position has at
 /// most a few hundred), so a page stays far below the message cap.
 pub const EXPORT_PAGE_ROWS: usize = 3_000;
+/// Stored positions one tick's backfill of table values looks at (see [`Book::backfill_tick`]).
+pub const BACKFILL_PER_TICK: usize = 256;
 /// Games answered per page unless asked for fewer, and at most (a game is at most about
 /// 600 bytes on the wire).
 pub const GAMES_PAGE_SIZE: u64 = 500;
@@ -43,6 +47,8 @@ pub struct BookRow {
     pub counts: Counts,
     /// Its exact value for the mover, when settled.
     pub proven: Option<Value>,
+    /// Where that value came from.
+    pub proven_by: Option<ExactSource>,
 }
 
 /// The stored tables of a position.
@@ -58,6 +64,9 @@ pub struct BookView {
     pub games: Vec<BookRow>,
     /// Its exact value for the side to move, where its stored exact move values prove one.
     pub proven: Option<Value>,
+    /// The source of the value of the move that proves it (`None` where the rules decide that
+    /// move, or the position is not proven).
+    pub proven_by: Option<ExactSource>,
     /// The proven line in the asker's frame: the proven best move of each position from this
     /// one on, while the positions reached stay proven (empty when not proven).
     pub proven_line: Vec<Move>,
@@ -76,6 +85,8 @@ pub struct ExportRow {
     pub counts: Counts,
     /// Its exact value for the mover, when settled.
     pub proven: Option<Value>,
+    /// Where that value came from (as stored: an imported row's is stored as imported).
+    pub proven_by: Option<ExactSource>,
 }
 
 /// A page of exported rows.
@@ -130,7 +141,7 @@ pub enum BookError {
 fn book_rows(
     groups: &MoveGroups,
     table: &Table,
-    proven: &ProvenTable,
+    proven: &ProvenRows,
     back: Symmetry,
 ) -> Vec<BookRow> {
     let mut moves: Vec<Move> = table.keys().chain(proven.keys()).copied().collect();
@@ -148,7 +159,8 @@ fn book_rows(
                 mv: shown,
                 also,
                 counts: table.get(&mv).copied().unwrap_or_default(),
-                proven: proven.get(&mv).copied(),
+                proven: proven.get(&mv).map(|p| p.value),
+                proven_by: proven.get(&mv).map(|p| p.source),
             }
         })
         .collect();
@@ -180,19 +192,21 @@ fn export_rows(key: u64, entry: &BookEntry, min_games: u64) -> Vec<ExportRow> {
                 mv: *mv,
                 source,
                 counts: *counts,
-                proven: entry.proven.get(mv).copied(),
+                proven: entry.proven.get(mv).map(|p| p.value),
+                proven_by: entry.proven.get(mv).map(|p| p.source),
             });
         }
     }
     let with_rows: BTreeSet<Move> = rows.iter().map(|row| row.mv).collect();
-    for (mv, value) in &entry.proven {
+    for (mv, proven) in &entry.proven {
         if min_games == 0 && !with_rows.contains(mv) {
             rows.push(ExportRow {
                 position,
                 mv: *mv,
                 source: TableSource::Playouts,
                 counts: Counts::default(),
-                proven: Some(*value),
+                proven: Some(proven.value),
+                proven_by: Some(proven.source),
             });
         }
     }
@@ -250,10 +264,45 @@ pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEnt
                 .map_err(|_| bad(index, format!("the counts of {mv} overflow across rows")))?;
         }
         if let Some(value) = row.proven {
-            entry.proven.insert(mv, value);
+            // The importer did not prove it: stored as imported, whatever the row names.
+            let source = ExactSource::Imported;
+            entry.proven.insert(mv, Proven { value, source });
         }
     }
     Ok(entries)
+}
+
+/// Gives the imported positions the tablebase covers their table values (source `table`,
+/// every move group): the importer knows those values itself, whatever the file said (a value
+/// the file contradicts is logged and replaced by the table's).
+fn with_table_values(table: &TableValues, entries: &mut BTreeMap<u64, BookEntry>) {
+    for (key, entry) in entries.iter_mut() {
+        let Ok(position) = Position::from_key(PositionKey(*key)) else {
+            continue;
+        };
+        let values = match table.moves(&position) {
+            Ok(Some(values)) => values,
+            Ok(None) => continue,
+            Err(error) => {
+                tracing::error!(%error, %position, "tablebase probe failed: imported values kept");
+                continue;
+            }
+        };
+        for (mv, value) in values {
+            let source = ExactSource::Table;
+            if let Some(said) = entry.proven.insert(mv, Proven { value, source })
+                && said.value != value
+            {
+                tracing::warn!(
+                    %position,
+                    mv = %mv,
+                    imported = said.value.as_i8(),
+                    table = value.as_i8(),
+                    "an imported exact value contradicts the tablebase; the table's is stored"
+                );
+            }
+        }
+    }
 }
 
 /// The exact value of `position` and its proven line (see [`BookView::proven_line`]): the
@@ -283,11 +332,62 @@ fn proven_line(
 pub struct Book {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
+    table: TableValues,
+    /// Where the next tick's backfill of table values starts; `None` once the walk reached
+    /// the book's end (or without a tablebase).
+    backfill_from: std::sync::Mutex<Option<u64>>,
 }
 
 impl Book {
-    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> Book {
-        Book { store, jobs }
+    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>, table: TableValues) -> Book {
+        let backfill_from = std::sync::Mutex::new(table.is_some().then_some(0));
+        Book {
+            store,
+            jobs,
+            table,
+            backfill_from,
+        }
+    }
+
+    /// One step of the walk that gives a book stored before (or without) the tablebase its
+    /// table values: at most [`BACKFILL_PER_TICK`] stored positions per tick, from the book's
+    /// first key to its last, once per start of the coordinator. Positions stored meanwhile
+    /// get theirs with their results, so one walk suffices.
+    pub async fn backfill_tick(&self) -> Result<(), BookError> {
+        let from = {
+            let mut cursor = self
+                .backfill_from
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match cursor.take() {
+                Some(from) => from,
+                None => return Ok(()),
+            }
+        };
+        let done = self.backfill_table(from, BACKFILL_PER_TICK).await?;
+        if done.filled > 0 {
+            tracing::info!(
+                looked = done.looked,
+                filled = done.filled,
+                "book positions given their table values"
+            );
+        }
+        if done.next_key != 0 {
+            *self
+                .backfill_from
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(done.next_key);
+        }
+        Ok(())
+    }
+
+    /// Gives up to `limit` stored positions from canonical key `from` on the table values they
+    /// lack (see [`TableValues::backfill`]), on the blocking pool; answers once durable.
+    pub async fn backfill_table(&self, from: u64, limit: usize) -> Result<Backfill, BookError> {
+        let (store, table) = (self.store.clone(), self.table.clone());
+        let done = blocking(move || table.backfill(&store, from, limit)).await?;
+        self.jobs.durable().await?;
+        Ok(done)
     }
 
     /// The stored tables of a position, in the asker's frame.
@@ -295,24 +395,30 @@ impl Book {
         let canonical = position.canonical();
         let key = canonical.position.key().bits();
         let back = canonical.symmetry.inverse();
-        let proven = self.store.proven_table(key)?;
+        let proven = self.store.proven_rows(key)?;
         let playouts = self.store.playout_table(key)?;
         let games = self.store.game_table(key)?;
         // Game rows show the exact values of their own moves; proven moves without games are
         // listed once, among the playout rows.
-        let proven_games: ProvenTable = proven
+        let proven_games: ProvenRows = proven
             .iter()
             .filter(|(mv, _)| games.contains_key(mv))
-            .map(|(mv, value)| (*mv, *value))
+            .map(|(mv, p)| (*mv, *p))
             .collect();
         let groups = MoveGroups::of(position, true);
         let (value, proven_line) = proven_line(&self.store, position)?;
+        // The first move of the line is the canonical position's proving move, mapped back.
+        let proven_by = proven_line
+            .first()
+            .and_then(|&mv| proven.get(&canonical.symmetry.apply_move(mv)))
+            .map(|p| p.source);
         Ok(BookView {
             position: *position,
             canonical: canonical.position,
             playouts: book_rows(&groups, &playouts, &proven, back),
             games: book_rows(&groups, &games, &proven_games, back),
             proven: value,
+            proven_by,
             proven_line,
         })
     }
@@ -349,7 +455,8 @@ impl Book {
     }
 
     /// Adds imported rows to the book; answers once durable. All rows or none. Checked and
-    /// written on the blocking pool.
+    /// written on the blocking pool. Exact values are stored as imported, except in the
+    /// positions the tablebase covers, which get the table's values.
     /// With a `mark`, a book imported before is refused at its first call unless asked for
     /// again ([`BookError::AlreadyImported`]), and its digest is recorded with its last.
     pub async fn import(
@@ -360,10 +467,11 @@ impl Book {
         if rows.len() > MAX_IMPORT_ROWS {
             return Err(BookError::TooMany("rows", MAX_IMPORT_ROWS, rows.len()));
         }
-        let store = self.store.clone();
+        let (store, table) = (self.store.clone(), self.table.clone());
         let count = rows.len();
         blocking(move || {
-            let entries = import_entries(&rows)?;
+            let mut entries = import_entries(&rows)?;
+            with_table_values(&table, &mut entries);
             match store.import(&entries, mark.as_ref())? {
                 ImportOutcome::Imported => Ok(()),
                 ImportOutcome::SeenBefore => {
@@ -410,6 +518,7 @@ impl Book {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::ProvenTable;
 
     fn counts(games: u64) -> Counts {
         Counts {
@@ -432,11 +541,14 @@ mod tests {
         let entry = BookEntry {
             playouts: Table::from([(both, counts(40))]),
             games: Table::from([(both, counts(6)), (games_only, counts(3))]),
-            proven: ProvenTable::from([
-                (both, Value::Win),
-                (games_only, Value::Loss),
-                (proven_only, Value::Draw),
-            ]),
+            proven: crate::store::rows_of(
+                &ProvenTable::from([
+                    (both, Value::Win),
+                    (games_only, Value::Loss),
+                    (proven_only, Value::Draw),
+                ]),
+                ExactSource::Solver,
+            ),
         };
         (
             canonical.key().bits(),
@@ -530,6 +642,10 @@ mod tests {
         );
         assert_eq!(rows.len(), 4);
         assert!(rows.iter().all(|r| r.proven.is_some()));
+        assert!(
+            rows.iter()
+                .all(|r| r.proven_by == Some(ExactSource::Solver))
+        );
         // Rows with too few games are left out, proven or not.
         let busy = export_rows(key, &entry, 5);
         assert_eq!(busy.len(), 2);
@@ -537,8 +653,13 @@ mod tests {
             busy.iter()
                 .all(|r| r.mv == both && r.proven == Some(Value::Win))
         );
-        // And they read back into the same entry.
+        // And they read back into the same entry, the importer's values as imported.
         let imported = import_entries(&rows).unwrap();
-        assert_eq!(imported[&key], entry);
+        let values = crate::store::values_of(&entry.proven);
+        let expected = BookEntry {
+            proven: crate::store::rows_of(&values, ExactSource::Imported),
+            ..entry
+        };
+        assert_eq!(imported[&key], expected);
     }
 }

@@ -79,6 +79,7 @@ impl Coordinator {
             background,
             open_check,
             metrics,
+            table,
         } = settings;
         let store = Arc::new(Store::open_checked(path, open_check)?);
         let checks = CrossCheck::new(store.clone(), crosscheck);
@@ -115,14 +116,16 @@ impl Coordinator {
                 checks,
                 flags,
                 metrics.clone(),
+                table.clone(),
             ),
-            book: Book::new(store.clone(), jobs.clone()),
+            book: Book::new(store.clone(), jobs.clone(), table.clone()),
             builder: BookBuilder::new(
                 store.clone(),
                 jobs.clone(),
                 deep.clone(),
                 background,
                 metrics.clone(),
+                table,
             ),
             puzzles: PuzzleMiner::new(store.clone(), jobs.clone(), background),
             deep,
@@ -175,7 +178,8 @@ impl Coordinator {
         Ok(snapshot)
     }
 
-    /// The periodic work: requeue expired leases, advance book builds and deep solves.
+    /// The periodic work: requeue expired leases, advance book builds and deep solves, give
+    /// the stored book its table values.
     pub async fn tick(&self) {
         if let Err(error) = self.jobs.expire_leases() {
             tracing::error!(%error, "could not record expired leases");
@@ -185,6 +189,9 @@ impl Coordinator {
         }
         if let Err(error) = self.deep.drive().await {
             tracing::error!(%error, "could not advance deep solves");
+        }
+        if let Err(error) = self.book.backfill_tick().await {
+            tracing::error!(%error, "could not give the book its table values");
         }
     }
 

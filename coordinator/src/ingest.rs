@@ -1,6 +1,7 @@
 //! Result ingest: a worker's result is checked against its lease and its job, reviewed by the
 //! cross-checks (exact claims are held back until a second party confirms them), applied in one
-//! transaction at most once per result id, and acknowledged only once durable. A pair result
+//! transaction at most once per result id (with the table values of the positions it stores,
+//! see [`crate::table_values`]), and acknowledged only once durable. A pair result
 //! then lets its match stop if the SPRT decided. A quarantined worker's results are refused.
 
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::matches::Matches;
 use crate::metrics::{Metrics, RefusedReason, ResultAnswer};
 use crate::offload::blocking;
 use crate::store::{Applied, Store, StoreError};
+use crate::table_values::TableValues;
 use crate::validate::{InvalidResult, result_effect};
 
 /// A result handed in by a worker (already read from the wire, not yet validated).
@@ -100,6 +102,8 @@ pub struct ResultIngest {
     checks: CrossCheck,
     flags: Arc<WorkerFlags>,
     metrics: Metrics,
+    /// Where a result's table values come from.
+    table: TableValues,
 }
 
 impl ResultIngest {
@@ -110,6 +114,7 @@ impl ResultIngest {
         checks: CrossCheck,
         flags: Arc<WorkerFlags>,
         metrics: Metrics,
+        table: TableValues,
     ) -> Self {
         ResultIngest {
             store,
@@ -118,6 +123,7 @@ impl ResultIngest {
             checks,
             flags,
             metrics,
+            table,
         }
     }
 
@@ -238,6 +244,13 @@ impl ResultIngest {
                 effect,
             )
             .await?;
+        // Probing reads and decompresses: on the blocking pool, before the lease is taken.
+        let (store, table) = (self.store.clone(), self.table.clone());
+        let effect = blocking(move || {
+            let mut effect = effect;
+            table.fill_effect(&store, &mut effect).map(|()| effect)
+        })
+        .await?;
         let active = self
             .jobs
             .take_for_submit(worker, job_id, lease_id)

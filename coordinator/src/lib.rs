@@ -9,6 +9,7 @@
 //! - [`book`] and [`builder`]: reading, moving and growing the opening book;
 //! - [`puzzles`]: mining candidates and listing puzzles;
 //! - [`deep`]: deep solves, whose leaves go out as jobs and come back as stored values;
+//! - [`table_values`]: exact values from Irving's tablebase written into the stored book;
 //! - [`store`]: the only module that touches sled;
 //! - `api`: the only module that names wire types or builds gRPC statuses;
 //! - `health` and `metrics`: what operators and probes see (`metrics` renders plain snapshots
@@ -54,6 +55,7 @@ mod seed;
 mod server;
 mod settings;
 pub mod store;
+pub mod table_values;
 mod validate;
 
 pub use api::auth::{CredentialError, Credentials};
@@ -80,3 +82,4 @@ pub use puzzles::MAX_PUZZLE_CANDIDATES;
 pub use seed::job_seed;
 pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening, serve_with};
 pub use settings::{CoordinatorSettings, SettingsError};
+pub use table_values::TableValues;

@@ -1,6 +1,6 @@
 //! A coordinator's settings: one value composed of each component's own settings (the job
 //! queue's, the cross-checks', where background work runs, how the database is checked at
-//! open), each validated where it is defined, and the metrics the services count into.
+//! open, where exact values of the book's top come from), each validated where it is defined, and the metrics the services count into.
 
 use thiserror::Error;
 
@@ -9,6 +9,7 @@ use crate::jobs::{JobSettings, JobSettingsError};
 use crate::metrics::Metrics;
 use crate::offload::BackgroundPriority;
 use crate::store::OpenCheck;
+use crate::table_values::TableValues;
 
 /// Everything a coordinator is opened with.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +24,9 @@ pub struct CoordinatorSettings {
     pub open_check: OpenCheck,
     /// Where the services count what they do; handed to each service that counts.
     pub metrics: Metrics,
+    /// Where the book's table values come from (none by default; the command line opens the
+    /// shipped slices, and a user's, unless told not to).
+    pub table: TableValues,
 }
 
 /// Why coordinator settings were refused: the component whose settings are out of range.

@@ -3,11 +3,13 @@
 //! below both, so that neither depends on the other for them; and the one helper that reads a
 //! text field as such a value ([`parse_field`]).
 
+mod exact_source;
 mod field;
 mod forfeit;
 mod outcome;
 mod task;
 
+pub use exact_source::{ExactSource, ParseExactSourceError};
 pub use field::{FieldError, QUOTED_BYTES, parse_field, quote};
 pub use forfeit::{
     GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, ParseLossReasonError, clip_note,

@@ -25,13 +25,13 @@ pub use notes::{
     note_to_wire,
 };
 pub use pentagrid_model::{
-    DealResult, GameForfeit, GameNote, LossReason, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS,
+    DealResult, ExactSource, GameForfeit, GameNote, LossReason, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS,
     MAX_NOTE_BYTES, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
     Verdict, clip_note,
 };
 pub use states::{
-    accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts,
-    sprt_decision_of_wire, sprt_decision_to_wire, value_of_wire, value_to_wire,
+    accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts, source_of_wire,
+    source_to_wire, sprt_decision_of_wire, sprt_decision_to_wire, value_of_wire, value_to_wire,
 };
 
 /// Version of the wire protocol. Both sides send it in the `x-pentagrid-protocol` header and

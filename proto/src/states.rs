@@ -2,6 +2,7 @@
 //! perfect play, and their engine forms.
 
 use pentago::{Accuracy, MatchAccuracy, SprtDecision, Value};
+use pentagrid_model::ExactSource;
 
 use crate::errors::ConversionError;
 use crate::v2;
@@ -14,6 +15,33 @@ pub fn value_to_wire(value: Option<Value>) -> v2::Value {
         Some(Value::Draw) => v2::Value::Draw,
         Some(Value::Loss) => v2::Value::Loss,
         None => v2::Value::Unspecified,
+    }
+}
+
+/// The wire form of an exact value's source.
+#[must_use]
+pub fn source_to_wire(source: Option<ExactSource>) -> v2::ExactSource {
+    match source {
+        Some(ExactSource::Table) => v2::ExactSource::Table,
+        Some(ExactSource::Solver) => v2::ExactSource::Solver,
+        Some(ExactSource::Propagated) => v2::ExactSource::Propagated,
+        Some(ExactSource::Imported) => v2::ExactSource::Imported,
+        Some(ExactSource::Unrecorded) => v2::ExactSource::Unrecorded,
+        None => v2::ExactSource::Unspecified,
+    }
+}
+
+/// An exact value's source from its wire number; `None` for none (or a number this side does
+/// not know: no source is claimed for it).
+#[must_use]
+pub fn source_of_wire(number: i32) -> Option<ExactSource> {
+    match v2::ExactSource::try_from(number) {
+        Ok(v2::ExactSource::Table) => Some(ExactSource::Table),
+        Ok(v2::ExactSource::Solver) => Some(ExactSource::Solver),
+        Ok(v2::ExactSource::Propagated) => Some(ExactSource::Propagated),
+        Ok(v2::ExactSource::Imported) => Some(ExactSource::Imported),
+        Ok(v2::ExactSource::Unrecorded) => Some(ExactSource::Unrecorded),
+        Ok(v2::ExactSource::Unspecified) | Err(_) => None,
     }
 }
 

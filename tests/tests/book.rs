@@ -322,8 +322,10 @@ async fn exact_values_stand_beside_the_game_statistics_in_the_book_and_its_expor
         .collect();
     assert_eq!(game_rows.len(), book.games.len(), "{csv}");
     for line in game_rows {
-        let value = line.rsplit(',').next().unwrap();
-        assert!(["win", "draw", "loss"].contains(&value), "{line}");
+        let fields: Vec<&str> = line.split(',').collect();
+        assert!(["win", "draw", "loss"].contains(&fields[6]), "{line}");
+        // The value's source: the solve job.
+        assert_eq!(fields[7], "solver", "{line}");
     }
     cluster.stop().await;
 }
@@ -342,6 +344,7 @@ fn row(position: Position, group: usize, games: u64, wins: u64) -> v2::BookExpor
         wins,
         draws: 0,
         proven: 0,
+        proven_by: 0,
     }
 }
 
@@ -527,6 +530,7 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
             wins: games / 2,
             draws: 0,
             proven: None,
+            proven_by: None,
         };
     let mut rows: Vec<_> = (0..3).map(|group| book_row(start, group, 10)).collect();
     // A row of every move of the positions two moves from the start.

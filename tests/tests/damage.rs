@@ -403,6 +403,7 @@ fn acknowledged() -> Acknowledged {
             wins: 0,
             draws: 0,
             proven: Some(pentago::Value::Draw),
+            proven_by: None,
         };
         pentagrid_client::book::import(&client, &[row])
             .await

@@ -28,6 +28,7 @@ fn book_rows(positions: usize) -> Vec<ExportRow> {
                 source: TableSource::Playouts,
                 counts,
                 proven: None,
+                proven_by: None,
             })
         })
         .collect()

@@ -10,6 +10,7 @@ use pentago::{Move, MoveNotation};
 use pentagrid_client::book::{
     self, BookRow, BookTables, RowFormat, tables, win_rate, win_rate_interval,
 };
+use pentagrid_proto::ExactSource;
 use serde_json::json;
 
 use pentagrid_client::judge_book::judge_book;
@@ -293,7 +294,8 @@ fn rows_json(rows: &[BookRow]) -> Vec<serde_json::Value> {
         .map(|r| {
             let also: Vec<String> = r.also.iter().map(ToString::to_string).collect();
             json!({"move": r.mv.to_string(), "also": also, "games": r.games, "wins": r.wins,
-                   "draws": r.draws, "proven": r.proven.map(|v| v.to_string())})
+                   "draws": r.draws, "proven": r.proven.map(|v| v.to_string()),
+                   "proven_by": r.proven_by.map(|s| s.name())})
         })
         .collect()
 }
@@ -311,16 +313,32 @@ pub fn book_json(reply: &BookTables) -> serde_json::Value {
         "playouts": rows_json(&reply.playouts),
         "games": rows_json(&reply.games),
         "proven": reply.proven.map(|v| v.to_string()),
+        "proven_by": reply.proven_by().map(|s| s.name()),
         "proven_line": line_text(&reply.proven_line),
     })
+}
+
+/// How a source of exact values reads in a sentence.
+fn source_words(source: ExactSource) -> &'static str {
+    match source {
+        ExactSource::Table => "tablebase",
+        ExactSource::Solver => "solver",
+        ExactSource::Propagated => "values propagated up the book",
+        ExactSource::Imported => "imported book",
+        ExactSource::Unrecorded => "store, source unrecorded",
+    }
 }
 
 /// A position's book tables, printed as two tables.
 pub fn print_book(reply: &BookTables) -> Result<()> {
     outln!("position  {}", reply.position);
     if let Some(value) = reply.proven {
+        let by = reply
+            .proven_by()
+            .map(|source| format!(" (from the {source})", source = source_words(source)))
+            .unwrap_or_default();
         outln!(
-            "proven    {value} for the side to move, line {}",
+            "proven    {value} for the side to move{by}, line {}",
             line_text(&reply.proven_line).join(" ")
         );
     }
@@ -334,13 +352,13 @@ pub fn print_book(reply: &BookTables) -> Result<()> {
             continue;
         }
         outln!(
-            "  {:<8} {:>12} {:>8} {:>15} {:>10} {:>7}  also",
+            "  {:<8} {:>12} {:>8} {:>15} {:>10} {:>18}  also",
             "move",
             "games",
             "win%",
             "95% interval",
             "draws",
-            "proven"
+            "exact (source)"
         );
         for r in rows.iter().take(20) {
             let also = if r.also.is_empty() {
@@ -351,13 +369,17 @@ pub fn print_book(reply: &BookTables) -> Result<()> {
             let interval = win_rate_interval(r)
                 .map(|(low, high)| format!("[{:.1}, {:.1}]", 100.0 * low, 100.0 * high))
                 .unwrap_or_default();
+            let exact = match (r.proven, r.proven_by) {
+                (Some(value), Some(source)) => format!("{value} ({source})"),
+                (Some(value), None) => value.to_string(),
+                (None, _) => String::new(),
+            };
             outln!(
-                "  {:<8} {:>12} {:>7.2}% {interval:>15} {:>10} {:>7}  {also}",
+                "  {:<8} {:>12} {:>7.2}% {interval:>15} {:>10} {exact:>18}  {also}",
                 r.mv.to_string(),
                 r.games,
                 100.0 * win_rate(r),
                 r.draws,
-                r.proven.map(|v| v.to_string()).unwrap_or_default()
             );
         }
         if rows.len() > 20 {

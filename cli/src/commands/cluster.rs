@@ -149,6 +149,8 @@ pub struct CoordinatorArgs {
     max_workers: usize,
     #[command(flatten)]
     limits: LimitArgs,
+    #[command(flatten)]
+    table: super::tablebase::CoordinatorTable,
 }
 
 /// Bounds on connections, shared by the coordinator and the explorer.
@@ -308,6 +310,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
         // wait for the CPU before their heartbeats do.
         background: BackgroundPriority::Low,
         open_check: open_check(args.accept_data_loss),
+        table: args.table.open()?,
     };
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)

@@ -22,7 +22,7 @@ use super::engines::EngineArgs;
 use super::progress::Bars;
 use super::puzzles::write_collection;
 use super::serve::serve_explorer;
-use super::tablebase::TablebaseOptions;
+use super::tablebase::CoordinatorTable;
 use crate::output::{errln, outln};
 
 /// Run a campaign on this machine: coordinator, workers and jobs in one process.
@@ -70,9 +70,10 @@ pub struct RunArgs {
     // serves).
     #[command(flatten)]
     engines: EngineArgs,
-    /// Where the studies' exact values come from (the shipped tablebase, plus a folder).
+    /// The coordinator's tablebase (its slices also give the studies' exact values, even
+    /// with --no-tablebase).
     #[command(flatten)]
-    tablebase: TablebaseOptions,
+    table: CoordinatorTable,
 }
 
 impl RunArgs {
@@ -98,10 +99,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "--workers must be from 1 to 64"
     );
     let engines = args.engines.settings()?;
-    let tablebase = args.tablebase.open()?;
+    let tablebase = args.table.options.open()?;
     runtime()?.block_on(async {
         let settings = CoordinatorSettings {
             open_check: open_check(args.accept_data_loss),
+            table: args.table.open()?,
             ..CoordinatorSettings::default()
         };
         let cluster =

@@ -17,7 +17,6 @@ use pentagrid_tablebase::{MAX_SLICE, Tablebase};
 use serde_json::json;
 
 use super::solve_cluster::{self, ClusterSolve};
-use super::tablebase::TablebaseOptions;
 use super::target::Target;
 use crate::input;
 use crate::output::{errln, outln};
@@ -71,10 +70,9 @@ pub struct SolveArgs {
     /// leaves cheaper and the coordinator's top of the search larger).
     #[arg(long, default_value_t = 0)]
     leaf_stones: u32,
+    // Its --tablebase options are also where the table answers come from.
     #[command(flatten)]
     target: Target,
-    #[command(flatten)]
-    tablebase: TablebaseOptions,
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
@@ -104,7 +102,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     // Opened only when some position could be covered (reading a large user folder's block
     // indexes is not free).
     let table = if positions.iter().any(|p| p.stone_count() <= MAX_SLICE) {
-        Some(args.tablebase.open()?)
+        Some(args.target.table.options.open()?)
     } else {
         None
     };

@@ -2,10 +2,12 @@
 //! verification, and the exact value of positions and of every move.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use pentago::{ExactOracle, Move, Position, Value};
+use pentagrid_coordinator::TableValues;
 use pentagrid_tablebase::{SliceCheck, Tablebase, Verdict};
 use serde_json::json;
 
@@ -46,6 +48,29 @@ impl TablebaseOptions {
                 .with_context(|| format!("opening the tablebase folder {}", folder.display()))?;
         }
         Ok(tablebase)
+    }
+}
+
+/// The tablebase of a coordinator this command starts (`coordinator`, `run`, `--local`): by
+/// default the shipped slices plus --tablebase DIR, whose values the coordinator writes into
+/// the book's positions (and its builder spends no playouts there).
+#[derive(Args, Clone)]
+pub struct CoordinatorTable {
+    /// The coordinator gets no tablebase: no table values in the book, and book builds
+    /// analyse its top positions with playouts like any other.
+    #[arg(long)]
+    pub no_tablebase: bool,
+    #[command(flatten)]
+    pub options: TablebaseOptions,
+}
+
+impl CoordinatorTable {
+    /// The coordinator's table values, as asked.
+    pub fn open(&self) -> Result<TableValues> {
+        if self.no_tablebase {
+            return Ok(TableValues::none());
+        }
+        Ok(TableValues::new(Arc::new(self.options.open()?)))
     }
 }
 

@@ -12,6 +12,7 @@ use pentagrid_embedded::EmbeddedCluster;
 
 use super::cluster::{Connection, runtime};
 use super::engines::EngineArgs;
+use super::tablebase::CoordinatorTable;
 
 /// Where a cluster command runs.
 #[derive(Args)]
@@ -32,6 +33,9 @@ pub struct Target {
     pub engines: EngineArgs,
     #[command(flatten)]
     pub connection: Connection,
+    // The embedded coordinator's tablebase (with --local), also what `solve` answers from.
+    #[command(flatten)]
+    pub table: CoordinatorTable,
 }
 
 impl Target {
@@ -65,14 +69,13 @@ impl Target {
             return rt.block_on(work(&client));
         }
         let engines = self.engines.settings()?;
+        let settings = CoordinatorSettings {
+            table: self.table.open()?,
+            ..CoordinatorSettings::default()
+        };
         runtime()?.block_on(async {
-            let cluster = EmbeddedCluster::open_with_engines(
-                &self.db,
-                workers,
-                CoordinatorSettings::default(),
-                engines,
-            )
-            .await?;
+            let cluster =
+                EmbeddedCluster::open_with_engines(&self.db, workers, settings, engines).await?;
             let outcome = work(&cluster.client()).await;
             cluster.stop().await?;
             outcome

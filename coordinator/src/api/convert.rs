@@ -2,8 +2,8 @@
 
 use pentago::{Move, Position};
 use pentagrid_proto::{
-    accuracy_to_wire, pentanomial_of_counts, sprt_decision_to_wire, v2, value_of_wire,
-    value_to_wire,
+    accuracy_to_wire, pentanomial_of_counts, source_to_wire, sprt_decision_to_wire, v2,
+    value_of_wire, value_to_wire,
 };
 use tonic::Status;
 
@@ -150,6 +150,7 @@ fn book_row(row: BookRow) -> v2::BookRow {
         wins: row.counts.wins,
         draws: row.counts.draws,
         proven: value_to_wire(row.proven) as i32,
+        proven_by: source_to_wire(row.proven_by) as i32,
     }
 }
 
@@ -161,6 +162,7 @@ pub(crate) fn book_view(view: BookView) -> v2::BookShowResponse {
         games: view.games.into_iter().map(book_row).collect(),
         proven: value_to_wire(view.proven) as i32,
         proven_line: view.proven_line.iter().map(ToString::to_string).collect(),
+        proven_by: source_to_wire(view.proven_by) as i32,
     }
 }
 
@@ -176,6 +178,7 @@ pub(crate) fn export_row(row: &ExportRow) -> v2::BookExportRow {
         wins: row.counts.wins,
         draws: row.counts.draws,
         proven: value_to_wire(row.proven) as i32,
+        proven_by: source_to_wire(row.proven_by) as i32,
     }
 }
 
@@ -230,6 +233,8 @@ pub(crate) fn import_rows(rows: &[v2::BookExportRow]) -> Result<Vec<ExportRow>, 
                     draws: row.draws,
                 },
                 proven: value_of_wire(row.proven).map_err(|e| bad(e.0))?,
+                // Whatever the row names, the importer stores its value as imported.
+                proven_by: None,
             })
         })
         .collect()

@@ -79,6 +79,7 @@ fn full_book_pages_are_well_below_the_cap() {
         wins: u64::MAX,
         draws: u64::MAX,
         proven: v2::Value::Draw as i32,
+        proven_by: v2::ExactSource::Unrecorded as i32,
     };
     // A page ends after the position that fills it: at most 8 × 36 moves in each of two
     // tables, plus proven moves, past the row limit.

@@ -97,6 +97,7 @@ mod tests {
             wins: 4,
             draws: 2,
             proven: value_to_wire(None) as i32,
+            proven_by: 0,
         };
         let start = Position::START.to_string();
         let request = |rows| {
@@ -206,7 +207,7 @@ mod tests {
             proven in -1i32..6,
         ) {
             let row = v2::BookExportRow {
-                position, r#move: mv, source, games, wins, draws, proven,
+                position, r#move: mv, source, games, wins, draws, proven, proven_by: 0,
             };
             let _ = check_book_import(&v2::BookImportRequest { rows: vec![row], ..Default::default() }.encode_to_vec());
         }

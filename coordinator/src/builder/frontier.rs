@@ -16,6 +16,7 @@ use pentago::Position;
 
 use crate::jobs::JobQueue;
 use crate::store::{ProvenTable, Store, StoreError, Table, position_value};
+use crate::table_values::TableValues;
 
 /// Where a position sits in the best-first order: its priority and its ply below a root.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -107,6 +108,9 @@ pub(super) struct Limits {
     pub cap: usize,
     /// Stone counts of the deep-solve candidates (see `Build::deep_range`; empty: none).
     pub deep: std::ops::Range<u32>,
+    /// Where table values come from: a covered position gets them when popped, instead of a
+    /// job.
+    pub table: TableValues,
 }
 
 /// The frontier of one build.
@@ -190,11 +194,13 @@ impl Frontier {
     }
 
     /// Pops positions best first until `limits.room` are chosen or `limits.max_pops` were
-    /// popped. A position with a table is expanded (below `limits.depth`, its proven moves
-    /// left out); one with an exact value (proven by its own moves, see
-    /// [`crate::store::position_value`]) is a leaf; one without a table is chosen unless the build queued it before (its
-    /// job failed) or the job `pending` gives for its canonical key analyses it already. The heap
-    /// is cut back to the best `limits.cap` entries whenever it grows past twice that.
+    /// popped. A position the tablebase covers first gets its table values (see
+    /// [`crate::table_values`]). A position with a table is expanded (below `limits.depth`, its
+    /// proven moves left out); one with an exact value (proven by its own moves, see
+    /// [`crate::store::position_value`]) is a leaf, not analysed (a root is, once, but not
+    /// expanded); one without a table is chosen unless the build queued it before (its job
+    /// failed) or the job `pending` gives for its canonical key analyses it already. The heap is
+    /// cut back to the best `limits.cap` entries whenever it grows past twice that.
     pub fn select(
         &mut self,
         store: &Store,
@@ -208,6 +214,7 @@ impl Frontier {
             max_pops,
             cap,
             deep: deep_range,
+            table,
         } = limits;
         let mut deep = Vec::new();
         let mut picks = Vec::new();
@@ -246,24 +253,30 @@ impl Frontier {
                 self.flights.insert(key, flight);
                 continue;
             }
+            // A position the tablebase covers gets its moves' values here, without a job (and
+            // they go up the book): it is then proven.
+            table.fill(store, key)?;
             let proven = store.proven_table(key)?;
-            if !proven.is_empty() && position_value(&position, &proven).is_some() {
+            let solved = !proven.is_empty() && position_value(&position, &proven).is_some();
+            // A proven position is a leaf: not analysed, not expanded. Except a root, which is
+            // analysed once (the build was asked for its statistics, shown beside its values).
+            if solved && place.ply > 0 {
                 walked += 1;
                 continue;
             }
-            if deep_range.contains(&position.stone_count()) {
+            if !solved && deep_range.contains(&position.stone_count()) {
                 deep.push(position);
             }
-            let table = store.playout_table(key)?;
-            if table.is_empty() {
+            let playouts = store.playout_table(key)?;
+            if playouts.is_empty() {
                 if !store.build_has(build, key)? {
                     picks.push(Pick { position, place });
                 }
                 continue;
             }
             walked += 1;
-            if place.ply < depth {
-                self.expand(position, place, &table, &proven);
+            if place.ply < depth && !solved {
+                self.expand(position, place, &playouts, &proven);
                 if self.heap.len() > cap.saturating_mul(2) {
                     self.prune(cap);
                 }
@@ -378,6 +391,7 @@ mod tests {
             max_pops,
             cap: 100,
             deep: 0..0,
+            table: TableValues::none(),
         }
     }
 
@@ -474,7 +488,7 @@ mod tests {
             let store = Store::open(dir.path()).unwrap();
             let entry = BookEntry {
                 playouts: playouts.clone(),
-                proven,
+                proven: crate::store::rows_of(&proven, pentagrid_model::ExactSource::Solver),
                 ..BookEntry::default()
             };
             store.import_one(&start, entry);
@@ -494,6 +508,83 @@ mod tests {
         // A move proven won proves the position: it is a leaf.
         let (picked, walked) = picks_under(ProvenTable::from([(firsts[1], Value::Win)]));
         assert_eq!((picked.len(), walked), (0, 1));
+    }
+
+    #[test]
+    fn a_position_the_table_covers_gets_its_values_and_is_a_leaf_without_a_pick() {
+        use crate::store::BookEntry;
+        use pentagrid_model::ExactSource;
+        use std::sync::Arc;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let start = Position::START;
+        let (a, b) = two_children();
+        let counts = Counts {
+            games: 10,
+            wins: 5,
+            draws: 0,
+        };
+        let into = |child: Position| {
+            let moves = start.legal_moves();
+            moves
+                .iter()
+                .copied()
+                .find(|&m| start.play(m).unwrap().canonical().position == child)
+                .unwrap()
+        };
+        // The start is analysed, with rows into `a` and `b`; `a` has an analysis of its own.
+        let entry = BookEntry {
+            playouts: Table::from([(into(a), counts), (into(b), counts)]),
+            ..BookEntry::default()
+        };
+        store.import_one(&start, entry);
+        let entry = BookEntry {
+            playouts: Table::from([(a.legal_moves()[0], counts)]),
+            ..BookEntry::default()
+        };
+        store.import_one(&a, entry);
+        // Slice 2 only: the moves of one-stone positions are covered, the start's are not.
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tablebase/data/irving/slice-2.pentago");
+        let mut tablebase = pentagrid_tablebase::Tablebase::empty();
+        tablebase.add_slice_file(&folder).unwrap();
+        let table = TableValues::new(Arc::new(tablebase));
+        let mut frontier = Frontier::new(&[start], Vec::new());
+        let with_table = Limits {
+            table: table.clone(),
+            ..limits(10, 100)
+        };
+        let selection = frontier.select(&store, 1, with_table, |_| None).unwrap();
+        // Neither child is picked for a job, and `a`'s analysed move is not expanded.
+        assert!(selection.picks.is_empty(), "{:?}", selection.picks);
+        assert_eq!((selection.walked, frontier.len()), (3, 0));
+        for position in [a, b] {
+            let rows = store.proven_rows(position.key().bits()).unwrap();
+            assert!(!rows.is_empty());
+            assert!(rows.values().all(|p| p.source == ExactSource::Table));
+            assert!(
+                store
+                    .position_value(position.key().bits())
+                    .unwrap()
+                    .is_some()
+            );
+        }
+        // Their values went up to the start's moves into them.
+        let up = store.proven_rows(start.key().bits()).unwrap();
+        assert_eq!(up.len(), 2, "{up:?}");
+        assert!(up.values().all(|p| p.source == ExactSource::Propagated));
+        // A root is analysed once even when the table covers it (its statistics were asked
+        // for), then not expanded.
+        let dir = tempfile::tempdir().unwrap();
+        let bare = Store::open(dir.path()).unwrap();
+        let mut frontier = Frontier::new(&[b], Vec::new());
+        let with_table = Limits {
+            table,
+            ..limits(10, 100)
+        };
+        let selection = frontier.select(&bare, 1, with_table, |_| None).unwrap();
+        assert_eq!(selection.picks.len(), 1);
+        assert!(bare.position_value(b.key().bits()).unwrap().is_some());
     }
 
     #[test]

@@ -11,9 +11,14 @@
 //! visit share), leans towards moves whose value is unsure, and analyses a position (the
 //! "unexplored" case) as soon as its priority is among the highest of positions without a
 //! table. Proven positions are leaves, and proven moves are not explored again: like an
-//! MCTS-solver, once a move's exact value is stored (a solve, or propagation up the book, see
-//! `store::propagate`) it replaces the move's playout estimate: the move gets no child entry,
-//! and the parent's share is split among its unproven moves only. A position reached along several lines takes the best
+//! MCTS-solver, once a move's exact value is stored (a solve, the tablebase, or propagation up
+//! the book, see `store::propagate`) it replaces the move's playout estimate: the move gets no
+//! child entry, and the parent's share is split among its unproven moves only. A proven
+//! position is a leaf, not analysed; in particular one whose moves the coordinator's tablebase
+//! covers gets its table values when the walk reaches it (no job, no playouts; see
+//! [`crate::table_values`]). The one exception is a root: the build was asked for its
+//! statistics, so it is analysed once (beside its exact values), and not expanded. A position
+//! reached along several lines takes the best
 //! priority known when it is handled (picked or expanded); a better line found later does not
 //! move it again.
 //!
@@ -53,6 +58,7 @@ use crate::jobs::JobQueue;
 use crate::metrics::Metrics;
 use crate::offload::{BackgroundPriority, background};
 use crate::store::{Store, StoreError};
+use crate::table_values::TableValues;
 use frontier::{Flight, Frontier, Limits, Pick, Selection};
 
 pub use deep::{DEFAULT_DEEP_WINDOW, MAX_DEEP_WINDOW};
@@ -148,6 +154,8 @@ pub struct BookBuilder {
     background: BackgroundPriority,
     /// Where rounds are counted.
     metrics: Metrics,
+    /// Where covered positions get their exact values instead of a job.
+    table: TableValues,
     /// Held while a round picks and queues positions: two rounds at once would pick the same
     /// positions before either is queued.
     round: tokio::sync::Mutex<()>,
@@ -163,6 +171,7 @@ impl BookBuilder {
         deep: Arc<DeepSolves>,
         background: BackgroundPriority,
         metrics: Metrics,
+        table: TableValues,
     ) -> BookBuilder {
         BookBuilder {
             store,
@@ -170,6 +179,7 @@ impl BookBuilder {
             deep,
             background,
             metrics,
+            table,
             round: tokio::sync::Mutex::new(()),
             frontiers: Mutex::new(HashMap::new()),
         }
@@ -287,13 +297,14 @@ impl BookBuilder {
         let (store, jobs, planned) = (self.store.clone(), self.jobs.clone(), record.clone());
         let window = build_window(self.jobs.worker_count());
         let priority = self.background;
+        let table = self.table.clone();
         let (mut frontier, mut round, wall, cpu) = background(priority, move || {
             let (started, cpu_started) = (Instant::now(), ThreadTime::try_now().ok());
             let mut frontier = match frontier {
                 Some(frontier) => frontier,
                 None => restore(&store, &jobs, id, &planned)?,
             };
-            let round = plan(&mut frontier, &store, &jobs, id, &planned, window)?;
+            let round = plan(&mut frontier, &store, &jobs, id, &planned, window, table)?;
             let cpu = cpu_started.and_then(|cpu| cpu.try_elapsed().ok());
             Ok::<_, StoreError>((frontier, round, started.elapsed(), cpu))
         })
@@ -394,6 +405,7 @@ fn plan(
     id: u64,
     record: &Build,
     window: usize,
+    table: TableValues,
 ) -> Result<Round, StoreError> {
     frontier.settle(store, jobs, record.depth)?;
     let in_flight = frontier.in_flight();
@@ -435,6 +447,7 @@ fn plan(
         max_pops: MAX_POPS_PER_ROUND,
         cap: usize::try_from(cap).unwrap_or(usize::MAX),
         deep: record.deep_range(),
+        table,
     };
     let cpu_started = ThreadTime::try_now().ok();
     let selection = frontier.select(store, id, limits, |key| jobs.book_job(key))?;

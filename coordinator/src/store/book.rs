@@ -3,8 +3,12 @@
 //! stored tables for export and merging imported rows.
 //!
 //! Stable formats. `proven`: key = canonical position key (8 bytes, big-endian); value = one
-//! version byte (1), then 3-byte rows sorted by move: the move's packed index in the canonical
-//! frame (u16, big-endian) and its exact value for the mover as an i8 (1 win, 0 draw, -1 loss).
+//! version byte, then rows sorted by move. Version 2 (written since exact values name their
+//! source): 4-byte rows — the move's packed index in the canonical frame (u16, big-endian), its
+//! exact value for the mover as an i8 (1 win, 0 draw, -1 loss), and the value's source as one
+//! byte ([`ExactSource::code`]: 1 table, 2 solver, 3 propagated, 4 imported, 5 unrecorded).
+//! Version 1 (older databases, still read): 3-byte rows, the same without the source, read as
+//! [`ExactSource::Unrecorded`]; a row written again is written as version 2.
 //! `build_nodes`: key = build id ‖ canonical position key (16 bytes), empty value.
 //! `imports`: key = the SHA-256 digest of an imported book's rows (32 bytes); value = how
 //! many times it was imported (8 bytes, big-endian), so that importing the same book twice
@@ -13,6 +17,7 @@
 use std::collections::BTreeMap;
 
 use pentago::{Move, Value};
+use pentagrid_model::ExactSource;
 use prost::Message;
 use sled::Transactional;
 
@@ -51,9 +56,113 @@ pub enum ImportOutcome {
 /// Exact values of a position's moves (canonical frame).
 pub type ProvenTable = BTreeMap<Move, Value>;
 
-const PROVEN_VERSION: u8 = 1;
+/// One stored exact move value and where it came from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Proven {
+    /// The value for the mover.
+    pub value: Value,
+    /// Its source.
+    pub source: ExactSource,
+}
 
-/// The stored bytes of a proven table.
+/// A position's stored exact move values with their sources (canonical frame): the `proven`
+/// tree's records.
+pub type ProvenRows = BTreeMap<Move, Proven>;
+
+/// The version of [`encode_proven`]'s bytes (a claim's values; the `proven` tree's version 1).
+const PROVEN_VERSION: u8 = 1;
+/// The version of [`encode_rows`]'s bytes.
+const ROWS_VERSION: u8 = 2;
+
+/// The values of `rows`, without their sources.
+#[must_use]
+pub fn values_of(rows: &ProvenRows) -> ProvenTable {
+    rows.iter().map(|(mv, p)| (*mv, p.value)).collect()
+}
+
+/// Adds `table`'s values to `rows` as coming from `source`, where `rows` has no value for the
+/// move yet: exact values never change, so a stored one stays (one that disagrees is logged,
+/// as a wrong claim that got through somewhere). Returns whether anything was added.
+pub fn add_values(rows: &mut ProvenRows, table: &ProvenTable, source: ExactSource) -> bool {
+    let mut added = false;
+    for (&mv, &value) in table {
+        match rows.get(&mv) {
+            Some(stored) if stored.value != value => tracing::error!(
+                mv = %mv,
+                stored = stored.value.as_i8(),
+                stored_source = %stored.source,
+                new = value.as_i8(),
+                new_source = %source,
+                "a stored exact value contradicts a new one; kept"
+            ),
+            Some(_) => {}
+            None => {
+                rows.insert(mv, Proven { value, source });
+                added = true;
+            }
+        }
+    }
+    added
+}
+
+/// `table`'s values, all from `source`.
+#[must_use]
+pub fn rows_of(table: &ProvenTable, source: ExactSource) -> ProvenRows {
+    table
+        .iter()
+        .map(|(mv, value)| {
+            let value = *value;
+            (*mv, Proven { value, source })
+        })
+        .collect()
+}
+
+/// The stored bytes of a position's proven rows (version 2).
+#[must_use]
+pub fn encode_rows(rows: &ProvenRows) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + 4 * rows.len());
+    out.push(ROWS_VERSION);
+    for (mv, proven) in rows {
+        out.extend_from_slice(&mv.index().to_be_bytes());
+        out.push(proven.value.as_i8() as u8);
+        out.push(proven.source.code());
+    }
+    out
+}
+
+/// A position's proven rows from their stored bytes (version 1 or 2); `None` if they are not
+/// any.
+#[must_use]
+pub fn decode_rows(bytes: &[u8]) -> Option<ProvenRows> {
+    match *bytes.first()? {
+        PROVEN_VERSION => Some(
+            decode_proven(bytes)?
+                .into_iter()
+                .map(|(mv, value)| {
+                    let source = ExactSource::Unrecorded;
+                    (mv, Proven { value, source })
+                })
+                .collect(),
+        ),
+        ROWS_VERSION => {
+            let rows = &bytes[1..];
+            if !rows.len().is_multiple_of(4) {
+                return None;
+            }
+            rows.chunks_exact(4)
+                .map(|row| {
+                    let mv = Move::from_index(u16::from_be_bytes([row[0], row[1]]))?;
+                    let value = Value::try_from(row[2] as i8).ok()?;
+                    let source = ExactSource::of_code(row[3])?;
+                    Some((mv, Proven { value, source }))
+                })
+                .collect()
+        }
+        _ => None,
+    }
+}
+
+/// The stored bytes of a proven table in version 1 (a cross-check claim's values).
 #[must_use]
 pub fn encode_proven(table: &ProvenTable) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + 3 * table.len());
@@ -88,18 +197,24 @@ pub struct BookEntry {
     pub playouts: Table,
     /// Game table.
     pub games: Table,
-    /// Exact values.
-    pub proven: ProvenTable,
+    /// Exact values, with their sources (an imported row's is [`ExactSource::Imported`],
+    /// whatever the file says, unless the importer's own tablebase gives the value).
+    pub proven: ProvenRows,
 }
 
 impl Store {
     /// The proven table of a canonical position (empty if none).
     pub fn proven_table(&self, key: u64) -> Result<ProvenTable, StoreError> {
+        Ok(values_of(&self.proven_rows(key)?))
+    }
+
+    /// The proven rows of a canonical position, with their sources (empty if none).
+    pub fn proven_rows(&self, key: u64) -> Result<ProvenRows, StoreError> {
         match self.proven.get(key.to_be_bytes())? {
             Some(bytes) => {
-                decode_proven(&bytes).ok_or_else(|| corrupt("proven table", "bad encoding"))
+                decode_rows(&bytes).ok_or_else(|| corrupt("proven table", "bad encoding"))
             }
-            None => Ok(ProvenTable::new()),
+            None => Ok(ProvenRows::new()),
         }
     }
 
@@ -111,6 +226,34 @@ impl Store {
             return Ok(None);
         };
         Ok(super::position_value(&position, &self.proven_table(key)?))
+    }
+
+    /// Adds exact move values from the tablebase (source [`ExactSource::Table`]) to the
+    /// proven tables of canonical positions, and carries what they prove up the stored book,
+    /// in one transaction (not yet durable). Values already stored stay.
+    pub fn add_table_values(
+        &self,
+        tables: &[(u64, ProvenTable)],
+    ) -> Result<super::propagate::Propagated, StoreError> {
+        let _writing = self.writing();
+        let trees = (&self.proven, &self.playouts, &self.game_tables);
+        let done = trees.transaction(|(proven, playouts, game_tables)| {
+            let book = super::propagate::BookTrees {
+                proven,
+                playouts,
+                game_tables,
+            };
+            let mut seeds = Vec::with_capacity(tables.len());
+            for (key, table) in tables {
+                let mut rows = book.proven_rows(*key)?;
+                if add_values(&mut rows, table, ExactSource::Table) {
+                    proven.insert(&key.to_be_bytes(), encode_rows(&rows))?;
+                    seeds.push(super::propagate::Seed::Table(*key));
+                }
+            }
+            book.propagate(&seeds)
+        })?;
+        Ok(done)
     }
 
     /// Writes a build record (durable at the next flush).
@@ -182,7 +325,7 @@ impl Store {
                     BookEntry {
                         playouts: self.playout_table(key)?,
                         games: self.game_table(key)?,
-                        proven: self.proven_table(key)?,
+                        proven: self.proven_rows(key)?,
                     },
                 ))
             })
@@ -248,11 +391,11 @@ impl Store {
             for (key, entry) in entries.iter().filter(|(_, e)| !e.proven.is_empty()) {
                 let key = key.to_be_bytes();
                 let mut current = match proven.get(key)? {
-                    Some(bytes) => decode_proven(&bytes).unwrap_or_default(),
-                    None => ProvenTable::new(),
+                    Some(bytes) => decode_rows(&bytes).unwrap_or_default(),
+                    None => ProvenRows::new(),
                 };
-                current.extend(entry.proven.iter().map(|(m, v)| (*m, *v)));
-                proven.insert(&key, encode_proven(&current))?;
+                current.extend(entry.proven.iter().map(|(m, p)| (*m, *p)));
+                proven.insert(&key, encode_rows(&current))?;
             }
             meta.insert(TOTALS, totals.encode_to_vec())?;
             Ok(ImportOutcome::Imported)
@@ -287,5 +430,35 @@ mod tests {
         assert_eq!(decode_proven(&bytes), Some(table));
         assert_eq!(decode_proven(&[1, 0, 3, 5]), None);
         assert_eq!(decode_proven(&[2]), None);
+    }
+
+    #[test]
+    fn proven_rows_keep_their_sources_and_old_records_still_read() {
+        let (a, b) = (Move::from_index(3).unwrap(), Move::from_index(9).unwrap());
+        let old = ProvenTable::from([(a, Value::Win), (b, Value::Loss)]);
+        // A version-1 record (an older database) reads with its sources unrecorded.
+        let read = decode_rows(&encode_proven(&old)).unwrap();
+        assert_eq!(values_of(&read), old);
+        assert!(read.values().all(|p| p.source == ExactSource::Unrecorded));
+        // New values join with their source; stored ones stay, even when they disagree.
+        let mut rows = read;
+        let c = Move::from_index(20).unwrap();
+        let new = ProvenTable::from([(a, Value::Loss), (c, Value::Draw)]);
+        assert!(add_values(&mut rows, &new, ExactSource::Table));
+        assert!(!add_values(&mut rows, &new, ExactSource::Table));
+        assert_eq!(rows[&a].value, Value::Win);
+        let draw = Proven {
+            value: Value::Draw,
+            source: ExactSource::Table,
+        };
+        assert_eq!(rows[&c], draw);
+        let bytes = encode_rows(&rows);
+        assert_eq!((bytes[0], bytes.len()), (2, 13));
+        assert_eq!(decode_rows(&bytes), Some(rows));
+        // A bad source code, a short row or an unknown version do not read.
+        assert_eq!(decode_rows(&[2, 0, 3, 1, 9]), None);
+        assert_eq!(decode_rows(&[2, 0, 3, 1]), None);
+        assert_eq!(decode_rows(&[3]), None);
+        assert_eq!(decode_rows(&[]), None);
     }
 }

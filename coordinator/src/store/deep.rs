@@ -14,10 +14,11 @@ use prost::Message;
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
-use super::book::encode_proven;
+use super::book::{ProvenTable, add_values, encode_rows};
 use super::propagate::{BookTrees, Propagated, Seed};
 use super::{Store, StoreError, all_records, corrupt, get_record, id_of, put_record};
 use crate::deep_record::DeepSolve;
+use pentagrid_model::ExactSource;
 
 /// A deep solve, stored under its id in the `deep_solves` tree.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -169,10 +170,10 @@ impl Store {
             if let Some(best) = best
                 && book.stored(key)?
             {
-                let mut table = book.proven_table(key)?;
-                if let std::collections::btree_map::Entry::Vacant(entry) = table.entry(best) {
-                    entry.insert(Value::Win);
-                    proven_tree.insert(&key.to_be_bytes(), encode_proven(&table))?;
+                let mut rows = book.proven_rows(key)?;
+                let win = ProvenTable::from([(best, Value::Win)]);
+                if add_values(&mut rows, &win, ExactSource::Solver) {
+                    proven_tree.insert(&key.to_be_bytes(), encode_rows(&rows))?;
                 }
             }
             book.propagate(&[Seed::Value(key, value)])

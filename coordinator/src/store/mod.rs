@@ -61,7 +61,10 @@ use puzzles::CandidateTally;
 use crate::game::Game;
 use crate::job::Job;
 
-pub use book::{BookEntry, ImportMark, ImportOutcome, ProvenTable};
+pub use book::{
+    BookEntry, ImportMark, ImportOutcome, Proven, ProvenRows, ProvenTable, add_values, rows_of,
+    values_of,
+};
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, UnreadableClaim};
 pub use deep::StoredDeepSolve;
 pub use manifest::{Identity, ManifestError, OpenCheck, Shortfall};

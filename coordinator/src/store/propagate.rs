@@ -7,7 +7,8 @@
 //! ends the game — proves it worth the best of them (all lost: lost; best a draw: drawn). See
 //! [`position_value`]. Nothing else makes a position proven: the stored values come only from
 //! checked solver results (solves, deep-solve leaves and finished deep solves, an immediate win
-//! the coordinator checks itself) and from this propagation over proven children.
+//! the coordinator checks itself), from the coordinator's tablebase (Irving's solution), from
+//! imported books, and from this propagation over proven children.
 //!
 //! When a result stores exact values, every position they prove passes its value up: each
 //! *stored* parent (one with any table: playouts, games or proven values) gets the value,
@@ -28,9 +29,10 @@
 use std::collections::VecDeque;
 
 use pentago::{Move, MoveGroups, Position, PositionKey, Value, parents};
+use pentagrid_model::ExactSource;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
-use super::book::{ProvenTable, decode_proven, encode_proven};
+use super::book::{Proven, ProvenRows, ProvenTable, decode_rows, encode_rows, values_of};
 use super::{StoreError, abort};
 
 /// Most proven positions whose parents one update looks up (see the module's documentation).
@@ -104,11 +106,19 @@ impl BookTrees<'_> {
         &self,
         key: u64,
     ) -> ConflictableTransactionResult<ProvenTable, StoreError> {
+        Ok(values_of(&self.proven_rows(key)?))
+    }
+
+    /// The stored proven rows of a canonical position (empty if none).
+    pub(crate) fn proven_rows(
+        &self,
+        key: u64,
+    ) -> ConflictableTransactionResult<ProvenRows, StoreError> {
         match self.proven.get(key.to_be_bytes())? {
-            Some(bytes) => decode_proven(&bytes)
+            Some(bytes) => decode_rows(&bytes)
                 .ok_or("bad encoding")
                 .map_err(abort("proven table")),
-            None => Ok(ProvenTable::new()),
+            None => Ok(ProvenRows::new()),
         }
     }
 
@@ -164,7 +174,8 @@ impl BookTrees<'_> {
                 let Ok(parent) = Position::from_key(PositionKey(key)) else {
                     continue;
                 };
-                let mut table = self.proven_table(key)?;
+                let mut rows = self.proven_rows(key)?;
+                let mut table = values_of(&rows);
                 let was_proven = position_value(&parent, &table).is_some();
                 let wanted = value.negate();
                 let mut changed = false;
@@ -184,6 +195,14 @@ impl BookTrees<'_> {
                         ),
                         None => {
                             table.insert(mv, wanted);
+                            let source = ExactSource::Propagated;
+                            rows.insert(
+                                mv,
+                                Proven {
+                                    value: wanted,
+                                    source,
+                                },
+                            );
                             changed = true;
                             done.moves += 1;
                         }
@@ -192,8 +211,7 @@ impl BookTrees<'_> {
                 if !changed {
                     continue;
                 }
-                self.proven
-                    .insert(&key.to_be_bytes(), encode_proven(&table))?;
+                self.proven.insert(&key.to_be_bytes(), encode_rows(&rows))?;
                 done.written.push(key);
                 if !was_proven && let Some((parent_value, _)) = position_value(&parent, &table) {
                     done.positions += 1;

@@ -24,6 +24,7 @@ use crate::claim::Claim;
 use crate::game::Game;
 use crate::job::{Job, JobState};
 use pentago::MatchAccuracy;
+use pentagrid_model::ExactSource;
 
 /// What [`Store::apply`] did.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -53,6 +54,10 @@ pub struct ResultEffect {
     pub verdicts: Vec<(u64, CandidateState, Option<String>)>,
     /// Exact move values of a solved position: canonical key and table.
     pub proven: Option<(u64, ProvenTable)>,
+    /// Exact move values the tablebase gives for positions whose tables this result stores
+    /// (the coordinator's tablebase): canonical key and table, stored with the source `table`
+    /// where new, and carried up the book like a solver's.
+    pub table_values: Vec<(u64, ProvenTable)>,
     /// Cross-check claims to write (made or settled by this result), by id.
     pub claims: Vec<(u64, Claim)>,
     /// Jobs to queue with this result (cross-checks of its claims), by id.
@@ -355,7 +360,10 @@ fn add_checks(
 ) -> ConflictableTransactionResult<(Vec<StateChange>, u64, Vec<u64>), StoreError> {
     let added = add_verdicts(trees.candidates, trees.puzzles, &effect.verdicts)?;
     if let Some((key, table)) = &effect.proven {
-        add_proven(trees.proven, *key, table)?;
+        add_proven(trees.proven, *key, table, ExactSource::Solver)?;
+    }
+    for (key, table) in &effect.table_values {
+        add_proven(trees.proven, *key, table, ExactSource::Table)?;
     }
     for (id, claim) in &effect.claims {
         trees
@@ -387,6 +395,7 @@ fn propagate_values(
     let mut seeds: Vec<Seed> = effect
         .proven
         .iter()
+        .chain(&effect.table_values)
         .map(|(key, _)| Seed::Table(*key))
         .collect();
     seeds.extend(
@@ -462,13 +471,15 @@ fn add_proven(
     proven: &TransactionalTree,
     key: u64,
     table: &ProvenTable,
+    source: ExactSource,
 ) -> ConflictableTransactionResult<(), StoreError> {
     let mut merged = proven
         .get(key.to_be_bytes())?
-        .and_then(|bytes| book::decode_proven(&bytes))
+        .and_then(|bytes| book::decode_rows(&bytes))
         .unwrap_or_default();
-    merged.extend(table.iter().map(|(mv, value)| (*mv, *value)));
-    proven.insert(&key.to_be_bytes(), book::encode_proven(&merged))?;
+    if book::add_values(&mut merged, table, source) {
+        proven.insert(&key.to_be_bytes(), book::encode_rows(&merged))?;
+    }
     Ok(())
 }
 

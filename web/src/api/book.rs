@@ -28,6 +28,8 @@ pub struct BookResponse {
     sources: Sources,
     /// `win`, `draw`, `loss` for the side to move where stored exact values prove it, or null.
     proven: Option<&'static str>,
+    /// Where the value of the move that proves it came from (`table`, `solver`, ...), or null.
+    proven_by: Option<&'static str>,
     /// The proven line from the position (empty when not proven).
     proven_line: Vec<String>,
 }
@@ -83,6 +85,8 @@ struct MoveEntry {
     win_rate: Option<WinRate>,
     /// `win`, `draw`, `loss`, or null when not settled.
     proven: Option<&'static str>,
+    /// Where that value came from: `table`, `solver`, `propagated`, `imported`, `unrecorded`.
+    proven_by: Option<&'static str>,
 }
 
 fn table(position: &Position, rows: &[BookRow]) -> Table {
@@ -98,6 +102,7 @@ fn table(position: &Position, rows: &[BookRow]) -> Table {
             losses: row.games.saturating_sub(row.wins + row.draws),
             win_rate: win_rate(row.games, row.wins, row.draws),
             proven: row.proven.map(|value| value.name()),
+            proven_by: row.proven_by.map(|source| source.name()),
         })
         .collect();
     moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.mv.cmp(&b.mv)));
@@ -136,6 +141,7 @@ async fn answer(source: &Source, position: Position) -> Result<Bytes, ApiError> 
             games: table(&position, &tables.games),
         },
         proven: tables.proven.map(|value| value.name()),
+        proven_by: tables.proven_by().map(|source| source.name()),
         proven_line: tables.proven_line.iter().map(ToString::to_string).collect(),
     };
     let body = serde_json::to_vec(&response).map_err(|e| ApiError::Encode(e.to_string()))?;

@@ -44,6 +44,7 @@ async fn book_answers_are_kept_for_their_max_age_and_not_with_the_cache_off() {
         wins: 40,
         draws: 10,
         proven: None,
+        proven_by: None,
     };
     pentagrid_client::book::import(&cluster.client(), &[row])
         .await

@@ -112,7 +112,7 @@ impl Validator {
             }
             "proven" => {
                 length(&[8])?;
-                book::decode_proven(value).ok_or_else(|| {
+                book::decode_rows(value).ok_or_else(|| {
                     invalid(format!("{}: a proven table that does not read", at()))
                 })?;
             }
