@@ -234,6 +234,7 @@ mod tests {
             wins,
             draws: 0,
             proven: None,
+            proven_by: None,
         }
     }
 

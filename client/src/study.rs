@@ -422,7 +422,8 @@ async fn best_move(
     progress: &mut dyn FnMut(StudyProgress),
 ) -> Result<Option<Move>> {
     let mut reply = tables(client, position).await?;
-    if reply.playouts.is_empty() {
+    // Table values list proven moves without playouts: only played rows count as analysed.
+    if reply.playouts.iter().all(|row| row.games == 0) {
         let task = Task::Analyse {
             position: *position,
             config: plan.config.clone(),
