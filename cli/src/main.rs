@@ -151,4 +151,13 @@ mod tests {
         let list = ["p".repeat(MAX_ARGUMENT_BYTES * 2), "show".into()];
         assert_eq!(oversized_argument(args(&list)), None);
     }
+
+    /// Every subcommand's arguments are consistent (unique names, valid groups): clap checks
+    /// that only when a subcommand is parsed, so one flattened option set used twice would
+    /// otherwise surface as a panic in a user's hands.
+    #[test]
+    fn every_subcommand_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

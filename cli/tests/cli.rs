@@ -177,11 +177,27 @@ fn analyze_prints_table_best_move_and_pv() {
         "1",
         "--top",
         "3",
+        "--no-tablebase",
     ]);
     assert!(out.contains("move") && out.contains("win%"), "{out}");
     assert!(out.contains("best      "), "{out}");
     assert!(out.contains("pv        "), "{out}");
     assert!(out.contains("sims/s"), "{out}");
+    // With the tablebase (the default) the start is decided without a playout, by a move that
+    // keeps the first player's win.
+    let exact = ok(&["analyze", "start", "--playouts", "20000", "--json"]);
+    let exact: serde_json::Value = serde_json::from_str(exact.trim()).unwrap();
+    assert_eq!(exact["simulations"], 0, "{exact}");
+    assert_eq!(exact["value"], 1, "{exact}");
+    let table = ok(&["tablebase", "probe", "start", "--json"]);
+    let table: serde_json::Value = serde_json::from_str(table.trim()).unwrap();
+    let best = &exact["best"];
+    let kept = table["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| &m["move"] == best);
+    assert_eq!(kept.unwrap()["value"], 1, "{best} keeps the win");
     let stderr = fails(&["analyze", "-", "--playouts", "5000", "--json"], "");
     assert!(stderr.contains("no positions"), "{stderr}");
 }
@@ -703,7 +719,7 @@ fn in_process_match_reports_accuracy_against_perfect_play() {
             "--b",
             "random",
             "--accuracy",
-            "10",
+            "36",
         ],
         "",
     );

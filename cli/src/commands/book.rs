@@ -107,8 +107,6 @@ enum BookCommand {
         json: bool,
         #[command(flatten)]
         target: Target,
-        #[command(flatten)]
-        tablebase: TablebaseOptions,
     },
     /// Add exported rows to the book (counts add up; proven values replace stored ones).
     Import {
@@ -171,14 +169,13 @@ pub fn run(args: &BookArgs) -> Result<()> {
             max_stones,
             json,
             target,
-            tablebase,
         } => judge(
             file.as_deref(),
             *format,
             (*min_games, *max_stones),
             *json,
             target,
-            tablebase,
+            &target.table.options,
         ),
     }
 }

@@ -14,7 +14,6 @@ use serde_json::json;
 
 use super::book::print_book;
 use super::progress::Bars;
-use super::tablebase::TablebaseOptions;
 use super::target::Target;
 use crate::output::outln;
 
@@ -34,8 +33,6 @@ pub struct StudyArgs {
     /// Also write the report as an HTML page with boards and win-rate charts to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    tablebase: TablebaseOptions,
 }
 
 /// How much work a study does.
@@ -100,7 +97,8 @@ fn parse_deep_from(text: &str) -> Result<u32, String> {
 pub fn run(args: &StudyArgs) -> Result<()> {
     let plan = args.plan.plan();
     plan.validate()?;
-    let tablebase = args.tablebase.open()?;
+    // The key positions' exact values come from the same slices as the coordinator's.
+    let tablebase = args.target.table.options.open()?;
     let report = args
         .target
         .run(async |client| with_bars(client, args.name, &plan, &tablebase).await)?;
