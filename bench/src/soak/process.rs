@@ -52,6 +52,9 @@ impl CoordinatorProcess {
             // The soak's workers simulate their analyses instead of searching: the statistical
             // cross-check would rightly catch them (see the README's cross-checks).
             .args(["--check-analyses", "0"])
+            // The soak measures builds walking a pre-filled book from the start; with the
+            // tablebase the book's top would be proven leaves, and the build would stop there.
+            .arg("--no-tablebase")
             .args(&token_args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
