@@ -8,10 +8,10 @@ use std::collections::{BTreeSet, HashMap};
 use pentago::{
     GameRecord, MatchScore, NamedPlayer, Position, Record, RecordPlayer, RecordedMove, Termination,
 };
-use pentagrid_proto::{Client, v2};
+use pentagrid_proto::Client;
 
 use crate::error::{ClientError, Result};
-use crate::matches::{MatchGame, MatchOutcome, MatchRecord, follow_then, match_record};
+use crate::matches::{MatchGame, MatchOutcome, MatchRecord, follow_then};
 
 /// A player as a record names it, from its stored text (`NAME=SPEC` or `SPEC`): the name (or
 /// the short specification) and the full specification. Text that does not read as a player
@@ -89,27 +89,7 @@ pub fn played_game_record(
 
 /// Match `match_id` with the games of its pairs from `from_pair` on (read page by page).
 async fn games_from(client: &Client, match_id: u64, from_pair: u64) -> Result<MatchRecord> {
-    let page = |games_from_pair| v2::MatchStatusRequest {
-        match_id,
-        include_games: true,
-        games_from_pair,
-        games_page_pairs: 0,
-    };
-    let mut report = client
-        .clone()
-        .match_status(page(from_pair))
-        .await?
-        .into_inner();
-    while report.next_games_from_pair != 0 {
-        let next = client
-            .clone()
-            .match_status(page(report.next_games_from_pair))
-            .await?
-            .into_inner();
-        report.games.extend(next.games);
-        report.next_games_from_pair = next.next_games_from_pair;
-    }
-    match_record(report)
+    crate::matches::status_from_pair(client, match_id, (true, 0), from_pair).await
 }
 
 /// The games of running matches not yet handed out, pair by pair: pairs finish in any order
@@ -218,6 +198,9 @@ pub fn replay_all(
 mod tests {
     use super::*;
     use pentago::{Color, Move, Status};
+    use pentagrid_proto::v2;
+
+    use crate::matches::match_record;
 
     fn stored(a: &str, b: &str) -> MatchRecord {
         match_record(v2::MatchStatusResponse {

@@ -145,13 +145,28 @@ pub async fn status_in_pages(
     include_games: bool,
     page_pairs: u32,
 ) -> Result<MatchRecord> {
+    status_from_pair(client, match_id, (include_games, page_pairs), 0).await
+}
+
+/// Match `match_id` with (if `include_games`) the games of its pairs from `from_pair` on, read
+/// in pages of at most `page_pairs` pairs (0: the coordinator's default).
+pub(crate) async fn status_from_pair(
+    client: &Client,
+    match_id: u64,
+    (include_games, page_pairs): (bool, u32),
+    from_pair: u64,
+) -> Result<MatchRecord> {
     let page = |games_from_pair| v2::MatchStatusRequest {
         match_id,
         include_games,
         games_from_pair,
         games_page_pairs: page_pairs,
     };
-    let mut report = client.clone().match_status(page(0)).await?.into_inner();
+    let mut report = client
+        .clone()
+        .match_status(page(from_pair))
+        .await?
+        .into_inner();
     while report.next_games_from_pair != 0 {
         let next = client
             .clone()
