@@ -150,7 +150,9 @@ impl ExportRow {
         })
     }
 
-    fn to_wire(&self) -> v2::BookExportRow {
+    /// The row as an import call carries it (and as [`book_digest`] reads it).
+    #[must_use]
+    pub fn to_wire(&self) -> v2::BookExportRow {
         v2::BookExportRow {
             position: self.position.to_string(),
             r#move: self.mv.to_string(),

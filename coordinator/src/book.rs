@@ -131,6 +131,21 @@ pub enum BookError {
          explicitly (`pentagrid book import --again`) if that is what you want"
     )]
     AlreadyImported(String),
+    /// An import's call does not follow the import of the same book under way (a part
+    /// skipped, or the book cut into another number of parts): nothing was imported.
+    #[error(
+        "part {part} of {parts} of this book does not follow the import of it under way, which          expects part {expected} of {parts_under_way} next; nothing was imported. Import the          whole book again: the parts already applied are skipped"
+    )]
+    ImportOutOfOrder {
+        /// The call's part.
+        part: u32,
+        /// The call's parts.
+        parts: u32,
+        /// The part the import under way expects.
+        expected: u32,
+        /// The parts of the import under way.
+        parts_under_way: u32,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -333,35 +348,50 @@ pub struct Book {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
     table: TableValues,
-    /// Where the next tick's backfill of table values starts; `None` once the walk reached
-    /// the book's end (or without a tablebase).
-    backfill_from: std::sync::Mutex<Option<u64>>,
+    /// Where the walk that gives the book its table values stands.
+    walk: std::sync::Mutex<TableWalk>,
+}
+
+/// Where the walk over the stored book that gives it its table values stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TableWalk {
+    /// Not looked at yet: the first tick reads whether a walk with these slices finished.
+    Unchecked,
+    /// The next tick starts at this canonical key.
+    At(u64),
+    /// Nothing (more) to walk this run.
+    Done,
 }
 
 impl Book {
     pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>, table: TableValues) -> Book {
-        let backfill_from = std::sync::Mutex::new(table.is_some().then_some(0));
         Book {
             store,
             jobs,
             table,
-            backfill_from,
+            walk: std::sync::Mutex::new(TableWalk::Unchecked),
         }
     }
 
     /// One step of the walk that gives a book stored before (or without) the tablebase its
     /// table values: at most [`BACKFILL_PER_TICK`] stored positions per tick, from the book's
-    /// first key to its last, once per start of the coordinator. Positions stored meanwhile
-    /// get theirs with their results, so one walk suffices.
+    /// first key to its last. Positions stored meanwhile get theirs with their results, so one
+    /// walk suffices; a finished walk is recorded with its slices and not made again while
+    /// the coordinator keeps running with them (a start without the tablebase clears the
+    /// record).
     pub async fn backfill_tick(&self) -> Result<(), BookError> {
-        let from = {
-            let mut cursor = self
-                .backfill_from
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            match cursor.take() {
-                Some(from) => from,
-                None => return Ok(()),
+        let walk = *self.walk.lock().unwrap_or_else(|p| p.into_inner());
+        let from = match walk {
+            TableWalk::Done => return Ok(()),
+            TableWalk::At(from) => from,
+            TableWalk::Unchecked => {
+                let (store, stones) = (self.store.clone(), self.table.stones());
+                let walked = blocking(move || store.table_walk()).await?;
+                if stones.is_none() || walked == stones {
+                    self.set_walk(TableWalk::Done);
+                    return Ok(());
+                }
+                0
             }
         };
         let done = self.backfill_table(from, BACKFILL_PER_TICK).await?;
@@ -373,12 +403,18 @@ impl Book {
             );
         }
         if done.next_key != 0 {
-            *self
-                .backfill_from
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(done.next_key);
+            self.set_walk(TableWalk::At(done.next_key));
+            return Ok(());
         }
+        let (store, stones) = (self.store.clone(), self.table.stones());
+        blocking(move || store.set_table_walk(stones.as_deref())).await?;
+        self.jobs.durable().await?;
+        self.set_walk(TableWalk::Done);
         Ok(())
+    }
+
+    fn set_walk(&self, walk: TableWalk) {
+        *self.walk.lock().unwrap_or_else(|p| p.into_inner()) = walk;
     }
 
     /// Gives up to `limit` stored positions from canonical key `from` on the table values they
@@ -458,7 +494,8 @@ impl Book {
     /// written on the blocking pool. Exact values are stored as imported, except in the
     /// positions the tablebase covers, which get the table's values.
     /// With a `mark`, a book imported before is refused at its first call unless asked for
-    /// again ([`BookError::AlreadyImported`]), and its digest is recorded with its last.
+    /// again ([`BookError::AlreadyImported`]), parts an interrupted import of it applied are
+    /// skipped (a retry adds nothing twice), and its digest is recorded with its last.
     pub async fn import(
         &self,
         rows: Vec<ExportRow>,
@@ -472,12 +509,19 @@ impl Book {
         blocking(move || {
             let mut entries = import_entries(&rows)?;
             with_table_values(&table, &mut entries);
-            match store.import(&entries, mark.as_ref())? {
-                ImportOutcome::Imported => Ok(()),
-                ImportOutcome::SeenBefore => {
-                    let digest = mark.map(|m| m.digest).unwrap_or_default();
-                    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            match (store.import(&entries, mark.as_ref())?, mark) {
+                (ImportOutcome::Imported | ImportOutcome::AlreadyApplied, _) | (_, None) => Ok(()),
+                (ImportOutcome::SeenBefore, Some(mark)) => {
+                    let hex: String = mark.digest.iter().map(|b| format!("{b:02x}")).collect();
                     Err(BookError::AlreadyImported(hex))
+                }
+                (ImportOutcome::OutOfOrder { expected, parts }, Some(mark)) => {
+                    Err(BookError::ImportOutOfOrder {
+                        part: mark.part,
+                        parts: mark.parts,
+                        expected,
+                        parts_under_way: parts,
+                    })
                 }
             }
         })

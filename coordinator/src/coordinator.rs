@@ -82,6 +82,11 @@ impl Coordinator {
             table,
         } = settings;
         let store = Arc::new(Store::open_checked(path, open_check)?);
+        if !table.is_some() {
+            // Results stored in this run get no table values: a later run with the
+            // tablebase walks the book again.
+            store.set_table_walk(None)?;
+        }
         let checks = CrossCheck::new(store.clone(), crosscheck);
         let flags = Arc::new(WorkerFlags::load(&store)?);
         let jobs = Arc::new(JobQueue::open(
@@ -176,6 +181,12 @@ impl Coordinator {
             "backup taken"
         );
         Ok(snapshot)
+    }
+
+    /// The store, for tests that look under the services.
+    #[cfg(test)]
+    pub(crate) fn store(&self) -> &Arc<Store> {
+        &self.store
     }
 
     /// The periodic work: requeue expired leases, advance book builds and deep solves, give

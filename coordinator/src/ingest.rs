@@ -224,7 +224,7 @@ impl ResultIngest {
             }
             SubmitError::NotLeased(e.0)
         };
-        let job = self
+        let (job, threads) = self
             .jobs
             .leased_job(worker, job_id, lease_id)
             .map_err(refused)?;
@@ -233,7 +233,6 @@ impl ResultIngest {
             tracing::warn!(worker = %worker, job = job_id, why = ?why, "invalid result refused");
             SubmitError::Invalid(why)
         })?;
-        let threads = self.jobs.worker_threads(worker.as_str()).unwrap_or(1);
         let effect = self
             .checks
             .review(

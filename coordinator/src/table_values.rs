@@ -12,8 +12,10 @@
 //! that result's transaction, see `ingest`), or by the builder when its walk reaches a covered
 //! position (without a job). A book stored before (or without) the tablebase gets its values
 //! as results and builds touch its positions, and from a bounded walk over the whole stored
-//! book that each start of the coordinator makes on its ticks, `book::BACKFILL_PER_TICK`
-//! positions a tick ([`TableValues::backfill`]). Probing reads files and decompresses blocks:
+//! book that a start of the coordinator makes on its ticks, `book::BACKFILL_PER_TICK`
+//! positions a tick ([`TableValues::backfill`]). A finished walk is recorded with the slices
+//! it used, so later starts with the same slices skip it; a start without the tablebase
+//! clears the record (its results store positions without table values). Probing reads files and decompresses blocks:
 //! every call here runs on a blocking thread, never on the runtime's.
 
 use std::sync::Arc;
@@ -163,6 +165,21 @@ impl TableValues {
             }
             None => Ok(false),
         }
+    }
+
+    /// The stone counts of the loaded slices, ascending (none without a tablebase): what a
+    /// finished walk over the book records ([`Store::table_walk`]).
+    #[must_use]
+    pub fn stones(&self) -> Option<Vec<u8>> {
+        let tablebase = self.tablebase.as_ref()?;
+        let mut stones: Vec<u8> = tablebase
+            .slices()
+            .iter()
+            .filter_map(|slice| u8::try_from(slice.stones).ok())
+            .collect();
+        stones.sort_unstable();
+        stones.dedup();
+        Some(stones)
     }
 
     /// Fills up to `limit` (at most [`MAX_BACKFILL_POSITIONS`]) stored positions in key order
@@ -344,5 +361,65 @@ mod tests {
         );
         let win = view.playouts.iter().find(|r| r.proven == Some(Value::Win));
         assert_eq!(win.is_some(), view.proven == Some(Value::Win), "{key}");
+    }
+
+    /// Leaves in `dir` a closed store holding `position`'s counts without exact values, and
+    /// (when given) the record of a finished walk with the slices `walked`.
+    fn seeded(dir: &std::path::Path, position: &Position, walked: Option<&[u8]>) {
+        let store = Store::open(dir).unwrap();
+        let mv = MoveGroups::of(position, true).iter().next().unwrap()[0];
+        let counts = Counts {
+            games: 3,
+            wins: 1,
+            draws: 0,
+        };
+        let entry = BookEntry {
+            playouts: Table::from([(mv, counts)]),
+            ..BookEntry::default()
+        };
+        store.import_one(position, entry);
+        store.set_table_walk(walked).unwrap();
+        store.flush_blocking().unwrap();
+    }
+
+    fn with_table() -> CoordinatorSettings {
+        CoordinatorSettings {
+            table: shipped(),
+            ..CoordinatorSettings::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_finished_walk_is_recorded_and_not_made_again_with_the_same_slices() {
+        let stones = shipped().stones().unwrap();
+        assert_eq!(stones, [0, 1, 2, 3, 4, 5, 6]);
+        let position = canonical(3);
+        // Walked with these slices before: the start skips the walk, so a position planted
+        // without its values keeps lacking them.
+        let walked = tempfile::tempdir().unwrap();
+        seeded(walked.path(), &position, Some(&stones));
+        let coordinator = Coordinator::open(walked.path(), with_table()).unwrap();
+        coordinator.book.backfill_tick().await.unwrap();
+        assert_eq!(coordinator.book.show(&position).unwrap().proven, None);
+        // Walked with fewer slices: the walk fills the position and records these slices.
+        let fewer = tempfile::tempdir().unwrap();
+        seeded(fewer.path(), &position, Some(&stones[..4]));
+        let coordinator = Coordinator::open(fewer.path(), with_table()).unwrap();
+        coordinator.book.backfill_tick().await.unwrap();
+        let truth = Tablebase::shipped().unwrap().value(&position).unwrap();
+        assert!(truth.is_some());
+        assert_eq!(coordinator.book.show(&position).unwrap().proven, truth);
+        assert_eq!(coordinator.store().table_walk().unwrap(), Some(stones));
+    }
+
+    #[tokio::test]
+    async fn a_start_without_the_tablebase_clears_the_record_of_a_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let stones = shipped().stones().unwrap();
+        seeded(dir.path(), &canonical(3), Some(&stones));
+        let coordinator = Coordinator::open(dir.path(), CoordinatorSettings::default()).unwrap();
+        assert_eq!(coordinator.store().table_walk().unwrap(), None);
+        coordinator.book.backfill_tick().await.unwrap();
+        assert_eq!(coordinator.store().table_walk().unwrap(), None);
     }
 }

@@ -574,6 +574,47 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
     pentagrid_client::book::import_again(&client, &rows)
         .await
         .unwrap();
-    assert_eq!(cluster.status().await.playouts, more + once);
+    let twice = cluster.status().await.playouts;
+    assert_eq!(twice, more + once);
+
+    // An import that stopped after its first call (a dropped connection), run again whole:
+    // the part already in is skipped, and every count is added once.
+    let other: Vec<_> = rows
+        .iter()
+        .map(|row| pentagrid_client::book::ExportRow {
+            games: 2 * row.games,
+            wins: row.games,
+            ..row.clone()
+        })
+        .collect();
+    let wire: Vec<v2::BookExportRow> = other.iter().map(|row| row.to_wire()).collect();
+    let digest = pentagrid_client::book::book_digest(&wire);
+    let first = v2::BookImportRequest {
+        rows: wire[..pentagrid_coordinator::book::MAX_IMPORT_ROWS].to_vec(),
+        book_digest: digest.to_vec(),
+        part: 0,
+        parts: 2,
+        again: false,
+    };
+    client.book_import(first.clone()).await.unwrap();
+    let half = cluster.status().await.playouts;
+    assert!(half > twice);
+    // A part past the one expected next is refused, and adds nothing.
+    let gap = v2::BookImportRequest {
+        part: 1,
+        parts: 3,
+        ..first
+    };
+    let refused = client.book_import(gap).await.unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+    assert!(refused.message().contains("expects part 1"), "{refused:?}");
+    pentagrid_client::book::import(&client, &other)
+        .await
+        .unwrap();
+    assert_eq!(cluster.status().await.playouts, twice + 2 * once);
     cluster.stop().await;
 }

@@ -303,14 +303,24 @@ fn a_lost_shortfall_is_named_and_accepting_it_goes_on_with_what_is_left() {
 }
 
 #[test]
-fn a_database_without_a_manifest_is_adopted() {
+fn a_database_whose_manifest_was_deleted_is_refused_until_adopted() {
     let (_dir, db) = copy();
     fs::remove_file(db.join(manifest::FILE_NAME)).unwrap();
-    let store = Store::open(&db).unwrap();
+    let error = open_released(&db).err().expect("refused");
+    assert!(
+        matches!(error, StoreError::MissingManifest { .. }),
+        "{error}"
+    );
+    assert!(integrity_refusal(&error), "{error}");
+    assert!(error.to_string().contains("--accept-data-loss"), "{error}");
+    assert!(manifest::read(&db).unwrap().is_none(), "nothing written");
+    // Accepting the loss adopts the database as it is, with a new manifest.
+    let store = Store::open_checked(&db, OpenCheck::AcceptDataLoss).unwrap();
     assert_eq!(store.totals().unwrap(), original().totals);
     drop(store);
     let adopted = manifest::read(&db).unwrap().expect("written at adoption");
     assert_eq!(adopted.get(Fact::Results), JOBS);
+    assert!(open_released(&db).is_ok());
 }
 
 #[test]
@@ -346,6 +356,7 @@ fn integrity_refusal(error: &StoreError) -> bool {
             | StoreError::LostWrites { .. }
             | StoreError::StaleManifest { .. }
             | StoreError::ForeignManifest { .. }
+            | StoreError::MissingManifest { .. }
             | StoreError::Damaged { .. }
             | StoreError::Manifest { .. }
     );

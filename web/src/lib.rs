@@ -5,7 +5,7 @@
 //! coordinator or on another host. Pages are plain HTML, CSS and JavaScript with SVG, compiled
 //! into the binary; nothing is built at install time. Nothing in the API writes.
 //!
-//! The explorer is also an analysis board: [`ExactValues`] gives every move's exact value from
+//! The explorer is also an analysis board: [`ExactBoard`] gives every move's exact value from
 //! the tablebase, the book's proofs and, for late positions, a bounded pool of solver threads.
 
 mod api;
@@ -28,7 +28,7 @@ use tokio::net::TcpListener;
 pub use api::{ApiError, OPENAPI, Unreadable};
 pub use book_cache::BookCacheSettings;
 pub use exact::{
-    Busy, ExactError, ExactSettings, ExactValues, SolverHold, SolverSettings, SolverStats,
+    Busy, ExactBoard, ExactError, ExactSettings, SolverHold, SolverSettings, SolverStats,
 };
 pub use source::{Source, SourceError};
 
@@ -43,7 +43,7 @@ pub const SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
 struct AppState {
     source: Source,
     book_cache: BookCache,
-    exact: ExactValues,
+    exact: ExactBoard,
     throughput: Arc<Mutex<Throughput>>,
 }
 
@@ -70,7 +70,7 @@ impl AppState {
 }
 
 /// The explorer's routes (pages, assets and the API) over `source`, and the state to sample.
-fn app(source: Source, book_cache: BookCacheSettings, exact: ExactValues) -> (Router, AppState) {
+fn app(source: Source, book_cache: BookCacheSettings, exact: ExactBoard) -> (Router, AppState) {
     let state = AppState {
         source,
         book_cache: BookCache::new(book_cache),
@@ -106,7 +106,7 @@ pub async fn serve_with(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let exact = ExactValues::shipped()?;
+    let exact = ExactBoard::shipped()?;
     serve_with_exact(listener, source, book_cache, limits, exact, shutdown).await
 }
 
@@ -117,7 +117,7 @@ pub async fn serve_with_exact(
     source: Source,
     book_cache: BookCacheSettings,
     limits: ConnectionLimits,
-    exact: ExactValues,
+    exact: ExactBoard,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     limits

@@ -14,7 +14,7 @@ use pentagrid_client::status::ClusterStatus;
 use pentagrid_client::{book, jobs};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
-use pentagrid_web::{BookCacheSettings, ExactValues};
+use pentagrid_web::{BookCacheSettings, ExactBoard};
 
 use super::book::print_book;
 use super::cluster::{open_check, runtime, shutdown_signal};
@@ -163,7 +163,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 &args.serve_listen,
                 BookCacheSettings::default(),
                 pentagrid_proto::ConnectionLimits::default(),
-                ExactValues::shipped().context("starting the analysis board")?,
+                ExactBoard::shipped().context("starting the analysis board")?,
             )
             .await
         } else {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use pentago::SolveLimits;
 use pentagrid_client::Client;
-use pentagrid_web::{BookCacheSettings, ExactSettings, ExactValues, SolverSettings, Source};
+use pentagrid_web::{BookCacheSettings, ExactBoard, ExactSettings, SolverSettings, Source};
 
 use super::cluster::{Connection, LimitArgs, shutdown_signal};
 use super::tablebase::TablebaseOptions;
@@ -68,7 +68,7 @@ pub struct SolverArgs {
 
 impl SolverArgs {
     /// The analysis board's sources: the tablebase and the solver pool as the options say.
-    pub fn exact(&self, tablebase: &TablebaseOptions) -> Result<ExactValues> {
+    pub fn exact(&self, tablebase: &TablebaseOptions) -> Result<ExactBoard> {
         let defaults = ExactSettings::default();
         let settings = ExactSettings {
             solver: SolverSettings {
@@ -83,7 +83,7 @@ impl SolverArgs {
             solver_min_stones: self.solver_from,
             ..defaults
         };
-        ExactValues::new(tablebase.open()?, settings).context("starting the solver threads")
+        ExactBoard::new(tablebase.open()?, settings).context("starting the solver threads")
     }
 }
 
@@ -111,7 +111,7 @@ pub async fn serve_explorer(
     listen: &str,
     book_cache: BookCacheSettings,
     limits: pentagrid_proto::ConnectionLimits,
-    exact: ExactValues,
+    exact: ExactBoard,
 ) -> Result<()> {
     let source = Source::new(client);
     source.check().await.context("the explorer cannot start")?;

@@ -204,8 +204,8 @@ pub(crate) fn import_mark(
     }
     Ok(Some(crate::store::ImportMark {
         digest,
-        first: request.part == 0,
-        last: request.part + 1 == request.parts,
+        part: request.part,
+        parts: request.parts,
         again: request.again,
     }))
 }

@@ -204,6 +204,11 @@ impl From<BookError> for Status {
                 ErrorReason::InvalidArgument,
                 error.to_string(),
             ),
+            BookError::ImportOutOfOrder { .. } => error_status(
+                Code::FailedPrecondition,
+                ErrorReason::InvalidArgument,
+                error.to_string(),
+            ),
             BookError::TooMany(..) | BookError::BadRow { .. } | BookError::Page(_) => {
                 invalid(error.to_string())
             }

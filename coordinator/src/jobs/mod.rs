@@ -325,14 +325,6 @@ impl JobQueue {
         Ok((terms, session))
     }
 
-    /// The threads (search trees) `worker_id` said it runs, while it is known.
-    pub fn worker_threads(&self, worker_id: &str) -> Option<u32> {
-        self.scheduler()
-            .workers()
-            .get(worker_id)
-            .map(|info| info.threads)
-    }
-
     /// Checks that a worker call comes from `worker_id`'s current session: a call in another
     /// worker's name is refused before it can touch anything.
     pub fn authenticate(&self, worker_id: &WorkerId, session: &Session) -> Result<(), JobError> {
@@ -549,17 +541,22 @@ impl JobQueue {
         self.scheduler().book_job(key)
     }
 
-    /// The job of a lease the worker holds (notes the call from the worker).
+    /// The job of a lease the worker holds, and the threads (search trees) the worker said
+    /// it runs (notes the call from the worker).
     pub(crate) fn leased_job(
         &self,
         worker_id: &WorkerId,
         job_id: u64,
         lease_id: u64,
-    ) -> Result<Active, NotLeased> {
+    ) -> Result<(Active, u32), NotLeased> {
         let worker_id = worker_id.as_str();
         let mut scheduler = self.scheduler();
         scheduler.seen(worker_id, self.clock.now());
-        scheduler.check_lease(worker_id, job_id, lease_id).cloned()
+        let job = scheduler
+            .check_lease(worker_id, job_id, lease_id)
+            .cloned()?;
+        let threads = scheduler.workers().get(worker_id).map_or(1, |w| w.threads);
+        Ok((job, threads))
     }
 
     /// Queues jobs a result stored with itself (cross-checks), once that result is applied.

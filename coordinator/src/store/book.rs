@@ -11,8 +11,15 @@
 //! [`ExactSource::Unrecorded`]; a row written again is written as version 2.
 //! `build_nodes`: key = build id ‖ canonical position key (16 bytes), empty value.
 //! `imports`: key = the SHA-256 digest of an imported book's rows (32 bytes); value = how
-//! many times it was imported (8 bytes, big-endian), so that importing the same book twice
-//! (which would add its counts twice) is noticed.
+//! many times it was imported (u64, big-endian), so that importing the same book twice
+//! (which would add its counts twice) is noticed; while an import of it is under way (some of
+//! its calls applied, not the last) also the next part expected and the number of parts (two
+//! u32, big-endian: 16 bytes in all), so that a retry after a failure skips the parts already
+//! applied instead of adding them twice. Records of 8 bytes (older databases) have no import
+//! under way.
+//! `meta` key `table_walk`: the stone counts (one byte each, ascending) of the tablebase slices
+//! with which a walk over the whole stored book last gave every position its table values;
+//! absent when no walk finished since the coordinator last ran without that tablebase.
 
 use std::collections::BTreeMap;
 
@@ -29,16 +36,16 @@ use super::{
 };
 use crate::build_record::Build;
 
-/// Which book an import's rows come from, so that a book imported twice is noticed: one
-/// import may take several calls, all with the same digest.
+/// Which book an import's rows come from, and which of its calls this is, so that a book
+/// imported twice is noticed and an import retried after a failure adds no part twice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImportMark {
     /// The SHA-256 digest of the whole book's rows.
     pub digest: [u8; 32],
-    /// This call carries the book's first rows: a recorded digest is refused here.
-    pub first: bool,
-    /// This call carries its last rows: the digest is recorded with them.
-    pub last: bool,
+    /// Which call of the book this is, from 0.
+    pub part: u32,
+    /// How many calls carry the book (above `part`).
+    pub parts: u32,
     /// Import it even if it was imported before.
     pub again: bool,
 }
@@ -48,9 +55,94 @@ pub struct ImportMark {
 pub enum ImportOutcome {
     /// The rows were added.
     Imported,
+    /// Nothing was added: an earlier, interrupted import of the same book applied this part
+    /// already (a retry goes on from where that one stopped).
+    AlreadyApplied,
     /// Nothing was added: the book was imported before (its digest is recorded) and
     /// [`ImportMark::again`] was not set.
     SeenBefore,
+    /// Nothing was added: the import of this book under way expects another part next, or
+    /// was cut into another number of parts.
+    OutOfOrder {
+        /// The part expected next.
+        expected: u32,
+        /// The parts of the import under way.
+        parts: u32,
+    },
+}
+
+/// A digest's record in the `imports` tree: completed imports, and the import under way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ImportRecord {
+    /// Completed imports of the book.
+    times: u64,
+    /// The import under way: (next part expected, parts), none when no part is applied.
+    under_way: Option<(u32, u32)>,
+}
+
+impl ImportRecord {
+    fn decode(bytes: &[u8]) -> Option<ImportRecord> {
+        let word = |at: usize| -> Option<u32> {
+            Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+        };
+        let times = u64::from_be_bytes(bytes.get(..8)?.try_into().ok()?);
+        match bytes.len() {
+            8 => Some(ImportRecord {
+                times,
+                under_way: None,
+            }),
+            16 => Some(ImportRecord {
+                times,
+                under_way: Some((word(8)?, word(12)?)),
+            }),
+            _ => None,
+        }
+    }
+
+    fn encode(self) -> Vec<u8> {
+        let mut bytes = self.times.to_be_bytes().to_vec();
+        if let Some((next, parts)) = self.under_way {
+            bytes.extend(next.to_be_bytes());
+            bytes.extend(parts.to_be_bytes());
+        }
+        bytes
+    }
+
+    /// What a call marked `mark` does to a book with this record, and the record after it
+    /// (when its rows are added).
+    fn admit(self, mark: &ImportMark) -> Result<ImportRecord, ImportOutcome> {
+        let next = match self.under_way {
+            Some((next, parts)) if parts != mark.parts => {
+                return Err(ImportOutcome::OutOfOrder {
+                    expected: next,
+                    parts,
+                });
+            }
+            Some((next, _)) if mark.part < next => return Err(ImportOutcome::AlreadyApplied),
+            Some((next, _)) => next,
+            None if mark.part == 0 && self.times > 0 && !mark.again => {
+                return Err(ImportOutcome::SeenBefore);
+            }
+            None => 0,
+        };
+        if mark.part != next {
+            return Err(ImportOutcome::OutOfOrder {
+                expected: next,
+                parts: mark.parts,
+            });
+        }
+        Ok(if mark.part + 1 >= mark.parts {
+            ImportRecord {
+                times: self.times.saturating_add(1),
+                under_way: None,
+            }
+        } else {
+            ImportRecord {
+                times: self.times,
+                under_way: Some((mark.part + 1, mark.parts)),
+            }
+        })
+    }
 }
 
 /// Exact values of a position's moves (canonical frame).
@@ -68,6 +160,9 @@ pub struct Proven {
 /// A position's stored exact move values with their sources (canonical frame): the `proven`
 /// tree's records.
 pub type ProvenRows = BTreeMap<Move, Proven>;
+
+/// The `meta` key of the last finished walk that gave the book its table values.
+pub(super) const TABLE_WALK: &[u8] = b"table_walk";
 
 /// The version of [`encode_proven`]'s bytes (a claim's values; the `proven` tree's version 1).
 const PROVEN_VERSION: u8 = 1;
@@ -228,6 +323,24 @@ impl Store {
         Ok(super::position_value(&position, &self.proven_table(key)?))
     }
 
+    /// The slices (their stone counts) with which a walk over the whole book last gave every
+    /// stored position its table values, if one finished since the book last grew without
+    /// them.
+    pub fn table_walk(&self) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.meta.get(TABLE_WALK)?.map(|bytes| bytes.to_vec()))
+    }
+
+    /// Records that a walk with the slices `stones` finished, or (`None`) that the book may
+    /// hold positions without their table values. Not yet durable.
+    pub fn set_table_walk(&self, stones: Option<&[u8]>) -> Result<(), StoreError> {
+        let _writing = self.writing();
+        match stones {
+            Some(stones) => self.meta.insert(TABLE_WALK, stones).map(drop)?,
+            None => self.meta.remove(TABLE_WALK).map(drop)?,
+        }
+        Ok(())
+    }
+
     /// Adds exact move values from the tablebase (source [`ExactSource::Table`]) to the
     /// proven tables of canonical positions, and carries what they prove up the stored book,
     /// in one transaction (not yet durable). Values already stored stay.
@@ -337,7 +450,8 @@ impl Store {
     /// propagated (an exported book already carries the values propagation gave it; see
     /// [`super::propagate`]).
     /// With a `mark`, a book whose digest is recorded is refused at its first call unless
-    /// asked again, and the digest is recorded with its last call.
+    /// asked again, each applied part is recorded with its rows (a retry skips it), and the
+    /// digest's count grows with the last.
     pub fn import(
         &self,
         entries: &BTreeMap<u64, BookEntry>,
@@ -353,18 +467,17 @@ impl Store {
         );
         let outcome = trees.transaction(|(playouts, game_tables, proven, meta, imports)| {
             if let Some(mark) = mark {
-                let times = match imports.get(mark.digest)? {
-                    Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
-                        .map(u64::from_be_bytes)
-                        .map_err(super::abort("import record"))?,
-                    None => 0,
+                let record = match imports.get(mark.digest)? {
+                    Some(bytes) => ImportRecord::decode(&bytes).ok_or_else(|| {
+                        super::abort("import record")(format!("{} bytes", bytes.len()))
+                    })?,
+                    None => ImportRecord::default(),
                 };
-                if mark.first && times > 0 && !mark.again {
-                    return Ok(ImportOutcome::SeenBefore);
-                }
-                if mark.last {
-                    imports.insert(&mark.digest, &times.saturating_add(1).to_be_bytes())?;
-                }
+                let after = match record.admit(mark) {
+                    Ok(after) => after,
+                    Err(outcome) => return Ok(outcome),
+                };
+                imports.insert(&mark.digest, after.encode())?;
             }
             let mut totals = totals_in(meta)?;
             let playout_deltas: BTreeMap<u64, Table> = entries
@@ -418,6 +531,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::table::Counts;
 
     #[test]
     fn proven_tables_round_trip() {
@@ -460,5 +574,110 @@ mod tests {
         assert_eq!(decode_rows(&[2, 0, 3, 1]), None);
         assert_eq!(decode_rows(&[3]), None);
         assert_eq!(decode_rows(&[]), None);
+    }
+
+    fn mark(part: u32, parts: u32, again: bool) -> ImportMark {
+        ImportMark {
+            digest: [7; 32],
+            part,
+            parts,
+            again,
+        }
+    }
+
+    #[test]
+    fn import_records_admit_parts_in_order_once() {
+        let fresh = ImportRecord::default();
+        let half = fresh.admit(&mark(0, 3, false)).unwrap();
+        assert_eq!(half.under_way, Some((1, 3)));
+        // A retry from the start skips what was applied; a gap or other cut is refused.
+        assert_eq!(
+            half.admit(&mark(0, 3, false)),
+            Err(ImportOutcome::AlreadyApplied)
+        );
+        let out_of_order = ImportOutcome::OutOfOrder {
+            expected: 1,
+            parts: 3,
+        };
+        assert_eq!(half.admit(&mark(2, 3, false)), Err(out_of_order));
+        assert_eq!(half.admit(&mark(1, 2, false)), Err(out_of_order));
+        let done = half
+            .admit(&mark(1, 3, false))
+            .and_then(|r| r.admit(&mark(2, 3, false)))
+            .unwrap();
+        assert_eq!(
+            done,
+            ImportRecord {
+                times: 1,
+                under_way: None
+            }
+        );
+        assert_eq!(
+            done.admit(&mark(0, 3, false)),
+            Err(ImportOutcome::SeenBefore)
+        );
+        assert_eq!(done.admit(&mark(0, 1, true)).unwrap().times, 2);
+        // A book's first call must be part 0.
+        let expected = ImportOutcome::OutOfOrder {
+            expected: 0,
+            parts: 3,
+        };
+        assert_eq!(fresh.admit(&mark(1, 3, false)), Err(expected));
+        // Both record sizes round-trip; an 8-byte record (older databases) has nothing under
+        // way; other sizes do not read.
+        for record in [half, done] {
+            assert_eq!(ImportRecord::decode(&record.encode()), Some(record));
+        }
+        assert_eq!(done.encode().len(), 8);
+        assert_eq!(ImportRecord::decode(&[0; 12]), None);
+    }
+
+    #[test]
+    fn an_interrupted_import_retried_from_the_start_adds_each_part_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let parts: Vec<BTreeMap<u64, BookEntry>> = (1..=3u64)
+            .map(|key| {
+                let mut playouts = Table::new();
+                playouts.insert(
+                    Move::from_index(0).unwrap(),
+                    Counts {
+                        games: 10 * key,
+                        wins: key,
+                        draws: 0,
+                    },
+                );
+                BTreeMap::from([(
+                    key,
+                    BookEntry {
+                        playouts,
+                        ..BookEntry::default()
+                    },
+                )])
+            })
+            .collect();
+        let import = |part: u32| store.import(&parts[part as usize], Some(&mark(part, 3, false)));
+        // The first attempt stops after two parts; the retry sends all three.
+        assert_eq!(import(0).unwrap(), ImportOutcome::Imported);
+        assert_eq!(import(1).unwrap(), ImportOutcome::Imported);
+        let retry: Vec<_> = (0..3).map(|part| import(part).unwrap()).collect();
+        assert_eq!(
+            retry,
+            [
+                ImportOutcome::AlreadyApplied,
+                ImportOutcome::AlreadyApplied,
+                ImportOutcome::Imported
+            ]
+        );
+        for key in 1..=3u64 {
+            let games: u64 = store
+                .playout_table(key)
+                .unwrap()
+                .values()
+                .map(|c| c.games)
+                .sum();
+            assert_eq!(games, 10 * key, "position {key}");
+        }
+        assert_eq!(import(0).unwrap(), ImportOutcome::SeenBefore);
     }
 }

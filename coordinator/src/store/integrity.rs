@@ -169,10 +169,24 @@ impl Store {
             }
             (_, Err(error)) => return Err(StoreError::Manifest { path, error }),
             (_, Ok(None)) if found.is_empty() => return Ok(0),
-            (_, Ok(None)) => {
-                tracing::warn!(db = %dir.display(), "the database has no integrity manifest (written by a pentagrid from before integrity manifests, or the manifest was deleted): adopting it as it is; from now on data loss is caught");
-                return Ok(0);
-            }
+            (_, Ok(None)) => match held {
+                // Its first manifest is written at open, before any commit raises the
+                // generation past 1: past it, the manifest existed and was deleted.
+                Held {
+                    identity: Some(identity),
+                    generation,
+                } if generation > 1 => {
+                    return Err(StoreError::MissingManifest {
+                        path,
+                        identity,
+                        generation,
+                    });
+                }
+                _ => {
+                    tracing::warn!(db = %dir.display(), "the database has no integrity manifest (written by a pentagrid from before integrity manifests): adopting it as it is; from now on data loss is caught");
+                    return Ok(0);
+                }
+            },
             (_, Ok(Some(recorded))) => recorded,
         };
         let foreign = |why: String| StoreError::ForeignManifest {

@@ -26,9 +26,9 @@
 //! compares it with what sled recovered and refuses any shortfall ([`StoreError::DataLoss`]),
 //! a damaged manifest, and sled failing or panicking on damaged files, so that nothing
 //! acknowledged goes missing unnoticed. It cannot see a loss that leaves these counts and ids
-//! whole (a damaged table whose position count survives), nor a loss in a directory whose
-//! manifest was deleted: a database without one is adopted as it is (that is how databases
-//! from before manifests open unchanged).
+//! whole (a damaged table whose position count survives). A database from before manifests
+//! (it has no identity) is adopted as it is; one that has kept a manifest and lost it is
+//! refused ([`StoreError::MissingManifest`]).
 
 pub mod backup;
 pub mod book;
@@ -170,6 +170,20 @@ pub enum StoreError {
         recorded: u64,
         /// The database's.
         found: u64,
+    },
+    /// The manifest is gone, though the database has kept one (it has an identity and has
+    /// committed since): whatever it vouched for cannot be checked.
+    #[error(
+        "the integrity manifest {} is missing, but database {identity} has kept one (it is at          write generation {generation}): it was deleted, so what the database acknowledged          cannot be checked. Restore a backup (`pentagrid restore`), or pass          --accept-data-loss to adopt the database as it is",
+        path.display()
+    )]
+    MissingManifest {
+        /// Where the manifest should be.
+        path: PathBuf,
+        /// The database's identity.
+        identity: manifest::Identity,
+        /// The database's write generation.
+        generation: u64,
     },
     /// sled could not open its files (it reported corruption, or panicked on them).
     #[error(

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{ApiError, Params};
 use crate::AppState;
-use crate::exact::{ExactValues, Known, SolverStats, ValueSource, known};
+use crate::exact::{ExactBoard, Known, SolverStats, ValueSource, known};
 
 /// A position's exact values.
 #[derive(Serialize)]
@@ -155,7 +155,7 @@ fn fill(response: &mut ExactResponse, found: &Known) {
 
 /// Why some of `found` is unknown, if anything is.
 fn unknown(
-    exact: &ExactValues,
+    exact: &ExactBoard,
     position: &Position,
     found: &Known,
     solved: bool,

@@ -73,7 +73,7 @@ pub enum ExactError {
 
 /// The analysis board's sources of exact values: a handle that clones share.
 #[derive(Clone)]
-pub struct ExactValues {
+pub struct ExactBoard {
     inner: Arc<Inner>,
 }
 
@@ -87,12 +87,12 @@ struct Inner {
     proofs: Cache<PositionKey, Arc<BookProofs>>,
 }
 
-impl ExactValues {
+impl ExactBoard {
     /// Exact values from `tablebase`, the book and a solver pool started as `settings` say.
     ///
     /// # Errors
     /// When the system refuses a solver thread.
-    pub fn new(tablebase: Tablebase, settings: ExactSettings) -> std::io::Result<ExactValues> {
+    pub fn new(tablebase: Tablebase, settings: ExactSettings) -> std::io::Result<ExactBoard> {
         let pool = SolverPool::start(settings.solver)?;
         // Weighed by moves; an entry costs at least one.
         let weigh_table = |_: &PositionKey, answer: &Arc<TableAnswer>| {
@@ -100,7 +100,7 @@ impl ExactValues {
         };
         let weigh_run = |_: &PositionKey, run: &Arc<SolverRun>| weight(run.moves.len());
         let weigh_proofs = |_: &PositionKey, proofs: &Arc<BookProofs>| weight(proofs.len());
-        Ok(ExactValues {
+        Ok(ExactBoard {
             inner: Arc::new(Inner {
                 tablebase,
                 pool,
@@ -127,9 +127,9 @@ impl ExactValues {
     ///
     /// # Errors
     /// When the shipped slices do not read or a solver thread is refused.
-    pub fn shipped() -> std::io::Result<ExactValues> {
+    pub fn shipped() -> std::io::Result<ExactBoard> {
         let tablebase = Tablebase::shipped().map_err(std::io::Error::other)?;
-        ExactValues::new(tablebase, ExactSettings::default())
+        ExactBoard::new(tablebase, ExactSettings::default())
     }
 
     /// The settings in force.

@@ -13,7 +13,7 @@ use pentago::{ExactOracle, Move, Position, SolveLimits, Value, random_opening};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_tablebase::Tablebase;
 use pentagrid_tests::TestCluster;
-use pentagrid_web::{ExactSettings, ExactValues, SolverSettings, SolverStats};
+use pentagrid_web::{ExactBoard, ExactSettings, SolverSettings, SolverStats};
 use serde_json::Value as Json;
 
 use crate::browser::{
@@ -28,14 +28,14 @@ const THREE_STONES: &str = "...o../....x./....../....../.x..../......";
 
 /// A cluster (an empty book) and an explorer over it with `exact`; the cluster must live as
 /// long as the explorer is asked.
-async fn explorer(exact: ExactValues) -> (TestCluster, String) {
+async fn explorer(exact: ExactBoard) -> (TestCluster, String) {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let base = start_explorer_exact(&cluster, exact).await;
     (cluster, base)
 }
 
-fn shipped() -> ExactValues {
-    ExactValues::shipped().expect("the shipped tablebase")
+fn shipped() -> ExactBoard {
+    ExactBoard::shipped().expect("the shipped tablebase")
 }
 
 async fn exact(base: &str, position: &Position) -> Answer {
@@ -187,7 +187,7 @@ async fn bad_and_finished_positions() {
 }
 
 /// A pool of two threads and three places, with a budget small enough for a test.
-fn small_pool() -> ExactValues {
+fn small_pool() -> ExactBoard {
     let settings = ExactSettings {
         solver: SolverSettings {
             threads: 2,
@@ -201,12 +201,12 @@ fn small_pool() -> ExactValues {
         ..ExactSettings::default()
     };
     let tablebase = Tablebase::shipped().expect("the shipped tablebase");
-    ExactValues::new(tablebase, settings).expect("solver threads")
+    ExactBoard::new(tablebase, settings).expect("solver threads")
 }
 
 /// Waits until `done` holds of the pool's counters (the pool answers within seconds; the
 /// deadline only turns a hang into a failure).
-async fn wait_for_stats(exact: &ExactValues, done: impl Fn(&SolverStats) -> bool) -> SolverStats {
+async fn wait_for_stats(exact: &ExactBoard, done: impl Fn(&SolverStats) -> bool) -> SolverStats {
     let started = Instant::now();
     loop {
         let stats = exact.solver_stats();

@@ -12,7 +12,7 @@ use pentago::{Player, Position, Puzzle, UctConfig};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{Task, v2};
 use pentagrid_tests::TestCluster;
-use pentagrid_web::{BookCacheSettings, ExactValues, Source};
+use pentagrid_web::{BookCacheSettings, ExactBoard, Source};
 
 /// The move the browser test plays from the start (the book has its own table).
 pub const FIRST_MOVE: &str = "c4-1R";
@@ -231,7 +231,7 @@ pub async fn start_explorer_with(
 
 /// Starts an explorer over `cluster` on 127.0.0.1 whose analysis board takes its exact values
 /// from `exact`; returns its URL.
-pub async fn start_explorer_exact(cluster: &TestCluster, exact: ExactValues) -> String {
+pub async fn start_explorer_exact(cluster: &TestCluster, exact: ExactBoard) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -205,6 +205,10 @@ impl Validator {
             value.len() == 8
         } else if key == IDENTITY {
             value.len() == 16
+        } else if key == book::TABLE_WALK {
+            value.len() <= 37
+                && value.windows(2).all(|w| w[0] < w[1])
+                && value.iter().all(|s| *s <= 36)
         } else {
             return Err(invalid(format!(
                 "meta holds key {}, which no pentagrid writes",
