@@ -36,8 +36,7 @@ pub struct MatchRecord {
     pub tournament_kind: String,
     /// Every game's wall-clock time limit (text form; empty: the players' own budgets).
     pub time_limit: String,
-    /// Its share of the workers among running matches (1 to
-    /// [`crate::jobs::fair::MAX_MATCH_WEIGHT`]).
+    /// Its share of the workers among running matches (1 to 1000, `MAX_MATCH_WEIGHT`).
     pub weight: u32,
     /// Whether it was stopped.
     pub control: MatchControl,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use pentago::SearchControl;
 use pentagrid_coordinator::{CoordinatorSettings, JobSettings};
-use pentagrid_proto::{Client, Outcome, Task, reason_of, v2};
+use pentagrid_proto::{Client, Task, reason_of, v2};
 use pentagrid_tests::{TestCluster, hello};
 
 /// Settings whose leases outlive any test run, so nothing expires however slow the machine.
