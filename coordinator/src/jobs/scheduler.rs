@@ -630,6 +630,52 @@ mod tests {
         Job::queued(task, 0)
     }
 
+    fn pair(match_id: u64, pair: u64) -> Job {
+        let task = Task::Pair {
+            match_id,
+            pair,
+            opening: Position::START,
+            a: pentago::Player::Random,
+            b: pentago::Player::Random,
+            accuracy_stones: None,
+            time: None,
+        };
+        Job::queued(task, 0)
+    }
+
+    #[test]
+    fn pairs_take_turns_by_weight_where_their_places_come_and_others_keep_theirs() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
+        let now = Instant::now();
+        s.set_match_weight(1, 2);
+        // Queue: pairs 10, 11, 12 of match 1, the analysis 20, pairs 30, 31 of match 2.
+        for (id, job) in [(10, pair(1, 0)), (11, pair(1, 1)), (12, pair(1, 2))] {
+            s.restore(id, job, now);
+        }
+        s.restore(20, job(), now);
+        for (id, job) in [(30, pair(2, 0)), (31, pair(2, 1))] {
+            s.restore(id, job, now);
+        }
+        let mut next = 100;
+        let mut ids = || {
+            next += 1;
+            Some(next)
+        };
+        let order: Vec<u64> = s.lease("w", 6, now, &mut ids).iter().map(|g| g.0).collect();
+        // Each match's pairs in order, shared 2:1; the analysis keeps its fourth place.
+        assert_eq!(order, [10, 30, 11, 20, 12, 31]);
+        assert_eq!((s.match_pairs(1), s.match_pairs(2)), ((0, 3), (0, 2)));
+        // Cancelling a match's queued pairs takes their turns out of the queue too.
+        for (id, job) in [(40, pair(3, 0)), (41, pair(3, 1))] {
+            s.restore(id, job, now);
+        }
+        s.restore(50, job(), now);
+        assert_eq!(s.pending().0, 3);
+        assert_eq!(s.cancel(&[40, 41, 10]).len(), 3);
+        assert_eq!((s.pending(), s.match_pairs(3)), ((1, 5), (0, 0)));
+        assert_eq!(s.lease("w", 5, now, &mut ids).len(), 1);
+    }
+
     #[test]
     fn excluded_workers_pass_over_a_job_that_keeps_its_place() {
         let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
