@@ -41,10 +41,12 @@ pub enum RefusalReason {
     WrongSession,
     /// Another live session holds the worker id.
     WorkerIdInUse,
+    /// The match (or other thing) has already finished, so it cannot be changed.
+    Finished,
 }
 
 /// The pairs of a refusal reason and its wire form, one table for both directions.
-const REASONS: [(RefusalReason, ErrorReason); 16] = [
+const REASONS: [(RefusalReason, ErrorReason); 17] = [
     (RefusalReason::Unspecified, ErrorReason::Unspecified),
     (RefusalReason::InvalidArgument, ErrorReason::InvalidArgument),
     (RefusalReason::UnknownWorker, ErrorReason::UnknownWorker),
@@ -64,6 +66,7 @@ const REASONS: [(RefusalReason, ErrorReason); 16] = [
     (RefusalReason::AtCapacity, ErrorReason::AtCapacity),
     (RefusalReason::WrongSession, ErrorReason::WrongSession),
     (RefusalReason::WorkerIdInUse, ErrorReason::WorkerIdInUse),
+    (RefusalReason::Finished, ErrorReason::Finished),
 ];
 
 impl From<ErrorReason> for RefusalReason {

@@ -8,7 +8,7 @@ use pentago::{
     Player, Position, Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed,
     pair_accuracy, play_pair, random_opening, sprt_stop,
 };
-use pentagrid_proto::limits::MAX_MATCH_PAIRS;
+use pentagrid_proto::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
 use pentagrid_proto::{
     Client, accuracy_of_wire, forfeit_of_wire, pentanomial_counts, sprt_decision_of_wire, v2,
 };
@@ -42,14 +42,23 @@ pub struct MatchPlan {
     /// Every game's wall-clock time limit (the workers referee the games); `None`: the
     /// players' own budgets. Required with an external engine (`engine:NAME`).
     pub time: Option<TimeLimit>,
+    /// Its share of the cluster's workers among running matches (1 to [`MAX_MATCH_WEIGHT`]):
+    /// each running match holds leases in proportion to its weight.
+    pub weight: u32,
 }
 
 impl MatchPlan {
-    /// Checks the pair count, and that external engines play under a time limit.
+    /// Checks the pair count and weight, and that external engines play under a time limit.
     pub fn validate(&self) -> Result<()> {
         if !(1..=MAX_MATCH_PAIRS).contains(&self.pairs) {
             return Err(ClientError::Invalid(format!(
                 "--pairs must be from 1 to {MAX_MATCH_PAIRS}"
+            )));
+        }
+        if !(1..=MAX_MATCH_WEIGHT).contains(&self.weight) {
+            return Err(ClientError::Invalid(format!(
+                "--weight must be from 1 to {MAX_MATCH_WEIGHT}, not {}",
+                self.weight
             )));
         }
         if self.time.is_none()
@@ -181,12 +190,20 @@ pub(crate) async fn status_from_pair(
 
 /// Every stored match, newest first, without games (read page by page).
 pub async fn list(client: &Client) -> Result<Vec<MatchRecord>> {
+    list_in(client, &[]).await
+}
+
+/// The stored matches in one of `states` (every one when empty), newest first, without games
+/// (read page by page).
+pub async fn list_in(client: &Client, states: &[MatchState]) -> Result<Vec<MatchRecord>> {
     let mut all = Vec::new();
     let mut before_id = 0;
+    let states: Vec<i32> = states.iter().map(|s| s.to_wire() as i32).collect();
     loop {
         let request = v2::ListMatchesRequest {
             before_id,
             limit: 0,
+            states: states.clone(),
         };
         let page = client.clone().list_matches(request).await?.into_inner();
         for report in page.matches {
@@ -211,6 +228,7 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         seed: plan.seed,
         accuracy_stones: plan.accuracy,
         time_limit: plan.time.map(|t| t.to_string()).unwrap_or_default(),
+        weight: plan.weight,
         ..v2::CreateMatchRequest::default()
     };
     Ok(client
@@ -219,6 +237,32 @@ pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
         .await?
         .into_inner()
         .match_id)
+}
+
+/// What a stop did: the match as it stands, and how many of its pairs were cancelled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stopped {
+    /// The match after the stop (state [`MatchState::Stopped`]).
+    pub record: MatchRecord,
+    /// Its pairs that were queued or leased, now cancelled.
+    pub cancelled_pairs: u64,
+}
+
+/// Stops running match `match_id` (admin): its unplayed pairs are cancelled, its played ones
+/// kept. Refused (reason `Finished`) when it is not running, `NotFound` when there is none.
+pub async fn stop(client: &Client, match_id: u64) -> Result<Stopped> {
+    let answer = client
+        .clone()
+        .stop_match(v2::StopMatchRequest { match_id })
+        .await?
+        .into_inner();
+    let report = answer
+        .r#match
+        .ok_or_else(|| ClientError::Unreadable("a stop's answer without its match".into()))?;
+    Ok(Stopped {
+        record: match_record(report)?,
+        cancelled_pairs: answer.cancelled_pairs,
+    })
 }
 
 /// A progress report that could not be written, as the error that ends the match's following.
@@ -340,7 +384,7 @@ pub fn play_in_process(
 }
 
 /// Where a match stands (serialized in snake case: `running`, `accepted_h0`, …).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchState {
     /// Pairs are still queued or being played.
@@ -351,20 +395,49 @@ pub enum MatchState {
     AcceptedH1,
     /// Every pair was played.
     Complete,
-    /// Some pairs failed or were cancelled.
+    /// It was stopped, or some pairs failed or were cancelled.
     Stopped,
 }
 
+/// The match states and their wire forms, one table for both directions.
+const STATES: [(MatchState, v2::MatchState); 5] = [
+    (MatchState::Running, v2::MatchState::Running),
+    (MatchState::AcceptedH0, v2::MatchState::AcceptedH0),
+    (MatchState::AcceptedH1, v2::MatchState::AcceptedH1),
+    (MatchState::Complete, v2::MatchState::Complete),
+    (MatchState::Stopped, v2::MatchState::Stopped),
+];
+
 impl MatchState {
+    /// Every state.
+    pub const ALL: [MatchState; 5] = [
+        MatchState::Running,
+        MatchState::AcceptedH0,
+        MatchState::AcceptedH1,
+        MatchState::Complete,
+        MatchState::Stopped,
+    ];
+
+    /// Whether the match is over (every state but running).
+    #[must_use]
+    pub fn finished(self) -> bool {
+        self != MatchState::Running
+    }
+
+    fn to_wire(self) -> v2::MatchState {
+        STATES
+            .iter()
+            .find(|(state, _)| *state == self)
+            .map_or(v2::MatchState::Unspecified, |(_, wire)| *wire)
+    }
+
     fn from_wire(number: i32) -> Result<MatchState> {
-        Ok(match v2::MatchState::try_from(number) {
-            Ok(v2::MatchState::Running) => MatchState::Running,
-            Ok(v2::MatchState::AcceptedH0) => MatchState::AcceptedH0,
-            Ok(v2::MatchState::AcceptedH1) => MatchState::AcceptedH1,
-            Ok(v2::MatchState::Complete) => MatchState::Complete,
-            Ok(v2::MatchState::Stopped) => MatchState::Stopped,
-            _ => return Err(unreadable("match state", &number.to_string(), "unknown")),
-        })
+        let wire = v2::MatchState::try_from(number).ok();
+        STATES
+            .iter()
+            .find(|(_, w)| Some(*w) == wire)
+            .map(|(state, _)| *state)
+            .ok_or_else(|| unreadable("match state", &number.to_string(), "unknown"))
     }
 }
 
@@ -461,6 +534,10 @@ pub struct MatchRecord {
     pub time_limit: String,
     /// Why it waits, while it is running but cannot go on.
     pub waiting: Option<MatchWait>,
+    /// Its share of the workers among running matches (1 for matches created before weights).
+    pub weight: u32,
+    /// Its pairs leased to workers now.
+    pub pairs_leased: u64,
     /// Games that ended by an external engine's forfeit: pair, game (1 or 2) and forfeit.
     pub forfeits: Vec<(u64, usize, GameForfeit)>,
     /// Every stored game, two per pair in pair order (empty unless asked for).
@@ -499,6 +576,9 @@ pub(crate) fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecor
     Ok(MatchRecord {
         id: report.match_id,
         waiting: report_waiting(&report),
+        // A coordinator older than weights sends none: every match weighs 1 there.
+        weight: report.weight.max(1),
+        pairs_leased: report.pairs_leased,
         forfeits,
         pair_points: pair_points(&report.games)?,
         score: report_score(&report),

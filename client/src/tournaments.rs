@@ -124,6 +124,7 @@ pub async fn start(client: &Client, plan: &TournamentPlan) -> Result<u64> {
             seed: plan.seed,
             accuracy: None,
             time: plan.time,
+            weight: 1,
         };
         match_plan.validate()?;
         let request = v2::CreateMatchRequest {

@@ -97,7 +97,7 @@ impl Coordinator {
             clock,
         )?);
         let matches = Arc::new(Matches::new(store.clone(), jobs.clone()));
-        matches.cancel_decided_pairs()?;
+        matches.restore_pairs()?;
         let status = jobs.status_page(&WorkerPage::default());
         tracing::info!(
             queued = status.queued,

@@ -36,4 +36,18 @@ pub struct MatchRecord {
     pub tournament_kind: String,
     /// Every game's wall-clock time limit (text form; empty: the players' own budgets).
     pub time_limit: String,
+    /// Its share of the workers among running matches (1 to 1000, `MAX_MATCH_WEIGHT`).
+    pub weight: u32,
+    /// Whether it was stopped.
+    pub control: MatchControl,
+}
+
+/// Whether a match may go on: open until someone stops it (`StopMatch`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MatchControl {
+    /// It plays on until its pairs are played or its SPRT decides.
+    #[default]
+    Open,
+    /// It was stopped: its unplayed pairs were cancelled, its played ones kept.
+    Stopped,
 }

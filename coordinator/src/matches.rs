@@ -1,7 +1,9 @@
 //! Engine matches on the cluster: a match becomes one job per game pair; each pair result
 //! updates the match's counts in the same transaction that stores it (the store counts each pair
 //! with [`pentago::sprt_stop`]), and once the SPRT decides,
-//! the match's unplayed pairs are cancelled — here, in [`Matches::stop_if_decided`].
+//! the match's unplayed pairs are cancelled — here, in [`Matches::stop_if_decided`]. A running
+//! match may be stopped ([`Matches::stop`]), and shares the workers with the other running
+//! matches by its weight ([`crate::jobs::fair`]).
 
 use std::sync::Arc;
 
@@ -15,7 +17,8 @@ use thiserror::Error;
 
 use crate::game::Game;
 use crate::jobs::JobQueue;
-use crate::match_record::MatchRecord;
+use crate::jobs::fair::MAX_MATCH_WEIGHT;
+use crate::match_record::{MatchControl, MatchRecord};
 use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError};
@@ -66,6 +69,8 @@ pub struct MatchSpec {
     /// Every game's wall-clock time limit (games are then refereed); `None`: the players'
     /// own budgets. Required when a player is an external engine.
     pub time: Option<TimeLimit>,
+    /// Its share of the workers among running matches, 1 to [`MAX_MATCH_WEIGHT`].
+    pub weight: u32,
 }
 
 /// How a match belongs to a tournament: a tournament is the set of matches sharing its id, the
@@ -94,8 +99,20 @@ pub enum MatchState {
     AcceptedH1,
     /// Every pair was played without a decision.
     Complete,
-    /// Some pairs failed or were cancelled.
+    /// It was stopped, or some pairs failed or were cancelled.
     Stopped,
+}
+
+impl std::fmt::Display for MatchState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MatchState::Running => "running",
+            MatchState::AcceptedH0 => "decided (H0 accepted)",
+            MatchState::AcceptedH1 => "decided (H1 accepted)",
+            MatchState::Complete => "complete",
+            MatchState::Stopped => "stopped",
+        })
+    }
 }
 
 /// Why a running match's pairs are not being played.
@@ -120,6 +137,17 @@ pub struct MatchReport {
     pub next_from_pair: u64,
     /// Set while it is running but cannot go on.
     pub waiting: Option<MatchWait>,
+    /// Its pairs leased to workers now.
+    pub pairs_leased: u64,
+}
+
+/// What a stop did.
+#[derive(Clone, Debug)]
+pub struct StopReport {
+    /// The match as it stands after the stop.
+    pub report: MatchReport,
+    /// Its pairs that were queued or leased, now cancelled.
+    pub cancelled_pairs: u64,
 }
 
 /// Why a match call was refused.
@@ -140,9 +168,20 @@ pub enum MatchError {
         "engine:{0} plays only under a time limit: give one (move:SECONDS or game:BASE+INCREMENT)"
     )]
     EngineNeedsTimeLimit(String),
+    /// The weight is out of range.
+    #[error("weight must be from 1 to {MAX_MATCH_WEIGHT}, not {0}")]
+    WeightOutOfRange(u32),
     /// No such match.
     #[error("no match {0}")]
     NotFound(u64),
+    /// A stop of a match that is not running.
+    #[error("match {id} is {state}, not running: nothing to stop")]
+    NotRunning {
+        /// The match.
+        id: u64,
+        /// Its state.
+        state: MatchState,
+    },
     /// No tournament of that id and kind to join.
     #[error("no {kind} tournament {id}")]
     NoTournament {
@@ -157,6 +196,11 @@ pub enum MatchError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Whether a match's SPRT has decided or it was stopped (so its pairs are not played).
+fn closed(record: &MatchRecord) -> bool {
+    record.decided_after > 0 || record.control == MatchControl::Stopped
 }
 
 /// Whether a task is a pair of match `match_id`.
@@ -175,9 +219,10 @@ impl Matches {
         Matches { store, jobs }
     }
 
-    /// Cancels the queued pairs of matches whose SPRT has decided (at start-up: a stop right
-    /// after the deciding pair may have left some).
-    pub(crate) fn cancel_decided_pairs(&self) -> Result<(), StoreError> {
+    /// At start-up: gives the running matches their weights, and cancels the queued pairs of
+    /// matches whose SPRT has decided or that were stopped (a shutdown right after the deciding
+    /// pair or the stop may have left some).
+    pub(crate) fn restore_pairs(&self) -> Result<(), StoreError> {
         let mut match_ids: Vec<u64> = self
             .jobs
             .active_tasks(|task| matches!(task, Task::Pair { .. }))
@@ -190,24 +235,33 @@ impl Matches {
         match_ids.sort_unstable();
         match_ids.dedup();
         for match_id in match_ids {
-            if self.decided(match_id)? {
+            let Some(record) = self.store.match_record(match_id)? else {
+                continue;
+            };
+            if closed(&record) {
                 self.jobs.cancel_unflushed(&self.pending_pairs(match_id))?;
+            } else {
+                self.jobs.set_match_weight(match_id, record.weight);
             }
         }
         Ok(())
     }
 
-    fn decided(&self, match_id: u64) -> Result<bool, StoreError> {
+    /// Whether the match's SPRT has decided or it was stopped (so its pairs are not played).
+    fn closed(&self, match_id: u64) -> Result<bool, StoreError> {
         Ok(self
             .store
             .match_record(match_id)?
-            .is_some_and(|record| record.decided_after > 0))
+            .is_some_and(|r| closed(&r)))
     }
 
     /// Creates a match and queues its pairs; answers once they are durable.
     pub async fn create(&self, spec: &MatchSpec) -> Result<u64, MatchError> {
         if !(1..=MAX_MATCH_PAIRS).contains(&spec.pairs) {
             return Err(MatchError::PairsOutOfRange(spec.pairs));
+        }
+        if !(1..=MAX_MATCH_WEIGHT).contains(&spec.weight) {
+            return Err(MatchError::WeightOutOfRange(spec.weight));
         }
         if let Some(stones) = spec
             .accuracy_stones
@@ -278,14 +332,18 @@ impl Matches {
             tournament,
             tournament_kind,
             time_limit: spec.time.map(|t| t.to_string()).unwrap_or_default(),
+            weight: spec.weight,
+            control: MatchControl::Open,
         };
         self.store.create_match(match_id, &record)?;
+        self.jobs.set_match_weight(match_id, spec.weight);
         self.jobs.queue(tasks).await?;
         tracing::info!(
             match_id,
             a = %record.a,
             b = %record.b,
             pairs = record.pairs,
+            weight = record.weight,
             tournament = record.tournament,
             "match created"
         );
@@ -387,24 +445,66 @@ impl Matches {
     }
 
     /// Matches with ids below `before` (all when 0), newest first, at most `limit`, without
-    /// their games.
-    pub fn list(&self, before: u64, limit: usize) -> Result<Vec<MatchReport>, MatchError> {
-        Ok(self
-            .store
-            .matches_before(before, limit)?
-            .into_iter()
-            .map(|(id, record)| self.report(id, record, Vec::new()))
-            .collect())
+    /// their games; only those in one of `states` unless it is empty.
+    pub fn list(
+        &self,
+        before: u64,
+        limit: usize,
+        states: &[MatchState],
+    ) -> Result<Vec<MatchReport>, MatchError> {
+        let mut found = Vec::new();
+        let mut bound = before;
+        while found.len() < limit {
+            let page = self.store.matches_before(bound, limit)?;
+            let Some((last, _)) = page.last() else {
+                break;
+            };
+            bound = *last;
+            let more = page.len() == limit;
+            let reports = page
+                .into_iter()
+                .map(|(id, record)| self.report(id, record, Vec::new()))
+                .filter(|report| states.is_empty() || states.contains(&report.state));
+            found.extend(reports);
+            if !more {
+                break;
+            }
+        }
+        found.truncate(limit);
+        Ok(found)
+    }
+
+    /// Stops a running match: records the stop, then cancels its queued and leased pairs
+    /// (their workers' results are refused from then on); its stored pairs are kept.
+    pub async fn stop(&self, match_id: u64) -> Result<StopReport, MatchError> {
+        let state = self.status(match_id, None)?.state;
+        if state != MatchState::Running {
+            return Err(MatchError::NotRunning {
+                id: match_id,
+                state,
+            });
+        }
+        // Recorded first: a restart between the two cancels the rest ([`Matches::restore_pairs`]).
+        self.store
+            .stop_match(match_id)?
+            .ok_or(MatchError::NotFound(match_id))?;
+        let pending = self.pending_pairs(match_id);
+        let cancelled_pairs = self.jobs.cancel(&pending).await? as u64;
+        tracing::info!(match_id, cancelled = cancelled_pairs, "match stopped");
+        Ok(StopReport {
+            report: self.status(match_id, None)?,
+            cancelled_pairs,
+        })
     }
 
     fn report(&self, match_id: u64, record: MatchRecord, games: Vec<(u64, Game)>) -> MatchReport {
+        let (queued, leased) = self.jobs.match_pairs(match_id);
         let state = match record.decision {
+            _ if record.control == MatchControl::Stopped => MatchState::Stopped,
             SprtDecision::AcceptH1 => MatchState::AcceptedH1,
             SprtDecision::AcceptH0 => MatchState::AcceptedH0,
             SprtDecision::Continue if record.pairs_done == record.pairs => MatchState::Complete,
-            SprtDecision::Continue if !self.pending_pairs(match_id).is_empty() => {
-                MatchState::Running
-            }
+            SprtDecision::Continue if queued + leased > 0 => MatchState::Running,
             SprtDecision::Continue => MatchState::Stopped,
         };
         let waiting = (state == MatchState::Running)
@@ -417,6 +517,7 @@ impl Matches {
             games,
             next_from_pair: 0,
             waiting,
+            pairs_leased: leased,
         }
     }
 
@@ -442,9 +543,9 @@ impl Matches {
             .collect()
     }
 
-    /// Cancels the unplayed pairs of a match whose SPRT has decided.
+    /// Cancels the unplayed pairs of a match whose SPRT has decided (or that was stopped).
     pub(crate) async fn stop_if_decided(&self, match_id: u64) -> Result<(), StoreError> {
-        if self.decided(match_id)? {
+        if self.closed(match_id)? {
             let pending = self.pending_pairs(match_id);
             if !pending.is_empty() {
                 tracing::info!(

@@ -14,3 +14,7 @@ pub const MAX_IMPORT_ROWS: usize = 4_000;
 
 /// Most pairs one match may ask for.
 pub const MAX_MATCH_PAIRS: u64 = 100_000;
+
+/// Largest weight (share of the workers among running matches) a match may have; the least
+/// is 1.
+pub const MAX_MATCH_WEIGHT: u32 = 1_000;

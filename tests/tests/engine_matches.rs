@@ -47,6 +47,7 @@ fn plan(a: &str, b: &str, pairs: u64) -> MatchPlan {
         seed: 3,
         accuracy: None,
         time: Some(TimeLimit::PerMove(0.2)),
+        weight: 1,
     }
 }
 

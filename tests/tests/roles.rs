@@ -232,6 +232,17 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 .await,
         ),
         "CreateMatch" => done(client.create_match(match_request()).await),
+        // A match of its own to stop (a stop of the shared one would end it for later calls).
+        "StopMatch" => match client.create_match(match_request()).await {
+            Ok(created) => done(
+                client
+                    .stop_match(v2::StopMatchRequest {
+                        match_id: created.into_inner().match_id,
+                    })
+                    .await,
+            ),
+            Err(refused) => Err(refused),
+        },
         "GeneratePuzzles" => done(
             client
                 .generate_puzzles(v2::GeneratePuzzlesRequest {
@@ -293,6 +304,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 .list_matches(v2::ListMatchesRequest {
                     before_id: 0,
                     limit: 10,
+                    states: Vec::new(),
                 })
                 .await,
         ),
@@ -428,6 +440,7 @@ async fn snapshot(clients: &Clients, context: &Context) -> String {
         .list_matches(v2::ListMatchesRequest {
             before_id: 0,
             limit: 100,
+            states: Vec::new(),
         })
         .await
         .unwrap()

@@ -136,6 +136,7 @@ async fn a_gauntlet_pairs_its_first_player_with_each_other_one() {
             seed: 1,
             accuracy: None,
             time: None,
+            weight: 1,
         },
     )
     .await

@@ -1,4 +1,5 @@
-// The cluster: jobs by state, stored totals, throughput and workers, refreshed every 2 seconds.
+// The cluster: jobs by state, stored totals, throughput, running matches and workers, refreshed
+// every 2 seconds.
 "use strict";
 
 markNavigation("cluster");
@@ -33,6 +34,15 @@ async function refresh() {
         { name: "jobs", color: "#2e8540", points: c.throughput.map((r) => [ago(r), 60 * r.jobs_per_second]) },
       ],
     });
+    const matchHead = el("thead", {}, el("tr", {}, el("th", { class: "num" }, "match"), el("th", {}, "players"),
+      el("th", {}, "state"), el("th", { class: "num" }, "pairs done"), el("th", { class: "num" }, "leased"),
+      el("th", { class: "num" }, "weight")));
+    const matchBody = el("tbody", {}, c.matches.length ? c.matches.map((m) => el("tr", { "data-match": m.id },
+      el("td", { class: "num" }, el("a", { href: `/matches?id=${m.id}` }, String(m.id))), el("td", {}, `${m.a} vs ${m.b}`),
+      el("td", {}, m.state), el("td", { class: "num" }, `${count(m.pairs_done)} / ${count(m.pairs)}`),
+      el("td", { class: "num" }, m.pairs_leased), el("td", { class: "num" }, m.weight)))
+      : el("tr", {}, el("td", { class: "muted" }, "no running matches")));
+    document.getElementById("matches").replaceChildren(matchHead, matchBody);
     const head = el("thead", {}, el("tr", {}, el("th", {}, "name"), el("th", {}, "id"), el("th", { class: "num" }, "threads"),
       el("th", { class: "num" }, "leases"), el("th", { class: "num" }, "results"), el("th", { class: "num" }, "last seen"),
       el("th", {}, "cross-checks")));

@@ -111,6 +111,11 @@ impl Source {
     pub async fn matches(&self) -> Result<Vec<MatchRecord>, SourceError> {
         Ok(matches::records(&self.client).await?)
     }
+
+    /// The running matches, newest first, without per-pair points.
+    pub async fn running_matches(&self) -> Result<Vec<MatchRecord>, SourceError> {
+        Ok(matches::list_in(&self.client, &[MatchState::Running]).await?)
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use serde_json::json;
 use std::path::PathBuf;
 
 use super::games::{GamesOut, today};
+use super::match_control::{self, StateFilter};
 use super::target::Target;
 use crate::output::{self, outln};
 
@@ -71,6 +72,14 @@ pub struct MatchArgs {
     /// gives them); needed with `engine:NAME` players.
     #[arg(long, value_name = "LIMIT")]
     time: Option<TimeLimit>,
+    /// The match's share of the cluster's workers among running matches, 1 to 1000: each
+    /// running match holds leases in proportion to its weight.
+    #[arg(long, default_value_t = 1, conflicts_with = "in_process")]
+    weight: u32,
+    /// Queue the match and return at once with its id, without following it (`match show ID`
+    /// and `match list` follow it later).
+    #[arg(long, conflicts_with_all = ["in_process", "local", "games_out"])]
+    detach: bool,
     /// Append every game to this file as a game record (docs/game-records.md) as soon as
     /// its pair is played.
     #[arg(long, value_name = "FILE")]
@@ -117,18 +126,49 @@ enum MatchCommand {
         #[command(flatten)]
         target: Target,
     },
+    /// List the stored matches, newest first: state, pairs done of total, pairs leased now,
+    /// weight and players.
+    List {
+        /// Only matches in this state.
+        #[arg(long, value_enum)]
+        state: Option<StateFilter>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Stop a running match: its unplayed pairs are cancelled (leased ones taken back from
+    /// their workers), its played pairs kept; its state becomes stopped.
+    Stop {
+        /// The match id.
+        id: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        target: Target,
+    },
 }
 
 pub fn run(args: &MatchArgs) -> Result<()> {
-    if let Some(MatchCommand::Show {
-        id,
-        games,
-        long,
-        json,
-        target,
-    }) = &args.command
-    {
-        return show(*id, *games, *long, *json, target);
+    match &args.command {
+        Some(MatchCommand::Show {
+            id,
+            games,
+            long,
+            json,
+            target,
+        }) => return show(*id, *games, *long, *json, target),
+        Some(MatchCommand::List {
+            state,
+            json,
+            target,
+        }) => return match_control::list(*state, *json, target),
+        Some(MatchCommand::Stop { id, json, target }) => {
+            return match_control::stop(*id, *json, target);
+        }
+        None => {}
     }
     let (Some(a), Some(b)) = (&args.a, &args.b) else {
         anyhow::bail!("--a and --b are required");
@@ -142,8 +182,12 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         seed: args.seed,
         accuracy: args.accuracy,
         time: args.time,
+        weight: args.weight,
     };
     plan.validate()?;
+    if args.detach {
+        return detach(args, &plan);
+    }
     let mut games_out = args.games_out.as_deref().map(GamesOut::open).transpose()?;
     let outcome = if args.in_process {
         play_in_process(args, &plan, games_out.as_mut())?
@@ -335,6 +379,24 @@ fn finish(
     Ok(())
 }
 
+/// Queues the match and prints its id without following it.
+fn detach(args: &MatchArgs, plan: &MatchPlan) -> Result<()> {
+    let match_id = args
+        .target
+        .read(async |client| Ok(matches::create(client, plan).await?))?;
+    if args.json {
+        outln!("{}", json!({ "match_id": match_id }));
+    } else {
+        outln!(
+            "match {match_id}: {} pairs queued, weight {} (`pentagrid match show {match_id}` \
+             follows it, `pentagrid match stop {match_id}` stops it)",
+            plan.pairs,
+            plan.weight
+        );
+    }
+    Ok(())
+}
+
 fn play_on_cluster(
     args: &MatchArgs,
     plan: &MatchPlan,
@@ -434,6 +496,7 @@ fn record_json(record: &MatchRecord) -> serde_json::Value {
         "llr": record.sprt.map(|s| score.test(&s).0), "games": games,
         "accuracy": record.accuracy.as_ref().map(accuracy_json),
         "time_limit": record.time_limit, "waiting": record.waiting,
+        "weight": record.weight, "pairs_leased": record.pairs_leased,
     })
 }
 
@@ -452,10 +515,12 @@ fn print_settings(record: &MatchRecord) -> Result<()> {
         outln!("time      {} per game side, refereed", record.time_limit);
     }
     outln!(
-        "state     {} ({} of {} pairs stored)",
+        "state     {} ({} of {} pairs stored, {} leased now; weight {})",
         state_name(record.state),
         record.pairs_done,
-        record.pairs
+        record.pairs,
+        record.pairs_leased,
+        record.weight
     );
     if let Some(wait) = &record.waiting {
         outln!("          {wait}");

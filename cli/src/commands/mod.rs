@@ -12,6 +12,7 @@ mod games;
 mod gtp;
 mod health;
 mod judge;
+mod match_control;
 mod matchplay;
 mod mate;
 mod perft;

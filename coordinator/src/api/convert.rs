@@ -251,6 +251,32 @@ pub(crate) fn game(job_id: u64, game: Game) -> v2::GameRecord {
     }
 }
 
+/// The match states, domain and wire, one table for both directions.
+const MATCH_STATES: [(MatchState, v2::MatchState); 5] = [
+    (MatchState::Running, v2::MatchState::Running),
+    (MatchState::AcceptedH0, v2::MatchState::AcceptedH0),
+    (MatchState::AcceptedH1, v2::MatchState::AcceptedH1),
+    (MatchState::Complete, v2::MatchState::Complete),
+    (MatchState::Stopped, v2::MatchState::Stopped),
+];
+
+fn match_state_to_wire(state: MatchState) -> v2::MatchState {
+    MATCH_STATES
+        .iter()
+        .find(|(domain, _)| *domain == state)
+        .map_or(v2::MatchState::Unspecified, |(_, wire)| *wire)
+}
+
+/// A match state from its wire number; `None` for UNSPECIFIED or a number this version does
+/// not know.
+pub(crate) fn match_state_of_wire(number: i32) -> Option<MatchState> {
+    let wire = v2::MatchState::try_from(number).ok()?;
+    MATCH_STATES
+        .iter()
+        .find(|(_, w)| *w == wire)
+        .map(|(domain, _)| *domain)
+}
+
 pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
     let MatchReport {
         id,
@@ -259,6 +285,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         games,
         next_from_pair,
         waiting,
+        pairs_leased,
     } = report;
     let decision = record.decision;
     let score = record.score;
@@ -276,13 +303,9 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         draws: score.games.draws,
         losses: score.games.losses,
         pentanomial: Some(pentanomial_of_counts(score.pairs.counts)),
-        state: match state {
-            MatchState::Running => v2::MatchState::Running,
-            MatchState::AcceptedH0 => v2::MatchState::AcceptedH0,
-            MatchState::AcceptedH1 => v2::MatchState::AcceptedH1,
-            MatchState::Complete => v2::MatchState::Complete,
-            MatchState::Stopped => v2::MatchState::Stopped,
-        } as i32,
+        state: match_state_to_wire(state) as i32,
+        weight: record.weight,
+        pairs_leased,
         decided_after: record.decided_after,
         tournament_id: record.tournament,
         tournament_kind: record.tournament_kind,

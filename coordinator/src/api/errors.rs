@@ -189,8 +189,14 @@ impl From<MatchError> for Status {
             MatchError::PairsOutOfRange(_)
             | MatchError::AccuracyStonesOutOfRange(_)
             | MatchError::EngineNeedsTimeLimit(_)
+            | MatchError::WeightOutOfRange(_)
             | MatchError::Page(_) => invalid(error.to_string()),
             MatchError::NotFound(_) | MatchError::NoTournament { .. } => not_found(&error),
+            MatchError::NotRunning { .. } => error_status(
+                Code::FailedPrecondition,
+                ErrorReason::Finished,
+                error.to_string(),
+            ),
         }
     }
 }

@@ -337,6 +337,7 @@ impl CoordinatorApi for Service {
                 "" => None,
                 text => Some(parse::<TimeLimit>("time limit", text)?),
             },
+            weight: r.weight.max(1),
             tournament: match (r.tournament_kind.as_str(), r.tournament_id) {
                 ("", 0) => None,
                 ("", _) => {
@@ -375,7 +376,18 @@ impl CoordinatorApi for Service {
             0 => MAX_LISTED_MATCHES,
             n => n.min(MAX_LISTED_MATCHES),
         };
-        let reports = self.coordinator.matches.list(r.before_id, limit as usize)?;
+        let states = r
+            .states
+            .iter()
+            .map(|&number| {
+                convert::match_state_of_wire(number)
+                    .ok_or_else(|| invalid(format!("unknown match state {number} in states")))
+            })
+            .collect::<Result<Vec<_>, Status>>()?;
+        let reports = self
+            .coordinator
+            .matches
+            .list(r.before_id, limit as usize, &states)?;
         let next_before_id = if reports.len() == limit as usize {
             reports.last().map_or(0, |report| report.id)
         } else {
@@ -384,6 +396,21 @@ impl CoordinatorApi for Service {
         Ok(Response::new(v2::ListMatchesResponse {
             matches: reports.into_iter().map(convert::match_report).collect(),
             next_before_id,
+        }))
+    }
+
+    async fn stop_match(
+        &self,
+        request: Request<v2::StopMatchRequest>,
+    ) -> Answer<v2::StopMatchResponse> {
+        let stopped = self
+            .coordinator
+            .matches
+            .stop(request.get_ref().match_id)
+            .await?;
+        Ok(Response::new(v2::StopMatchResponse {
+            r#match: Some(convert::match_report(stopped.report)),
+            cancelled_pairs: stopped.cancelled_pairs,
         }))
     }
 

@@ -4,6 +4,7 @@
 
 pub mod engines;
 mod failure;
+pub mod fair;
 pub mod registry;
 mod scheduler;
 mod settings;
@@ -508,6 +509,17 @@ impl JobQueue {
             .into_iter()
             .filter_map(|id| scheduler.task(id).map(|task| (id, task.clone())))
             .collect()
+    }
+
+    /// Sets a match's share of the workers among running matches (1 to
+    /// [`fair::MAX_MATCH_WEIGHT`]; see [`fair`]).
+    pub(crate) fn set_match_weight(&self, match_id: u64, weight: u32) {
+        self.scheduler().set_match_weight(match_id, weight);
+    }
+
+    /// Pairs of match `match_id` queued and leased.
+    pub(crate) fn match_pairs(&self, match_id: u64) -> (u64, u64) {
+        self.scheduler().match_pairs(match_id)
     }
 
     /// Whether some known worker runs each of the external engines `names` (true for none).

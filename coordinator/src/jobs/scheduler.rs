@@ -10,6 +10,7 @@ use pentago::Position;
 use pentagrid_proto::Task;
 
 use super::engines::{WorkerEngines, can_run};
+use super::fair::PairQueues;
 pub use super::registry::WorkerInfo;
 use super::registry::{Registry, RegistryFull};
 use crate::identity::Session;
@@ -70,9 +71,29 @@ struct BookJobs {
     job_ids: Vec<u64>,
 }
 
+/// A place in the job queue: a job, or a turn of the running matches, whose pair is chosen
+/// when the turn comes ([`PairQueues`]: each queued pair has one such place).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Slot {
+    /// This job.
+    Job(u64),
+    /// A pair of whichever match's turn it is.
+    Pair,
+}
+
+/// The match of a game pair's task.
+fn pair_match(task: &Task) -> Option<u64> {
+    match task {
+        Task::Pair { match_id, .. } => Some(*match_id),
+        _ => None,
+    }
+}
+
 /// Queue, leases and workers.
 pub struct Scheduler {
-    queue: VecDeque<u64>,
+    queue: VecDeque<Slot>,
+    /// The queued game pairs, by match, shared among matches by weight.
+    pairs: PairQueues,
     active: HashMap<u64, Active>,
     /// The active analyse and solve jobs by canonical key, kept as jobs come and go, so the
     /// book builder learns what is being worked on without copying the queue each round.
@@ -92,6 +113,7 @@ impl Scheduler {
     pub fn new(lease_duration: Duration, max_attempts: u32, max_workers: usize) -> Scheduler {
         Scheduler {
             queue: VecDeque::new(),
+            pairs: PairQueues::default(),
             active: HashMap::new(),
             book_jobs: HashMap::new(),
             leases: HashMap::new(),
@@ -108,8 +130,8 @@ impl Scheduler {
     pub fn restore(&mut self, job_id: u64, record: Job, now: Instant) {
         match (record.state, record.task.clone()) {
             (JobState::Queued, Some(task)) => {
-                self.queue.push_back(job_id);
                 self.activate(job_id, Active { record, task });
+                self.enqueue(job_id, false);
             }
             (JobState::Leased, Some(task)) => {
                 self.leases.insert(
@@ -163,30 +185,52 @@ impl Scheduler {
             .workers
             .get(worker_id)
             .map_or(&none, |info| &info.engines);
+        // Pair leases held by match, counted when the first pair's turn comes.
+        let mut held: Option<HashMap<u64, u64>> = None;
         while granted.len() < max {
-            let Some(job_id) = self.queue.pop_front() else {
+            let Some(slot) = self.queue.pop_front() else {
                 break;
             };
-            let Some(active) = self.active.get_mut(&job_id) else {
-                continue; // cancelled while queued
+            let may_take = |active: &Active| {
+                !active
+                    .record
+                    .excluded_workers
+                    .iter()
+                    .any(|w| w == worker_id)
+                    && can_run(&active.task, engines)
             };
-            if active
-                .record
-                .excluded_workers
-                .iter()
-                .any(|w| w == worker_id)
-                || !can_run(&active.task, engines)
-            {
-                passed_over.push(job_id);
-                continue;
-            }
+            let job_id = match slot {
+                Slot::Job(job_id) => {
+                    let Some(active) = self.active.get(&job_id) else {
+                        continue; // cancelled while queued
+                    };
+                    if !may_take(active) {
+                        passed_over.push(slot);
+                        continue;
+                    }
+                    job_id
+                }
+                Slot::Pair => {
+                    let held = held.get_or_insert_with(|| self.pair_leases());
+                    let active = &self.active;
+                    let eligible = |job: u64| active.get(&job).is_some_and(may_take);
+                    let Some((_, job_id)) = self.pairs.take(held, eligible) else {
+                        passed_over.push(slot);
+                        continue;
+                    };
+                    job_id
+                }
+            };
             // A fresh id that a held lease already has would take that lease over.
             let lease_id = std::iter::from_fn(&mut lease_ids)
                 .take(8)
                 .find(|id| !self.leases.contains_key(id));
             let Some(lease_id) = lease_id else {
-                self.queue.push_front(job_id);
+                self.enqueue(job_id, true);
                 break;
+            };
+            let Some(active) = self.active.get_mut(&job_id) else {
+                continue;
             };
             active.record.state = JobState::Leased;
             active.record.attempts += 1;
@@ -202,10 +246,50 @@ impl Scheduler {
             );
             granted.push((job_id, active.clone()));
         }
-        for job_id in passed_over.into_iter().rev() {
-            self.queue.push_front(job_id);
+        for slot in passed_over.into_iter().rev() {
+            self.queue.push_front(slot);
         }
         granted
+    }
+
+    /// Puts a queued job in the queue, last or first; a game pair in its match's queue, with a
+    /// turn of the matches in the job queue.
+    fn enqueue(&mut self, job_id: u64, front: bool) {
+        let slot = match self.active.get(&job_id).and_then(|a| pair_match(&a.task)) {
+            Some(match_id) => {
+                self.pairs.push(match_id, job_id, front);
+                Slot::Pair
+            }
+            None => Slot::Job(job_id),
+        };
+        if front {
+            self.queue.push_front(slot);
+        } else {
+            self.queue.push_back(slot);
+        }
+    }
+
+    /// Game pair leases held, by match.
+    fn pair_leases(&self) -> HashMap<u64, u64> {
+        let mut held = HashMap::new();
+        for lease in self.leases.values() {
+            if let Some(match_id) = self.task(lease.job_id).and_then(pair_match) {
+                *held.entry(match_id).or_default() += 1;
+            }
+        }
+        held
+    }
+
+    /// Sets a match's share of the workers among running matches (see [`PairQueues`]).
+    pub fn set_match_weight(&mut self, match_id: u64, weight: u32) {
+        self.pairs.set_weight(match_id, weight);
+    }
+
+    /// Pairs of `match_id` queued and leased.
+    #[must_use]
+    pub fn match_pairs(&self, match_id: u64) -> (u64, u64) {
+        let leased = self.pair_leases().get(&match_id).copied().unwrap_or(0);
+        (self.pairs.queued(match_id) as u64, leased)
     }
 
     /// Renews the leases `worker_id` holds; returns those it does not hold.
@@ -265,7 +349,7 @@ impl Scheduler {
         active.record.worker_id.clear();
         let record = active.record.clone();
         self.activate(job_id, active);
-        self.queue.push_front(job_id);
+        self.enqueue(job_id, true);
         record
     }
 
@@ -390,12 +474,9 @@ impl Scheduler {
             return Some((job_id, record));
         }
         active.record.state = JobState::Queued;
-        if counts_attempt {
-            self.queue.push_back(job_id);
-        } else {
-            self.queue.push_front(job_id);
-        }
-        Some((job_id, active.record.clone()))
+        let record = active.record.clone();
+        self.enqueue(job_id, !counts_attempt);
+        Some((job_id, record))
     }
 
     /// The task of a queued or leased job.
@@ -431,7 +512,26 @@ impl Scheduler {
         if !cancelled.is_empty() {
             self.leases
                 .retain(|_, lease| !cancelled.contains(&lease.job_id));
-            self.queue.retain(|queued| !cancelled.contains(queued));
+            self.queue
+                .retain(|slot| !matches!(slot, Slot::Job(id) if cancelled.contains(id)));
+            // Each queued pair cancelled gives up one turn of the matches (the last ones).
+            let turns = self.pairs.remove(&cancelled);
+            if turns > 0 {
+                let all = self
+                    .queue
+                    .iter()
+                    .filter(|slot| **slot == Slot::Pair)
+                    .count();
+                let mut kept = all.saturating_sub(turns);
+                self.queue.retain(|slot| match slot {
+                    Slot::Pair if kept == 0 => false,
+                    Slot::Pair => {
+                        kept -= 1;
+                        true
+                    }
+                    Slot::Job(_) => true,
+                });
+            }
         }
         changed
     }
@@ -528,6 +628,52 @@ mod tests {
             playouts: 10,
         };
         Job::queued(task, 0)
+    }
+
+    fn pair(match_id: u64, pair: u64) -> Job {
+        let task = Task::Pair {
+            match_id,
+            pair,
+            opening: Position::START,
+            a: pentago::Player::Random,
+            b: pentago::Player::Random,
+            accuracy_stones: None,
+            time: None,
+        };
+        Job::queued(task, 0)
+    }
+
+    #[test]
+    fn pairs_take_turns_by_weight_where_their_places_come_and_others_keep_theirs() {
+        let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
+        let now = Instant::now();
+        s.set_match_weight(1, 2);
+        // Queue: pairs 10, 11, 12 of match 1, the analysis 20, pairs 30, 31 of match 2.
+        for (id, job) in [(10, pair(1, 0)), (11, pair(1, 1)), (12, pair(1, 2))] {
+            s.restore(id, job, now);
+        }
+        s.restore(20, job(), now);
+        for (id, job) in [(30, pair(2, 0)), (31, pair(2, 1))] {
+            s.restore(id, job, now);
+        }
+        let mut next = 100;
+        let mut ids = || {
+            next += 1;
+            Some(next)
+        };
+        let order: Vec<u64> = s.lease("w", 6, now, &mut ids).iter().map(|g| g.0).collect();
+        // Each match's pairs in order, shared 2:1; the analysis keeps its fourth place.
+        assert_eq!(order, [10, 30, 11, 20, 12, 31]);
+        assert_eq!((s.match_pairs(1), s.match_pairs(2)), ((0, 3), (0, 2)));
+        // Cancelling a match's queued pairs takes their turns out of the queue too.
+        for (id, job) in [(40, pair(3, 0)), (41, pair(3, 1))] {
+            s.restore(id, job, now);
+        }
+        s.restore(50, job(), now);
+        assert_eq!(s.pending().0, 3);
+        assert_eq!(s.cancel(&[40, 41, 10]).len(), 3);
+        assert_eq!((s.pending(), s.match_pairs(3)), ((1, 5), (0, 0)));
+        assert_eq!(s.lease("w", 5, now, &mut ids).len(), 1);
     }
 
     #[test]

@@ -6,8 +6,8 @@ use crate::game::Game;
 use crate::match_record::MatchRecord;
 
 use super::{
-    Store, StoreError, StoredGame, StoredMatch, StoredPair, all_records, corrupt, get_record,
-    id_of, pair_key, put_record,
+    Store, StoreError, StoredGame, StoredMatch, StoredPair, abort, all_records, corrupt,
+    get_record, id_of, pair_key, put_record,
 };
 
 impl Store {
@@ -21,6 +21,24 @@ impl Store {
     /// flush).
     pub fn create_match(&self, id: u64, record: &MatchRecord) -> Result<(), StoreError> {
         self.put_match(id, &StoredMatch::new_match(record))
+    }
+
+    /// Records that match `id` was stopped (in a transaction, so a pair result stored at the
+    /// same moment keeps its counts); returns its record as stopped, `None` when there is no
+    /// such match.
+    pub fn stop_match(&self, id: u64) -> Result<Option<MatchRecord>, StoreError> {
+        let _writing = self.writing();
+        let key = id.to_be_bytes();
+        let stopped = self.matches.transaction(|matches| {
+            let Some(bytes) = matches.get(key)? else {
+                return Ok(None);
+            };
+            let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
+            record.stop();
+            matches.insert(&key, record.encode_to_vec())?;
+            Ok(Some(MatchRecord::from(&record)))
+        })?;
+        Ok(stopped)
     }
 
     /// A match record.

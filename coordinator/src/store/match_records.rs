@@ -6,7 +6,7 @@
 use pentago::{Accuracy, MatchAccuracy, MatchScore, Sprt, SprtDecision};
 
 use super::StoredGame;
-use crate::match_record::MatchRecord;
+use crate::match_record::{MatchControl, MatchRecord};
 
 /// An engine match, stored under its id (8 bytes) in the `matches` tree. Its counts change in
 /// the same transaction as each pair result, so they always equal the stored pairs.
@@ -74,6 +74,22 @@ pub struct StoredMatch {
     /// (and matches stored before time limits existed read so).
     #[prost(string, tag = "19")]
     pub time_limit: String,
+    /// The match's share of the workers among running matches; 0 (and matches stored before
+    /// weights existed) reads as 1.
+    #[prost(uint32, tag = "20")]
+    pub weight: u32,
+    /// Whether it was stopped: the stable number of its [`MatchControl`] (see
+    /// [`StoredMatch::control`]); 0, and matches stored before stops existed, read as open.
+    #[prost(uint32, tag = "21")]
+    pub control: u32,
+}
+
+/// The stored number of a match's control (stable).
+fn control_number(control: MatchControl) -> u32 {
+    match control {
+        MatchControl::Open => 0,
+        MatchControl::Stopped => 1,
+    }
 }
 
 /// One player's moves judged against perfect play and, of those, the moves that dropped the
@@ -148,6 +164,27 @@ impl StoredMatch {
         accuracy_of(self.accuracy_stones, self.a_accuracy, self.b_accuracy)
     }
 
+    /// Whether the match was stopped. A number this version does not know (a later version's)
+    /// reads as open.
+    #[must_use]
+    pub fn control(&self) -> MatchControl {
+        match self.control {
+            1 => MatchControl::Stopped,
+            _ => MatchControl::Open,
+        }
+    }
+
+    /// Records a stop.
+    pub fn stop(&mut self) {
+        self.control = control_number(MatchControl::Stopped);
+    }
+
+    /// Its weight (1 for matches stored before weights existed).
+    #[must_use]
+    pub fn weight(&self) -> u32 {
+        self.weight.max(1)
+    }
+
     /// Counts one pair with A's points in each game (and A's and B's accuracy in it, when
     /// measured), and records the SPRT's decision the first time it decides (see
     /// [`pentago::sprt_stop`]).
@@ -194,6 +231,8 @@ impl From<&StoredMatch> for MatchRecord {
             tournament: stored.tournament,
             tournament_kind: stored.tournament_kind.clone(),
             time_limit: stored.time_limit.clone(),
+            weight: stored.weight(),
+            control: stored.control(),
         }
     }
 }
@@ -215,6 +254,8 @@ impl StoredMatch {
             tournament: record.tournament,
             tournament_kind: record.tournament_kind.clone(),
             time_limit: record.time_limit.clone(),
+            weight: record.weight,
+            control: control_number(record.control),
             ..StoredMatch::default()
         }
     }
@@ -310,5 +351,32 @@ mod tests {
         let stored = StoredPair::default().with_accuracy(Some(&from_zero));
         let read = StoredPair::decode(stored.encode_to_vec().as_slice()).unwrap();
         assert_eq!(read.accuracy(), Some(from_zero));
+    }
+
+    #[test]
+    fn a_match_stored_before_weights_and_stops_reads_open_with_weight_one() {
+        // Tags 1 to 19 only, as every match stored before weights and stops.
+        let old = StoredMatch {
+            a: "random".into(),
+            pairs: 4,
+            time_limit: "move:1".into(),
+            ..StoredMatch::default()
+        };
+        let read = StoredMatch::decode(old.encode_to_vec().as_slice()).unwrap();
+        let record = MatchRecord::from(&read);
+        assert_eq!((record.weight, record.control), (1, MatchControl::Open));
+
+        let mut stopped = StoredMatch::new_match(&MatchRecord {
+            weight: 7,
+            ..record
+        });
+        stopped.stop();
+        let read = StoredMatch::decode(stopped.encode_to_vec().as_slice()).unwrap();
+        let record = MatchRecord::from(&read);
+        assert_eq!((record.weight, record.control), (7, MatchControl::Stopped));
+        assert_eq!(record.time_limit, "move:1", "other fields kept");
+        // A later version's control this one does not know reads as open.
+        let later = StoredMatch { control: 9, ..read };
+        assert_eq!(later.control(), MatchControl::Open);
     }
 }

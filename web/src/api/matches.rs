@@ -291,6 +291,8 @@ mod tests {
             pair_points,
             time_limit: String::new(),
             waiting: None,
+            weight: 1,
+            pairs_leased: 0,
             forfeits: Vec::new(),
             accuracy: None,
             tournament_id: 0,

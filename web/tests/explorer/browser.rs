@@ -500,6 +500,15 @@ async fn cluster(browser: &Client, base: &str) {
     )
     .await;
     assert_ne!(done, "0");
+    // The fixture's match is over: the running matches' table says there is none.
+    assert_eq!(
+        text_of(
+            browser,
+            "document.querySelector('#matches tbody').textContent"
+        )
+        .await,
+        "no running matches"
+    );
     // The throughput chart, once it has a rate (the server samples every 5 seconds): a rate is
     // never negative, and its x-axis says how long ago, each label once.
     wait_for(

@@ -7,4 +7,5 @@ mod browser;
 mod cache;
 mod holds;
 mod limits;
+mod running;
 mod support;
