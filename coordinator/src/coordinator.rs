@@ -91,7 +91,7 @@ impl Coordinator {
             flags.clone(),
             clock,
         )?);
-        let matches = Arc::new(Matches::new(store.clone(), jobs.clone()));
+        let matches = Arc::new(Matches::new(store.clone(), jobs.clone(), table.clone()));
         matches.cancel_decided_pairs()?;
         let status = jobs.status_page(&WorkerPage::default());
         tracing::info!(

@@ -36,4 +36,8 @@ pub struct MatchRecord {
     pub tournament_kind: String,
     /// Every game's wall-clock time limit (text form; empty: the players' own budgets).
     pub time_limit: String,
+    /// A `file:` suite's positions (text form); empty for every other opening source.
+    pub opening_positions: Vec<String>,
+    /// The adjudication of every game (text form, e.g. `exact:stones=20`; empty: none).
+    pub adjudicate: String,
 }

@@ -123,6 +123,7 @@ fn lopsided(pairs: u64) -> MatchPlan {
         seed: 1,
         accuracy: None,
         time: None,
+        adjudicate: None,
     }
 }
 

@@ -47,6 +47,7 @@ fn plan(a: &str, b: &str, pairs: u64) -> MatchPlan {
         seed: 3,
         accuracy: None,
         time: Some(TimeLimit::PerMove(0.2)),
+        adjudicate: None,
     }
 }
 
@@ -142,6 +143,7 @@ async fn misbehaving_engines_lose_with_the_reason_stored_and_disturb_nothing_els
     // A match of built-in players alongside, on the same worker.
     let plain = MatchPlan {
         time: None,
+        adjudicate: None,
         ..plan("random", "flat:playouts=50", 2)
     };
     let plain_id = matches::create(&client, &plain).await.unwrap();
@@ -253,6 +255,7 @@ async fn engine_matches_need_a_time_limit_and_a_broken_engine_stops_its_worker()
     let client = cluster.client();
     let untimed = MatchPlan {
         time: None,
+        adjudicate: None,
         ..plan("engine:fm", "random", 1)
     };
     assert!(matches::create(&client, &untimed).await.is_err());

@@ -21,6 +21,7 @@ fn plan(pairs: u64) -> MatchPlan {
         seed: 11,
         accuracy: None,
         time: None,
+        adjudicate: None,
     }
 }
 

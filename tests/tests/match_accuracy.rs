@@ -29,6 +29,7 @@ fn plan(pairs: u64) -> MatchPlan {
         seed: 11,
         accuracy: Some(STONES),
         time: None,
+        adjudicate: None,
     }
 }
 
