@@ -43,7 +43,7 @@ mod tests {
         };
         assert_eq!(suite_positions(&source).unwrap().len(), 2);
         let bad = dir.path().join("bad.txt");
-        std::fs::write(&bad, "start\n\nc4-1R c4-2L\n").unwrap();
+        std::fs::write(&bad, "start\n\nc4-2R c4-2L\n").unwrap();
         let error = read_suite(&bad).unwrap_err().to_string();
         assert!(
             error.contains("bad.txt") && error.contains("line 3"),

@@ -104,7 +104,7 @@ async fn a_suite_plays_each_opening_twice_with_colours_swapped() {
 async fn a_bad_suite_file_names_its_line_and_sends_nothing() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let dir = tempfile::tempdir().unwrap();
-    let bad = suite_file(&dir, "start\n# fine so far\nc4-1R c4-1L\n");
+    let bad = suite_file(&dir, "start\n# fine so far\nc4-2R c4-2L\n");
     let error = matches::create(&cluster.client(), &plan(bad, 2))
         .await
         .unwrap_err();

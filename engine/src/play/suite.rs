@@ -120,7 +120,7 @@ mod tests {
     fn bad_lines_are_named_with_their_number_and_reason() {
         let cases = [
             ("start\nc4-1R zz\n", 2, "move 2 \"zz\" does not read"),
-            ("# x\nc4-1R c4-2L\n", 2, "move 2 c4-2L is illegal"),
+            ("# x\nc4-2R c4-2L\n", 2, "move 2 c4-2L is illegal"),
             ("\n\n....../......\n", 3, "bad position"),
             (
                 "start\n....../....../....../....../oooo../xxxxx.\n",
