@@ -278,13 +278,8 @@ impl Matches {
                 return Err(MatchError::NoTournament { id, kind });
             }
         }
-        let match_id = self.store.generate_id()?;
-        let (tournament, tournament_kind) = match spec.tournament {
-            None => (0, String::new()),
-            Some(TournamentEntry::First(kind)) => (match_id, kind.to_string()),
-            Some(TournamentEntry::Join { id, kind }) => (id, kind.to_string()),
-        };
-        // Up to 10^5 openings, each a few table reads: drawn on the blocking pool.
+        // Up to 10^5 openings, each a few table reads: drawn on the blocking pool, before an id is
+        // taken, so that a refused source changes nothing.
         let (store, table, drawn) = (self.store.clone(), self.table.clone(), spec.clone());
         let openings = blocking(move || {
             draw_openings(
@@ -297,6 +292,12 @@ impl Matches {
             )
         })
         .await?;
+        let match_id = self.store.generate_id()?;
+        let (tournament, tournament_kind) = match spec.tournament {
+            None => (0, String::new()),
+            Some(TournamentEntry::First(kind)) => (match_id, kind.to_string()),
+            Some(TournamentEntry::Join { id, kind }) => (id, kind.to_string()),
+        };
         let tasks = (0..spec.pairs)
             .zip(openings)
             .map(|(pair, opening)| Task::Pair {
