@@ -256,7 +256,7 @@ mod tests {
     #[test]
     fn an_adjudicated_game_is_recorded_with_its_source_and_value() {
         let record = stored("a=random", "b=random");
-        // 20 stones, white to move and winning.
+        // 20 stones, black to move and winning.
         let won: Position = "o...oo/.o..xo/.x.xo./.ox.../x.xx.x/oxoo.x".parse().unwrap();
         let game = MatchGame {
             pair: 0,
@@ -264,7 +264,7 @@ mod tests {
             black: "random".into(),
             white: "random".into(),
             moves: Vec::new(),
-            result: Status::Won(Color::White),
+            result: Status::Won(Color::Black),
             forfeit: None,
             adjudicated: Some(pentago::SolveMethod::Midsolver),
             stderr_black: String::new(),

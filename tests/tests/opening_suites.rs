@@ -15,7 +15,7 @@ use pentagrid_proto::v2;
 use pentagrid_tablebase::Tablebase;
 use pentagrid_tests::TestCluster;
 
-/// 20 stones, white to move, and white wins (from the shared solved positions).
+/// 20 stones, black to move, and black wins (from the shared solved positions).
 const WON_20: &str = "o...oo/.o..xo/.x.xo./.ox.../x.xx.x/oxoo.x";
 
 fn plan(openings: OpeningSource, pairs: u64) -> MatchPlan {
@@ -180,7 +180,7 @@ async fn adjudication_ends_a_won_20_stone_game_at_once() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let dir = tempfile::tempdir().unwrap();
     let won: Position = WON_20.parse().unwrap();
-    assert_eq!((won.stone_count(), won.side_to_move()), (20, Color::White));
+    assert_eq!((won.stone_count(), won.side_to_move()), (20, Color::Black));
     let mut adjudicated = plan(suite_file(&dir, &format!("{WON_20}\n")), 1);
     adjudicated.adjudicate = Some(Adjudication::default());
     let record = play(&cluster, &adjudicated).await;
@@ -188,10 +188,10 @@ async fn adjudication_ends_a_won_20_stone_game_at_once() {
     for game in &record.games {
         assert_eq!(game.opening, won);
         assert!(game.moves.is_empty(), "ended before any move: {game:?}");
-        assert_eq!(game.result, Status::Won(Color::White));
+        assert_eq!(game.result, Status::Won(Color::Black));
         assert_eq!(game.adjudicated, Some(SolveMethod::Midsolver));
     }
-    // A is black in the first game (lost) and white in the second (won).
+    // A is black in the first game (won) and white in the second (lost).
     assert_eq!(
         (
             record.score.games.wins,

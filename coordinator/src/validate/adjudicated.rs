@@ -62,14 +62,14 @@ mod tests {
     fn adjudications_must_be_asked_for_late_enough_and_end_the_game() {
         let won: Position = "o...oo/.o..xo/.x.xo./.ox.../x.xx.x/oxoo.x".parse().unwrap();
         let exact = Some(Adjudication::default());
-        let white = Status::Won(pentago::Color::White);
+        let black = Status::Won(pentago::Color::Black);
         let midsolver = SolveMethod::Midsolver;
         assert_eq!(
-            check_adjudicated(&won, &[], white, midsolver, exact),
+            check_adjudicated(&won, &[], black, midsolver, exact),
             Ok(())
         );
         assert_eq!(
-            check_adjudicated(&won, &[], white, midsolver, None),
+            check_adjudicated(&won, &[], black, midsolver, None),
             Err(InvalidResult::AdjudicationNotAsked)
         );
         assert_eq!(
@@ -78,20 +78,20 @@ mod tests {
         );
         let late = Some(Adjudication { min_stones: 21 });
         assert!(matches!(
-            check_adjudicated(&won, &[], white, midsolver, late),
+            check_adjudicated(&won, &[], black, midsolver, late),
             Err(InvalidResult::BadAdjudication { .. })
         ));
         let early = Some(Adjudication { min_stones: 0 });
         assert!(matches!(
-            check_adjudicated(&Position::START, &[], white, midsolver, early),
+            check_adjudicated(&Position::START, &[], black, midsolver, early),
             Err(InvalidResult::BadAdjudication { .. })
         ));
         assert_eq!(
-            check_adjudicated(&Position::START, &[], white, SolveMethod::Table, early),
+            check_adjudicated(&Position::START, &[], black, SolveMethod::Table, early),
             Ok(())
         );
         assert!(matches!(
-            check_adjudicated(&Position::START, &[], white, SolveMethod::AlphaBeta, early),
+            check_adjudicated(&Position::START, &[], black, SolveMethod::AlphaBeta, early),
             Err(InvalidResult::BadAdjudication { .. })
         ));
     }

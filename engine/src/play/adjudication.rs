@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn a_won_late_position_is_judged_by_the_midsolver_and_an_early_one_is_not() {
-        // 20 stones, a win for the side to move (white), from the shared solved positions.
+        // 20 stones, a win for the side to move (black), from the shared solved positions.
         let won: Position = "o...oo/.o..xo/.x.xo./.ox.../x.xx.x/oxoo.x".parse().unwrap();
         let table = NoTable;
         let verdict = Adjudication::default().judge(&won, &table).unwrap();
