@@ -111,6 +111,14 @@ pub enum ClientError {
         /// What is wrong.
         why: String,
     },
+    /// An opening suite file does not read (the line and reason are in the error).
+    #[error("opening suite {path}: {error}")]
+    Suite {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        error: pentago::SuiteError,
+    },
     /// The coordinator sent something this client cannot read.
     #[error("the coordinator sent {0}")]
     Unreadable(String),

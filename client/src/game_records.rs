@@ -62,6 +62,11 @@ pub fn match_game_record(
                 .push(("ForfeitDetail".into(), forfeit.detail.clone()));
         }
     }
+    if let Some(source) = game.adjudicated {
+        out.termination = Termination::Adjudicated {
+            source: source.name().to_owned(),
+        };
+    }
     out
 }
 
@@ -234,6 +239,7 @@ mod tests {
                 reason: crate::matches::LossReason::Time,
                 detail: "answered after 0.9 s".into(),
             }),
+            adjudicated: None,
             stderr_black: String::new(),
             stderr_white: String::new(),
         };
@@ -245,5 +251,37 @@ mod tests {
         assert_eq!(out.time_control, "move:0.5");
         assert_eq!(out.to_string().parse::<Record>(), Ok(out.clone()));
         assert!(out.replay().is_ok());
+    }
+
+    #[test]
+    fn an_adjudicated_game_is_recorded_with_its_source_and_value() {
+        let record = stored("a=random", "b=random");
+        // 20 stones, black to move and winning.
+        let won: Position = "o...oo/.o..xo/.x.xo./.ox.../x.xx.x/oxoo.x".parse().unwrap();
+        let game = MatchGame {
+            pair: 0,
+            opening: won,
+            black: "random".into(),
+            white: "random".into(),
+            moves: Vec::new(),
+            result: Status::Won(Color::Black),
+            forfeit: None,
+            adjudicated: Some(pentago::SolveMethod::Midsolver),
+            stderr_black: String::new(),
+            stderr_white: String::new(),
+        };
+        let out = match_game_record(&record, &game, true, "2026.11.27");
+        assert_eq!(
+            out.termination,
+            Termination::Adjudicated {
+                source: "midsolver".into()
+            }
+        );
+        let text = out.to_string();
+        assert!(
+            text.contains("[Termination \"adjudicated midsolver\"]"),
+            "{text}"
+        );
+        assert_eq!(text.parse::<Record>(), Ok(out.clone()));
     }
 }

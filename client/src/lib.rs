@@ -30,6 +30,7 @@ pub mod status;
 pub mod study;
 mod study_exact;
 mod study_html;
+pub mod suites;
 pub mod svg;
 pub mod tournaments;
 

@@ -4,13 +4,14 @@
 //! types.
 
 use pentago::{
-    Accuracy, Color, MatchAccuracy, MatchScore, Move, NamedPlayer, OpeningSource, PairResult,
-    Player, Position, Sprt, SprtDecision, Status, TimeLimit, game_points, opening_seed,
-    pair_accuracy, play_pair, random_opening, sprt_stop,
+    Accuracy, Adjudication, Color, MatchAccuracy, MatchScore, Move, NamedPlayer, OpeningSource,
+    PairResult, Player, Position, SolveMethod, Sprt, SprtDecision, Status, TimeLimit, game_points,
+    opening_seed, pair_accuracy, play_pair, random_opening, sprt_stop, suite_openings,
 };
 use pentagrid_proto::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
 use pentagrid_proto::{
-    Client, accuracy_of_wire, forfeit_of_wire, pentanomial_counts, sprt_decision_of_wire, v2,
+    Client, accuracy_of_wire, adjudication_source_of_wire, forfeit_of_wire, pentanomial_counts,
+    sprt_decision_of_wire, v2,
 };
 use pentagrid_tablebase::Tablebase;
 use serde::Serialize;
@@ -18,6 +19,7 @@ use serde::Serialize;
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
 use crate::judge::JudgeError;
+use crate::suites::suite_positions;
 
 pub use pentagrid_proto::{GameForfeit, LossReason};
 
@@ -45,6 +47,8 @@ pub struct MatchPlan {
     /// Its share of the cluster's workers among running matches (1 to [`MAX_MATCH_WEIGHT`]):
     /// each running match holds leases in proportion to its weight.
     pub weight: u32,
+    /// End each game as soon as its position's exact value is known (on a cluster only).
+    pub adjudicate: Option<Adjudication>,
 }
 
 impl MatchPlan {
@@ -217,20 +221,10 @@ pub async fn list_in(client: &Client, states: &[MatchState]) -> Result<Vec<Match
 }
 
 /// Queues a match on the cluster; returns its id.
+/// A `file:` suite is read here first: nothing is sent when it does not read.
 pub async fn create(client: &Client, plan: &MatchPlan) -> Result<u64> {
     plan.validate()?;
-    let request = v2::CreateMatchRequest {
-        a: plan.a.to_string(),
-        b: plan.b.to_string(),
-        pairs: plan.pairs,
-        sprt: plan.sprt.map(|s| s.to_string()).unwrap_or_default(),
-        openings: plan.openings.to_string(),
-        seed: plan.seed,
-        accuracy_stones: plan.accuracy,
-        time_limit: plan.time.map(|t| t.to_string()).unwrap_or_default(),
-        weight: plan.weight,
-        ..v2::CreateMatchRequest::default()
-    };
+    let request = create_request(plan, &suite_positions(&plan.openings)?);
     Ok(client
         .clone()
         .create_match(request)
@@ -263,6 +257,25 @@ pub async fn stop(client: &Client, match_id: u64) -> Result<Stopped> {
         record: match_record(report)?,
         cancelled_pairs: answer.cancelled_pairs,
     })
+}
+
+/// The request that creates `plan`'s match, whose `file:` suite holds `suite` (read by
+/// [`suite_positions`]; empty for other sources).
+pub(crate) fn create_request(plan: &MatchPlan, suite: &[Position]) -> v2::CreateMatchRequest {
+    v2::CreateMatchRequest {
+        a: plan.a.to_string(),
+        b: plan.b.to_string(),
+        pairs: plan.pairs,
+        sprt: plan.sprt.map(|s| s.to_string()).unwrap_or_default(),
+        openings: plan.openings.to_string(),
+        opening_positions: suite.iter().map(ToString::to_string).collect(),
+        seed: plan.seed,
+        accuracy_stones: plan.accuracy,
+        time_limit: plan.time.map(|t| t.to_string()).unwrap_or_default(),
+        adjudicate: plan.adjudicate.map(|a| a.to_string()).unwrap_or_default(),
+        weight: plan.weight,
+        ..v2::CreateMatchRequest::default()
+    }
 }
 
 /// A progress report that could not be written, as the error that ends the match's following.
@@ -335,11 +348,25 @@ pub fn play_in_process(
             "a time limit is kept by a cluster's referee: drop --in-process or --time".into(),
         ));
     }
-    let OpeningSource::Random { plies } = plan.openings else {
+    if plan.adjudicate.is_some() {
         return Err(ClientError::Invalid(
-            "book openings need the coordinator's book: drop --in-process or use random:plies=N"
-                .into(),
+            "adjudication is done by a cluster's workers: drop --in-process or --adjudicate".into(),
         ));
+    }
+    let openings: Vec<Position> = match &plan.openings {
+        OpeningSource::Random { plies } => (0..plan.pairs)
+            .map(|pair| random_opening(opening_seed(plan.seed, pair), *plies))
+            .collect(),
+        OpeningSource::File { .. } => {
+            suite_openings(&suite_positions(&plan.openings)?, plan.seed, plan.pairs)
+        }
+        OpeningSource::Book { .. } | OpeningSource::Exact { .. } => {
+            return Err(ClientError::Invalid(
+                "book and exact openings need the coordinator's book or tablebase: drop \
+                 --in-process, or use random:plies=N or file:PATH"
+                    .into(),
+            ));
+        }
     };
     let threads = pool.current_num_threads();
     let mut score = MatchScore::default();
@@ -356,9 +383,8 @@ pub fn play_in_process(
         ),
         None => None,
     };
-    for pair in 0..plan.pairs {
+    for (pair, opening) in (0..plan.pairs).zip(openings) {
         let seed = opening_seed(plan.seed, pair);
-        let opening = random_opening(seed, plies);
         let (a, b) = (&plan.a.player, &plan.b.player);
         let result = pool.install(|| play_pair(&opening, a, b, seed, threads));
         score.record(&result);
@@ -458,6 +484,9 @@ pub struct MatchGame {
     pub result: Status,
     /// Set when it ended by an external engine's forfeit (its moves stop there).
     pub forfeit: Option<GameForfeit>,
+    /// Set when it was adjudicated: where the exact value of its last position came from
+    /// (the result is that value's).
+    pub adjudicated: Option<SolveMethod>,
     /// The end of black's engine's standard error in this game (empty: none).
     pub stderr_black: String,
     /// The same for white's engine.
@@ -488,6 +517,8 @@ impl MatchGame {
                 .as_ref()
                 .map(|f| forfeit_of_wire(f).map_err(|e| unreadable("forfeit", &f.detail, e)))
                 .transpose()?,
+            adjudicated: adjudication_source_of_wire(&game.adjudicated)
+                .map_err(|e| unreadable("adjudication", &game.adjudicated, e))?,
             stderr_black: game.stderr_black.clone(),
             stderr_white: game.stderr_white.clone(),
         })
@@ -532,6 +563,10 @@ pub struct MatchRecord {
     pub tournament_kind: String,
     /// Every game's wall-clock time limit (text form; empty: the players' own budgets).
     pub time_limit: String,
+    /// The adjudication of its games (text form; empty: none).
+    pub adjudicate: String,
+    /// With a `file:` opening source, how many positions its suite holds (0 otherwise).
+    pub suite_openings: u32,
     /// Why it waits, while it is running but cannot go on.
     pub waiting: Option<MatchWait>,
     /// Its share of the workers among running matches (1 for matches created before weights).
@@ -597,6 +632,8 @@ pub(crate) fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecor
         tournament_id: report.tournament_id,
         tournament_kind: report.tournament_kind,
         time_limit: report.time_limit,
+        adjudicate: report.adjudicate,
+        suite_openings: report.suite_openings,
     })
 }
 

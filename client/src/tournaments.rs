@@ -7,15 +7,16 @@
 use std::collections::HashMap;
 
 use pentago::{
-    Encounter, NamedPlayer, OpeningSource, RatingList, RatingOptions, Record, TimeLimit,
-    TournamentKind, rating_list,
+    Adjudication, Encounter, NamedPlayer, OpeningSource, RatingList, RatingOptions, Record,
+    TimeLimit, TournamentKind, rating_list,
 };
 use pentagrid_proto::{Client, v2};
 
 use crate::error::{ClientError, Result};
 use crate::game_records::NewGames;
 use crate::jobs::poll;
-use crate::matches::{MatchPlan, MatchRecord, MatchState, list};
+use crate::matches::{MatchPlan, MatchRecord, MatchState, create_request, list};
+use crate::suites::suite_positions;
 
 /// A tournament to queue.
 #[derive(Clone, Debug)]
@@ -32,6 +33,8 @@ pub struct TournamentPlan {
     pub seed: u64,
     /// Every game's wall-clock time limit; required with external engines.
     pub time: Option<TimeLimit>,
+    /// End each game as soon as its position's exact value is known.
+    pub adjudicate: Option<Adjudication>,
 }
 
 /// A stored tournament: its matches, oldest first.
@@ -113,6 +116,8 @@ pub async fn start(client: &Client, plan: &TournamentPlan) -> Result<u64> {
         .kind
         .pairings(&plan.players)
         .map_err(|e| ClientError::Invalid(e.to_string()))?;
+    // Read once, before anything is sent: a bad file queues no match.
+    let suite = suite_positions(&plan.openings)?;
     let mut tournament_id = 0;
     for (a, b) in pairings {
         let match_plan = MatchPlan {
@@ -120,23 +125,18 @@ pub async fn start(client: &Client, plan: &TournamentPlan) -> Result<u64> {
             b: plan.players[b].clone(),
             pairs: plan.pairs,
             sprt: None,
-            openings: plan.openings,
+            openings: plan.openings.clone(),
             seed: plan.seed,
             accuracy: None,
             time: plan.time,
             weight: 1,
+            adjudicate: plan.adjudicate,
         };
         match_plan.validate()?;
         let request = v2::CreateMatchRequest {
-            a: match_plan.a.to_string(),
-            b: match_plan.b.to_string(),
-            pairs: match_plan.pairs,
-            openings: match_plan.openings.to_string(),
-            seed: match_plan.seed,
-            time_limit: match_plan.time.map(|t| t.to_string()).unwrap_or_default(),
             tournament_kind: plan.kind.to_string(),
             tournament_id,
-            ..v2::CreateMatchRequest::default()
+            ..create_request(&match_plan, &suite)
         };
         let match_id = client
             .clone()

@@ -96,7 +96,7 @@ impl Coordinator {
             flags.clone(),
             clock,
         )?);
-        let matches = Arc::new(Matches::new(store.clone(), jobs.clone()));
+        let matches = Arc::new(Matches::new(store.clone(), jobs.clone(), table.clone()));
         matches.restore_pairs()?;
         let status = jobs.status_page(&WorkerPage::default());
         tracing::info!(

@@ -2,6 +2,7 @@
 //! game of a match pair, with its forfeit read. The store keeps it in a stable record of its
 //! own and converts at its edge (`store::records`), as it does for jobs ([`crate::job`]).
 
+use pentago::SolveMethod;
 use pentagrid_model::GameForfeit;
 
 /// A finished game: where it started, its moves, how it ended, who played, and what the
@@ -21,6 +22,9 @@ pub struct Game {
     /// How it ended early, when an external engine forfeited (`None` also for a stored
     /// forfeit that no longer reads back).
     pub forfeit: Option<GameForfeit>,
+    /// Where the exact value that ended the game came from, when it was adjudicated (its
+    /// result is that value's).
+    pub adjudicated: Option<SolveMethod>,
     /// The end of black's external engine's standard error (empty for built-in players).
     pub stderr_black: String,
     /// The end of white's.

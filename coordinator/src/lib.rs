@@ -45,6 +45,7 @@ pub mod identity;
 pub mod ingest;
 pub mod job;
 pub mod jobs;
+pub mod match_openings;
 pub mod match_record;
 pub mod matches;
 mod metrics;

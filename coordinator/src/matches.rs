@@ -8,9 +8,8 @@
 use std::sync::Arc;
 
 use pentago::{
-    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource, Player,
-    Position, Sprt, SprtDecision, TimeLimit, TournamentKind, opening_seed, random_opening,
-    splitmix64,
+    ACCURACY_STONES, Accuracy, Adjudication, MAX_SUITE_OPENINGS, MatchAccuracy, MatchScore,
+    NamedPlayer, OpeningSource, Player, Position, Sprt, SprtDecision, TimeLimit, TournamentKind,
 };
 use pentagrid_proto::Task;
 use thiserror::Error;
@@ -19,9 +18,11 @@ use crate::game::Game;
 use crate::jobs::JobQueue;
 use crate::jobs::fair::MAX_MATCH_WEIGHT;
 use crate::match_record::{MatchControl, MatchRecord};
+use crate::match_openings::{OpeningsError, draw_openings};
 use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError};
+use crate::table_values::TableValues;
 
 pub use pentagrid_proto::limits::MAX_MATCH_PAIRS;
 
@@ -59,6 +60,9 @@ pub struct MatchSpec {
     pub sprt: Option<Sprt>,
     /// Where openings come from.
     pub openings: OpeningSource,
+    /// With [`OpeningSource::File`]: the suite's positions (ongoing, 1 to
+    /// [`MAX_SUITE_OPENINGS`]); empty otherwise.
+    pub opening_positions: Vec<Position>,
     /// Seed of the openings.
     pub seed: u64,
     /// Judge both players' moves from positions with at least this many stones (within
@@ -71,6 +75,8 @@ pub struct MatchSpec {
     pub time: Option<TimeLimit>,
     /// Its share of the workers among running matches, 1 to [`MAX_MATCH_WEIGHT`].
     pub weight: u32,
+    /// End each game as soon as its position's exact value is known; `None`: play them out.
+    pub adjudicate: Option<Adjudication>,
 }
 
 /// How a match belongs to a tournament: a tournament is the set of matches sharing its id, the
@@ -190,6 +196,28 @@ pub enum MatchError {
         /// The kind asked for.
         kind: TournamentKind,
     },
+    /// A `file:` source without positions, positions with another source, or too many.
+    #[error(
+        "opening source {openings} with {positions} opening positions: file: takes 1 to \
+         {MAX_SUITE_OPENINGS}, every other source none"
+    )]
+    SuiteMismatch {
+        /// The opening source (text form).
+        openings: String,
+        /// Positions sent.
+        positions: usize,
+    },
+    /// A suite position that is a finished game.
+    #[error("opening position {index} ({position}) is a finished game")]
+    FinishedOpening {
+        /// Its index in the suite, from 1.
+        index: usize,
+        /// The position.
+        position: Position,
+    },
+    /// The openings could not be drawn.
+    #[error(transparent)]
+    Openings(#[from] OpeningsError),
     /// A bad page of games.
     #[error(transparent)]
     Page(#[from] PageError),
@@ -212,11 +240,12 @@ fn is_pair_of(task: &Task, match_id: u64) -> bool {
 pub struct Matches {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
+    table: TableValues,
 }
 
 impl Matches {
-    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>) -> Matches {
-        Matches { store, jobs }
+    pub(crate) fn new(store: Arc<Store>, jobs: Arc<JobQueue>, table: TableValues) -> Matches {
+        Matches { store, jobs, table }
     }
 
     /// At start-up: gives the running matches their weights, and cancels the queued pairs of
@@ -276,6 +305,25 @@ impl Matches {
         {
             return Err(MatchError::EngineNeedsTimeLimit(engine.to_owned()));
         }
+        let is_file = matches!(spec.openings, OpeningSource::File { .. });
+        let positions = spec.opening_positions.len();
+        if is_file != (1..=MAX_SUITE_OPENINGS).contains(&positions) {
+            return Err(MatchError::SuiteMismatch {
+                openings: spec.openings.to_string(),
+                positions,
+            });
+        }
+        if let Some((index, position)) = spec
+            .opening_positions
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.is_over())
+        {
+            return Err(MatchError::FinishedOpening {
+                index: index + 1,
+                position: *position,
+            });
+        }
         if let Some(TournamentEntry::Join { id, kind }) = spec.tournament {
             let found = self.store.match_record(id)?.is_some_and(|first| {
                 first.tournament == id && first.tournament_kind == kind.to_string()
@@ -284,36 +332,39 @@ impl Matches {
                 return Err(MatchError::NoTournament { id, kind });
             }
         }
+        // Up to 10^5 openings, each a few table reads: drawn on the blocking pool, before an id is
+        // taken, so that a refused source changes nothing.
+        let (store, table, drawn) = (self.store.clone(), self.table.clone(), spec.clone());
+        let openings = blocking(move || {
+            draw_openings(
+                &store,
+                &table,
+                &drawn.openings,
+                &drawn.opening_positions,
+                drawn.seed,
+                drawn.pairs,
+            )
+        })
+        .await?;
         let match_id = self.store.generate_id()?;
         let (tournament, tournament_kind) = match spec.tournament {
             None => (0, String::new()),
             Some(TournamentEntry::First(kind)) => (match_id, kind.to_string()),
             Some(TournamentEntry::Join { id, kind }) => (id, kind.to_string()),
         };
-        // Up to 10^5 openings, each a few table reads: drawn on the blocking pool.
-        let (store, drawn) = (self.store.clone(), spec.clone());
-        let tasks = blocking(move || {
-            let spec = drawn;
-            let mut tasks = Vec::with_capacity(spec.pairs as usize);
-            for pair in 0..spec.pairs {
-                let seed = opening_seed(spec.seed, pair);
-                let opening = match spec.openings {
-                    OpeningSource::Random { plies } => random_opening(seed, plies),
-                    OpeningSource::Book { plies } => Matches::book_opening(&store, seed, plies)?,
-                };
-                tasks.push(Task::Pair {
-                    match_id,
-                    pair,
-                    opening,
-                    a: spec.a.player.clone(),
-                    b: spec.b.player.clone(),
-                    accuracy_stones: spec.accuracy_stones,
-                    time: spec.time,
-                });
-            }
-            Ok::<_, StoreError>(tasks)
-        })
-        .await?;
+        let tasks = (0..spec.pairs)
+            .zip(openings)
+            .map(|(pair, opening)| Task::Pair {
+                match_id,
+                pair,
+                opening,
+                a: spec.a.player.clone(),
+                b: spec.b.player.clone(),
+                accuracy_stones: spec.accuracy_stones,
+                time: spec.time,
+                adjudicate: spec.adjudicate,
+            })
+            .collect();
         let record = MatchRecord {
             a: spec.a.to_string(),
             b: spec.b.to_string(),
@@ -334,6 +385,12 @@ impl Matches {
             time_limit: spec.time.map(|t| t.to_string()).unwrap_or_default(),
             weight: spec.weight,
             control: MatchControl::Open,
+            opening_positions: spec
+                .opening_positions
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            adjudicate: spec.adjudicate.map(|a| a.to_string()).unwrap_or_default(),
         };
         self.store.create_match(match_id, &record)?;
         self.jobs.set_match_weight(match_id, spec.weight);
@@ -348,58 +405,6 @@ impl Matches {
             "match created"
         );
         Ok(match_id)
-    }
-
-    /// An opening drawn from the stored tables: from the start, each move drawn in proportion
-    /// to its games (playout tables first, then game tables), random where the book ends.
-    /// Moves into finished games or into an immediate win for the opponent are skipped.
-    fn book_opening(store: &Store, seed: u64, plies: u32) -> Result<Position, StoreError> {
-        let mut position = Position::START;
-        for ply in 0..plies {
-            let canonical = position.canonical();
-            let key = canonical.position.key().bits();
-            let mut table = store.playout_table(key)?;
-            if table.is_empty() {
-                table = store.game_table(key)?;
-            }
-            let back = canonical.symmetry.inverse();
-            let fair = |child: &Position| !child.is_over() && !child.has_immediate_win();
-            let choices: Vec<(Position, u64)> = table
-                .iter()
-                .filter_map(|(mv, counts)| {
-                    let child = position.play(back.apply_move(*mv)).ok()?;
-                    fair(&child).then_some((child, counts.games))
-                })
-                .filter(|(_, games)| *games > 0)
-                .collect();
-            let total: u64 = choices.iter().map(|(_, games)| games).sum();
-            let draw = splitmix64(seed ^ u64::from(ply));
-            position = if total == 0 {
-                // Past the book: a uniformly drawn fair move, as random openings do.
-                let fair_children: Vec<Position> = position
-                    .legal_moves()
-                    .iter()
-                    .map(|&mv| position.play_unchecked(mv))
-                    .filter(fair)
-                    .collect();
-                if fair_children.is_empty() {
-                    break;
-                }
-                fair_children[(draw % fair_children.len() as u64) as usize]
-            } else {
-                let mut target = draw % total;
-                let mut chosen = choices[0].0;
-                for (child, games) in &choices {
-                    if target < *games {
-                        chosen = *child;
-                        break;
-                    }
-                    target -= games;
-                }
-                chosen
-            };
-        }
-        Ok(position)
     }
 
     /// Where a match stands, with its games if asked.

@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use pentago::{MoveGroups, Position, PositionKey};
+use pentago::{MoveGroups, Position, PositionKey, Value};
 use pentagrid_tablebase::{Tablebase, TablebaseError};
 
 use crate::store::{ProvenTable, ResultEffect, Store, StoreError};
@@ -78,6 +78,21 @@ impl TableValues {
     #[must_use]
     pub fn is_some(&self) -> bool {
         self.tablebase.is_some()
+    }
+
+    /// Whether a slice of `stones` stones is loaded.
+    #[must_use]
+    pub fn covers_stones(&self, stones: u32) -> bool {
+        self.tablebase.as_ref().is_some_and(|t| t.covers(stones))
+    }
+
+    /// The exact value of `position` for the side to move, when its slice is loaded (a
+    /// finished game is valued by the rules); `None` when not.
+    pub fn value(&self, position: &Position) -> Result<Option<Value>, TablebaseError> {
+        match &self.tablebase {
+            Some(tablebase) => tablebase.value(position),
+            None => Ok(None),
+        }
     }
 
     /// Whether the moves of an ongoing `position` are covered.

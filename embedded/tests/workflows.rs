@@ -124,6 +124,7 @@ fn lopsided(pairs: u64) -> MatchPlan {
         accuracy: None,
         time: None,
         weight: 1,
+        adjudicate: None,
     }
 }
 

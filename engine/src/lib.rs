@@ -33,6 +33,10 @@ pub use play::accuracy::{
     ACCURACY_MIN_STONES, ACCURACY_STONES, Accuracy, AccuracyError, MatchAccuracy, TABLE_STONES,
     game_accuracy, judged_moves, pair_accuracy,
 };
+pub use play::adjudication::{
+    ADJUDICATION_MIDSOLVE_STONES, Adjudicated, Adjudication, DEFAULT_ADJUDICATION_STONES,
+    ParseAdjudicationError,
+};
 pub use play::candidates::{
     CONTINUATION_ROOTS, CONTINUATIONS_PER_ROOT, CandidateFinder, DECIDED_MOVES, GameCandidate,
     Prospect, instructive_mate_in_one,
@@ -41,7 +45,7 @@ pub use play::clock::{Clock, MIN_THINK_SECONDS, SafetyMargin, TimeControl, think
 pub use play::gtp;
 pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
-    opening_seed, play_pair, random_opening,
+    opening_seed, play_pair, play_pair_judged, random_opening,
 };
 pub use play::named::{
     MAX_PLAYER_NAME, NamedPlayer, ParseNamedPlayerError, player_label, short_spec,
@@ -65,8 +69,9 @@ pub use play::record::{
     RecordErrorKind, RecordPlayer, RecordedMove, ReplayError, Termination, UNKNOWN_DATE,
     parse_records, parse_records_at,
 };
-pub use play::selfplay::{GameRecord, play_game};
+pub use play::selfplay::{GameRecord, play_game, play_game_judged};
 pub use play::sprt_stop::sprt_stop;
+pub use play::suite::{MAX_SUITE_OPENINGS, SuiteError, parse_suite, suite_openings};
 pub use play::themes::{ParseThemeError, Theme};
 pub use play::time_limit::{MAX_LIMIT_SECONDS, MIN_LIMIT_SECONDS, ParseTimeLimitError, TimeLimit};
 pub use play::tournament::{

@@ -7,8 +7,8 @@ use std::fmt::{Debug, Display};
 use std::str::FromStr;
 
 use pentago::{
-    Move, MoveNotation, Opening, OpeningSource, Player, Policy, Position, Sprt, Square, Status,
-    UctConfig,
+    Adjudication, Move, MoveNotation, Opening, OpeningSource, Player, Policy, Position, Sprt,
+    Square, Status, UctConfig,
 };
 use proptest::prelude::*;
 use support::random_position;
@@ -87,6 +87,8 @@ proptest! {
         round_trips::<Policy>(&text)?;
         round_trips::<Sprt>(&text)?;
         round_trips::<OpeningSource>(&text)?;
+        round_trips::<Adjudication>(&text)?;
         round_trips::<Opening>(&text)?;
+        let _ = pentago::parse_suite(&text);
     }
 }

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use pentago::Color;
+use pentago::{Color, SolveMethod};
 use thiserror::Error;
 
 /// Why an external engine lost a game without it being played out. Text form (stable, stored):
@@ -110,12 +110,15 @@ pub struct GameForfeit {
     pub detail: String,
 }
 
-/// What a refereed game leaves besides its moves: the forfeit that ended it, if any, and the
+/// What a match game leaves besides its moves: the forfeit that ended it, if any, where the
+/// exact value that adjudicated it came from, if it was (its result is that value's), and the
 /// end of each external engine's standard error (black, white; empty for built-in players).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameNote {
     /// The forfeit that ended the game.
     pub forfeit: Option<GameForfeit>,
+    /// The source of the exact value that ended the game (`Table` or `Midsolver`).
+    pub adjudicated: Option<SolveMethod>,
     /// Standard error, black's then white's.
     pub stderr: [String; 2],
 }
@@ -124,7 +127,16 @@ impl GameNote {
     /// Whether there is nothing to record.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.forfeit.is_none() && self.stderr.iter().all(String::is_empty)
+        self.forfeit.is_none()
+            && self.adjudicated.is_none()
+            && self.stderr.iter().all(String::is_empty)
+    }
+
+    /// Whether it says more than an adjudication: a forfeit or engine text, which only a
+    /// refereed game leaves.
+    #[must_use]
+    pub fn is_refereed(&self) -> bool {
+        self.forfeit.is_some() || self.stderr.iter().any(|s| !s.is_empty())
     }
 }
 

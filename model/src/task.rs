@@ -6,7 +6,7 @@ use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES};
 use std::ops::Range;
 
 use pentago::calculation::{Player as SolitairePlayer, Variant};
-use pentago::{Player, Position, TimeLimit, UctConfig};
+use pentago::{Adjudication, Player, Position, TimeLimit, UctConfig};
 
 /// Most playouts one analyse job may ask for.
 pub const MAX_JOB_PLAYOUTS: u64 = 1_000_000_000;
@@ -52,6 +52,9 @@ pub enum Task {
         /// search for the time their clock gives them); `None`: by the players' own budgets.
         /// Required when a player is an external engine.
         time: Option<TimeLimit>,
+        /// End each game as soon as its position's exact value is known (see
+        /// [`pentago::Adjudication`]); `None`: play every game out.
+        adjudicate: Option<Adjudication>,
     },
     /// Solve `position` exactly: the value of every first move.
     Solve {

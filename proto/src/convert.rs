@@ -59,6 +59,10 @@ impl TryFrom<&v2::JobSpec> for Task {
                     "" => None,
                     text => Some(parse_field("time limit", text)?),
                 },
+                adjudicate: match p.adjudicate.as_str() {
+                    "" => None,
+                    text => Some(parse_field("adjudication", text)?),
+                },
             },
             Some(v2::job_spec::Kind::Verify(v)) => {
                 if !(1..=MAX_PUZZLE_MOVES).contains(&v.max_moves) {
@@ -166,6 +170,7 @@ impl From<&Task> for v2::JobSpec {
                 b,
                 accuracy_stones,
                 time,
+                adjudicate,
             } => v2::job_spec::Kind::Pair(v2::PairSpec {
                 match_id: *match_id,
                 pair: *pair,
@@ -174,6 +179,7 @@ impl From<&Task> for v2::JobSpec {
                 b: b.to_string(),
                 accuracy_stones: *accuracy_stones,
                 time_limit: time.map(|t| t.to_string()).unwrap_or_default(),
+                adjudicate: adjudicate.map(|a| a.to_string()).unwrap_or_default(),
             }),
             Task::Solve { position } => v2::job_spec::Kind::Solve(v2::SolveSpec {
                 position: position.to_string(),
@@ -537,6 +543,7 @@ mod tests {
                 b: Player::Random,
                 accuracy_stones: Some(0),
                 time: None,
+                adjudicate: Some("exact:stones=22".parse().unwrap()),
             },
             Task::Pair {
                 match_id: 3,
@@ -546,6 +553,7 @@ mod tests {
                 b: Player::Random,
                 accuracy_stones: None,
                 time: Some("game:10+0.5".parse().unwrap()),
+                adjudicate: None,
             },
             Task::DeepLeaves {
                 solve_id: 4,
@@ -723,6 +731,7 @@ mod tests {
                         reason: LossReason::Hang,
                         detail: "hung: no answer to genmove in 3100 ms".into(),
                     }),
+                    adjudicated: Some(pentago::SolveMethod::Midsolver),
                     stderr: ["boom".into(), String::new()],
                 },
             ]),

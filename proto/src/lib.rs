@@ -21,8 +21,8 @@ pub use client::{Client, ClientAuth, ConnectError, connect};
 pub use connections::{ConnectionLimits, LimitsError};
 pub use errors::{ConversionError, error_status, reason_of};
 pub use notes::{
-    forfeit_of_wire, forfeit_to_wire, loss_reason_of_wire, loss_reason_to_wire, note_of_wire,
-    note_to_wire,
+    adjudication_source_of_wire, forfeit_of_wire, forfeit_to_wire, loss_reason_of_wire,
+    loss_reason_to_wire, note_of_wire, note_to_wire,
 };
 pub use pentagrid_model::{
     DealResult, ExactSource, GameForfeit, GameNote, LossReason, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS,

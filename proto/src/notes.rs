@@ -1,7 +1,7 @@
-//! Wire forms of what refereed games leave besides their moves: forfeits with their typed
-//! reasons, and the engines' standard error.
+//! Wire forms of what match games leave besides their moves: forfeits with their typed
+//! reasons, the engines' standard error, and the source of an adjudicating exact value.
 
-use pentago::Color;
+use pentago::{Color, SolveMethod};
 use pentagrid_model::{GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES};
 
 use crate::errors::ConversionError;
@@ -66,6 +66,10 @@ pub fn note_to_wire(note: &GameNote) -> v2::GameNote {
         forfeit: note.forfeit.as_ref().map(forfeit_to_wire),
         stderr_black,
         stderr_white,
+        adjudicated: note
+            .adjudicated
+            .map(|source| source.name().to_owned())
+            .unwrap_or_default(),
     }
 }
 
@@ -73,11 +77,26 @@ pub fn note_to_wire(note: &GameNote) -> v2::GameNote {
 pub fn note_of_wire(note: &v2::GameNote) -> Result<GameNote, ConversionError> {
     Ok(GameNote {
         forfeit: note.forfeit.as_ref().map(forfeit_of_wire).transpose()?,
+        adjudicated: adjudication_source_of_wire(&note.adjudicated)?,
         stderr: [
             bounded("stderr", &note.stderr_black)?,
             bounded("stderr", &note.stderr_white)?,
         ],
     })
+}
+
+/// Where an adjudicating value came from, from its wire name (`table`, `midsolver`; empty:
+/// not adjudicated).
+pub fn adjudication_source_of_wire(text: &str) -> Result<Option<SolveMethod>, ConversionError> {
+    match text {
+        "" => Ok(None),
+        "table" => Ok(Some(SolveMethod::Table)),
+        "midsolver" => Ok(Some(SolveMethod::Midsolver)),
+        other => Err(ConversionError(format!(
+            "bad adjudication source {:?}: expected table or midsolver",
+            pentago::excerpt(other)
+        ))),
+    }
 }
 
 fn colour_of_wire(text: &str) -> Result<Color, ConversionError> {
@@ -114,10 +133,19 @@ mod tests {
                     reason,
                     detail: "illegal move \"a1-1R\"".into(),
                 }),
+                adjudicated: None,
                 stderr: [String::new(), "thinking\n".into()],
             };
             assert_eq!(note_of_wire(&note_to_wire(&note)), Ok(note));
         }
+        let adjudicated = GameNote {
+            adjudicated: Some(SolveMethod::Table),
+            ..GameNote::default()
+        };
+        assert_eq!(note_of_wire(&note_to_wire(&adjudicated)), Ok(adjudicated));
+        let mut wire = note_to_wire(&GameNote::default());
+        wire.adjudicated = "alpha-beta".into();
+        assert!(note_of_wire(&wire).is_err());
         let mut wire = note_to_wire(&GameNote::default());
         wire.stderr_white = "x".repeat(MAX_NOTE_BYTES + 1);
         assert!(note_of_wire(&wire).is_err());

@@ -48,6 +48,7 @@ fn plan(a: &str, b: &str, pairs: u64) -> MatchPlan {
         accuracy: None,
         time: Some(TimeLimit::PerMove(0.2)),
         weight: 1,
+        adjudicate: None,
     }
 }
 
@@ -143,6 +144,7 @@ async fn misbehaving_engines_lose_with_the_reason_stored_and_disturb_nothing_els
     // A match of built-in players alongside, on the same worker.
     let plain = MatchPlan {
         time: None,
+        adjudicate: None,
         ..plan("random", "flat:playouts=50", 2)
     };
     let plain_id = matches::create(&client, &plain).await.unwrap();
@@ -254,6 +256,7 @@ async fn engine_matches_need_a_time_limit_and_a_broken_engine_stops_its_worker()
     let client = cluster.client();
     let untimed = MatchPlan {
         time: None,
+        adjudicate: None,
         ..plan("engine:fm", "random", 1)
     };
     assert!(matches::create(&client, &untimed).await.is_err());

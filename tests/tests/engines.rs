@@ -31,6 +31,7 @@ fn referee() -> RefereeOptions {
         command_timeout: Duration::from_secs(10),
         restart: false,
         engine_threads: Some(1),
+        adjudicate: None,
     }
 }
 

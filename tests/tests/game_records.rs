@@ -22,6 +22,7 @@ fn plan(pairs: u64) -> MatchPlan {
         accuracy: None,
         time: None,
         weight: 1,
+        adjudicate: None,
     }
 }
 

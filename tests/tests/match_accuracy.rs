@@ -30,6 +30,7 @@ fn plan(pairs: u64) -> MatchPlan {
         accuracy: Some(STONES),
         time: None,
         weight: 1,
+        adjudicate: None,
     }
 }
 

@@ -203,6 +203,7 @@ async fn bad_match_requests_and_pair_results_are_refused() {
         b: pentago::Player::Random,
         accuracy_stones: None,
         time: None,
+        adjudicate: None,
     };
     let refused = client
         .submit_jobs(v2::SubmitJobsRequest {

@@ -22,6 +22,7 @@ fn plan(kind: TournamentKind, texts: &[&str], pairs: u64) -> TournamentPlan {
         openings: OpeningSource::default(),
         seed: 9,
         time: None,
+        adjudicate: None,
     }
 }
 
@@ -137,6 +138,7 @@ async fn a_gauntlet_pairs_its_first_player_with_each_other_one() {
             accuracy: None,
             time: None,
             weight: 1,
+            adjudicate: None,
         },
     )
     .await

@@ -1,10 +1,14 @@
 //! Judging a played pair against perfect play for a match that measures accuracy: the
 //! shipped tablebase (slices 0–6, embedded in the binary, opened once per process) for the
-//! first moves, the midsolver from 18 stones on.
+//! first moves, the midsolver from 18 stones on; and adjudicating a game's position for a match
+//! that ends games at their exact value, from the same table and the midsolver.
 
 use std::sync::OnceLock;
 
-use pentago::{AccuracyError, MatchAccuracy, PairResult, pair_accuracy};
+use pentago::{
+    AccuracyError, Adjudicated, Adjudication, ExactOracle, MatchAccuracy, PairResult, Position,
+    Value, pair_accuracy,
+};
 use pentagrid_tablebase::Tablebase;
 
 /// The shipped tablebase, or why it did not open (never expected: its data are compiled in
@@ -26,6 +30,26 @@ pub(crate) fn judge(pair: &PairResult, min_stones: u32) -> Result<MatchAccuracy,
         min_stones,
         sides: pair_accuracy(pair, min_stones, shipped()?)?,
     })
+}
+
+/// An exact table that covers nothing: adjudication's table when the shipped one did not open.
+struct NoTable;
+
+impl ExactOracle for NoTable {
+    type Error = std::convert::Infallible;
+
+    fn probe(&self, _: &Position) -> Result<Option<Value>, Self::Error> {
+        Ok(None)
+    }
+}
+
+/// The exact value that ends a game at `position` under `adjudication`, if any: from the
+/// shipped tablebase where it covers the position, else the midsolver.
+pub(crate) fn adjudicate(adjudication: &Adjudication, position: &Position) -> Option<Adjudicated> {
+    match shipped() {
+        Ok(table) => adjudication.judge(position, table),
+        Err(_) => adjudication.judge(position, &NoTable),
+    }
 }
 
 #[cfg(test)]

@@ -5,12 +5,13 @@ use std::ops::Range;
 use pentago::calculation::{Player as SolitairePlayer, Variant, play_deal};
 use pentago::{
     Budget, LeafValue, Position, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, Solver,
-    UctConfig, play_game, play_pair, search, solve_leaf,
+    UctConfig, play_game, play_pair_judged, search, solve_leaf,
 };
+use pentagrid_proto::GameNote;
 use pentagrid_proto::{DealResult, Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;
 
-use crate::accuracy::judge;
+use crate::accuracy::{adjudicate, judge};
 use crate::engines::{EngineSettings, PairError, RefereedPair};
 
 /// Solver nodes allowed for settling each other first move of a puzzle candidate; beyond it
@@ -53,6 +54,7 @@ pub fn execute_with_engines(
         b,
         accuracy_stones,
         time: Some(time),
+        adjudicate,
         ..
     } = task
     {
@@ -62,6 +64,7 @@ pub fn execute_with_engines(
             b,
             time: *time,
             accuracy_stones: *accuracy_stones,
+            adjudicate: *adjudicate,
         };
         let outcome = pair.play(engines, seed, threads)?;
         return Ok((!control.is_stopped()).then_some(outcome));
@@ -117,9 +120,13 @@ fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Optio
             a,
             b,
             accuracy_stones,
+            adjudicate: adjudication,
             ..
         } => {
-            let pair = play_pair(opening, a, b, seed, threads);
+            let mut judge_position =
+                |position: &Position| adjudication.and_then(|adj| adjudicate(&adj, position));
+            let (pair, verdicts) =
+                play_pair_judged(opening, a, b, seed, threads, &mut judge_position);
             if control.is_stopped() {
                 return None;
             }
@@ -136,7 +143,10 @@ fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Optio
             Some(Outcome::Pair {
                 games: pair.games.map(|game| (game.moves, game.result)),
                 accuracy,
-                notes: Default::default(),
+                notes: Box::new(verdicts.map(|verdict| GameNote {
+                    adjudicated: verdict.map(|v| v.source),
+                    ..GameNote::default()
+                })),
             })
         }
     }

@@ -138,6 +138,7 @@ mod tests {
                 b: Player::Random,
                 accuracy_stones: None,
                 time: None,
+                adjudicate: None,
             },
             Task::Selfplay {
                 start: opening,

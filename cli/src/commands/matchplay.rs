@@ -5,8 +5,8 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use pentago::{
-    ACCURACY_STONES, Accuracy, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource, Record, Sprt,
-    SprtDecision, TimeLimit,
+    ACCURACY_STONES, Accuracy, Adjudication, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource,
+    Record, Sprt, SprtDecision, TimeLimit,
 };
 use pentagrid_client::game_records::{follow_match, played_game_record};
 use pentagrid_client::matches::{
@@ -45,10 +45,19 @@ pub struct MatchArgs {
     /// Sequential test, e.g. `elo0=0,elo1=20,alpha=0.05,beta=0.05`.
     #[arg(long)]
     sprt: Option<Sprt>,
-    /// Openings: `random:plies=N` (N random moves) or `book:plies=N` (a walk through the
-    /// coordinator's stored tables; not with --in-process).
+    /// Openings: `random:plies=N` (N random moves), `book:plies=N` (a walk through the
+    /// coordinator's stored tables), `file:PATH` (a suite: one position or move sequence a
+    /// line, played in an order shuffled by --seed, each as a pair) or
+    /// `exact:stones=N,value=win|draw|loss` (positions of N stones with that exact value for
+    /// the side to move, from the coordinator's tablebase). Book and exact: not with
+    /// --in-process.
     #[arg(long, default_value = "random:plies=2")]
     openings: OpeningSource,
+    /// End each game as soon as its position's exact value is known and score it so:
+    /// `exact` (from 20 stones on) or `exact:stones=N`; the tablebase where it covers a
+    /// position, the midsolver from 20 stones (on the cluster's workers).
+    #[arg(long, value_name = "exact[:stones=N]")]
+    adjudicate: Option<Adjudication>,
     /// Seed of the openings (and, with --in-process, of the engines).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -178,11 +187,12 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         b: b.clone(),
         pairs: args.pairs,
         sprt: args.sprt,
-        openings: args.openings,
+        openings: args.openings.clone(),
         seed: args.seed,
         accuracy: args.accuracy,
         time: args.time,
         weight: args.weight,
+        adjudicate: args.adjudicate,
     };
     plan.validate()?;
     if args.detach {
@@ -478,6 +488,7 @@ fn record_json(record: &MatchRecord) -> serde_json::Value {
                 "pair": g.pair, "opening": g.opening.to_string(), "black": g.black,
                 "white": g.white, "moves": moves, "result": g.result.to_string(),
                 "forfeit": g.forfeit.as_ref().map(forfeit_json),
+                "adjudicated": g.adjudicated.map(|source| source.name()),
                 "stderr_black": g.stderr_black, "stderr_white": g.stderr_white,
             })
         })
@@ -497,6 +508,7 @@ fn record_json(record: &MatchRecord) -> serde_json::Value {
         "accuracy": record.accuracy.as_ref().map(accuracy_json),
         "time_limit": record.time_limit, "waiting": record.waiting,
         "weight": record.weight, "pairs_leased": record.pairs_leased,
+        "adjudicate": record.adjudicate, "suite_openings": record.suite_openings,
     })
 }
 
@@ -513,6 +525,12 @@ fn print_settings(record: &MatchRecord) -> Result<()> {
     }
     if !record.time_limit.is_empty() {
         outln!("time      {} per game side, refereed", record.time_limit);
+    }
+    if record.suite_openings > 0 {
+        outln!("suite     {} openings", record.suite_openings);
+    }
+    if !record.adjudicate.is_empty() {
+        outln!("adjudicate {}", record.adjudicate);
     }
     outln!(
         "state     {} ({} of {} pairs stored, {} leased now; weight {})",
@@ -556,8 +574,16 @@ fn print_games(record: &MatchRecord) -> Result<()> {
     Ok(())
 }
 
-/// A game's forfeit (its loser and typed reason) and the engines' standard error.
+/// A game's forfeit (its loser and typed reason) or adjudication, and the engines' standard
+/// error.
 fn print_notes(game: &MatchGame) -> Result<()> {
+    if let Some(source) = game.adjudicated {
+        outln!(
+            "  adjudicated by the {}: the exact value of its last position is {}",
+            source.name(),
+            game.result
+        );
+    }
     if let Some(forfeit) = &game.forfeit {
         outln!(
             "  forfeit: {} lost ({}): {}",

@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
-use pentago::{NamedPlayer, OpeningSource, Record, TimeLimit, TournamentKind};
+use pentago::{Adjudication, NamedPlayer, OpeningSource, Record, TimeLimit, TournamentKind};
 use pentagrid_client::tournaments::{self, Tournament, TournamentPlan};
 use serde_json::json;
 
@@ -39,9 +39,15 @@ enum TournamentCommand {
         /// Game pairs per match.
         #[arg(long, default_value_t = 20)]
         pairs: u64,
-        /// Openings: `random:plies=N` or `book:plies=N`; every match plays the same ones.
+        /// Openings: `random:plies=N`, `book:plies=N`, `file:PATH` (a suite, one position or
+        /// move sequence a line) or `exact:stones=N,value=win|draw|loss` (see `match
+        /// --openings`); every match plays the same ones.
         #[arg(long, default_value = "random:plies=2")]
         openings: OpeningSource,
+        /// End each game as soon as its position's exact value is known: `exact` (from 20
+        /// stones on) or `exact:stones=N` (see `match --adjudicate`).
+        #[arg(long, value_name = "exact[:stones=N]")]
+        adjudicate: Option<Adjudication>,
         /// Seed of the openings.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -93,6 +99,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
             players,
             pairs,
             openings,
+            adjudicate,
             seed,
             time,
             detach,
@@ -105,9 +112,10 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
                 kind: *kind,
                 players: players.clone(),
                 pairs: *pairs,
-                openings: *openings,
+                openings: openings.clone(),
                 seed: *seed,
                 time: *time,
+                adjudicate: *adjudicate,
             };
             let follow = Follow {
                 detach: *detach,

@@ -297,6 +297,8 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         pairs: record.pairs,
         sprt: record.sprt,
         openings: record.openings,
+        suite_openings: record.opening_positions.len() as u32,
+        adjudicate: record.adjudicate,
         seed: record.seed,
         pairs_done: record.pairs_done,
         wins: score.games.wins,
@@ -326,6 +328,10 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
                 forfeit: game.forfeit.as_ref().map(pentagrid_proto::forfeit_to_wire),
                 stderr_black: game.stderr_black,
                 stderr_white: game.stderr_white,
+                adjudicated: game
+                    .adjudicated
+                    .map(|source| source.name().to_owned())
+                    .unwrap_or_default(),
             })
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,

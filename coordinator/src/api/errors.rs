@@ -14,6 +14,7 @@ use crate::deep::DeepError;
 use crate::identity::{BadResultId, BadWorkerId};
 use crate::ingest::SubmitError;
 use crate::jobs::{FailureError, JobError, WatchError};
+use crate::match_openings::OpeningsError;
 use crate::matches::MatchError;
 use crate::puzzles::PuzzleError;
 use crate::store::StoreError;
@@ -190,7 +191,19 @@ impl From<MatchError> for Status {
             | MatchError::AccuracyStonesOutOfRange(_)
             | MatchError::EngineNeedsTimeLimit(_)
             | MatchError::WeightOutOfRange(_)
+            | MatchError::SuiteMismatch { .. }
+            | MatchError::FinishedOpening { .. }
+            | MatchError::Openings(OpeningsError::NoneFound { .. })
             | MatchError::Page(_) => invalid(error.to_string()),
+            MatchError::Openings(OpeningsError::NotCovered { .. }) => error_status(
+                Code::FailedPrecondition,
+                ErrorReason::Unspecified,
+                error.to_string(),
+            ),
+            MatchError::Openings(OpeningsError::Store(error)) => error.into(),
+            MatchError::Openings(OpeningsError::Table(_)) => {
+                error_status(Code::Internal, ErrorReason::Unspecified, error.to_string())
+            }
             MatchError::NotFound(_) | MatchError::NoTournament { .. } => not_found(&error),
             MatchError::NotRunning { .. } => error_status(
                 Code::FailedPrecondition,

@@ -16,7 +16,8 @@ pub mod watches;
 use std::sync::Arc;
 
 use pentago::{
-    DIFFICULTY_LABELS, NamedPlayer, OpeningSource, Position, Sprt, Theme, TimeLimit, UctConfig,
+    Adjudication, DIFFICULTY_LABELS, NamedPlayer, OpeningSource, Position, Sprt, Theme, TimeLimit,
+    UctConfig,
 };
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
@@ -330,6 +331,15 @@ impl CoordinatorApi for Service {
             openings: match r.openings.as_str() {
                 "" => OpeningSource::default(),
                 text => parse("opening source", text)?,
+            },
+            opening_positions: r
+                .opening_positions
+                .iter()
+                .map(|text| parse::<Position>("opening position", text))
+                .collect::<Result<_, _>>()?,
+            adjudicate: match r.adjudicate.as_str() {
+                "" => None,
+                text => Some(parse::<Adjudication>("adjudication", text)?),
             },
             seed: r.seed,
             accuracy_stones: r.accuracy_stones,

@@ -99,6 +99,7 @@ mod tests {
             b: b.parse().unwrap(),
             accuracy_stones: None,
             time: Some("move:1".parse().unwrap()),
+            adjudicate: None,
         }
     }
 

@@ -732,6 +732,7 @@ mod tests {
             b: pentago::Player::Random,
             accuracy_stones: None,
             time: None,
+            adjudicate: None,
         };
         assert!(matches!(
             queue.submit(vec![pair]).await,

@@ -639,6 +639,7 @@ mod tests {
             b: pentago::Player::Random,
             accuracy_stones: None,
             time: None,
+            adjudicate: None,
         };
         Job::queued(task, 0)
     }

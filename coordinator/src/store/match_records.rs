@@ -74,6 +74,14 @@ pub struct StoredMatch {
     /// (and matches stored before time limits existed read so).
     #[prost(string, tag = "19")]
     pub time_limit: String,
+    /// A `file:` opening suite's positions (position notation), as the client sent them;
+    /// empty for every other opening source (and matches stored before suites existed).
+    #[prost(string, repeated, tag = "22")]
+    pub opening_positions: Vec<String>,
+    /// The adjudication of every game (text form: `exact:stones=N`); empty: none (and
+    /// matches stored before adjudication existed read so).
+    #[prost(string, tag = "23")]
+    pub adjudicate: String,
     /// The match's share of the workers among running matches; 0 (and matches stored before
     /// weights existed) reads as 1.
     #[prost(uint32, tag = "20")]
@@ -233,6 +241,8 @@ impl From<&StoredMatch> for MatchRecord {
             time_limit: stored.time_limit.clone(),
             weight: stored.weight(),
             control: stored.control(),
+            opening_positions: stored.opening_positions.clone(),
+            adjudicate: stored.adjudicate.clone(),
         }
     }
 }
@@ -256,6 +266,8 @@ impl StoredMatch {
             time_limit: record.time_limit.clone(),
             weight: record.weight,
             control: control_number(record.control),
+            opening_positions: record.opening_positions.clone(),
+            adjudicate: record.adjudicate.clone(),
             ..StoredMatch::default()
         }
     }
@@ -307,6 +319,42 @@ impl StoredPair {
 mod tests {
     use super::*;
     use prost::Message;
+
+    /// A match record as stored before opening suites and adjudication existed (tags 1 to
+    /// 19; these four are all it set), written out byte by byte: the bytes such a coordinator left on disk.
+    #[test]
+    fn a_match_stored_before_suites_and_adjudication_still_opens() {
+        let mut old = Vec::new();
+        for (tag, text) in [
+            (1u8, "uct:playouts=50"),
+            (2, "random"),
+            (5, "random:plies=2"),
+        ] {
+            old.extend([tag << 3 | 2, text.len() as u8]);
+            old.extend(text.as_bytes());
+        }
+        old.extend([3 << 3, 4]); // pairs 4
+        let record = MatchRecord::from(&StoredMatch::decode(old.as_slice()).unwrap());
+        assert_eq!((record.a.as_str(), record.pairs), ("uct:playouts=50", 4));
+        assert_eq!(record.openings, "random:plies=2");
+        assert!(record.opening_positions.is_empty());
+        assert_eq!(record.adjudicate, "");
+
+        let suite = MatchRecord {
+            openings: "file:s.txt".into(),
+            opening_positions: vec![
+                "start".into(),
+                "....../....../..x.../....../....../......".into(),
+            ],
+            adjudicate: "exact:stones=20".into(),
+            ..record
+        };
+        let stored = StoredMatch::new_match(&suite);
+        let read =
+            MatchRecord::from(&StoredMatch::decode(stored.encode_to_vec().as_slice()).unwrap());
+        assert_eq!(read.opening_positions, suite.opening_positions);
+        assert_eq!(read.adjudicate, suite.adjudicate);
+    }
 
     #[test]
     fn a_match_adds_up_accuracy_and_one_stored_without_it_reads_as_unmeasured() {

@@ -5,7 +5,7 @@
 //! happens to equal the one `pentagrid.v1` job specs had, so databases written before the split
 //! read unchanged.)
 
-use pentago::{Player, Position, TimeLimit, UctConfig};
+use pentago::{Adjudication, Player, Position, TimeLimit, UctConfig};
 use pentagrid_model::{FieldError, MAX_SOLITAIRE_DEALS, Task, parse_field};
 use thiserror::Error;
 
@@ -240,6 +240,10 @@ pub struct StoredPairTask {
     /// stored before time limits existed read so).
     #[prost(string, tag = "7")]
     pub time_limit: String,
+    /// The adjudication of each game (text form: `exact:stones=N`); empty: none (and pairs
+    /// stored before adjudication existed read so).
+    #[prost(string, tag = "8")]
+    pub adjudicate: String,
 }
 
 /// Puzzle candidates (position, source) and the longest mate looked for.
@@ -312,6 +316,7 @@ impl From<&Task> for StoredTask {
                 b,
                 accuracy_stones,
                 time,
+                adjudicate,
             } => StoredTaskKind::Pair(StoredPairTask {
                 match_id: *match_id,
                 pair: *pair,
@@ -320,6 +325,7 @@ impl From<&Task> for StoredTask {
                 b: b.to_string(),
                 accuracy_stones: *accuracy_stones,
                 time_limit: time.map(|t| t.to_string()).unwrap_or_default(),
+                adjudicate: adjudicate.map(|a| a.to_string()).unwrap_or_default(),
             }),
             Task::Verify {
                 candidates,
@@ -405,6 +411,10 @@ impl TryFrom<&StoredTask> for Task {
                 time: match p.time_limit.as_str() {
                     "" => None,
                     text => Some(parse_field::<TimeLimit>("time limit", text)?),
+                },
+                adjudicate: match p.adjudicate.as_str() {
+                    "" => None,
+                    text => Some(parse_field::<Adjudication>("adjudication", text)?),
                 },
             },
             StoredTaskKind::Verify(v) => Task::Verify {
@@ -507,12 +517,20 @@ pub struct StoredGame {
     /// The end of white's.
     #[prost(string, tag = "8")]
     pub stderr_white: String,
+    /// Adjudicated games: where the exact value came from (`table`, `midsolver`); empty for
+    /// games played out or forfeited (and games stored before adjudication existed).
+    #[prost(string, tag = "9")]
+    pub adjudicated: String,
 }
 
 impl From<StoredGame> for crate::game::Game {
     fn from(stored: StoredGame) -> crate::game::Game {
         crate::game::Game {
             forfeit: stored.forfeit.as_ref().and_then(StoredForfeit::read),
+            // A source that no longer reads back reads as none, as a forfeit does.
+            adjudicated: pentagrid_proto::adjudication_source_of_wire(&stored.adjudicated)
+                .ok()
+                .flatten(),
             start: stored.start,
             moves: stored.moves,
             result: stored.result,
@@ -533,6 +551,10 @@ impl From<&crate::game::Game> for StoredGame {
             black: game.black.clone(),
             white: game.white.clone(),
             forfeit: game.forfeit.as_ref().map(StoredForfeit::from),
+            adjudicated: game
+                .adjudicated
+                .map(|source| source.name().to_owned())
+                .unwrap_or_default(),
             stderr_black: game.stderr_black.clone(),
             stderr_white: game.stderr_white.clone(),
         }
@@ -734,6 +756,7 @@ mod tests {
                 b: Player::Random,
                 accuracy_stones: None,
                 time: Some("move:0.5".parse().unwrap()),
+                adjudicate: Some("exact:stones=24".parse().unwrap()),
             },
             Task::Solve {
                 position: Position::START,

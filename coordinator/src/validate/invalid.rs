@@ -1,7 +1,7 @@
 //! Why a result is refused: one variant per refusal, with the data that shows it. Tests and
 //! callers match on the variants; the wire status is chosen in `api/errors.rs`.
 
-use pentago::{Color, Move, PlayError, Position, Status, Value};
+use pentago::{Color, Move, PlayError, Position, SolveMethod, Status, Value};
 use thiserror::Error;
 
 use super::MAX_RESULT_SECONDS;
@@ -153,6 +153,27 @@ pub enum InvalidResult {
     /// Forfeits or engine output for a pair that was not refereed (it has no time limit).
     #[error("game notes for a pair without a time limit")]
     NotesUnrefereed,
+    /// An adjudicated game in a pair whose job did not ask for adjudication.
+    #[error("an adjudicated game, but the job did not ask for adjudication")]
+    AdjudicationNotAsked,
+    /// A game both forfeited and adjudicated.
+    #[error("a game both forfeited and adjudicated")]
+    ForfeitedAndAdjudicated,
+    /// An adjudication after the game was over, below the job's stone count, or from a source
+    /// that does not value such a position.
+    #[error("no adjudication by {} at {position} ({} stones)", by.name(), position.stone_count())]
+    BadAdjudication {
+        /// The last position of the game.
+        position: Position,
+        /// Where the value is said to come from.
+        by: SolveMethod,
+    },
+    /// An adjudicated game reported as still in progress.
+    #[error("an adjudicated game's result must be a win or a draw")]
+    AdjudicatedOngoing,
+    /// An adjudicated game with moves past its end.
+    #[error("an adjudicated game goes on after it was over ({0})")]
+    AdjudicatedGameOver(Position),
     /// One game of a pair (`game` counted from 1) is wrong.
     #[error("game {game}: {error}")]
     PairGame {

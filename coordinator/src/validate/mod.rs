@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+mod adjudicated;
 mod deep;
 mod forfeit;
 mod invalid;
@@ -359,11 +360,12 @@ fn pair_effect(
         b,
         accuracy_stones,
         time,
+        adjudicate,
     } = task
     else {
         return Err(InvalidResult::WrongKind);
     };
-    if time.is_none() && notes.iter().any(|note| !note.is_empty()) {
+    if time.is_none() && notes.iter().any(GameNote::is_refereed) {
         return Err(InvalidResult::NotesUnrefereed);
     }
     let mut played = Vec::with_capacity(2);
@@ -373,9 +375,15 @@ fn pair_effect(
     {
         let [black, white] = forfeit::players_of(index, a, b);
         let note = &notes[index];
-        match &note.forfeit {
-            None => replay(opening, moves, *result).map(drop),
-            Some(lost) => forfeit::check_forfeited(opening, moves, *result, lost, [black, white]),
+        match (&note.forfeit, note.adjudicated) {
+            (None, None) => replay(opening, moves, *result).map(drop),
+            (Some(lost), None) => {
+                forfeit::check_forfeited(opening, moves, *result, lost, [black, white])
+            }
+            (None, Some(source)) => {
+                adjudicated::check_adjudicated(opening, moves, *result, source, *adjudicate)
+            }
+            (Some(_), Some(_)) => Err(InvalidResult::ForfeitedAndAdjudicated),
         }
         .map_err(|error| InvalidResult::PairGame {
             game: index + 1,
@@ -387,6 +395,7 @@ fn pair_effect(
             black: black.to_string(),
             white: white.to_string(),
             forfeit: note.forfeit.clone(),
+            adjudicated: note.adjudicated,
             stderr_black,
             stderr_white,
             ..played_game(opening, moves, *result)

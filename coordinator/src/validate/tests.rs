@@ -187,6 +187,7 @@ fn a_pair_accuracy_report_must_match_its_games() {
         b: Player::Random,
         accuracy_stones,
         time: None,
+        adjudicate: None,
     };
     let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
     let truth = MatchAccuracy {

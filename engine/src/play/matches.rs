@@ -11,10 +11,12 @@ use thiserror::Error;
 use crate::board::color::Color;
 use crate::board::position::Position;
 use crate::board::status::Status;
+use crate::play::adjudication::Adjudicated;
 use crate::play::player::Player;
 use crate::play::rating::{Pentanomial, Sprt, SprtDecision, Trinomial};
-use crate::play::selfplay::{GameRecord, play_game};
+use crate::play::selfplay::{GameRecord, play_game_judged};
 use crate::search::playout::{seeded_rng, splitmix64};
+use crate::search::value::Value;
 
 /// An opening reached by `plies` uniformly random moves from the start with `seed`, avoiding
 /// positions where the game is over or the side to move can win at once.
@@ -36,8 +38,9 @@ pub fn random_opening(seed: u64, plies: u32) -> Position {
     position
 }
 
-/// Where a match's openings come from. Text form (stable): `random:plies=N` or `book:plies=N`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// Where a match's openings come from. Text form (stable): `random:plies=N`, `book:plies=N`,
+/// `file:PATH` or `exact:stones=N,value=win|draw|loss`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpeningSource {
     /// `plies` uniformly random moves ([`random_opening`]).
     Random {
@@ -49,6 +52,21 @@ pub enum OpeningSource {
     Book {
         /// Moves played.
         plies: u32,
+    },
+    /// A suite of positions read from a file by the client (see [`crate::parse_suite`]); the
+    /// positions travel with the match, which plays them in an order shuffled by its seed
+    /// (see [`crate::suite_openings`]).
+    File {
+        /// The file as the user named it (for people: the match does not read it).
+        path: String,
+    },
+    /// Positions of `stones` stones whose exact value for the side to move is `value`, drawn
+    /// reproducibly from the match's seed among those an exact table covers.
+    Exact {
+        /// Stones on the board.
+        stones: u32,
+        /// The exact value for the side to move.
+        value: Value,
     },
 }
 
@@ -66,13 +84,20 @@ impl fmt::Display for OpeningSource {
         match self {
             OpeningSource::Random { plies } => write!(f, "random:plies={plies}"),
             OpeningSource::Book { plies } => write!(f, "book:plies={plies}"),
+            OpeningSource::File { path } => write!(f, "file:{path}"),
+            OpeningSource::Exact { stones, value } => {
+                write!(f, "exact:stones={stones},value={}", value.name())
+            }
         }
     }
 }
 
 /// An opening source text that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("bad opening source {text:?}: {why} (expected random:plies=N or book:plies=N)")]
+#[error(
+    "bad opening source {text:?}: {why} (expected random:plies=N, book:plies=N, file:PATH or \
+     exact:stones=N,value=win|draw|loss)"
+)]
 pub struct ParseOpeningSourceError {
     /// The text.
     pub text: String,
@@ -89,22 +114,52 @@ impl FromStr for OpeningSource {
             why: why.to_owned(),
         };
         let (kind, options) = text.split_once(':').unwrap_or((text, ""));
-        let mut plies = 2;
+        if kind == "file" {
+            return match options {
+                "" => Err(error("file: needs a path")),
+                path => Ok(OpeningSource::File {
+                    path: path.to_owned(),
+                }),
+            };
+        }
+        let (mut plies, mut stones, mut value) = (None, None, None);
         for option in options.split(',').filter(|o| !o.is_empty()) {
             match option.split_once('=') {
-                Some(("plies", n)) => {
-                    plies = n
-                        .parse()
-                        .ok()
-                        .filter(|p| *p <= MAX_OPENING_PLIES)
-                        .ok_or_else(|| error("plies must be a number from 0 to 20"))?;
+                Some(("plies", n)) if kind != "exact" => {
+                    plies = Some(
+                        n.parse()
+                            .ok()
+                            .filter(|p| *p <= MAX_OPENING_PLIES)
+                            .ok_or_else(|| error("plies must be a number from 0 to 20"))?,
+                    );
+                }
+                Some(("stones", n)) if kind == "exact" => {
+                    stones = Some(
+                        n.parse()
+                            .ok()
+                            .filter(|s| *s < 36)
+                            .ok_or_else(|| error("stones must be a number from 0 to 35"))?,
+                    );
+                }
+                Some(("value", v)) if kind == "exact" => {
+                    value = Some(match v {
+                        "win" => Value::Win,
+                        "draw" => Value::Draw,
+                        "loss" => Value::Loss,
+                        _ => return Err(error("value must be win, draw or loss")),
+                    });
                 }
                 _ => return Err(error(&format!("unknown option {option:?}"))),
             }
         }
+        let plies = plies.unwrap_or(2);
         match kind {
             "random" => Ok(OpeningSource::Random { plies }),
             "book" => Ok(OpeningSource::Book { plies }),
+            "exact" => Ok(OpeningSource::Exact {
+                stones: stones.ok_or_else(|| error("exact needs stones=N"))?,
+                value: value.ok_or_else(|| error("exact needs value=win, draw or loss"))?,
+            }),
             _ => Err(error(&format!("unknown source {kind:?}"))),
         }
     }
@@ -147,15 +202,31 @@ pub fn play_pair(
     seed: u64,
     threads: usize,
 ) -> PairResult {
-    let first = play_game(opening, a, b, splitmix64(seed), threads);
-    let second = play_game(opening, b, a, splitmix64(seed ^ 1), threads);
+    play_pair_judged(opening, a, b, seed, threads, &mut |_| None).0
+}
+
+/// [`play_pair`] with each game stopped as soon as `judge` values a position (see
+/// [`play_game_judged`]), with each game's verdict.
+#[must_use]
+pub fn play_pair_judged(
+    opening: &Position,
+    a: &Player,
+    b: &Player,
+    seed: u64,
+    threads: usize,
+    judge: &mut dyn FnMut(&Position) -> Option<Adjudicated>,
+) -> (PairResult, [Option<Adjudicated>; 2]) {
+    let (first, first_verdict) = play_game_judged(opening, a, b, splitmix64(seed), threads, judge);
+    let (second, second_verdict) =
+        play_game_judged(opening, b, a, splitmix64(seed ^ 1), threads, judge);
     let a_points =
         game_points(first.result, Color::Black) + game_points(second.result, Color::White);
-    PairResult {
+    let pair = PairResult {
         opening: *opening,
         games: [first, second],
         a_points,
-    }
+    };
+    (pair, [first_verdict, second_verdict])
 }
 
 /// A's results so far, by game and by pair.
@@ -236,7 +307,14 @@ mod tests {
 
     #[test]
     fn opening_sources_parse_and_print() {
-        for text in ["random:plies=0", "random:plies=2", "book:plies=20"] {
+        for text in [
+            "random:plies=0",
+            "random:plies=2",
+            "book:plies=20",
+            "file:suites/a b.txt",
+            "exact:stones=5,value=draw",
+            "exact:stones=20,value=win",
+        ] {
             let source: OpeningSource = text.parse().unwrap();
             assert_eq!(source.to_string(), text);
         }
@@ -247,6 +325,13 @@ mod tests {
             "random:plies=x",
             "book:depth=3",
             "tree:plies=2",
+            "file:",
+            "exact:stones=5",
+            "exact:value=win",
+            "exact:stones=36,value=win",
+            "exact:stones=5,value=won",
+            "exact:plies=2,stones=5,value=win",
+            "random:stones=5",
         ] {
             assert!(bad.parse::<OpeningSource>().is_err(), "{bad}");
         }

@@ -4,6 +4,7 @@
 //! Built on the board and search layers; the cluster runs these as jobs.
 
 pub(crate) mod accuracy;
+pub(crate) mod adjudication;
 pub(crate) mod candidates;
 pub(crate) mod clock;
 pub mod gtp;
@@ -16,6 +17,7 @@ pub(crate) mod rating;
 pub(crate) mod record;
 pub(crate) mod selfplay;
 pub(crate) mod sprt_stop;
+pub(crate) mod suite;
 pub(crate) mod themes;
 pub(crate) mod time_limit;
 pub(crate) mod tournament;

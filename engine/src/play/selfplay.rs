@@ -6,6 +6,7 @@ use crate::board::color::Color;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::status::Status;
+use crate::play::adjudication::Adjudicated;
 use crate::play::player::Player;
 use crate::search::playout::splitmix64;
 
@@ -32,9 +33,33 @@ pub fn play_game(
     seed: u64,
     threads: usize,
 ) -> GameRecord {
+    play_game_judged(start, black, white, seed, threads, &mut |_| None).0
+}
+
+/// [`play_game`], stopped as soon as `judge` gives a position's exact value (each position is
+/// asked before its move, the start too): the result is then that value's, and the verdict
+/// comes back with the game.
+#[must_use]
+pub fn play_game_judged(
+    start: &Position,
+    black: &Player,
+    white: &Player,
+    seed: u64,
+    threads: usize,
+    judge: &mut dyn FnMut(&Position) -> Option<Adjudicated>,
+) -> (GameRecord, Option<Adjudicated>) {
     let mut position = *start;
     let mut moves = Vec::new();
     while !position.is_over() {
+        if let Some(verdict) = judge(&position) {
+            let result = verdict.status(position.side_to_move());
+            let record = GameRecord {
+                start: *start,
+                moves,
+                result,
+            };
+            return (record, Some(verdict));
+        }
         let player = match position.side_to_move() {
             Color::Black => black,
             Color::White => white,
@@ -47,11 +72,12 @@ pub fn play_game(
         position = position.play_unchecked(mv);
         moves.push(mv);
     }
-    GameRecord {
+    let record = GameRecord {
         start: *start,
         moves,
         result: position.status(),
-    }
+    };
+    (record, None)
 }
 
 #[cfg(test)]

@@ -290,6 +290,8 @@ mod tests {
             score,
             pair_points,
             time_limit: String::new(),
+            suite_openings: 0,
+            adjudicate: String::new(),
             waiting: None,
             weight: 1,
             pairs_leased: 0,

@@ -232,6 +232,8 @@ mod tests {
             score: MatchScore::from_counts(wins, 0, 4 - wins, &[]),
             pair_points: Vec::new(),
             time_limit: String::new(),
+            suite_openings: 0,
+            adjudicate: String::new(),
             waiting: None,
             weight: 1,
             pairs_leased: 0,

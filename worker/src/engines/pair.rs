@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use pentago::{Color, PairResult, Player, Position, TimeLimit, game_points, splitmix64};
+use pentago::{
+    Adjudication, Color, PairResult, Player, Position, TimeLimit, game_points, splitmix64,
+};
 use pentagrid_proto::{GameForfeit, GameNote, LossReason, Outcome, clip_note};
 use thiserror::Error;
 
@@ -106,6 +108,8 @@ pub struct RefereedPair<'a> {
     pub time: TimeLimit,
     /// Judge moves from positions with this many stones on against perfect play.
     pub accuracy_stones: Option<u32>,
+    /// End each game as soon as its position's exact value is known.
+    pub adjudicate: Option<Adjudication>,
 }
 
 /// One side of the pair: a built-in player or this job's process of an engine.
@@ -148,6 +152,7 @@ impl RefereedPair<'_> {
             restart: settings.restart,
             // An engine gets the job's threads where its dialect can be told them.
             engine_threads: Some(threads),
+            adjudicate: self.adjudicate,
             ..RefereeOptions::default()
         };
         // Each side its own process, even when A and B are the same engine.
@@ -175,6 +180,7 @@ impl RefereedPair<'_> {
                 reason: loss_reason(&f.reason),
                 detail: clip_note(f.reason.to_string()),
             }),
+            adjudicated: game.adjudicated.map(|v| v.source),
             stderr: game.stderr.map(clip_note),
         });
         let records = games.map(|game| game.record);

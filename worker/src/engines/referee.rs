@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use pentago::{
-    Budget, Clock, Color, GameRecord, Move, Player, Position, SafetyMargin, Status, TimeLimit,
-    moves_reaching, splitmix64, think_time,
+    Adjudicated, Adjudication, Budget, Clock, Color, GameRecord, Move, Player, Position,
+    SafetyMargin, Status, TimeLimit, moves_reaching, splitmix64, think_time,
 };
 use thiserror::Error;
 
@@ -31,6 +31,8 @@ pub struct RefereeOptions {
     pub restart: bool,
     /// Threads an engine is asked to use (in a dialect that has a command for it).
     pub engine_threads: Option<usize>,
+    /// End the game as soon as its position's exact value is known.
+    pub adjudicate: Option<Adjudication>,
 }
 
 impl Default for RefereeOptions {
@@ -42,6 +44,7 @@ impl Default for RefereeOptions {
             command_timeout: Duration::from_secs(10),
             restart: false,
             engine_threads: None,
+            adjudicate: None,
         }
     }
 }
@@ -116,6 +119,8 @@ pub struct RefereedGame {
     pub record: GameRecord,
     /// Set when the game ended by a forfeit.
     pub forfeit: Option<Forfeit>,
+    /// Set when the game was adjudicated: its result is this value's.
+    pub adjudicated: Option<Adjudicated>,
     /// Seconds each side (black, white) spent on its moves, on the wall clock.
     pub seconds: [f64; 2],
     /// The end of each external engine's standard error during the game (black, white).
@@ -290,6 +295,7 @@ struct Game {
     moves: Vec<Move>,
     clocks: [Clock; 2],
     seconds: [f64; 2],
+    adjudicated: Option<Adjudicated>,
 }
 
 impl RefereeOptions {
@@ -313,6 +319,7 @@ impl RefereeOptions {
             moves: Vec::new(),
             clocks: [initial, initial],
             seconds: [0.0; 2],
+            adjudicated: None,
         };
         let forfeit = self
             .run(&mut sides, &mut game, &opening, seed, threads)
@@ -335,9 +342,10 @@ impl RefereeOptions {
             Contestant::Engine(engine) => engine.take_stderr(),
             Contestant::BuiltIn(_) => String::new(),
         });
-        let result = match &forfeit {
-            Some(f) => Status::Won(f.loser.opponent()),
-            None => game.position.status(),
+        let result = match (&forfeit, game.adjudicated) {
+            (Some(f), _) => Status::Won(f.loser.opponent()),
+            (None, Some(verdict)) => verdict.status(game.position.side_to_move()),
+            (None, None) => game.position.status(),
         };
         Ok(RefereedGame {
             record: GameRecord {
@@ -346,6 +354,7 @@ impl RefereeOptions {
                 result,
             },
             forfeit,
+            adjudicated: game.adjudicated,
             seconds: game.seconds,
             stderr,
         })
@@ -368,6 +377,13 @@ impl RefereeOptions {
             }
         }
         while !game.position.is_over() {
+            if let Some(verdict) = self
+                .adjudicate
+                .and_then(|adj| crate::accuracy::adjudicate(&adj, &game.position))
+            {
+                game.adjudicated = Some(verdict);
+                return Ok(());
+            }
             let colour = game.position.side_to_move();
             let seed = splitmix64(seed.wrapping_add(game.moves.len() as u64));
             let side = &mut sides[colour as usize];
