@@ -72,6 +72,11 @@ fn main() -> std::process::ExitCode {
                         None => output::errln!("error: the coordinator is unreachable: {error}"),
                     }
                 }
+                Some(error @ pentagrid_client::ClientError::Rpc(_))
+                    if error.reason() == pentagrid_client::RefusalReason::NotFound =>
+                {
+                    output::errln!("error: not found: {error}");
+                }
                 Some(error @ pentagrid_client::ClientError::Rpc(_)) => {
                     output::errln!("error: the coordinator refused: {error}");
                 }
@@ -172,9 +177,18 @@ mod tests {
         ("coordinator", "a service: it runs until stopped and logs"),
         ("worker", "a service: it runs until stopped and logs"),
         ("serve", "a service: it runs until stopped and logs"),
-        ("gtp", "speaks its text protocol on standard input and output"),
-        ("book export", "prints the rows themselves, in the --format chosen"),
-        ("puzzles export", "prints the collection itself, in the --format chosen"),
+        (
+            "gtp",
+            "speaks its text protocol on standard input and output",
+        ),
+        (
+            "book export",
+            "prints the rows themselves, in the --format chosen",
+        ),
+        (
+            "puzzles export",
+            "prints the collection itself, in the --format chosen",
+        ),
         ("games export", "prints the game records themselves"),
     ];
 

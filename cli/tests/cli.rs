@@ -357,9 +357,23 @@ fn run_plays_a_campaign_and_keeps_its_database() {
     let mut json_args = args.to_vec();
     json_args.push("--json");
     let again: serde_json::Value = serde_json::from_str(&ok(&json_args)).unwrap();
-    assert_eq!((again["games_stored"].as_u64(), again["games_total"].as_u64()), (Some(6), Some(12)), "{again}");
-    assert_eq!(again["studies"].as_array().map(Vec::len), Some(2), "{again}");
-    assert!(again["start"].is_object() && again["steps"].is_array(), "{again}");
+    assert_eq!(
+        (
+            again["games_stored"].as_u64(),
+            again["games_total"].as_u64()
+        ),
+        (Some(6), Some(12)),
+        "{again}"
+    );
+    assert_eq!(
+        again["studies"].as_array().map(Vec::len),
+        Some(2),
+        "{again}"
+    );
+    assert!(
+        again["start"].is_object() && again["steps"].is_array(),
+        "{again}"
+    );
     fails(&["run", "--games", "0"], "");
 }
 
@@ -661,8 +675,16 @@ fn proofs_are_written_checked_and_tampering_is_caught() {
     let checked: serde_json::Value =
         serde_json::from_str(&ok(&["check-proof", path, "--json", "--leaves", "all"])).unwrap();
     assert_eq!(
-        (&checked["valid"], &checked["value"], &checked["leaves_resolved"]),
-        (&serde_json::json!(true), &serde_json::json!("win"), &checked["leaves"]),
+        (
+            &checked["valid"],
+            &checked["value"],
+            &checked["leaves_resolved"]
+        ),
+        (
+            &serde_json::json!(true),
+            &serde_json::json!("win"),
+            &checked["leaves"]
+        ),
         "{checked}"
     );
     // Drop the last win node: some defender reply is no longer answered.

@@ -77,7 +77,12 @@ fn cancel_answers_per_id_and_client_commands_print_json() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|j| (j["job_id"].as_u64().unwrap(), j["outcome"].as_str().unwrap()))
+        .map(|j| {
+            (
+                j["job_id"].as_u64().unwrap(),
+                j["outcome"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         outcomes,
@@ -114,8 +119,21 @@ fn an_unreachable_coordinator_is_named_in_the_error() {
     // Nobody listens on port 1.
     let url = "http://127.0.0.1:1";
     for args in [
-        vec!["status", "--coordinator", url, "--token-file", token.to_str().unwrap()],
-        vec!["cancel", "5", "--coordinator", url, "--token-file", token.to_str().unwrap()],
+        vec![
+            "status",
+            "--coordinator",
+            url,
+            "--token-file",
+            token.to_str().unwrap(),
+        ],
+        vec![
+            "cancel",
+            "5",
+            "--coordinator",
+            url,
+            "--token-file",
+            token.to_str().unwrap(),
+        ],
         vec!["health", "--coordinator", url, "--timeout", "2"],
     ] {
         let out = pentagrid(&args);

@@ -119,8 +119,9 @@ pub fn run(args: &CheckProofArgs) -> Result<()> {
 
 /// Writes the leaves with their claims to `path` (the `--leaves-out` format).
 fn write_leaves(path: &Path, leaves: &[(Position, ValueBounds)]) -> Result<()> {
-    let mut out =
-        String::from("# pentagrid-leaf-claims 1\n# position lower upper (1 win, 0 draw, -1 loss)\n");
+    let mut out = String::from(
+        "# pentagrid-leaf-claims 1\n# position lower upper (1 win, 0 draw, -1 loss)\n",
+    );
     for (position, bounds) in leaves {
         out.push_str(&format!(
             "{position} {} {}\n",

@@ -9,14 +9,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use pentago::{Player, Position, UctConfig};
+use pentagrid_client::book::BookTables;
 use pentagrid_client::campaign::{CampaignPlan, CampaignProgress, CampaignReport, campaign};
 use pentagrid_client::status::ClusterStatus;
-use pentagrid_client::book::BookTables;
 use pentagrid_client::{book, jobs};
-use serde_json::json;
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_web::{BookCacheSettings, ExactValues};
+use serde_json::json;
 
 use super::book::print_book;
 use super::cluster::{open_check, runtime, shutdown_signal};
@@ -163,7 +163,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         };
         let pages = write_studies(&report, &args.db)?;
         if args.json {
-            outln!("{}", summary.json(collection, &args.db, &start_book, &pages));
+            outln!(
+                "{}",
+                summary.json(collection, &args.db, &start_book, &pages)
+            );
         } else {
             summary.text()?;
             outln!(
@@ -239,6 +242,8 @@ impl Summary<'_> {
                 value
             })
             .collect();
+        let files = ["txt", "jsonl", "html"]
+            .map(|ext| db.join(format!("puzzles.{ext}")).display().to_string());
         json!({
             "jobs_done": after.jobs.done.saturating_sub(before.jobs.done),
             "jobs_failed": after.jobs.failed.saturating_sub(before.jobs.failed),
@@ -251,8 +256,7 @@ impl Summary<'_> {
             "steps": steps,
             "puzzle_round": self.report.puzzles.as_ref().map(super::puzzles::round_json),
             "puzzles": puzzles,
-            "puzzle_files": ["txt", "jsonl", "html"]
-                .map(|ext| db.join(format!("puzzles.{ext}")).display().to_string()),
+            "puzzle_files": files,
             "start": super::book::book_json(start_book),
             "studies": studies,
         })

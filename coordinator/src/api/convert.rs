@@ -121,9 +121,7 @@ pub(crate) fn cancel_jobs_response(outcomes: &[CancelOutcome]) -> v2::CancelJobs
         CancelOutcome::NotFound => v2::CancelOutcome::NotFound,
         CancelOutcome::AlreadyFinished(JobState::Done) => v2::CancelOutcome::AlreadyDone,
         CancelOutcome::AlreadyFinished(JobState::Failed) => v2::CancelOutcome::AlreadyFailed,
-        CancelOutcome::AlreadyFinished(JobState::Cancelled) => {
-            v2::CancelOutcome::AlreadyCancelled
-        }
+        CancelOutcome::AlreadyFinished(JobState::Cancelled) => v2::CancelOutcome::AlreadyCancelled,
         // `cancel_each` cancels every unfinished job it finds.
         CancelOutcome::AlreadyFinished(JobState::Queued | JobState::Leased) => {
             v2::CancelOutcome::Unspecified

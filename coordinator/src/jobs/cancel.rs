@@ -69,9 +69,8 @@ mod tests {
             max_attempts: 1,
             ..JobSettings::default()
         };
-        let queue =
-            JobQueue::open_alone(store.clone(), settings, Arc::new(ManualClock::default()))
-                .unwrap();
+        let queue = JobQueue::open_alone(store.clone(), settings, Arc::new(ManualClock::default()))
+            .unwrap();
         let solve = Task::Solve {
             position: Position::START,
         };

@@ -333,7 +333,13 @@ pub fn rating_list(
     let fit = fit(n, &pairings, &fixed).map_err(|e| match e {
         FitError::Singular | FitError::NotConverged => RatingError::NotConverged,
     })?;
-    Ok(assemble(&table, options, (anchor, &fixed), &component, &fit))
+    Ok(assemble(
+        &table,
+        options,
+        (anchor, &fixed),
+        &component,
+        &fit,
+    ))
 }
 
 fn assemble(
