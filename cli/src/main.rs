@@ -64,7 +64,18 @@ fn main() -> std::process::ExitCode {
         Err(error) => {
             match client_error(&error) {
                 Some(error @ pentagrid_client::ClientError::Rpc(_)) if error.is_unreachable() => {
-                    output::errln!("error: the coordinator is unreachable: {error}");
+                    match commands::tried_coordinator() {
+                        Some(url) => output::errln!(
+                            "error: the coordinator at {} is unreachable: {error}",
+                            output::peer(url)
+                        ),
+                        None => output::errln!("error: the coordinator is unreachable: {error}"),
+                    }
+                }
+                Some(error @ pentagrid_client::ClientError::Rpc(_))
+                    if error.reason() == pentagrid_client::RefusalReason::NotFound =>
+                {
+                    output::errln!("error: not found: {error}");
                 }
                 Some(error @ pentagrid_client::ClientError::Rpc(_)) => {
                     output::errln!("error: the coordinator refused: {error}");
@@ -159,5 +170,68 @@ mod tests {
     fn every_subcommand_is_well_formed() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    /// Commands without `--json`, each with why: they print no result a program would read.
+    const WITHOUT_JSON: [(&str, &str); 7] = [
+        ("coordinator", "a service: it runs until stopped and logs"),
+        ("worker", "a service: it runs until stopped and logs"),
+        ("serve", "a service: it runs until stopped and logs"),
+        (
+            "gtp",
+            "speaks its text protocol on standard input and output",
+        ),
+        (
+            "book export",
+            "prints the rows themselves, in the --format chosen",
+        ),
+        (
+            "puzzles export",
+            "prints the collection itself, in the --format chosen",
+        ),
+        ("games export", "prints the game records themselves"),
+    ];
+
+    /// Every command that runs (a leaf of the command tree, or a node that runs without a
+    /// subcommand) with its path (`book show`).
+    fn leaves(command: &clap::Command, path: &str, out: &mut Vec<(String, clap::Command)>) {
+        for sub in command.get_subcommands() {
+            let name = if path.is_empty() {
+                sub.get_name().to_owned()
+            } else {
+                format!("{path} {}", sub.get_name())
+            };
+            if sub.has_subcommands() {
+                leaves(sub, &name, out);
+            }
+            // A command with subcommands may run on its own too (`match`, beside `match show`).
+            if !sub.is_subcommand_required_set() {
+                out.push((name, sub.clone()));
+            }
+        }
+    }
+
+    /// Every command that prints a result takes `--json`; the listed exceptions exist and
+    /// lack it (a command that gains `--json` leaves the list).
+    #[test]
+    fn every_result_printing_command_takes_json() {
+        use clap::CommandFactory;
+        let mut all = Vec::new();
+        leaves(&Cli::command(), "", &mut all);
+        assert!(all.len() > 40, "{} commands", all.len());
+        for (path, command) in &all {
+            let has_json = command
+                .get_arguments()
+                .any(|a| a.get_long() == Some("json"));
+            let exempt = WITHOUT_JSON.iter().any(|(p, _)| p == path);
+            assert!(
+                has_json != exempt,
+                "`pentagrid {path}`: --json {}, listed as without it: {exempt}",
+                if has_json { "taken" } else { "missing" }
+            );
+        }
+        for (path, _) in WITHOUT_JSON {
+            assert!(all.iter().any(|(p, _)| p == path), "no command {path}");
+        }
     }
 }

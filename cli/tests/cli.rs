@@ -353,9 +353,27 @@ fn run_plays_a_campaign_and_keeps_its_database() {
         );
     }
     assert!(!out.contains("no book line"), "{out}");
-    // A second run adds to the same database.
-    let again = ok(&args);
-    assert!(again.contains("games stored  6 (total 12)"), "{again}");
+    // A second run adds to the same database; --json gives the summary as one object.
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let again: serde_json::Value = serde_json::from_str(&ok(&json_args)).unwrap();
+    assert_eq!(
+        (
+            again["games_stored"].as_u64(),
+            again["games_total"].as_u64()
+        ),
+        (Some(6), Some(12)),
+        "{again}"
+    );
+    assert_eq!(
+        again["studies"].as_array().map(Vec::len),
+        Some(2),
+        "{again}"
+    );
+    assert!(
+        again["start"].is_object() && again["steps"].is_array(),
+        "{again}"
+    );
     fails(&["run", "--games", "0"], "");
 }
 
@@ -654,6 +672,21 @@ fn proofs_are_written_checked_and_tampering_is_caught() {
     ]);
     let out = ok(&["check-proof", path]);
     assert!(out.starts_with("valid: "), "{out}");
+    let checked: serde_json::Value =
+        serde_json::from_str(&ok(&["check-proof", path, "--json", "--leaves", "all"])).unwrap();
+    assert_eq!(
+        (
+            &checked["valid"],
+            &checked["value"],
+            &checked["leaves_resolved"]
+        ),
+        (
+            &serde_json::json!(true),
+            &serde_json::json!("win"),
+            &checked["leaves"]
+        ),
+        "{checked}"
+    );
     // Drop the last win node: some defender reply is no longer answered.
     let text = std::fs::read_to_string(&file).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();

@@ -37,9 +37,17 @@ fn generated_puzzles_are_sound_unique_and_published() {
         "--count",
         "2",
         "--stored-only",
+        "--json",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
+    // The round is printed (as JSON) before the failure says why.
+    let round: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&round["found"], &round["ran_dry"]),
+        (&serde_json::json!(0), &serde_json::json!(true)),
+        "{round}"
+    );
     assert!(
         stderr.contains("only 0 of the 2 puzzles") && stderr.contains("no fresh candidates"),
         "{stderr}"

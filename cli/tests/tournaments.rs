@@ -69,6 +69,45 @@ fn a_local_round_robin_is_rated_and_reprinted() {
     assert!(text.contains("rank  player"), "{text}");
     assert!(text.contains("(anchor)"), "{text}");
 
+    // A match between two players who never met the others: a second group, ranked apart.
+    let mut apart = vec![
+        "match",
+        "--a",
+        "f20=flat:playouts=20",
+        "--b",
+        "f5=flat:playouts=5",
+        "--pairs",
+        "1",
+    ];
+    apart.extend(local);
+    ok(&apart);
+    let mut rated = vec!["ratings", "--anchor", "random"];
+    rated.extend(local);
+    let text = ok(&rated);
+    assert!(
+        text.contains("2 groups of players never linked by games"),
+        "{text}"
+    );
+    let group_two = text
+        .split("group 2\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let ranks: Vec<&str> = group_two
+        .lines()
+        .skip(1)
+        .take(2)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ranks, ["1", "2"], "{text}");
+    assert!(group_two.contains("(group anchor)"), "{text}");
+    rated.push("--json");
+    let list = last_json(&ok(&rated));
+    assert_eq!(
+        list["component_anchors"],
+        serde_json::json!(["random", "f20=flat:playouts=20"]),
+        "{list}"
+    );
+
     for (args, needle) in [
         (
             vec!["ratings", "--anchor", "nobody"],

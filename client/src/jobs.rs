@@ -81,17 +81,89 @@ fn batches(specs: impl Iterator<Item = v2::JobSpec>) -> Vec<Vec<v2::JobSpec>> {
     batches
 }
 
-/// Cancels jobs; returns how many were still unfinished.
-pub async fn cancel(client: &Client, job_ids: &[u64]) -> Result<u32> {
+/// What a cancellation did to one job, as the coordinator answered it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CancelOutcome {
+    /// It was queued or leased and is now cancelled.
+    Cancelled,
+    /// No job has this id.
+    NotFound,
+    /// It had already finished with its result applied.
+    AlreadyDone,
+    /// It had already failed for good.
+    AlreadyFailed,
+    /// It had already been cancelled.
+    AlreadyCancelled,
+    /// The coordinator gave no reason (one from before per-id answers).
+    NotSaid,
+}
+
+impl CancelOutcome {
+    /// The stable name (JSON, logs): `cancelled`, `not_found`, `already_done`,
+    /// `already_failed`, `already_cancelled`, `not_said`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CancelOutcome::Cancelled => "cancelled",
+            CancelOutcome::NotFound => "not_found",
+            CancelOutcome::AlreadyDone => "already_done",
+            CancelOutcome::AlreadyFailed => "already_failed",
+            CancelOutcome::AlreadyCancelled => "already_cancelled",
+            CancelOutcome::NotSaid => "not_said",
+        }
+    }
+
+    fn of_wire(outcome: i32) -> CancelOutcome {
+        match v2::CancelOutcome::try_from(outcome) {
+            Ok(v2::CancelOutcome::Cancelled) => CancelOutcome::Cancelled,
+            Ok(v2::CancelOutcome::NotFound) => CancelOutcome::NotFound,
+            Ok(v2::CancelOutcome::AlreadyDone) => CancelOutcome::AlreadyDone,
+            Ok(v2::CancelOutcome::AlreadyFailed) => CancelOutcome::AlreadyFailed,
+            Ok(v2::CancelOutcome::AlreadyCancelled) => CancelOutcome::AlreadyCancelled,
+            Ok(v2::CancelOutcome::Unspecified) | Err(_) => CancelOutcome::NotSaid,
+        }
+    }
+}
+
+/// What a cancellation did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cancellation {
+    /// Jobs it cancelled.
+    pub cancelled: u32,
+    /// Each requested id with what became of it, in the order asked (every outcome
+    /// [`CancelOutcome::NotSaid`] from a coordinator that gives no per-id answers).
+    pub outcomes: Vec<(u64, CancelOutcome)>,
+}
+
+/// Cancels the unfinished jobs among `job_ids`, saying for each what became of it.
+///
+/// # Errors
+///
+/// The call failed or was refused; an answer with outcomes for other ids than asked is
+/// [`ClientError::Unreadable`].
+pub async fn cancel(client: &Client, job_ids: &[u64]) -> Result<Cancellation> {
     let request = v2::CancelJobsRequest {
         job_ids: job_ids.to_vec(),
     };
-    Ok(client
-        .clone()
-        .cancel_jobs(request)
-        .await?
-        .into_inner()
-        .cancelled)
+    let answer = client.clone().cancel_jobs(request).await?.into_inner();
+    let outcomes = match answer.outcomes.len() {
+        0 => vec![CancelOutcome::NotSaid; job_ids.len()],
+        n if n == job_ids.len() => answer
+            .outcomes
+            .into_iter()
+            .map(CancelOutcome::of_wire)
+            .collect(),
+        n => {
+            return Err(ClientError::Unreadable(format!(
+                "{n} cancel outcomes for {} ids",
+                job_ids.len()
+            )));
+        }
+    };
+    Ok(Cancellation {
+        cancelled: answer.cancelled,
+        outcomes: job_ids.iter().copied().zip(outcomes).collect(),
+    })
 }
 
 /// How a batch of jobs ended, counted over exactly its own jobs.

@@ -112,14 +112,15 @@ impl PuzzleRound {
 
 impl std::fmt::Display for PuzzleRound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // No candidate checked: no rate measured.
         let rate = if self.checked == 0 {
-            0.0
+            "n/a".to_owned()
         } else {
-            100.0 * self.found as f64 / self.checked as f64
+            format!("{:.1}%", 100.0 * self.found as f64 / self.checked as f64)
         };
         write!(
             f,
-            "{} new puzzles ({} stored) from {} candidates ({rate:.1}%): {} without a mate, {} with another winning move, {} undecided",
+            "{} new puzzles ({} stored) from {} candidates ({rate}): {} without a mate, {} with another winning move, {} undecided",
             self.found, self.stored, self.checked, self.no_mate, self.not_unique, self.undecided
         )
     }

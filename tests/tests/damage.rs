@@ -405,7 +405,7 @@ fn acknowledged() -> Acknowledged {
             .await
             .unwrap();
         let cancelled = pentagrid_client::jobs::cancel(&client, &ids).await.unwrap();
-        assert_eq!(cancelled as usize, CANCELLED);
+        assert_eq!(cancelled.cancelled as usize, CANCELLED);
         let row = pentagrid_client::book::ExportRow {
             position,
             mv,

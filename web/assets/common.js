@@ -46,7 +46,12 @@ function count(n) {
 /** An Elo with its interval: `+12.3 [−4.0, +28.7]` (unbounded ends shown as ∞). */
 function eloText(estimate) {
   if (!estimate) return "—";
-  const signed = (x) => (x === null ? "∞" : (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(1));
+  // A value that rounds to zero reads +0.0, never −0.0.
+  const signed = (x) => {
+    if (x === null) return "∞";
+    const digits = Math.abs(x).toFixed(1);
+    return (x < 0 && Number(digits) !== 0 ? "−" : "+") + digits;
+  };
   const low = estimate.low === null ? "−∞" : signed(estimate.low);
   const high = estimate.high === null ? "+∞" : signed(estimate.high);
   return `${signed(estimate.elo)} [${low}, ${high}]`;

@@ -10,17 +10,25 @@ const MATCH_STATES = {
   complete: "complete", stopped: "stopped",
 };
 
+// The rating table: one body per group of players linked by games, each ranked on its own
+// (players never linked cannot be compared, so they are never ranked in one list).
 function ratingRows(list) {
   const head = el("thead", {}, el("tr", {}, el("th", { class: "num" }, "rank"), el("th", {}, "player"),
     el("th", {}, "Elo, 95% interval"), el("th", { class: "num" }, "games"), el("th", { class: "num" }, "score")));
-  const body = el("tbody", {}, list.players.map((p) => el("tr", { "data-player": p.name },
+  const groups = list.components.length;
+  const anchors = list.component_anchors || [];
+  const row = (p) => el("tr", { "data-player": p.name },
     el("td", { class: "num" }, p.rank),
-    el("td", { class: "mono" }, p.name + (p.name === list.anchor ? " (anchor)" : ""),
-      list.components.length > 1 ? ` · group ${p.component + 1}` : ""),
+    el("td", { class: "mono" }, p.name,
+      p.name === list.anchor ? " (anchor)" : (groups > 1 && anchors[p.component] === p.name ? " (group anchor)" : "")),
     el("td", { class: "mono" }, eloText(p.rating)),
     el("td", { class: "num" }, count(p.games)),
-    el("td", { class: "num" }, p.games ? percent(p.points / p.games) : "—"))));
-  return [head, body];
+    el("td", { class: "num" }, p.games ? percent(p.points / p.games) : "—"));
+  const bodies = list.components.map((_, group) => el("tbody", { "data-group": group + 1 },
+    groups > 1 ? el("tr", { class: "group-head" }, el("th", { colspan: 5 },
+      `Group ${group + 1} of ${groups}: ranked on its own, ratings relative to ${anchors[group] || "its first player"}`)) : null,
+    list.players.filter((p) => p.component === group).map(row)));
+  return [head, ...bodies];
 }
 
 function pairRows(list) {
@@ -39,7 +47,7 @@ async function loadOverall() {
     document.getElementById("ratings").replaceChildren(...ratingRows(list));
     document.getElementById("pairs").replaceChildren(...pairRows(list));
     if (list.components.length > 1) {
-      say("ratings-message", `${list.components.length} groups of players never met: ratings compare only within a group.`);
+      say("ratings-message", `${list.components.length} groups of players never linked by games: each is ranked on its own, and ratings compare only within a group.`);
     }
   } catch (error) {
     say("ratings-message", error.message, true);

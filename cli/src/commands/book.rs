@@ -119,6 +119,9 @@ enum BookCommand {
         /// are then added a second time. Without it a second import is refused.
         #[arg(long)]
         again: bool,
+        /// Print the count as JSON (`{"imported": ROWS}`).
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         target: Target,
     },
@@ -160,8 +163,9 @@ pub fn run(args: &BookArgs) -> Result<()> {
             file,
             format,
             again,
+            json,
             target,
-        } => import(file, *format, *again, target),
+        } => import(file, (*format, *again, *json), target),
         BookCommand::Judge {
             file,
             format,
@@ -273,7 +277,11 @@ fn read_rows(file: &str, format: Option<Format>) -> Result<Vec<book::ExportRow>>
 
 /// Adds the rows of `file` (`-`: standard input) to the book.
 /// A book imported before (the same rows) is refused unless `again`.
-fn import(file: &str, format: Option<Format>, again: bool, target: &Target) -> Result<()> {
+fn import(
+    file: &str,
+    (format, again, as_json): (Option<Format>, bool, bool),
+    target: &Target,
+) -> Result<()> {
     let rows = read_rows(file, format)?;
     let count = target.read(async |client| {
         Ok(if again {
@@ -282,7 +290,11 @@ fn import(file: &str, format: Option<Format>, again: bool, target: &Target) -> R
             book::import(client, &rows).await?
         })
     })?;
-    outln!("imported {count} rows");
+    if as_json {
+        outln!("{}", json!({ "imported": count }));
+    } else {
+        outln!("imported {count} rows");
+    }
     Ok(())
 }
 

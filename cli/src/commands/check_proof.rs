@@ -2,14 +2,14 @@
 //! alone, re-solves all or a sample of its leaves on request, and writes the leaves list for a
 //! third party's solver.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
 
 use crate::output::{errln, outln};
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use pentago::{DeepProof, Solver, check_leaf};
+use pentago::{DeepProof, Position, Solver, ValueBounds, check_leaf};
 
 /// Check a proof certificate (formats 1 and 2 are in the README).
 #[derive(Args)]
@@ -27,6 +27,9 @@ pub struct CheckProofArgs {
     /// -1), for re-checking with any solver.
     #[arg(long, value_name = "FILE")]
     leaves_out: Option<PathBuf>,
+    /// Print one JSON object: the root, its value, nodes, leaves claimed and re-solved.
+    #[arg(long)]
+    json: bool,
 }
 
 /// How many leaves to re-solve.
@@ -56,7 +59,7 @@ pub fn run(args: &CheckProofArgs) -> Result<()> {
     let proof = DeepProof::parse(&text).context("not a proof file")?;
     proof.check().context("the proof is invalid")?;
     let leaves = proof.leaves();
-    outln!(
+    let valid = format!(
         "valid: {} to move in {} is a {} ({} nodes, {} leaves claimed)",
         proof.root.side_to_move().name(),
         proof.root,
@@ -64,41 +67,69 @@ pub fn run(args: &CheckProofArgs) -> Result<()> {
         proof.nodes.len(),
         leaves.len()
     );
+    if !args.json {
+        outln!("{valid}");
+    }
     if let Some(path) = &args.leaves_out {
-        let mut out = String::from(
-            "# pentagrid-leaf-claims 1\n# position lower upper (1 win, 0 draw, -1 loss)\n",
-        );
-        for (position, bounds) in &leaves {
-            out.push_str(&format!(
-                "{position} {} {}\n",
-                bounds.lower.as_i8(),
-                bounds.upper.as_i8()
-            ));
-        }
-        std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
-        errln!("{} leaves written to {}", leaves.len(), path.display());
+        write_leaves(path, &leaves)?;
     }
     let sample = match args.leaves {
-        None => {
-            if !leaves.is_empty() {
-                outln!("leaves not re-solved (--leaves all or --leaves N re-solves them)");
-            }
-            return Ok(());
-        }
-        Some(LeafSample::All) => leaves,
-        Some(LeafSample::Some(n)) => proof.sample_leaves(n, args.seed),
+        None => None,
+        Some(LeafSample::All) => Some(leaves.clone()),
+        Some(LeafSample::Some(n)) => Some(proof.sample_leaves(n, args.seed)),
     };
     let started = Instant::now();
-    let mut solver = Solver::new(22);
-    for (i, (position, bounds)) in sample.iter().enumerate() {
-        if let Err(e) = check_leaf(&mut solver, position, *bounds) {
-            bail!("the proof is invalid: {e} (leaf {} of the sample)", i + 1);
+    if let Some(sample) = &sample {
+        let mut solver = Solver::new(22);
+        for (i, (position, bounds)) in sample.iter().enumerate() {
+            if let Err(e) = check_leaf(&mut solver, position, *bounds) {
+                bail!("the proof is invalid: {e} (leaf {} of the sample)", i + 1);
+            }
         }
     }
-    outln!(
-        "leaves: {} re-solved, every claim holds ({:.1} s)",
-        sample.len(),
-        started.elapsed().as_secs_f64()
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "valid": true,
+                "position": proof.root.to_string(),
+                "to_move": proof.root.side_to_move().name(),
+                "value": proof.value.to_string(),
+                "nodes": proof.nodes.len(),
+                "leaves": leaves.len(),
+                "leaves_resolved": sample.as_ref().map(Vec::len),
+                "seconds": sample.as_ref().map(|_| seconds),
+            })
+        );
+        return Ok(());
+    }
+    match &sample {
+        None if !leaves.is_empty() => {
+            outln!("leaves not re-solved (--leaves all or --leaves N re-solves them)");
+        }
+        None => {}
+        Some(sample) => outln!(
+            "leaves: {} re-solved, every claim holds ({seconds:.1} s)",
+            sample.len()
+        ),
+    }
+    Ok(())
+}
+
+/// Writes the leaves with their claims to `path` (the `--leaves-out` format).
+fn write_leaves(path: &Path, leaves: &[(Position, ValueBounds)]) -> Result<()> {
+    let mut out = String::from(
+        "# pentagrid-leaf-claims 1\n# position lower upper (1 win, 0 draw, -1 loss)\n",
     );
+    for (position, bounds) in leaves {
+        out.push_str(&format!(
+            "{position} {} {}\n",
+            bounds.lower.as_i8(),
+            bounds.upper.as_i8()
+        ));
+    }
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
+    errln!("{} leaves written to {}", leaves.len(), path.display());
     Ok(())
 }

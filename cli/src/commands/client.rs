@@ -4,7 +4,7 @@ use anyhow::{Result, ensure};
 use clap::{Args, Subcommand};
 use pentago::{Player, UctConfig};
 use pentagrid_client::deep::DeepStatus;
-use pentagrid_client::jobs;
+use pentagrid_client::jobs::{self, CancelOutcome};
 use pentagrid_client::status::{ClusterStatus, FlaggedWorker, SolitaireTotals, WorkerInfo};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use serde_json::json;
@@ -34,6 +34,9 @@ enum SubmitKind {
         config: UctConfig,
         #[command(flatten)]
         connection: Connection,
+        /// Print the queued job ids as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Self-play games (one job per game).
     Selfplay {
@@ -48,16 +51,20 @@ enum SubmitKind {
         config: Player,
         #[command(flatten)]
         connection: Connection,
+        /// Print the queued job ids as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
 pub fn submit(args: &SubmitArgs) -> Result<()> {
-    let (tasks, connection) = match &args.kind {
+    let (tasks, connection, as_json) = match &args.kind {
         SubmitKind::Analyse {
             position,
             playouts,
             config,
             connection,
+            json,
         } => {
             ensure!(
                 (1..=MAX_JOB_PLAYOUTS).contains(playouts),
@@ -75,13 +82,14 @@ pub fn submit(args: &SubmitArgs) -> Result<()> {
                     playouts: *playouts,
                 })
                 .collect();
-            (tasks, connection)
+            (tasks, connection, *json)
         }
         SubmitKind::Selfplay {
             games,
             from,
             config,
             connection,
+            json,
         } => {
             ensure!(
                 (1..=100_000).contains(games),
@@ -96,11 +104,15 @@ pub fn submit(args: &SubmitArgs) -> Result<()> {
                     white: config.clone(),
                 })
                 .collect();
-            (tasks, connection)
+            (tasks, connection, *json)
         }
     };
     let (rt, client) = connection.client()?;
     let job_ids = rt.block_on(jobs::submit(&client, &tasks))?;
+    if as_json {
+        outln!("{}", json!({ "queued": job_ids.len(), "job_ids": job_ids }));
+        return Ok(());
+    }
     let ids: Vec<String> = job_ids.iter().map(ToString::to_string).collect();
     outln!("queued {} jobs: {}", ids.len(), ids.join(" "));
     Ok(())
@@ -114,12 +126,37 @@ pub struct CancelArgs {
     jobs: Vec<u64>,
     #[command(flatten)]
     connection: Connection,
+    /// Print JSON: the count and each id with its outcome (`cancelled`, `not_found`,
+    /// `already_done`, `already_failed`, `already_cancelled`, or `not_said` from a coordinator
+    /// that gives no reasons).
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn cancel(args: &CancelArgs) -> Result<()> {
     let (rt, client) = args.connection.client()?;
-    let cancelled = rt.block_on(jobs::cancel(&client, &args.jobs))?;
-    outln!("cancelled {cancelled} of {} jobs", args.jobs.len());
+    let answer = rt.block_on(jobs::cancel(&client, &args.jobs))?;
+    if args.json {
+        let jobs: Vec<_> = answer
+            .outcomes
+            .iter()
+            .map(|(id, outcome)| json!({"job_id": id, "outcome": outcome.name()}))
+            .collect();
+        outln!("{}", json!({"cancelled": answer.cancelled, "jobs": jobs}));
+        return Ok(());
+    }
+    outln!("cancelled {} of {} jobs", answer.cancelled, args.jobs.len());
+    for (id, outcome) in &answer.outcomes {
+        let said = match outcome {
+            CancelOutcome::Cancelled => "cancelled",
+            CancelOutcome::NotFound => "not cancelled: no such job",
+            CancelOutcome::AlreadyDone => "not cancelled: already done",
+            CancelOutcome::AlreadyFailed => "not cancelled: already failed",
+            CancelOutcome::AlreadyCancelled => "not cancelled: already cancelled",
+            CancelOutcome::NotSaid => continue,
+        };
+        outln!("  job {id}: {said}");
+    }
     Ok(())
 }
 

@@ -38,9 +38,24 @@ pub struct Connection {
     pub tls_ca: Option<PathBuf>,
 }
 
+/// The coordinator URL this command set out to reach, for an error that says it could not.
+static TRIED_COORDINATOR: OnceLock<String> = OnceLock::new();
+
+/// Notes `url` as the coordinator this command reaches (the first noted stays).
+pub fn note_coordinator(url: &str) {
+    let _ = TRIED_COORDINATOR.set(url.to_owned());
+}
+
+/// The coordinator URL this command set out to reach, if it reached for one by URL (an
+/// embedded cluster's is not noted).
+pub fn tried_coordinator() -> Option<&'static str> {
+    TRIED_COORDINATOR.get().map(String::as_str)
+}
+
 impl Connection {
     /// A runtime and a client for the coordinator (the client lives in the runtime).
     pub fn client(&self) -> Result<(tokio::runtime::Runtime, Client)> {
+        note_coordinator(&self.coordinator);
         let (token, ca) = self.credentials()?;
         let rt = runtime()?;
         let client = {

@@ -30,6 +30,10 @@ pub struct HealthArgs {
     /// Seconds to wait for an answer.
     #[arg(long, default_value_t = 5)]
     timeout: u64,
+    /// Print the answer as JSON (`{"coordinator": URL, "service": NAME, "status": "SERVING"}`);
+    /// the exit status is the same.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: &HealthArgs) -> Result<()> {
@@ -44,17 +48,31 @@ pub fn run(args: &HealthArgs) -> Result<()> {
         .transpose()
         .context("reading --tls-ca")?;
     let timeout = Duration::from_secs(args.timeout);
+    super::cluster::note_coordinator(&args.coordinator);
     let health = runtime()?.block_on(check(
         &args.coordinator,
         ca.as_deref(),
         &args.service,
         timeout,
     ))?;
+    if args.json {
+        outln!(
+            "{}",
+            serde_json::json!({
+                "coordinator": args.coordinator,
+                "service": args.service,
+                "status": health.name(),
+            })
+        );
+    } else if health == Health::Serving {
+        outln!("serving");
+    }
     match health {
-        Health::Serving => {
-            outln!("serving");
-            Ok(())
-        }
-        other => bail!("the coordinator is not serving ({})", other.name()),
+        Health::Serving => Ok(()),
+        other => bail!(
+            "the coordinator at {} is not serving ({})",
+            crate::output::peer(&args.coordinator),
+            other.name()
+        ),
     }
 }

@@ -36,6 +36,8 @@ mod tournament;
 use anyhow::Result;
 use clap::Subcommand;
 
+pub use cluster::tried_coordinator;
+
 /// Every subcommand of `pentagrid`.
 #[derive(Subcommand)]
 pub enum Command {

@@ -38,6 +38,9 @@ enum PuzzlesCommand {
 struct GenerateArgs {
     #[command(flatten)]
     goal: Goal,
+    /// Print the round as JSON.
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     target: Target,
 }
@@ -126,7 +129,11 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
             let report = generate
                 .target
                 .run(async |client| generate_with_bar(client, &goal).await)?;
-            outln!("{report}");
+            if generate.json {
+                outln!("{}", round_json(&report));
+            } else {
+                outln!("{report}");
+            }
             report.delivered(&goal)?;
             Ok(())
         }
@@ -161,6 +168,15 @@ pub fn run(args: &PuzzlesArgs) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// A puzzle round as JSON (stable field names: those of [`PuzzleRound`]).
+pub fn round_json(round: &PuzzleRound) -> serde_json::Value {
+    serde_json::json!({
+        "found": round.found, "stored": round.stored, "checked": round.checked,
+        "no_mate": round.no_mate, "not_unique": round.not_unique,
+        "undecided": round.undecided, "ran_dry": round.ran_dry,
+    })
 }
 
 fn render(collection: &Collection, format: Format) -> String {

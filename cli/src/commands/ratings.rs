@@ -98,8 +98,9 @@ fn signed(x: f64) -> String {
 /// names are listed whole under the table.
 const PLAYER_COLUMNS: usize = 16;
 
-/// Prints a rating list as a table (players by name: see [`output::player`]), then the
-/// pairwise results; `long`: each player's full specification after them.
+/// Prints a rating list as a table (players by name: see [`output::player`]), one per group of
+/// players linked by games, each ranked on its own; then the pairwise results; `long`: each
+/// player's full specification after them.
 pub fn print_list(list: &RatingList, long: bool) -> Result<()> {
     let mut legend = output::Legend::new(PLAYER_COLUMNS);
     let labels: Vec<String> = list
@@ -113,48 +114,18 @@ pub fn print_list(list: &RatingList, long: bool) -> Result<()> {
         .max()
         .unwrap_or(6)
         .max(6);
-    outln!(
-        "{:>4}  {:<width$}  {:>8}  {:>20}  {:>6}  {:>6}",
-        "rank",
-        "player",
-        "elo",
-        "95% interval",
-        "games",
-        "score"
-    );
-    for (p, label) in list.players.iter().zip(&labels) {
-        let mark = if p.name == list.anchor {
-            " (anchor)"
-        } else {
-            ""
-        };
-        let score = p
-            .score()
-            .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s));
+    let groups = list.components.len();
+    if groups > 1 {
         outln!(
-            "{:>4}  {:<width$}  {:>8}  {:>20}  {:>6}  {:>6}{}",
-            p.rank,
-            label,
-            signed(p.rating.elo),
-            format!("[{}, {}]", signed(p.rating.low), signed(p.rating.high)),
-            p.games,
-            score,
-            mark
+            "{groups} groups of players never linked by games, each ranked on its own: ratings \
+             compare only within a group (each anchored at its first player)"
         );
     }
-    if list.components.len() > 1 {
-        outln!(
-            "{} groups of players never linked by games: ratings compare only within a group \
-             (each anchored at its first player)",
-            list.components.len()
-        );
-        for (i, group) in list.components.iter().enumerate() {
-            let names: Vec<String> = group
-                .iter()
-                .map(|n| legend.label(&pentago::player_label(n)))
-                .collect();
-            outln!("  group {}: {}", i + 1, names.join(", "));
+    for group in 0..groups {
+        if groups > 1 {
+            outln!("group {}", group + 1);
         }
+        print_group(list, &labels, group, width)?;
     }
     outln!("pairwise (first player's wins-draws-losses, rating difference):");
     for pair in &list.pairs {
@@ -181,6 +152,44 @@ pub fn print_list(list: &RatingList, long: bool) -> Result<()> {
                 output::peer_full(&output::player_spec(&p.name))
             );
         }
+    }
+    Ok(())
+}
+
+/// The table of one group of players (`list`'s component `group`), players by `labels`, their
+/// column `width` wide.
+fn print_group(list: &RatingList, labels: &[String], group: usize, width: usize) -> Result<()> {
+    outln!(
+        "{:>4}  {:<width$}  {:>8}  {:>20}  {:>6}  {:>6}",
+        "rank",
+        "player",
+        "elo",
+        "95% interval",
+        "games",
+        "score"
+    );
+    let members = list.players.iter().zip(labels);
+    for (p, label) in members.filter(|(p, _)| p.component == group) {
+        let mark = if p.name == list.anchor {
+            " (anchor)"
+        } else if list.component_anchors.get(group) == Some(&p.name) {
+            " (group anchor)"
+        } else {
+            ""
+        };
+        let score = p
+            .score()
+            .map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s));
+        outln!(
+            "{:>4}  {:<width$}  {:>8}  {:>20}  {:>6}  {:>6}{}",
+            p.rank,
+            label,
+            signed(p.rating.elo),
+            format!("[{}, {}]", signed(p.rating.low), signed(p.rating.high)),
+            p.games,
+            score,
+            mark
+        );
     }
     Ok(())
 }

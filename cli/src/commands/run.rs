@@ -9,12 +9,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use pentago::{Player, Position, UctConfig};
+use pentagrid_client::book::BookTables;
 use pentagrid_client::campaign::{CampaignPlan, CampaignProgress, CampaignReport, campaign};
 use pentagrid_client::status::ClusterStatus;
 use pentagrid_client::{book, jobs};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_web::{BookCacheSettings, ExactBoard};
+use serde_json::json;
 
 use super::book::print_book;
 use super::cluster::{open_check, runtime, shutdown_signal};
@@ -66,6 +68,9 @@ pub struct RunArgs {
     /// Where the explorer listens with --serve (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:8080", requires = "serve")]
     serve_listen: String,
+    /// Print the summary as one JSON object (the studies' pages are still written).
+    #[arg(long, conflicts_with = "serve")]
+    json: bool,
     // External engines the local workers run (for matches against the cluster while it
     // serves).
     #[command(flatten)]
@@ -150,13 +155,31 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 return Err(error.into());
             }
         };
-        print_summary(&before, &after, started.elapsed().as_secs_f64(), &report)?;
-        outln!(
-            "  puzzles       {collection} in {}/puzzles.{{txt,jsonl,html}}",
-            args.db.display()
-        );
-        print_book(&start_book)?;
-        write_studies(&report, &args.db)?;
+        let summary = Summary {
+            before: &before,
+            after: &after,
+            seconds: started.elapsed().as_secs_f64(),
+            report: &report,
+        };
+        let pages = write_studies(&report, &args.db)?;
+        if args.json {
+            outln!(
+                "{}",
+                summary.json(collection, &args.db, &start_book, &pages)
+            );
+        } else {
+            summary.text()?;
+            outln!(
+                "  puzzles       {collection} in {}/puzzles.{{txt,jsonl,html}}",
+                args.db.display()
+            );
+            print_book(&start_book)?;
+            for (study, page) in report.studies.iter().zip(&pages) {
+                outln!();
+                super::study::print(study, 1)?;
+                outln!("(the report with boards and charts: {})", page.display());
+            }
+        }
         let served = if args.serve {
             serve_explorer(
                 client,
@@ -174,53 +197,117 @@ pub fn run(args: &RunArgs) -> Result<()> {
     })
 }
 
-/// The campaign's summary: jobs, games, playouts and the time each step took.
-fn print_summary(
-    before: &ClusterStatus,
-    after: &ClusterStatus,
+/// What the campaign did: the status before and after it, its time and its report.
+struct Summary<'a> {
+    before: &'a ClusterStatus,
+    after: &'a ClusterStatus,
     seconds: f64,
-    report: &CampaignReport,
-) -> Result<()> {
-    // Counts only grow; saturating keeps a restarted coordinator's smaller count printable.
-    let playouts = after.stored.playouts.saturating_sub(before.stored.playouts);
-    outln!("summary");
-    outln!(
-        "  jobs done     {} ({} failed)",
-        after.jobs.done.saturating_sub(before.jobs.done),
-        after.jobs.failed.saturating_sub(before.jobs.failed)
-    );
-    outln!(
-        "  games stored  {} (total {})",
-        after.stored.games.saturating_sub(before.stored.games),
-        after.stored.games
-    );
-    outln!(
-        "  playouts      {playouts} analysed in {seconds:.1} s ({:.0}/s over the whole run, self-play included)",
-        playouts as f64 / seconds
-    );
-    outln!(
-        "  database      {} positions with playout tables, {} with game tables",
-        after.stored.playout_positions,
-        after.stored.game_positions
-    );
-    let phases: Vec<String> = report
-        .phases
-        .iter()
-        .map(|(name, took)| format!("{name} {:.1} s", took.as_secs_f64()))
-        .collect();
-    outln!("  steps         {}", phases.join(", "));
-    Ok(())
+    report: &'a CampaignReport,
 }
 
-/// Prints each opening study and writes its HTML report beside the database.
-fn write_studies(report: &CampaignReport, db: &Path) -> Result<()> {
-    for study in &report.studies {
-        outln!();
-        super::study::print(study, 1)?;
-        let page = db.join(format!("study-{}.html", study.opening.name()));
-        std::fs::write(&page, pentagrid_client::study_html(study))
-            .with_context(|| format!("writing {}", page.display()))?;
-        outln!("(the report with boards and charts: {})", page.display());
+impl Summary<'_> {
+    /// Playouts the run stored. Counts only grow; saturating keeps a restarted
+    /// coordinator's smaller count usable.
+    fn playouts(&self) -> u64 {
+        self.after
+            .stored
+            .playouts
+            .saturating_sub(self.before.stored.playouts)
     }
-    Ok(())
+
+    /// The summary as one JSON object (stable field names): the counts of the text summary,
+    /// each step's seconds, the puzzle round, the start position's tables and the studies.
+    fn json(
+        &self,
+        puzzles: usize,
+        db: &Path,
+        start_book: &BookTables,
+        pages: &[PathBuf],
+    ) -> serde_json::Value {
+        let (before, after) = (self.before, self.after);
+        let steps: Vec<_> = self
+            .report
+            .phases
+            .iter()
+            .map(|(name, took)| json!({"step": name, "seconds": took.as_secs_f64()}))
+            .collect();
+        let studies: Vec<_> = self
+            .report
+            .studies
+            .iter()
+            .zip(pages)
+            .map(|(study, page)| {
+                let mut value = super::study::json(study);
+                value["page"] = json!(page.display().to_string());
+                value
+            })
+            .collect();
+        let files = ["txt", "jsonl", "html"]
+            .map(|ext| db.join(format!("puzzles.{ext}")).display().to_string());
+        json!({
+            "jobs_done": after.jobs.done.saturating_sub(before.jobs.done),
+            "jobs_failed": after.jobs.failed.saturating_sub(before.jobs.failed),
+            "games_stored": after.stored.games.saturating_sub(before.stored.games),
+            "games_total": after.stored.games,
+            "playouts": self.playouts(),
+            "seconds": self.seconds,
+            "playout_positions": after.stored.playout_positions,
+            "game_positions": after.stored.game_positions,
+            "steps": steps,
+            "puzzle_round": self.report.puzzles.as_ref().map(super::puzzles::round_json),
+            "puzzles": puzzles,
+            "puzzle_files": files,
+            "start": super::book::book_json(start_book),
+            "studies": studies,
+        })
+    }
+
+    /// The summary as text: jobs, games, playouts and the time each step took.
+    fn text(&self) -> Result<()> {
+        let (before, after, seconds) = (self.before, self.after, self.seconds);
+        let playouts = self.playouts();
+        outln!("summary");
+        outln!(
+            "  jobs done     {} ({} failed)",
+            after.jobs.done.saturating_sub(before.jobs.done),
+            after.jobs.failed.saturating_sub(before.jobs.failed)
+        );
+        outln!(
+            "  games stored  {} (total {})",
+            after.stored.games.saturating_sub(before.stored.games),
+            after.stored.games
+        );
+        outln!(
+            "  playouts      {playouts} analysed in {seconds:.1} s ({:.0}/s over the whole run, self-play included)",
+            playouts as f64 / seconds
+        );
+        outln!(
+            "  database      {} positions with playout tables, {} with game tables",
+            after.stored.playout_positions,
+            after.stored.game_positions
+        );
+        let phases: Vec<String> = self
+            .report
+            .phases
+            .iter()
+            .map(|(name, took)| format!("{name} {:.1} s", took.as_secs_f64()))
+            .collect();
+        outln!("  steps         {}", phases.join(", "));
+        Ok(())
+    }
+}
+
+/// Writes each opening study's HTML report beside the database; returns their paths, in the
+/// studies' order.
+fn write_studies(report: &CampaignReport, db: &Path) -> Result<Vec<PathBuf>> {
+    report
+        .studies
+        .iter()
+        .map(|study| {
+            let page = db.join(format!("study-{}.html", study.opening.name()));
+            std::fs::write(&page, pentagrid_client::study_html(study))
+                .with_context(|| format!("writing {}", page.display()))?;
+            Ok(page)
+        })
+        .collect()
 }

@@ -114,7 +114,16 @@ pub async fn serve_explorer(
     exact: ExactBoard,
 ) -> Result<()> {
     let source = Source::new(client);
-    source.check().await.context("the explorer cannot start")?;
+    source
+        .check()
+        .await
+        .with_context(|| match super::cluster::tried_coordinator() {
+            Some(url) => format!(
+                "the explorer cannot start (coordinator {})",
+                crate::output::peer(url)
+            ),
+            None => "the explorer cannot start".to_owned(),
+        })?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("listening on {listen}"))?;

@@ -15,7 +15,7 @@ use crate::flags::QUARANTINE_FLAGS;
 use crate::game::Game;
 use crate::job::JobState;
 use crate::jobs::registry::WorkerCursor;
-use crate::jobs::{JobsUpdate, LeasedJob};
+use crate::jobs::{CancelOutcome, JobsUpdate, LeasedJob};
 use crate::matches::{MatchReport, MatchState, MatchWait};
 use crate::puzzles::PuzzleListing;
 use crate::store::Counts;
@@ -111,6 +111,29 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 cards_squared: t.cards_squared,
             })
             .collect(),
+    }
+}
+
+/// What a cancellation did, per id, with the count of jobs it cancelled.
+pub(crate) fn cancel_jobs_response(outcomes: &[CancelOutcome]) -> v2::CancelJobsResponse {
+    let wire = |outcome: &CancelOutcome| match outcome {
+        CancelOutcome::Cancelled => v2::CancelOutcome::Cancelled,
+        CancelOutcome::NotFound => v2::CancelOutcome::NotFound,
+        CancelOutcome::AlreadyFinished(JobState::Done) => v2::CancelOutcome::AlreadyDone,
+        CancelOutcome::AlreadyFinished(JobState::Failed) => v2::CancelOutcome::AlreadyFailed,
+        CancelOutcome::AlreadyFinished(JobState::Cancelled) => v2::CancelOutcome::AlreadyCancelled,
+        // `cancel_each` cancels every unfinished job it finds.
+        CancelOutcome::AlreadyFinished(JobState::Queued | JobState::Leased) => {
+            v2::CancelOutcome::Unspecified
+        }
+    };
+    let cancelled = outcomes
+        .iter()
+        .filter(|o| **o == CancelOutcome::Cancelled)
+        .count();
+    v2::CancelJobsResponse {
+        cancelled: u32::try_from(cancelled).unwrap_or(u32::MAX),
+        outcomes: outcomes.iter().map(|o| wire(o) as i32).collect(),
     }
 }
 

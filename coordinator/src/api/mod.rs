@@ -282,14 +282,12 @@ impl CoordinatorApi for Service {
         &self,
         request: Request<v2::CancelJobsRequest>,
     ) -> Answer<v2::CancelJobsResponse> {
-        let cancelled = self
+        let outcomes = self
             .coordinator
             .jobs
-            .cancel(&request.get_ref().job_ids)
+            .cancel_each(&request.get_ref().job_ids)
             .await?;
-        Ok(Response::new(v2::CancelJobsResponse {
-            cancelled: cancelled as u32,
-        }))
+        Ok(Response::new(convert::cancel_jobs_response(&outcomes)))
     }
 
     async fn status(&self, request: Request<v2::StatusRequest>) -> Answer<v2::StatusResponse> {

@@ -2,6 +2,7 @@
 //! clients and the other services queue and cancel jobs. Queued and leased jobs live in the
 //! in-memory [`scheduler`] and, durably, in the store; time comes from the injected clock.
 
+mod cancel;
 pub mod engines;
 mod failure;
 pub mod fair;
@@ -30,6 +31,7 @@ use crate::metrics::{LeaseEvent, Metrics};
 use crate::offload::blocking;
 use crate::seed::job_seed;
 use crate::store::{Store, StoreError};
+pub use cancel::CancelOutcome;
 use engines::{BadEngines, WorkerEngines};
 pub use failure::FailureError;
 use registry::RegistryFull;

@@ -15,7 +15,8 @@
 //! Players who are not linked by a chain of games cannot be compared. Each such group is a
 //! component: the anchor's is component 0, and the ratings in any other are relative to its
 //! first player (in input order), set at the anchor's rating, with intervals relative to that
-//! player. The list says which component each player is in.
+//! player. The list says which component each player is in and which player anchors each, and
+//! ranks each component on its own.
 //!
 //! Intervals come from the observed information matrix (the negated Hessian of the
 //! log-likelihood at its maximum, prior included) with the anchor fixed: a player's interval is
@@ -125,7 +126,8 @@ pub enum RatingError {
 /// One player's line in the list.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RatedPlayer {
-    /// Place in the list, from 1.
+    /// Place in its component's list, from 1: players never linked by games are ranked
+    /// apart, each component from 1.
     pub rank: usize,
     /// The player.
     pub name: String,
@@ -175,6 +177,10 @@ pub struct RatingList {
     pub pairs: Vec<HeadToHead>,
     /// Components' players in list order; more than one means some ratings cannot be compared.
     pub components: Vec<Vec<String>>,
+    /// Each component's fixed player, by component: `anchor` first, then each other
+    /// component's first player in input order.
+    #[serde(default)]
+    pub component_anchors: Vec<String>,
     /// Newton steps the fit took.
     pub iterations: u32,
 }
@@ -327,13 +333,19 @@ pub fn rating_list(
     let fit = fit(n, &pairings, &fixed).map_err(|e| match e {
         FitError::Singular | FitError::NotConverged => RatingError::NotConverged,
     })?;
-    Ok(assemble(&table, options, anchor, &component, &fit))
+    Ok(assemble(
+        &table,
+        options,
+        (anchor, &fixed),
+        &component,
+        &fit,
+    ))
 }
 
 fn assemble(
     table: &Table,
     options: &RatingOptions,
-    anchor: usize,
+    (anchor, fixed): (usize, &[bool]),
     component: &[usize],
     fit: &super::bradley_terry::Fit,
 ) -> RatingList {
@@ -365,11 +377,16 @@ fn assemble(
     for (rank, &p) in order.iter().enumerate() {
         place[p] = rank;
     }
+    // `order` is by component first; each component is ranked from 1.
+    let mut rank = vec![0; n];
+    for (index, &p) in order.iter().enumerate() {
+        let first = index == 0 || component[order[index - 1]] != component[p];
+        rank[p] = if first { 1 } else { rank[order[index - 1]] + 1 };
+    }
     let players = order
         .iter()
-        .enumerate()
-        .map(|(rank, &p)| RatedPlayer {
-            rank: rank + 1,
+        .map(|&p| RatedPlayer {
+            rank: rank[p],
             name: table.names[p].clone(),
             rating: estimate(rating(p), covariance(p, p)),
             games: games[p],
@@ -407,6 +424,10 @@ fn assemble(
     for &p in &order {
         components[component[p]].push(table.names[p].clone());
     }
+    let mut component_anchors = vec![String::new(); count];
+    for p in (0..n).filter(|&p| fixed[p]) {
+        component_anchors[component[p]].clone_from(&table.names[p]);
+    }
     RatingList {
         anchor: table.names[anchor].clone(),
         anchor_rating: options.anchor_rating,
@@ -414,6 +435,7 @@ fn assemble(
         players,
         pairs,
         components,
+        component_anchors,
         iterations: fit.iterations,
     }
 }
@@ -523,6 +545,7 @@ mod tests {
         };
         let list = rating_list(&encounters, &options).unwrap();
         assert_eq!(list.components, [vec!["a", "b"], vec!["d", "c"], vec!["e"]]);
+        assert_eq!(list.component_anchors, ["b", "c", "e"]);
         // The second group is anchored at its first player, c, at the anchor's rating.
         assert_eq!(list.player("c").unwrap().rating.elo, 100.0);
         assert!(elo(&list, "d") > 100.0);
@@ -532,8 +555,9 @@ mod tests {
             (2, 0, None, 100.0)
         );
         assert_eq!(list.pairs.len(), 2);
+        // Each group is ranked on its own.
         let ranks: Vec<usize> = list.players.iter().map(|p| p.rank).collect();
-        assert_eq!(ranks, [1, 2, 3, 4, 5]);
+        assert_eq!(ranks, [1, 2, 1, 2, 1]);
     }
 
     #[test]
@@ -576,5 +600,45 @@ mod tests {
             rating_list(&wide, &default),
             Err(RatingError::Overflow { .. })
         ));
+    }
+
+    fn no_negative_zero(e: &EloEstimate) -> bool {
+        [e.elo, e.low, e.high]
+            .iter()
+            .all(|x| !(*x == 0.0 && x.is_sign_negative()))
+    }
+
+    proptest::proptest! {
+        /// Only a component's fixed player has a zero-wide interval (its rating is set, not
+        /// measured); every other player's and every pair's has width, even from one game;
+        /// no estimate holds a negative zero; each component is ranked from 1.
+        #[test]
+        fn only_fixed_players_have_zero_wide_intervals(
+            results in proptest::collection::vec(
+                (0usize..5, 0usize..5, 0u64..4, 0u64..4, 0u64..4),
+                1..8,
+            ),
+            anchor_rating in proptest::sample::select(vec![0.0, -0.0, 100.0]),
+        ) {
+            let names = ["a", "b", "c", "d", "e"];
+            let encounters: Vec<Encounter> = results
+                .iter()
+                .map(|&(a, b, w, d, l)| Encounter::new(names[a], names[b], Trinomial::new(w, d, l)))
+                .collect();
+            let options = RatingOptions { anchor_rating, ..RatingOptions::default() };
+            let list = rating_list(&encounters, &options).unwrap();
+            for p in &list.players {
+                let fixed = list.component_anchors[p.component] == p.name;
+                proptest::prop_assert!(no_negative_zero(&p.rating), "{list:?}");
+                proptest::prop_assert_eq!(p.rating.low == p.rating.high, fixed, "{:?}", list);
+                let first = list.players.iter().position(|q| q.component == p.component).unwrap();
+                let place = list.players.iter().position(|q| q.name == p.name).unwrap();
+                proptest::prop_assert_eq!(p.rank, place - first + 1);
+            }
+            for pair in &list.pairs {
+                proptest::prop_assert!(no_negative_zero(&pair.difference), "{list:?}");
+                proptest::prop_assert!(pair.difference.low < pair.difference.high, "{list:?}");
+            }
+        }
     }
 }
