@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
 
 use pentago::{
-    ExactOracle, MID_MIN_STONES, Move, Player, Position, PositionKey, SharedOracle, Value, best_of, midsolve,
-    splitmix64,
+    ExactOracle, MID_MIN_STONES, Move, Player, Position, PositionKey, SharedOracle, Value, best_of,
+    midsolve, splitmix64,
 };
 use thiserror::Error;
 
@@ -393,7 +393,8 @@ mod tests {
         );
         // The random player over many seeds keeps the win in a share near winning / all.
         let many = vec![won; 200];
-        let judged = judge_player(&Nothing, &Player::Random, None, &many, 7, 1, &mut |_| {}).unwrap();
+        let judged =
+            judge_player(&Nothing, &Player::Random, None, &many, 7, 1, &mut |_| {}).unwrap();
         let (won_total, drawn_total) = judged.total();
         assert_eq!(won_total.positions, 200);
         assert_eq!(drawn_total.positions, 0);
@@ -419,7 +420,15 @@ mod tests {
         assert_eq!(judged.total().0.share(), None);
         let engine: Player = "engine:other".parse().unwrap();
         assert!(matches!(
-            judge_player(&Nothing, &engine, None, &[Position::START], 1, 1, &mut |_| {}),
+            judge_player(
+                &Nothing,
+                &engine,
+                None,
+                &[Position::START],
+                1,
+                1,
+                &mut |_| {}
+            ),
             Err(JudgeError::Engine(_))
         ));
         assert!(matches!(

@@ -32,6 +32,10 @@ pub const SIMULATIONS_PER_SECOND: f64 = 150_000.0;
 /// Transposition table of the alpha-beta attempt: 2^18 entries (4 MiB).
 const ATTEMPT_TABLE_BITS: u32 = 18;
 
+/// The fewest stones at which the alpha-beta attempt runs: earlier, a few thousand nodes
+/// almost never prove anything, and the search gets the whole budget.
+pub const ATTEMPT_MIN_STONES: u32 = 12;
+
 /// Expected seconds of one midsolve with `stones` on the board, on one core of the reference
 /// machine: 5.6 s at 18 stones, a third of that for each stone more (BENCHMARKS.md, dev-2c:
 /// 5.6 / 1.8 / 0.63 / 0.21 / 0.073 s from 18 to 22 stones). The time depends only on the stone
@@ -136,11 +140,10 @@ pub fn exact_move<E>(
         Known::One(value, keeping) => {
             let result = search(&rest_of(config, elapsed, None, true))?;
             let choice = result.best.expect("an ongoing position has a move");
-            let mv = if value == Value::Loss || keeps(position, choice, value, config.budget) {
-                choice
-            } else {
-                keeping
-            };
+            let kept = value == Value::Loss
+                || choice == keeping
+                || keeps(position, choice, value, config.budget);
+            let mv = if kept { choice } else { keeping };
             Ok(ExactChoice {
                 mv,
                 exact: Some((value, source)),
@@ -180,7 +183,8 @@ fn budget_seconds(budget: Budget) -> f64 {
 
 /// What the solvers prove of `position` within their share of `budget`, and which solver:
 /// the midsolver where its expected time fits [`SOLVE_SHARE`] of it (abandoned at
-/// [`SOLVE_CAP`] under a time budget), else a short alpha-beta attempt.
+/// [`SOLVE_CAP`] under a time budget), else from [`ATTEMPT_MIN_STONES`] on a short alpha-beta
+/// attempt.
 fn solve_within(
     position: &Position,
     budget: Budget,
@@ -195,6 +199,9 @@ fn solve_within(
         };
         let solved = midsolve_until(position, &|| elapsed() >= cap).ok()?;
         return Some((Known::All(solved.moves), ExactSource::Midsolver));
+    }
+    if stones < ATTEMPT_MIN_STONES {
+        return None;
     }
     let solution = Solver::new(ATTEMPT_TABLE_BITS).alpha_beta(position, attempt_limits(budget));
     match (solution.value, solution.best) {

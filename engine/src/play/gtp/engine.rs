@@ -331,10 +331,10 @@ impl GtpEngine {
             .exact
             .map(|(value, source)| format!("exact: {} by {}; ", value.name(), source.name()))
             .unwrap_or_default();
-        let searched = choice.search.as_ref().map_or_else(
-            || "no search".to_owned(),
-            search_summary,
-        );
+        let searched = choice
+            .search
+            .as_ref()
+            .map_or_else(|| "no search".to_owned(), search_summary);
         *info = Some(format!("genmove {colour}: {mv}; {exact}{searched}"));
         if let Some(result) = choice.search {
             self.searches += 1;

@@ -420,7 +420,16 @@ mod tests {
         let (mut fives, mut memory) = (Fives::default(), Memory::default());
         let mut child: Layer = Vec::new();
         for m in (0..10).rev() {
-            let next = layer(&root, m, &mut child, false, &mut fives, &mut memory, &|| false).unwrap();
+            let next = layer(
+                &root,
+                m,
+                &mut child,
+                false,
+                &mut fives,
+                &mut memory,
+                &|| false,
+            )
+            .unwrap();
             assert!(child.iter().all(Vec::is_empty), "layer {}", m + 1);
             let (na, nb) = added(m);
             assert_eq!(next.len(), choose(10, na));
