@@ -201,6 +201,8 @@ fn uct_move(
     threads: usize,
     oracle: Option<&SharedOracle>,
 ) -> Move {
+    // With `exact=off` the player is the search alone, without the table too.
+    let oracle = oracle.filter(|_| config.exact);
     let options = SearchOptions {
         seed,
         threads,
