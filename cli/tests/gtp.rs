@@ -1,6 +1,7 @@
 //! `pentagrid gtp` as a real process: every command through standard input and output, bad
 //! input answered `?` with nothing changed, whole games driven by a controller (the worker's
-//! referee), the kept tree, and time management within what `time_left` says.
+//! referee), the kept tree, time management within what `time_left` says, and late games under
+//! a time limit with the solvers on.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -430,4 +431,41 @@ fn table_covered_positions_are_played_perfectly() {
         kept[0] < positions.len(),
         "one playout alone drops some: {kept:?}"
     );
+}
+
+/// From late openings (17 and 19 stones, where the solvers run), `pentagrid gtp` with its
+/// defaults (tablebase, solvers within a share of the move's time) never loses on time under a
+/// `move:` or a `game:` limit. The referee's margin is wide for a loaded machine, but a
+/// midsolve started regardless of the clock (seconds at 18 stones) would still overrun it.
+#[test]
+fn late_games_keep_to_the_clock_with_the_solvers_on() {
+    let limits = [
+        TimeLimit::PerMove(0.3),
+        TimeLimit::Increment {
+            base: 2.0,
+            increment: 0.1,
+        },
+    ];
+    for time in limits {
+        let referee = RefereeOptions {
+            time,
+            margin: Duration::from_secs(2),
+            ..RefereeOptions::default()
+        };
+        let mut a = pentagrid_engine("a", "uct");
+        let mut b = pentagrid_engine("b", "uct");
+        for seed in 0..2u64 {
+            let opening = random_opening(seed, 17 + 2 * seed as u32);
+            let game = referee
+                .play_game(
+                    &opening,
+                    [Contestant::Engine(&mut a), Contestant::Engine(&mut b)],
+                    seed,
+                    1,
+                )
+                .unwrap();
+            assert_eq!(game.forfeit, None, "{time}: {game:?}");
+            assert!(game.record.result.is_over());
+        }
+    }
 }

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
 
 use pentago::{
-    ExactOracle, MID_MIN_STONES, Move, Player, Position, PositionKey, Value, best_of, midsolve,
-    splitmix64,
+    ExactOracle, MID_MIN_STONES, Move, Player, Position, PositionKey, SharedOracle, Value, best_of,
+    midsolve, splitmix64,
 };
 use thiserror::Error;
 
@@ -256,12 +256,14 @@ pub struct JudgeProgress {
 }
 
 /// Asks `player` for a move in each won or drawn position of `positions` (position `i`
-/// seeded from `seed` and `i`; `threads` UCT trees) and counts the moves that keep the exact
-/// value. Lost positions are counted, not asked; positions without an exact value are left
-/// out.
+/// seeded from `seed` and `i`; `threads` UCT trees; `player_table` the exact values the player
+/// has, as a worker's built-in player and `pentagrid gtp` have the shipped tablebase) and
+/// counts the moves that keep the exact value. Lost positions are counted, not asked;
+/// positions without an exact value are left out.
 pub fn judge_player<O: ExactOracle>(
     oracle: &O,
     player: &Player,
+    player_table: Option<&SharedOracle>,
     positions: &[Position],
     seed: u64,
     threads: usize,
@@ -290,7 +292,8 @@ pub fn judge_player<O: ExactOracle>(
             entry.lost += 1;
             continue;
         }
-        let mv = player.choose(position, splitmix64(seed ^ index as u64), threads.max(1));
+        let seed = splitmix64(seed ^ index as u64);
+        let mv = player.choose_with(position, seed, threads.max(1), player_table);
         let kept = exact.of(mv) == Some(exact.value);
         match exact.value {
             Value::Win => entry.won.add(kept),
@@ -379,7 +382,7 @@ mod tests {
         // Perfect play keeps the win.
         let positions = vec![won; 1];
         let perfect: Player = "perfect".parse().unwrap();
-        let judged = judge_player(&Nothing, &perfect, &positions, 1, 1, &mut |_| {}).unwrap();
+        let judged = judge_player(&Nothing, &perfect, None, &positions, 1, 1, &mut |_| {}).unwrap();
         assert_eq!(judged.stones.len(), 1);
         assert_eq!(
             judged.stones[0].won,
@@ -390,7 +393,8 @@ mod tests {
         );
         // The random player over many seeds keeps the win in a share near winning / all.
         let many = vec![won; 200];
-        let judged = judge_player(&Nothing, &Player::Random, &many, 7, 1, &mut |_| {}).unwrap();
+        let judged =
+            judge_player(&Nothing, &Player::Random, None, &many, 7, 1, &mut |_| {}).unwrap();
         let (won_total, drawn_total) = judged.total();
         assert_eq!(won_total.positions, 200);
         assert_eq!(drawn_total.positions, 0);
@@ -404,6 +408,7 @@ mod tests {
         let judged = judge_player(
             &Nothing,
             &Player::Random,
+            None,
             &[Position::START],
             1,
             1,
@@ -415,7 +420,15 @@ mod tests {
         assert_eq!(judged.total().0.share(), None);
         let engine: Player = "engine:other".parse().unwrap();
         assert!(matches!(
-            judge_player(&Nothing, &engine, &[Position::START], 1, 1, &mut |_| {}),
+            judge_player(
+                &Nothing,
+                &engine,
+                None,
+                &[Position::START],
+                1,
+                1,
+                &mut |_| {}
+            ),
             Err(JudgeError::Engine(_))
         ));
         assert!(matches!(

@@ -42,6 +42,7 @@ pub use play::candidates::{
     Prospect, instructive_mate_in_one,
 };
 pub use play::clock::{Clock, MIN_THINK_SECONDS, SafetyMargin, TimeControl, think_time};
+pub use play::exact_clock::{ExactChoice, ExactSource, exact_move, midsolve_seconds};
 pub use play::gtp;
 pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
@@ -89,8 +90,8 @@ pub use search::solver::{
     LeafTable, LeafValue, MAX_MATE_MOVES, MID_MIN_STONES, MateProbe, MateSearch, MidSolution,
     MidSolveError, MoveOrdering, ProofCheckError, ProofDag, ProofFormatError, ProofLeafError,
     ProofNode, ProofTree, ProveError, QUICK_LEAF_NODES, ROTATED_VARIANTS, Reply, SECOND_LEAF_NODES,
-    Solution, SolveLimits, SolveMethod, Solver, ValueBounds, check_leaf, midsolve, prove,
-    rotated_variants, solve_leaf,
+    Solution, SolveLimits, SolveMethod, Solver, ValueBounds, check_leaf, midsolve, midsolve_until,
+    prove, rotated_variants, solve_leaf,
 };
 pub use search::uct::{
     BYTES_PER_EDGE, Budget, KeptSearch, MoveStats, NodeTable, ParseConfigError, SearchControl,

@@ -1,28 +1,14 @@
 //! Judging a played pair against perfect play for a match that measures accuracy: the
-//! shipped tablebase (slices 0–6, embedded in the binary, opened once per process) for the
-//! first moves, the midsolver from 18 stones on; and adjudicating a game's position for a match
-//! that ends games at their exact value, from the same table and the midsolver.
-
-use std::sync::OnceLock;
+//! shipped tablebase (slices 0–6, see [`crate::shipped`]) for the first moves, the midsolver
+//! from 18 stones on; and adjudicating a game's position for a match that ends games at their
+//! exact value, from the same table and the midsolver.
 
 use pentago::{
     AccuracyError, Adjudicated, Adjudication, ExactOracle, MatchAccuracy, PairResult, Position,
     Value, pair_accuracy,
 };
-use pentagrid_tablebase::Tablebase;
 
-/// The shipped tablebase, or why it did not open (never expected: its data are compiled in
-/// and checked by the tablebase's tests).
-fn shipped() -> Result<&'static Tablebase, AccuracyError> {
-    static TABLE: OnceLock<Result<Tablebase, String>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| Tablebase::shipped().map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(|why| AccuracyError::Table {
-            stones: 0,
-            why: why.clone(),
-        })
-}
+use crate::shipped::shipped;
 
 /// A's and B's accuracy in `pair` from `min_stones` stones on.
 pub(crate) fn judge(pair: &PairResult, min_stones: u32) -> Result<MatchAccuracy, AccuracyError> {

@@ -11,6 +11,7 @@ mod job;
 mod metrics;
 mod retry;
 mod session;
+mod shipped;
 mod standing;
 
 use std::path::PathBuf;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use pentago::Player;
+use pentago::{Player, SharedOracle};
 use pentagrid_client::judge::{
     Kept, PlayerJudgement, judge_player, parse_positions, sample_positions,
 };
@@ -90,9 +90,13 @@ pub fn run(args: &JudgeArgs) -> Result<()> {
     let positions = parse_positions(&text).with_context(|| format!("in {}", path.display()))?;
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
     let quiet = args.json;
+    // The player has the tablebase too, as in a refereed game or `pentagrid gtp`
+    // (`uct:...,exact=off` judges the search alone).
+    let player_table = SharedOracle::new(args.tablebase.open()?);
     let judged = judge_player(
         &tablebase,
         &args.player,
+        Some(&player_table),
         &positions,
         args.seed,
         threads,

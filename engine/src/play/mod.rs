@@ -7,6 +7,7 @@ pub(crate) mod accuracy;
 pub(crate) mod adjudication;
 pub(crate) mod candidates;
 pub(crate) mod clock;
+pub mod exact_clock;
 pub mod gtp;
 pub(crate) mod matches;
 pub(crate) mod named;

@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Instant;
 
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,8 @@ use thiserror::Error;
 
 use crate::board::moves::Move;
 use crate::board::position::Position;
+use crate::play::exact_clock::exact_move;
+use crate::search::oracle::SharedOracle;
 use crate::search::playout::{Policy, playout, seeded_rng};
 use crate::search::solver::midsolve;
 use crate::search::uct::{ParseConfigError, SearchControl, SearchOptions, UctConfig, search};
@@ -155,15 +158,31 @@ impl Player {
     /// in-process matches (see [`Player::engine`]).
     #[must_use]
     pub fn choose(&self, position: &Position, seed: u64, threads: usize) -> Move {
+        self.choose_with(position, seed, threads, None)
+    }
+
+    /// [`Player::choose`] with an exact source of values (a tablebase) that a UCT player uses
+    /// where it knows every move's value, and in its search (see
+    /// [`crate::play::exact_clock`]).
+    ///
+    /// # Panics
+    /// For an external engine, as [`Player::choose`].
+    #[must_use]
+    pub fn choose_with(
+        &self,
+        position: &Position,
+        seed: u64,
+        threads: usize,
+        oracle: Option<&SharedOracle>,
+    ) -> Move {
         debug_assert!(!position.is_over());
         match self {
             Player::Engine(name) => {
                 panic!("external engine {name:?} can only play under a worker's referee")
             }
-            Player::Uct(config) => uct_move(position, config, seed, threads),
-            Player::Perfect(config) => {
-                perfect_move(position).unwrap_or_else(|| uct_move(position, config, seed, threads))
-            }
+            Player::Uct(config) => uct_move(position, config, seed, threads, oracle),
+            Player::Perfect(config) => perfect_move(position)
+                .unwrap_or_else(|| uct_move(position, config, seed, threads, oracle)),
             Player::Flat { playouts } => flat_monte_carlo(position, *playouts, seed),
             Player::Random => {
                 let legal = position.legal_moves();
@@ -173,17 +192,30 @@ impl Player {
     }
 }
 
-fn uct_move(position: &Position, config: &UctConfig, seed: u64, threads: usize) -> Move {
+/// The UCT player's move: exact knowledge where it is at hand within the budget, the search
+/// for the rest ([`exact_move`]).
+fn uct_move(
+    position: &Position,
+    config: &UctConfig,
+    seed: u64,
+    threads: usize,
+    oracle: Option<&SharedOracle>,
+) -> Move {
+    // With `exact=off` the player is the search alone, without the table too.
+    let oracle = oracle.filter(|_| config.exact);
     let options = SearchOptions {
         seed,
         threads,
         tables_min_visits: None,
-        oracle: None,
+        oracle: oracle.cloned(),
     };
-    search(position, config, &options, &SearchControl::new())
-        .ok()
-        .and_then(|r| r.best)
-        .expect("an ongoing position has a move")
+    let started = Instant::now();
+    let elapsed = || started.elapsed().as_secs_f64();
+    exact_move(position, config, oracle, &elapsed, &mut |config| {
+        search(position, config, &options, &SearchControl::new())
+    })
+    .expect("an ongoing position can be searched")
+    .mv
 }
 
 /// A move that keeps the exact value of the ongoing `position`, or `None` below the

@@ -294,6 +294,7 @@ impl PuzzleVerifier {
             prior: 0.0,
             budget: Budget::Playouts(budget),
             max_nodes: 10_000_000,
+            exact: false,
         };
         let options = SearchOptions {
             seed: self.seed,

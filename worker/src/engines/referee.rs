@@ -283,7 +283,8 @@ fn millis(d: Duration) -> u64 {
 /// One side of a game.
 pub enum Contestant<'a> {
     /// A built-in player; under a time limit a UCT player searches for the time the engine
-    /// programs' policy gives it.
+    /// programs' policy gives it, and it has the shipped tablebase's exact values (as
+    /// `pentagrid gtp` has by default).
     BuiltIn(&'a Player),
     /// An external engine program.
     Engine(&'a mut ExternalEngine),
@@ -460,7 +461,8 @@ impl RefereeOptions {
         let mv = match side {
             Contestant::BuiltIn(player) => {
                 let player = self.timed(player, clock, game.position.stone_count());
-                player.choose(&game.position, seed, threads)
+                let oracle = crate::shipped::shipped_oracle();
+                player.choose_with(&game.position, seed, threads, oracle.as_ref())
             }
             Contestant::Engine(engine) => self.engine_move(engine, colour, game, allowed)?,
         };

@@ -1,7 +1,9 @@
 //! pentagrid as a GTP engine program: the game state, the kept search tree and the clock, and
-//! one handler per command. Every command either succeeds or changes nothing. Where an exact
-//! source knows every move's value (a tablebase, handed in by the program that runs the engine,
-//! since the engine does no I/O), `genmove` plays a value-keeping move without searching.
+//! one handler per command. Every command either succeeds or changes nothing. `genmove` uses
+//! exact knowledge under the clock ([`crate::play::exact_clock`]): where an exact source knows
+//! every move's value (a tablebase, handed in by the program that runs the engine, since the
+//! engine does no I/O), or a solver proves a win within its share of the move's time, it plays
+//! a value-keeping move without searching, and it never plays away a proven value.
 
 use std::time::Instant;
 
@@ -15,6 +17,7 @@ use crate::board::position::{ParsePositionError, PlayError, Position};
 use crate::board::square::Square;
 use crate::board::status::Status;
 use crate::play::clock::{Clock, SafetyMargin, TimeControl, think_time};
+use crate::play::exact_clock::exact_move;
 use crate::search::oracle::SharedOracle;
 use crate::search::playout::splitmix64;
 use crate::search::uct::{
@@ -295,17 +298,6 @@ impl GtpEngine {
         let colour = self.mover(colour)?;
         let index = colour as usize;
         let asked = Instant::now();
-        if let Some(known) = self
-            .exact
-            .as_ref()
-            .and_then(|exact| exact.0.exact_moves(&self.position))
-            && let Some((_, value)) = crate::best_of(&known)
-            && let Some(mv) = crate::play::player::keeping_move(&self.position, &known)
-        {
-            self.play_own(index, mv, asked);
-            *info = Some(format!("genmove {colour}: {mv}; exact: {}", value.name()));
-            return Ok(mv.to_string());
-        }
         let think = think_time(
             &self.time,
             self.clocks[index],
@@ -323,21 +315,31 @@ impl GtpEngine {
             tables_min_visits: None,
             oracle: self.exact.clone(),
         };
-        let started = Instant::now();
-        let result = self
-            .kept
-            .search(&self.position, &config, &options, &SearchControl::new())
-            .map_err(|SearchError::GameOver(status)| GtpError::GameOver(status))?;
-        let Some(mv) = result.best else {
-            return Err(GtpError::GameOver(self.position.status()));
-        };
-        self.searches += 1;
-        self.play_own(index, mv, started);
-        *info = Some(format!(
-            "genmove {colour}: {mv}; {}",
-            search_summary(&result)
-        ));
-        self.last = Some(result);
+        let (position, kept) = (self.position, &mut self.kept);
+        let elapsed = || asked.elapsed().as_secs_f64();
+        let choice = exact_move(
+            &position,
+            &config,
+            self.exact.as_ref(),
+            &elapsed,
+            &mut |config| kept.search(&position, config, &options, &SearchControl::new()),
+        )
+        .map_err(|SearchError::GameOver(status)| GtpError::GameOver(status))?;
+        let mv = choice.mv;
+        self.play_own(index, mv, asked);
+        let exact = choice
+            .exact
+            .map(|(value, source)| format!("exact: {} by {}; ", value.name(), source.name()))
+            .unwrap_or_default();
+        let searched = choice
+            .search
+            .as_ref()
+            .map_or_else(|| "no search".to_owned(), search_summary);
+        *info = Some(format!("genmove {colour}: {mv}; {exact}{searched}"));
+        if let Some(result) = choice.search {
+            self.searches += 1;
+            self.last = Some(result);
+        }
         Ok(mv.to_string())
     }
 

@@ -20,6 +20,7 @@ pub use exact::{MoveOrdering, Solution, SolveLimits, SolveMethod, Solver};
 pub use hybrid::FIRST_ATTEMPT_NODES;
 pub use mate::{MAX_MATE_MOVES, MateProbe, MateSearch};
 pub use mid::{
-    MID_MIN_STONES, MidSolution, MidSolveError, ROTATED_VARIANTS, midsolve, rotated_variants,
+    MID_MIN_STONES, MidSolution, MidSolveError, ROTATED_VARIANTS, midsolve, midsolve_until,
+    rotated_variants,
 };
 pub use proof::{AttackNode, ProofTree, Reply};

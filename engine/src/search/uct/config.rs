@@ -46,6 +46,12 @@ pub struct UctConfig {
     /// Cap on tree nodes (one per move record, 28 bytes each); the tree stops growing there.
     /// Default 10,000,000 (about 280 MB).
     pub max_nodes: u64,
+    /// Whether a player with this configuration uses exact knowledge before and around the
+    /// search ([`crate::play::exact_clock`]): a tablebase's values where it has one, the
+    /// solvers where they finish within a share of the move's budget. Default on; text
+    /// `exact=off` (written only when off, so the default's text is unchanged). The search
+    /// itself does not read it.
+    pub exact: bool,
 }
 
 impl Default for UctConfig {
@@ -59,6 +65,7 @@ impl Default for UctConfig {
             prior: 10.0,
             budget: Budget::Playouts(100_000),
             max_nodes: 10_000_000,
+            exact: true,
         }
     }
 }
@@ -85,7 +92,11 @@ impl fmt::Display for UctConfig {
             Budget::Playouts(n) => write!(f, "playouts={n}")?,
             Budget::Seconds(s) => write!(f, "seconds={s}")?,
         }
-        write!(f, ",nodes={}", self.max_nodes)
+        write!(f, ",nodes={}", self.max_nodes)?;
+        if !self.exact {
+            f.write_str(",exact=off")?;
+        }
+        Ok(())
     }
 }
 
@@ -101,7 +112,7 @@ pub enum ParseConfigError {
     /// An unknown key.
     #[error(
         "unknown config key {0:?}: expected k, expand, depth, policy, cutoff, prior, playouts, \
-         seconds or nodes"
+         seconds, nodes or exact"
     )]
     Key(String),
     /// A value that is not valid for its key.
@@ -213,6 +224,13 @@ impl FromStr for UctConfig {
                     }
                     config.max_nodes = n;
                 }
+                "exact" => {
+                    config.exact = match value {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(bad("on or off")),
+                    };
+                }
                 _ => return Err(ParseConfigError::Key(crate::excerpt(key))),
             }
         }
@@ -256,6 +274,10 @@ mod tests {
         );
         let json = serde_json::to_string(&config).unwrap();
         assert_eq!(serde_json::from_str::<UctConfig>(&json).unwrap(), config);
+        let plain: UctConfig = "uct:exact=off,playouts=50".parse().unwrap();
+        assert!(!plain.exact && config.exact);
+        assert!(plain.to_string().ends_with(",exact=off"), "{plain}");
+        assert_eq!(plain.to_string().parse::<UctConfig>().unwrap(), plain);
     }
 
     #[test]
@@ -278,6 +300,8 @@ mod tests {
             "uct:prior=-2",
             "uct:prior=inf",
             "uctk=1",
+            "uct:exact=yes",
+            "uct:exact=on,exact=off",
         ] {
             assert!(text.parse::<UctConfig>().is_err(), "{text} should fail");
         }

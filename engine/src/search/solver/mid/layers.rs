@@ -130,7 +130,8 @@ const BATCH: usize = 64;
 
 /// Computes layer `m` from layer `m + 1` (`child`, empty when layer `m + 1` is the full board),
 /// freeing each child block after its last reader unless `keep_child`; `memory` counts the
-/// entries held by both layers.
+/// entries held by both layers. `None` when `stop` says so (it is asked before each batch of
+/// blocks, a few milliseconds of work at most).
 pub(crate) fn layer(
     root: &Root,
     m: usize,
@@ -138,7 +139,8 @@ pub(crate) fn layer(
     keep_child: bool,
     fives: &mut Fives,
     memory: &mut Memory,
-) -> Layer {
+    stop: &Stop<'_>,
+) -> Option<Layer> {
     let k = root.k;
     let (na, nb) = added(m);
     let free = k - na;
@@ -152,6 +154,9 @@ pub(crate) fn layer(
     let free_children = !keep_child && !child.is_empty();
     let mut out: Layer = Vec::with_capacity(a_masks.len());
     for start in (0..a_masks.len()).step_by(BATCH) {
+        if stop() {
+            return None;
+        }
         let end = (start + BATCH).min(a_masks.len());
         let walk = Walk {
             root,
@@ -174,8 +179,11 @@ pub(crate) fn layer(
             release(child, &a_masks[start..end], start, a_moves, k, memory);
         }
     }
-    out
+    Some(out)
 }
+
+/// Whether a walk must stop now (asked from the walk's own thread between batches).
+pub(crate) type Stop<'a> = dyn Fn() -> bool + Sync + 'a;
 
 /// Frees the child blocks that no parent block after `parents` (`A`'s subsets of ranks `first`
 /// on) reads. Where `B` moves, child block `c` is read by parent block `c` alone. Where `A`
@@ -412,7 +420,16 @@ mod tests {
         let (mut fives, mut memory) = (Fives::default(), Memory::default());
         let mut child: Layer = Vec::new();
         for m in (0..10).rev() {
-            let next = layer(&root, m, &mut child, false, &mut fives, &mut memory);
+            let next = layer(
+                &root,
+                m,
+                &mut child,
+                false,
+                &mut fives,
+                &mut memory,
+                &|| false,
+            )
+            .unwrap();
             assert!(child.iter().all(Vec::is_empty), "layer {}", m + 1);
             let (na, nb) = added(m);
             assert_eq!(next.len(), choose(10, na));

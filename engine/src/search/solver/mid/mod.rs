@@ -19,7 +19,7 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::twist::{Direction, Quadrant, Twist};
 use crate::search::value::Value;
-use layers::{Entry, Fives, Layer, Memory, Root, layer};
+use layers::{Entry, Fives, Layer, Memory, Root, Stop, layer};
 use rotations::{Half, five_halves, half_bit, parity};
 use subsets::MAX_BITS;
 
@@ -40,6 +40,9 @@ pub enum MidSolveError {
     /// The game is already over: there is nothing to solve.
     #[error("the game is over")]
     Finished,
+    /// The caller's stop condition ended the walk before it reached the position.
+    #[error("the midsolve was stopped before it finished")]
+    Stopped,
 }
 
 /// The midsolver's answer: the value of the root and of each of its moves.
@@ -62,6 +65,16 @@ pub struct MidSolution {
 /// Solves `position` exactly, with the values of all its moves. Uses the rayon pool within
 /// each layer; the result does not depend on the number of threads.
 pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
+    midsolve_until(position, &|| false)
+}
+
+/// [`midsolve`], abandoned ([`MidSolveError::Stopped`]) as soon as `stop` answers `true`: it
+/// is asked from the walk's thread every few milliseconds of work (a deadline, a stop flag, or a
+/// count of calls where a test must not depend on the clock).
+pub fn midsolve_until(
+    position: &Position,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<MidSolution, MidSolveError> {
     let started = Instant::now();
     let stones = position.stone_count();
     if position.is_over() {
@@ -76,7 +89,8 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
     // The whole walk runs as one job in the rayon pool: each parallel step started from outside
     // the pool would hand a job to a worker and wait for it (hundreds of steps per walk), which
     // costs more than the work itself in the small walks.
-    let (value, moves, rotated, peak) = rayon::scope(|_| walk(position));
+    let (value, moves, rotated, peak) =
+        rayon::scope(|_| walk(position, stop)).ok_or(MidSolveError::Stopped)?;
     Ok(MidSolution {
         value,
         moves,
@@ -90,8 +104,9 @@ pub fn midsolve(position: &Position) -> Result<MidSolution, MidSolveError> {
 /// and the most entries held at once.
 type Walk = (Value, Vec<(Move, Value)>, Vec<Option<Value>>, usize);
 
-/// The backward walk from the full board to `position` (see [`Walk`]).
-fn walk(position: &Position) -> Walk {
+/// The backward walk from the full board to `position` (see [`Walk`]); `None` when `stop`
+/// ended it.
+fn walk(position: &Position, stop: &Stop<'_>) -> Option<Walk> {
     let mover = position.side_to_move();
     let a = position.stones(mover).bits();
     let root = Root::new(a, position.stones(mover.opponent()).bits());
@@ -100,15 +115,15 @@ fn walk(position: &Position) -> Walk {
     let mut memory = Memory::default();
     let mut child: Layer = Vec::new();
     for m in (1..k).rev() {
-        child = layer(&root, m, &mut child, false, &mut fives, &mut memory);
+        child = layer(&root, m, &mut child, false, &mut fives, &mut memory, stop)?;
     }
     // `child` is now layer 1 (or empty when one square is left): the root's children.
-    let top = layer(&root, 0, &mut child, true, &mut fives, &mut memory)[0][0];
+    let top = layer(&root, 0, &mut child, true, &mut fives, &mut memory, stop)?[0][0];
     let value = value_at(&top, [0; 4]);
     let moves = root_moves(position, &root, &child);
     debug_assert_eq!(Some(value), moves.iter().map(|&(_, v)| v).max());
     let rotated = rotated_values(position, &top);
-    (value, moves, rotated, memory.peak)
+    Some((value, moves, rotated, memory.peak))
 }
 
 /// Number of [`rotated_variants`] of a position.

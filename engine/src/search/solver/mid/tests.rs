@@ -72,6 +72,34 @@ fn refuses_early_and_finished_positions() {
 }
 
 #[test]
+fn a_stopped_walk_is_abandoned_and_an_unstopped_one_agrees() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let position = random_position(24, 9);
+    let asked = AtomicU32::new(0);
+    let count = || asked.fetch_add(1, Ordering::Relaxed) >= u32::MAX;
+    let full = midsolve_until(&position, &count).unwrap();
+    assert_eq!(
+        full,
+        midsolve(&position)
+            .map(|m| MidSolution {
+                seconds: full.seconds,
+                ..m
+            })
+            .unwrap()
+    );
+    let batches = asked.load(Ordering::Relaxed);
+    assert!(batches > 10, "the walk asks between batches ({batches})");
+    // Stopped after half its batches: abandoned, never a wrong answer.
+    let asked = AtomicU32::new(0);
+    let half = || asked.fetch_add(1, Ordering::Relaxed) >= batches / 2;
+    assert_eq!(
+        midsolve_until(&position, &half),
+        Err(MidSolveError::Stopped)
+    );
+    assert_eq!(asked.load(Ordering::Relaxed), batches / 2 + 1);
+}
+
+#[test]
 fn one_empty_square_is_played_out() {
     let p: Position = "xoxoxo/xoxoxo/oxoxox/oxoxox/xoxoxo/xoxox.".parse().unwrap();
     let mid = midsolve(&p).unwrap();
