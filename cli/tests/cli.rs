@@ -509,7 +509,7 @@ fn a_local_match_stops_when_the_sprt_accepts_the_stronger_engine() {
         ],
         "",
     );
-    assert!(stderr.contains("book openings"), "{stderr}");
+    assert!(stderr.contains("book and exact openings"), "{stderr}");
     fails(
         &[
             "match",

@@ -63,6 +63,8 @@ struct Context {
     result: Outcome,
     row: v2::BookExportRow,
     match_id: u64,
+    /// A match of its own to stop (a stop of the shared one would end it for later calls).
+    stoppable_match: u64,
     build_id: u64,
 }
 
@@ -125,19 +127,23 @@ async fn seed(clients: &Clients) -> Context {
         .rows
         .pop()
         .unwrap();
-    let match_id = clients
-        .with(Role::Admin)
-        .create_match(match_request())
-        .await
-        .unwrap()
-        .into_inner()
-        .match_id;
+    let mut match_ids = Vec::new();
+    for _ in 0..2 {
+        let created = clients
+            .with(Role::Admin)
+            .create_match(match_request())
+            .await
+            .unwrap();
+        match_ids.push(created.into_inner().match_id);
+    }
+    let (match_id, stoppable_match) = (match_ids[0], match_ids[1]);
     Context {
         session,
         lease,
         result,
         row,
         match_id,
+        stoppable_match,
         build_id: 1,
     }
 }
@@ -232,17 +238,13 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 .await,
         ),
         "CreateMatch" => done(client.create_match(match_request()).await),
-        // A match of its own to stop (a stop of the shared one would end it for later calls).
-        "StopMatch" => match client.create_match(match_request()).await {
-            Ok(created) => done(
-                client
-                    .stop_match(v2::StopMatchRequest {
-                        match_id: created.into_inner().match_id,
-                    })
-                    .await,
-            ),
-            Err(refused) => Err(refused),
-        },
+        "StopMatch" => done(
+            client
+                .stop_match(v2::StopMatchRequest {
+                    match_id: context.stoppable_match,
+                })
+                .await,
+        ),
         "GeneratePuzzles" => done(
             client
                 .generate_puzzles(v2::GeneratePuzzlesRequest {
