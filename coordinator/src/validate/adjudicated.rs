@@ -17,23 +17,7 @@ pub(super) fn check_adjudicated(
     adjudication: Option<Adjudication>,
 ) -> Result<(), InvalidResult> {
     let adjudication = adjudication.ok_or(InvalidResult::AdjudicationNotAsked)?;
-    if moves.len() > 36 {
-        return Err(InvalidResult::GameLength(moves.len()));
-    }
-    let mut position = *start;
-    for (ply, &mv) in moves.iter().enumerate() {
-        if position.is_over() {
-            return Err(InvalidResult::AdjudicatedGameOver(position));
-        }
-        position = position
-            .play(mv)
-            .map_err(|error| InvalidResult::IllegalGameMove {
-                ply: ply + 1,
-                mv,
-                position,
-                error,
-            })?;
-    }
+    let position = super::replay_unfinished(start, moves, InvalidResult::AdjudicatedGameOver)?;
     let stones = position.stone_count();
     let least = match source {
         SolveMethod::Midsolver => adjudication.min_stones.max(ADJUDICATION_MIDSOLVE_STONES),

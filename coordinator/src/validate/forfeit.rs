@@ -19,23 +19,7 @@ pub(super) fn check_forfeited(
     if players[loser as usize].engine().is_none() {
         return Err(InvalidResult::ForfeitByBuiltIn(loser));
     }
-    if moves.len() > 36 {
-        return Err(InvalidResult::GameLength(moves.len()));
-    }
-    let mut position = *start;
-    for (ply, &mv) in moves.iter().enumerate() {
-        if position.is_over() {
-            return Err(InvalidResult::ForfeitedGameOver(position));
-        }
-        position = position
-            .play(mv)
-            .map_err(|error| InvalidResult::IllegalGameMove {
-                ply: ply + 1,
-                mv,
-                position,
-                error,
-            })?;
-    }
+    let position = super::replay_unfinished(start, moves, InvalidResult::ForfeitedGameOver)?;
     if position.is_over() {
         return Err(InvalidResult::ForfeitedGameOver(position));
     }

@@ -261,6 +261,34 @@ fn replay(
     Ok(plies)
 }
 
+/// Plays `moves` (at most 36) from `start`, each on a game still in progress, as the moves of a
+/// game that ended other than by its own play must be: the position reached, or the first
+/// fault (`over` is the error for a move played after the game ended).
+fn replay_unfinished(
+    start: &Position,
+    moves: &[Move],
+    over: fn(Position) -> InvalidResult,
+) -> Result<Position, InvalidResult> {
+    if moves.len() > 36 {
+        return Err(InvalidResult::GameLength(moves.len()));
+    }
+    let mut position = *start;
+    for (ply, &mv) in moves.iter().enumerate() {
+        if position.is_over() {
+            return Err(over(position));
+        }
+        position = position
+            .play(mv)
+            .map_err(|error| InvalidResult::IllegalGameMove {
+                ply: ply + 1,
+                mv,
+                position,
+                error,
+            })?;
+    }
+    Ok(position)
+}
+
 fn played_game(start: &Position, moves: &[Move], result: Status) -> Game {
     Game {
         start: start.to_string(),
