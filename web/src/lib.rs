@@ -28,7 +28,8 @@ use tokio::net::TcpListener;
 pub use api::{ApiError, OPENAPI, Unreadable};
 pub use book_cache::BookCacheSettings;
 pub use exact::{
-    Busy, ExactBoard, ExactError, ExactSettings, SolverHold, SolverSettings, SolverStats,
+    Busy, ExactBoard, ExactError, ExactSettings, SolverHold, SolverPool, SolverRun, SolverSettings,
+    SolverStats,
 };
 pub use source::{Source, SourceError};
 

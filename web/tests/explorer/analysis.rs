@@ -10,7 +10,9 @@ use fantoccini::Client;
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
 use pentago::{ExactOracle, Move, Position, SolveLimits, Value, random_opening};
+use pentagrid_client::book::{ExportRow, TableSource};
 use pentagrid_coordinator::CoordinatorSettings;
+use pentagrid_proto::ExactSource;
 use pentagrid_tablebase::Tablebase;
 use pentagrid_tests::TestCluster;
 use pentagrid_web::{ExactBoard, ExactSettings, SolverSettings, SolverStats};
@@ -113,6 +115,51 @@ async fn exact_values_of_early_positions_come_from_the_tablebase() {
             .values()
             .all(|(v, s)| v.is_null() && s.is_null())
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proofs_stored_in_the_book_are_shown_with_the_book_as_their_source() {
+    // The book is read again at every request, so the import shows at once.
+    let settings = ExactSettings {
+        book_max_age: Duration::ZERO,
+        ..ExactSettings::default()
+    };
+    let tablebase = Tablebase::shipped().expect("the shipped tablebase");
+    let (cluster, base) = explorer(ExactBoard::new(tablebase, settings).expect("solver")).await;
+    // Ten stones: beyond the shipped slices and below the solver's stones, so only the book
+    // can know a value here.
+    let position = random_opening(11, 10).canonical().position;
+    assert!(!position.is_over() && position.stone_count() == 10);
+    let before = exact(&base, &position).await.json();
+    assert!(
+        moves_of(&before).values().all(|(v, s)| v.is_null() && s.is_null()),
+        "nothing is known before the import: {before}"
+    );
+    let proven = position.legal_moves()[0];
+    let row = ExportRow {
+        position,
+        mv: proven,
+        source: TableSource::Playouts,
+        games: 0,
+        wins: 0,
+        draws: 0,
+        proven: Some(Value::Draw),
+        proven_by: Some(ExactSource::Solver),
+    };
+    pentagrid_client::book::import(&cluster.client(), &[row])
+        .await
+        .expect("a proven-only import");
+    let json = exact(&base, &position).await.json();
+    let moves = moves_of(&json);
+    assert_eq!(moves[&proven.to_string()], ("draw".into(), "book".into()), "{json}");
+    assert!(
+        moves
+            .values()
+            .all(|(v, s)| (v.is_null() && s.is_null()) || (*v == "draw" && *s == "book")),
+        "only the imported proof (and moves reaching the same position) is known: {json}"
+    );
+    assert!(json["unknown_moves"].as_u64().expect("a count") > 0, "{json}");
+    assert!(json["value"].is_null(), "one drawing move does not decide the position: {json}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
