@@ -1,6 +1,6 @@
 //! The midsolver on the reference positions, and against alpha-beta on random positions.
 
-mod support;
+use crate::support;
 
 use pentago::{Color, Player, Position, SolveLimits, Solver, Status, Value, midsolve, play_game};
 use rand::{RngExt, SeedableRng};

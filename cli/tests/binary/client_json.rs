@@ -2,7 +2,7 @@
 //! print JSON on request, `cancel` says for each id whether it was cancelled or why not, and
 //! an unreachable coordinator's error names the URL tried.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

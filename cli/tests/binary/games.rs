@@ -3,7 +3,7 @@
 //! and `export` read them back; self-play and in-process matches write records too; bad record
 //! files are refused with the line and reason (or the game and move) and change nothing.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

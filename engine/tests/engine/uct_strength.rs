@@ -1,7 +1,7 @@
 //! UCT against known answers and weaker players: solved positions with short forced wins, and
 //! short matches against flat Monte Carlo and a random player at equal playouts.
 
-mod support;
+use crate::support;
 
 use pentago::{
     Color, MateSearch, Player, Position, SearchControl, SearchOptions, SolveLimits, Solver, Status,

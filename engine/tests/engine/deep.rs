@@ -1,7 +1,7 @@
 //! The deep solver against the hybrid solver, the reference values and brute force, and its
 //! certificates against tampering.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 

@@ -3,7 +3,7 @@
 //! standard error), and run with its standard output on a full disk (`/dev/full`) ends with exit
 //! 1 and one line saying why. The cluster commands run against a real coordinator started here.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output, Stdio};
 

@@ -2,7 +2,7 @@
 //! binary: a three-player round robin is played, stored and rated; `status`, `list` and
 //! `ratings` reprint it from the database; bad input is refused with a clear error.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! complete and whole HTTP/2 prefaces with no request after them do not lock out a fresh
 //! client, and the accept loop does not spin.
 
-mod common;
+use crate::common;
 
 use common::Process;
 

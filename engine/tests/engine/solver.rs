@@ -1,7 +1,7 @@
 //! The exact solver against the reference values, and the checkmate search against the
 //! independent proof checker and the solver.
 
-mod support;
+use crate::support;
 
 use pentago::{MateSearch, MoveOrdering, Position, SolveLimits, Solver, Value};
 use rayon::prelude::*;

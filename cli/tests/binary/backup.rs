@@ -2,7 +2,7 @@
 //! `pentagrid verify-backup`, `pentagrid restore`, and a coordinator process on the restored
 //! database; damaged files and occupied targets refused with one clear error.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

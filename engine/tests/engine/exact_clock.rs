@@ -4,7 +4,7 @@
 //! engine's alpha-beta solver; a midsolve that runs past its share of a time budget is
 //! abandoned for the search, on an injected clock (no test here reads the real one).
 
-mod support;
+use crate::support;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -1,6 +1,6 @@
 //! Property tests: symmetry commutes with play, canonical form is invariant, notation round-trips.
 
-mod support;
+use crate::support;
 
 use pentago::{Move, Position, Square, Symmetry};
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! its first move is the only winning first move by the exact solver's values, and candidates
 //! the reference calls draws or losses never become puzzles.
 
-mod support;
+use crate::support;
 
 use pentago::{PuzzleVerifier, Rejection, SolveLimits, Solver, Value, difficulty_label};
 use rayon::prelude::*;

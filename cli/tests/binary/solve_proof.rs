@@ -2,7 +2,7 @@
 //! (nodes, time, the deep solver's leaves), the same as without `--proof`, not those of the
 //! cheap pass that builds the proof afterwards from what the solve learnt.
 
-mod common;
+use crate::common;
 
 use common::ok;
 

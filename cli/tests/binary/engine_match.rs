@@ -3,7 +3,7 @@
 //! referee, stores the match, and `match show` reprints it; a broken engine is a clear error
 //! at start-up, and an engine match without a time limit is refused before anything runs.
 
-mod common;
+use crate::common;
 
 use common::{ok, pentagrid};
 

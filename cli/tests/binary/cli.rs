@@ -353,8 +353,10 @@ fn run_plays_a_campaign_and_keeps_its_database() {
         );
     }
     assert!(!out.contains("no book line"), "{out}");
-    // A second run adds to the same database; --json gives the summary as one object.
+    // A second run adds to the same database; --json gives the summary as one object. It
+    // mines no puzzles: finding one more that is new gets slower as the collection grows.
     let mut json_args = args.to_vec();
+    *json_args.last_mut().expect("--puzzles 1") = "0";
     json_args.push("--json");
     let again: serde_json::Value = serde_json::from_str(&ok(&json_args)).unwrap();
     assert_eq!(

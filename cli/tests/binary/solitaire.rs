@@ -1,7 +1,7 @@
 //! Runs the real `pentagrid solitaire` binary: bench and play output, agreement with the engine,
 //! and bad arguments.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

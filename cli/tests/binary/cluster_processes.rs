@@ -1,7 +1,7 @@
 //! The cluster as real processes of the `pentagrid` binary: a worker killed mid-job, a
 //! coordinator killed while results stream in, and the guarantees that must survive both.
 
-mod common;
+use crate::common;
 
 use common::Process;
 

@@ -1,7 +1,7 @@
 //! Operating the real binary: `pentagrid health` for scripts, `--metrics-listen` serving
 //! Prometheus text, and logs on a pipe without terminal escapes, as JSON on request.
 
-mod common;
+use crate::common;
 
 use common::Process;
 

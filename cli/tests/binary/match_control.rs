@@ -2,7 +2,7 @@
 //! against a real coordinator process (no workers, so queued matches stay running): listings
 //! by state with progress and weight, a stop, and clear refusals of bad stops and weights.
 
-mod common;
+use crate::common;
 
 use common::{coordinator, ok, pentagrid};
 

@@ -2,7 +2,7 @@
 //! role: it refuses to start when the coordinator is unreachable or refuses the token (a wrong
 //! one, or a worker's), and with the read token it serves every route of the explorer.
 
-mod common;
+use crate::common;
 
 use common::Process;
 

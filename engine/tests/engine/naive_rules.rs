@@ -1,7 +1,7 @@
 //! A deliberately naive second implementation of the rules (a 6×6 array, no bit tricks),
 //! played move by move against the fast engine over many random games.
 
-mod support;
+use crate::support;
 
 use pentago::{Color, Move, Position, Status, seeded_rng};
 use rand::RngExt;

@@ -2,10 +2,9 @@
 //! published puzzle passes the solver tests' independent proof checker and has exactly one
 //! winning first move by the exact solver; the HTML page is well-formed with one board each.
 
-#[path = "../../engine/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
-mod common;
+use crate::common;
 
 use common::{ok, pentagrid};
 

@@ -1,7 +1,7 @@
 //! Property tests of every text parser that reads untrusted input (the same entry points as the
 //! cargo-fuzz targets in `fuzz/`): arbitrary text never panics, and what parses round-trips.
 
-mod support;
+use crate::support;
 
 use std::fmt::{Debug, Display};
 use std::str::FromStr;

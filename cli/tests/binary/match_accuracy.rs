@@ -2,7 +2,7 @@
 //! judge the pairs, the match keeps the counts, and `match show` reprints them from the
 //! database; a match without it shows none.
 
-mod common;
+use crate::common;
 
 use common::{ok, pentagrid};
 

@@ -2,7 +2,7 @@
 //! acknowledged results exits non-zero with one clear line and never reports serving;
 //! `--accept-data-loss` goes on with what is left and says so; the next plain start is clean.
 
-mod common;
+use crate::common;
 
 use common::Process;
 
