@@ -614,12 +614,29 @@ pub struct Totals {
     /// Stored games.
     #[prost(uint64, tag = "3")]
     pub games: u64,
-    /// Playouts merged into tables.
+    /// Playouts merged into tables by results, ever (purges do not lower it: see
+    /// `purged_playouts`).
     #[prost(uint64, tag = "4")]
     pub playouts: u64,
     /// Results applied.
     #[prost(uint64, tag = "5")]
     pub results: u64,
+    /// Of `playouts`, those taken back out of the tables by purges of caught workers (see
+    /// [`super::contributions`]).
+    #[prost(uint64, tag = "6")]
+    pub purged_playouts: u64,
+    /// Playout tables purges left without rows and removed (no longer in
+    /// `playout_positions`).
+    #[prost(uint64, tag = "7")]
+    pub purged_positions: u64,
+}
+
+impl Totals {
+    /// Playouts the tables hold from results: those merged less those purged.
+    #[must_use]
+    pub fn kept_playouts(&self) -> u64 {
+        self.playouts.saturating_sub(self.purged_playouts)
+    }
 }
 
 /// A book build, stored under its id in the `builds` tree.

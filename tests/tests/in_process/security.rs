@@ -398,6 +398,51 @@ async fn a_worker_token_cannot_act_in_another_workers_name() {
     cluster.stop().await;
 }
 
+/// Sessions live in memory, yet a coordinator restart does not hand a worker's id to whoever
+/// says hello first: for a lease period from the start the id stays with the key its worker
+/// said hello with (the database keeps a digest of it), so a caller without that key is
+/// refused, with or without a key of its own, and the returning worker takes its id back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_does_not_hand_a_workers_id_to_the_first_hello() {
+    use pentagrid_proto::reason_of;
+    use v2::ErrorReason;
+    let cluster = TestCluster::start(CoordinatorSettings::default()).await;
+    hello(&mut cluster.client(), "victim").await;
+    let cluster = cluster.restart(CoordinatorSettings::default()).await;
+    let mut client = cluster.client();
+    for key in ["", "the-thiefs-own-key-0123"] {
+        let refused = client
+            .hello(v2::HelloRequest {
+                worker_id: "victim".into(),
+                name: "thief".into(),
+                threads: 1,
+                engines: Vec::new(),
+                worker_key: key.into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::AlreadyExists, "{refused:?}");
+        assert_eq!(reason_of(&refused), ErrorReason::WorkerIdInUse);
+    }
+    // Other ids are free as ever; the victim, with its key, gets its id and works.
+    hello(&mut client, "newcomer").await;
+    let victim = hello(&mut client, "victim").await;
+    let leased = client
+        .lease(v2::LeaseRequest {
+            worker_id: "victim".into(),
+            max_jobs: 1,
+            session: victim,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(leased.jobs.is_empty(), "nothing queued");
+    let status = cluster.status().await;
+    let names: Vec<&str> = status.workers.iter().map(|w| w.name.as_str()).collect();
+    assert!(!names.contains(&"thief"), "{names:?}");
+    cluster.stop().await;
+}
+
 /// Lease ids carry no pattern one could guess another lease by: twenty leases in a row are
 /// neither sequential nor close to each other.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
