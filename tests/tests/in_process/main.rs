@@ -1,5 +1,7 @@
-//! In-process clusters over real sockets and a real database: every cross-crate integration test, one binary.
+//! In-process clusters over real sockets and a real database: every cross-crate integration test,
+//! one binary.
 
+mod analysis_purge;
 mod backup;
 mod book;
 mod book_table;
