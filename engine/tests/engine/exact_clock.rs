@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use pentago::{
-    Budget, ExactSource, Player, Position, SearchControl, SearchOptions, SearchResult, SolveLimits,
+    Budget, Player, Position, ProvenBy, SearchControl, SearchOptions, SearchResult, SolveLimits,
     Solver, UctConfig, Value, exact_move, search,
 };
 
@@ -82,7 +82,7 @@ fn the_default_player_keeps_every_value_it_can_prove_within_its_budget() {
             searched(&position, c)
         })
         .unwrap();
-        assert_eq!(choice.exact, Some((value, ExactSource::Midsolver)));
+        assert_eq!(choice.exact, Some((value, ProvenBy::Midsolver)));
         assert_eq!(choice.search.is_none(), value == Value::Win, "{position}");
         let mv = plain.choose(&position, index as u64, 1);
         plain_kept += usize::from(value_after(&mut solver, &position, mv) == value);
@@ -111,7 +111,7 @@ fn a_proven_win_below_the_midsolver_is_taken_and_a_proven_draw_kept() {
             continue;
         };
         proven += 1;
-        assert_eq!((known, source), (value, ExactSource::AlphaBeta));
+        assert_eq!((known, source), (value, ProvenBy::AlphaBeta));
         assert_eq!(
             value_after(&mut solver, &position, choice.mv),
             value,
@@ -137,7 +137,7 @@ fn a_lost_position_is_defended_by_the_search() {
         searched(&position, c)
     })
     .unwrap();
-    assert_eq!(choice.exact, Some((Value::Loss, ExactSource::Midsolver)));
+    assert_eq!(choice.exact, Some((Value::Loss, ProvenBy::Midsolver)));
     let result = choice.search.expect("a loss is searched");
     assert_eq!(Some(choice.mv), result.best, "the search's choice");
 }
@@ -173,7 +173,7 @@ fn a_midsolve_past_its_share_of_the_time_is_abandoned_for_the_search() {
         searched(&position, &c.with_budget(Budget::Playouts(200)))
     })
     .unwrap();
-    assert_eq!(choice.exact.map(|e| e.1), Some(ExactSource::Midsolver));
+    assert_eq!(choice.exact.map(|e| e.1), Some(ProvenBy::Midsolver));
 }
 
 #[test]
@@ -196,6 +196,6 @@ fn the_midsolver_is_not_started_where_it_cannot_finish_in_its_share() {
         searched(&position, &c.with_budget(Budget::Playouts(200)))
     })
     .unwrap();
-    assert_ne!(choice.exact.map(|e| e.1), Some(ExactSource::Midsolver));
+    assert_ne!(choice.exact.map(|e| e.1), Some(ProvenBy::Midsolver));
     assert!(looks.load(Ordering::Relaxed) <= 1);
 }
