@@ -90,6 +90,7 @@ impl Server {
             threads: 1,
             engines: Vec::new(),
             worker_key: String::new(),
+            speed: 0,
         };
         let session = client.hello(hello).await.unwrap().into_inner().session;
         TestWorker {

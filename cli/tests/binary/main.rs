@@ -24,4 +24,5 @@ mod soak;
 mod solitaire;
 mod solve_proof;
 mod tablebase;
+mod time_scale;
 mod tournaments;

@@ -281,6 +281,7 @@ fn status_counts_every_worker_and_says_when_the_list_is_cut() {
                             threads: 1,
                             engines: Vec::new(),
                             worker_key: String::new(),
+                            speed: 0,
                         })
                         .await
                 });

@@ -357,6 +357,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
                     .adjudicated
                     .map(|source| source.name().to_owned())
                     .unwrap_or_default(),
+                time_scale: game.time_scale.get(),
             })
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,

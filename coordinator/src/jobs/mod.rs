@@ -87,13 +87,17 @@ pub enum JobError {
     Store(#[from] StoreError),
 }
 
-/// How long leases last and how often to heartbeat, as told to a worker.
+/// How long leases last, how often to heartbeat and the reference speed time limits are
+/// scaled to, as told to a worker.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LeaseTerms {
     /// A lease's life without a heartbeat.
     pub lease: Duration,
     /// How often to heartbeat.
     pub heartbeat: Duration,
+    /// The speed the time controls are meant for (0: no scaling; see
+    /// [`JobSettings::reference_speed`]).
+    pub reference_speed: u64,
 }
 
 /// A lease id nobody can guess: 64 bits from the operating system's randomness (never 0, which
@@ -334,6 +338,7 @@ impl JobQueue {
         let terms = LeaseTerms {
             lease: self.settings.lease_duration,
             heartbeat: self.settings.heartbeat_interval,
+            reference_speed: self.settings.reference_speed,
         };
         Ok((terms, session))
     }

@@ -34,6 +34,7 @@ fn engines(specs: Vec<EngineSpec>) -> EngineSettings {
         specs,
         margin: Duration::from_secs(3),
         restart: false,
+        ..EngineSettings::default()
     }
 }
 

@@ -25,6 +25,7 @@ mod puzzles;
 mod roles;
 mod security;
 mod solitaire;
+mod time_scale;
 mod tls;
 mod tournaments;
 mod waits;

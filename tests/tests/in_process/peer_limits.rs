@@ -21,6 +21,7 @@ fn hello_request(id: &str, name: &str) -> v2::HelloRequest {
         threads: 1,
         engines: Vec::new(),
         worker_key: String::new(),
+        speed: 0,
     }
 }
 

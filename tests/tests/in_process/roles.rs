@@ -101,6 +101,7 @@ async fn seed(clients: &Clients) -> Context {
             threads: 1,
             engines: Vec::new(),
             worker_key: pentagrid_tests::TEST_WORKER_KEY.into(),
+            speed: 0,
         })
         .await
         .unwrap()
@@ -184,6 +185,7 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                     threads: 1,
                     engines: Vec::new(),
                     worker_key: String::new(),
+                    speed: 0,
                 })
                 .await,
         ),
@@ -527,6 +529,7 @@ async fn each_token_is_refused_outside_its_role_and_nothing_changes() {
         max_results: None,
         identity: pentagrid_worker::WorkerIdentity::Fresh,
         engines: pentagrid_worker::EngineSettings::default(),
+        speed: Some(0),
     };
     let (_stop, stopped) = watch::channel(false);
     let error = pentagrid_worker::run(options, stopped).await.unwrap_err();

@@ -97,6 +97,7 @@ async fn calls_without_the_right_token_or_protocol_are_refused() {
         max_results: None,
         identity: pentagrid_worker::WorkerIdentity::Fresh,
         engines: pentagrid_worker::EngineSettings::default(),
+        speed: Some(0),
     };
     let (_stop, stopped) = tokio::sync::watch::channel(false);
     let error = pentagrid_worker::run(options, stopped).await.unwrap_err();
@@ -367,6 +368,7 @@ async fn a_worker_token_cannot_act_in_another_workers_name() {
                 threads: 1,
                 engines: Vec::new(),
                 worker_key: key.into(),
+                speed: 0,
             })
             .await
             .unwrap_err();

@@ -199,6 +199,7 @@ fn worker(
         max_results: None,
         identity,
         engines: pentagrid_worker::EngineSettings::default(),
+        speed: Some(0),
     };
     let (stop, stopped) = watch::channel(false);
     let run = tokio::spawn(async move {

@@ -54,11 +54,17 @@ impl Drop for Process {
 
 /// A coordinator process on `db` with the token file `token`; returns it and its URL.
 pub fn coordinator(db: &Path, token: &Path) -> (Process, String) {
+    coordinator_with(db, token, &[])
+}
+
+/// [`coordinator`] with `extra` arguments (such as `--reference-speed N`).
+pub fn coordinator_with(db: &Path, token: &Path, extra: &[&str]) -> (Process, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pentagrid"))
         .args(["coordinator", "--listen", "127.0.0.1:0", "--db"])
         .arg(db)
         .arg("--token-file")
         .arg(token)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
