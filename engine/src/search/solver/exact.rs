@@ -123,6 +123,9 @@ const EVAL_SCALE: f32 = 1024.0;
 /// Nodes between two looks at the clock (a look costs far more than a node).
 const DEADLINE_CHECK_NODES: u64 = 4096;
 
+/// Nodes of the first, short attempt at each move in [`Solver::alpha_beta_moves`].
+const FIRST_PASS_NODES: u64 = 20_000;
+
 /// The exact solver. Keep one to reuse its transposition table across positions.
 pub struct Solver {
     table: Table,
@@ -198,6 +201,11 @@ impl Solver {
 
     /// Exact value of `position`'s every first move (for the side to move) by alpha-beta, or
     /// `None` for a move whose search hit the limits. The game must be ongoing.
+    ///
+    /// Every open move first gets a short attempt (`FIRST_PASS_NODES`; most are settled
+    /// or refuted by then), and only then do the moves still open share what is left of the
+    /// limits, so that a hard move early in the list cannot spend the budget the easy ones
+    /// after it needed. No move is started once the time is up.
     pub fn alpha_beta_moves(
         &mut self,
         position: &Position,
@@ -207,21 +215,30 @@ impl Solver {
         self.deadline = limits.max_time.map(|t| Instant::now() + t);
         self.nodes = 0;
         let mover = position.side_to_move();
-        position
+        let mut moves: Vec<(Move, Option<Value>)> = position
             .legal_moves()
             .iter()
             .map(|&mv| {
-                let child = position.play_unchecked(mv);
-                let value = match Value::of_status(child.status(), mover) {
-                    Some(v) => Some(v),
-                    // Once the time is up, the moves left are not started: each would
-                    // otherwise spend up to a deadline check's worth of nodes before stopping.
-                    None if self.past_deadline() => None,
-                    None => self.negamax(&child, -1, 1).ok().map(|v| to_value(-v)),
-                };
-                (mv, value)
+                (
+                    mv,
+                    Value::of_status(position.play_unchecked(mv).status(), mover),
+                )
             })
-            .collect()
+            .collect();
+        for pass_nodes in [Some(FIRST_PASS_NODES), None] {
+            for (mv, value) in moves.iter_mut().filter(|(_, value)| value.is_none()) {
+                if self.past_deadline() || self.nodes >= limits.max_nodes {
+                    break;
+                }
+                self.limits.max_nodes = pass_nodes.map_or(limits.max_nodes, |nodes| {
+                    limits.max_nodes.min(self.nodes.saturating_add(nodes))
+                });
+                let child = position.play_unchecked(*mv);
+                *value = self.negamax(&child, -1, 1).ok().map(|v| to_value(-v));
+            }
+        }
+        self.limits = limits;
+        moves
     }
 
     fn past_deadline(&self) -> bool {
@@ -451,6 +468,29 @@ mod tests {
             "{} nodes",
             solver.nodes
         );
+    }
+
+    #[test]
+    fn moves_valued_within_a_small_budget_agree_with_the_midsolver() {
+        // 20 stones: the midsolver values every move; alpha-beta within 300,000 nodes only
+        // some, and those must be right.
+        let position: Position = "o...xx/x...o./xo..ox/xox.../x..xoo/o.o.xo".parse().unwrap();
+        assert_eq!(position.stone_count(), 20);
+        let truth = crate::search::solver::mid::midsolve(&position)
+            .unwrap()
+            .moves;
+        let limits = SolveLimits {
+            max_nodes: 300_000,
+            max_time: None,
+        };
+        let moves = Solver::new(16).alpha_beta_moves(&position, limits);
+        assert_eq!(moves.len(), truth.len());
+        let valued = moves.iter().filter(|(_, value)| value.is_some()).count();
+        assert!(valued > 0, "the first pass values some moves");
+        for ((mv, value), (true_mv, true_value)) in moves.iter().zip(&truth) {
+            assert_eq!(mv, true_mv);
+            assert!(value.is_none_or(|v| v == *true_value), "{mv}: {value:?}");
+        }
     }
 
     #[test]
