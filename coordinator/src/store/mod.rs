@@ -14,7 +14,8 @@
 //! `deep_solves` and `deep_leaves` (deep solves and their proven leaves, see [`deep`]).
 //! `solitaire` (solitaire deals and their totals, see [`solitaire`]), `imports` (the digests
 //! of imported books, see [`book`]), `on_word` (the exact values each worker's results stored
-//! on its word alone, to purge if it is caught lying, see [`word`]).
+//! on its word alone, to purge if it is caught lying, see [`word`]), `tunes` (tuning runs and
+//! their steps, see [`tunes`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -45,6 +46,7 @@ pub mod records;
 mod results;
 pub mod solitaire;
 pub mod table;
+pub mod tunes;
 pub mod word;
 
 use std::collections::BTreeMap;
@@ -77,6 +79,7 @@ pub use records::{
 pub use results::{Applied, Flag, PairEffect, ResultEffect, WordSource};
 pub use solitaire::{DealResult, SolitaireEffect, SolitaireTotals};
 pub use table::{Counts, Table};
+pub use tunes::{StoredTune, StoredTuneStep};
 pub use word::{Purged, StoredWord};
 
 /// A storage failure.
@@ -252,6 +255,7 @@ pub struct Store {
     solitaire: sled::Tree,
     imports: sled::Tree,
     on_word: sled::Tree,
+    tunes: sled::Tree,
     /// Purges made since open (see [`word`]).
     purges: AtomicU64,
     /// How many puzzles are stored (they are never removed), raised after each commit.
@@ -377,6 +381,7 @@ impl Store {
             solitaire: db.open_tree("solitaire")?,
             imports: db.open_tree("imports")?,
             on_word: db.open_tree("on_word")?,
+            tunes: db.open_tree("tunes")?,
             purges: AtomicU64::new(0),
             manifest: Arc::new(manifest::Keeper::new(path)),
             db,

@@ -132,7 +132,9 @@ async fn proofs_stored_in_the_book_are_shown_with_the_book_as_their_source() {
     assert!(!position.is_over() && position.stone_count() == 10);
     let before = exact(&base, &position).await.json();
     assert!(
-        moves_of(&before).values().all(|(v, s)| v.is_null() && s.is_null()),
+        moves_of(&before)
+            .values()
+            .all(|(v, s)| v.is_null() && s.is_null()),
         "nothing is known before the import: {before}"
     );
     let proven = position.legal_moves()[0];
@@ -151,15 +153,25 @@ async fn proofs_stored_in_the_book_are_shown_with_the_book_as_their_source() {
         .expect("a proven-only import");
     let json = exact(&base, &position).await.json();
     let moves = moves_of(&json);
-    assert_eq!(moves[&proven.to_string()], ("draw".into(), "book".into()), "{json}");
+    assert_eq!(
+        moves[&proven.to_string()],
+        ("draw".into(), "book".into()),
+        "{json}"
+    );
     assert!(
         moves
             .values()
             .all(|(v, s)| (v.is_null() && s.is_null()) || (*v == "draw" && *s == "book")),
         "only the imported proof (and moves reaching the same position) is known: {json}"
     );
-    assert!(json["unknown_moves"].as_u64().expect("a count") > 0, "{json}");
-    assert!(json["value"].is_null(), "one drawing move does not decide the position: {json}");
+    assert!(
+        json["unknown_moves"].as_u64().expect("a count") > 0,
+        "{json}"
+    );
+    assert!(
+        json["value"].is_null(),
+        "one drawing move does not decide the position: {json}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

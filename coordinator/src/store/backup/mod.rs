@@ -33,7 +33,7 @@ use validate::Validator;
 use super::{Store, StoreError};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 21] = [
+pub const TREES: [&str; 22] = [
     "jobs",
     "results",
     "playouts",
@@ -55,6 +55,7 @@ pub const TREES: [&str; 21] = [
     "build_deep",
     "imports",
     "on_word",
+    "tunes",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -110,6 +111,7 @@ impl Store {
             "build_deep" => &self.build_deep,
             "imports" => &self.imports,
             "on_word" => &self.on_word,
+            "tunes" => &self.tunes,
             _ => return None,
         })
     }
