@@ -17,7 +17,7 @@
 //! iteration, and the games from seeds fixed by their job ids.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use pentago::{
     NamedPlayer, OpeningSource, ParamRange, Player, Sprt, SpsaError, SpsaSchedule, TuneSpace,
@@ -292,6 +292,9 @@ pub struct Tunes {
     jobs: Arc<JobQueue>,
     matches: Arc<Matches>,
     running: Mutex<Running>,
+    /// Matches being created now: stored, their pairs not yet queued, so a reader must not
+    /// take one for over.
+    creating: std::sync::Mutex<BTreeSet<u64>>,
 }
 
 impl Tunes {
@@ -315,6 +318,7 @@ impl Tunes {
                 ids,
                 suspects: HashMap::new(),
             }),
+            creating: std::sync::Mutex::new(BTreeSet::new()),
         })
     }
 
@@ -357,9 +361,7 @@ impl Tunes {
             sprt_match: 0,
         };
         let first = next_match(id, &record, &space)?;
-        self.matches
-            .create_as(Some(record.current_match), &first)
-            .await?;
+        self.create_match(record.current_match, &first).await?;
         self.store.put_tune(id, &record)?;
         self.jobs.durable().await?;
         running.ids.insert(id);
@@ -371,6 +373,15 @@ impl Tunes {
             "tuning run created"
         );
         Ok(id)
+    }
+
+    /// Creates match `id` (reserved) as `spec` says, marked as being created meanwhile.
+    async fn create_match(&self, id: u64, spec: &MatchSpec) -> Result<(), TuneError> {
+        let creating = || self.creating.lock().unwrap_or_else(PoisonError::into_inner);
+        creating().insert(id);
+        let created = self.matches.create_as(Some(id), spec).await;
+        creating().remove(&id);
+        created.map(drop).map_err(TuneError::from)
     }
 
     /// After a pair of match `match_id` was stored: advances its run when the match belongs
@@ -423,9 +434,7 @@ impl Tunes {
             if current.is_none() {
                 // Reserved by the stored step, never created (a restart came between).
                 let spec = next_match(id, &record, &space)?;
-                self.matches
-                    .create_as(Some(record.current_match), &spec)
-                    .await?;
+                self.create_match(record.current_match, &spec).await?;
             }
             if record.phase == TunePhase::Verifying {
                 running.remove(id);
@@ -556,6 +565,13 @@ impl Tunes {
         })
     }
 
+    fn being_created(&self, match_id: u64) -> bool {
+        self.creating
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&match_id)
+    }
+
     fn report(&self, id: u64, record: TuneRecord) -> Result<TuneReport, TuneError> {
         let space = space_of(id, &record)?;
         let read = |match_id: u64| -> Result<Option<MatchReport>, TuneError> {
@@ -580,7 +596,9 @@ impl Tunes {
             TunePhase::Iterating => TuneState::Iterating,
             TunePhase::Done => TuneState::Done,
             TunePhase::Verifying => match &sprt_match {
-                Some(m) if m.state != MatchState::Running => TuneState::Done,
+                Some(m) if m.state != MatchState::Running && !self.being_created(m.id) => {
+                    TuneState::Done
+                }
                 _ => TuneState::Verifying,
             },
         };
