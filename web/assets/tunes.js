@@ -47,7 +47,8 @@ async function loadTune(id) {
   }
   document.getElementById("tune-title").textContent = `Tuning run ${t.id}: ${t.params.map((p) => p.name).join(", ")}`;
   document.getElementById("tune-info").textContent =
-    `${STATES[t.state] || t.state} · base ${t.base} · ${t.pairs_per_iteration} pairs an iteration · ` +
+    `${STATES[t.state] || t.state} · base ${t.base} · ${t.pairs_per_iteration} ` +
+    `pair${t.pairs_per_iteration === 1 ? "" : "s"} an iteration · ` +
     `c_end ${t.c_end} r_end ${t.r_end} A ${t.stability} α ${t.alpha} γ ${t.gamma} · seed ${t.seed} · ` +
     `openings ${t.openings} · weight ${t.weight}`;
   document.getElementById("tune-stats").replaceChildren(
@@ -71,11 +72,11 @@ async function loadTune(id) {
     const svg = el("svg:svg", { "data-param": p.name });
     charts.append(el("h2", {}, `${p.name} after each iteration (the values played shaded)`), svg);
     lineChart(svg, {
-      xLabel: "iteration",
+      xLabel: "iterations done",
       xMinStep: 1,
       series: [{
         name: p.name, color: "#1f6feb",
-        points: t.steps.map((s) => [s.iteration + 1, s.values[i]]),
+        points: [[0, p.start], ...t.steps.map((s) => [s.iteration + 1, s.values[i]])],
         band: t.steps.map((s) => [s.iteration + 1, Math.min(s.plus[i], s.minus[i]), Math.max(s.plus[i], s.minus[i])]),
       }],
       rules: [{ y: p.low, color: "#888", name: "low" }, { y: p.high, color: "#888", name: "high" }],

@@ -193,12 +193,22 @@ pub fn run(args: &TuneArgs) -> Result<()> {
     print_run(&run, false, args.json)
 }
 
+/// A parameter value as tables show it: whole numbers as they are, others with at most four
+/// decimals (the tuned configuration's spec keeps every digit).
+fn short(value: f64) -> String {
+    if value.fract() == 0.0 || !value.is_finite() {
+        return value.to_string();
+    }
+    let text = format!("{value:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
 /// `name=value` for each parameter.
 fn values_text(run: &TuneRun, values: &[f64]) -> String {
     run.param_names()
         .iter()
         .zip(values)
-        .map(|(name, value)| format!("{name}={value}"))
+        .map(|(name, value)| format!("{name}={}", short(*value)))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -331,11 +341,12 @@ fn print_run(run: &TuneRun, all: bool, as_json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Numbers separated by commas, as short as they print.
+/// Values separated by commas, as [`short`] prints them.
 fn numbers(values: &[f64]) -> String {
     values
         .iter()
-        .map(ToString::to_string)
+        .copied()
+        .map(short)
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -415,6 +426,14 @@ mod tests {
             theta: vec![0.5],
             values: vec![0.5],
         }
+    }
+
+    #[test]
+    fn values_print_short() {
+        assert_eq!(short(0.628_306_57), "0.6283");
+        assert_eq!(short(0.3), "0.3");
+        assert_eq!(short(300.0), "300");
+        assert_eq!(short(0.000_01), "0");
     }
 
     #[test]

@@ -22,6 +22,8 @@ struct Param {
     /// Its range.
     low: f64,
     high: f64,
+    /// Its value in the base configuration, where the run started.
+    start: f64,
     /// Its value at the run's current point.
     value: f64,
 }
@@ -90,15 +92,21 @@ pub struct TuneList {
 }
 
 fn params(run: &TuneRun) -> Vec<Param> {
+    let base = match run.base.parse() {
+        Ok(pentago::Player::Uct(config)) => Some(config),
+        _ => None,
+    };
     run.params
         .iter()
         .zip(&run.values)
         .map(|(text, &value)| {
             let range: Option<pentago::ParamRange> = text.parse().ok();
+            let start = range.zip(base.as_ref()).and_then(|(r, b)| r.param.value(b));
             Param {
                 name: text.split('=').next().unwrap_or(text).to_owned(),
                 low: range.map_or(f64::NAN, |r| r.low),
                 high: range.map_or(f64::NAN, |r| r.high),
+                start: start.unwrap_or(f64::NAN),
                 value,
             }
         })
@@ -231,6 +239,7 @@ mod tests {
         assert_eq!(detail.steps.last().unwrap().iteration, 1233);
         assert_eq!(detail.params[0].name, "k");
         assert_eq!((detail.params[0].low, detail.params[0].high), (0.0, 3.0));
+        assert_eq!(detail.params[0].start, 0.3, "the base's k");
         assert!(detail.sprt.is_none());
     }
 }

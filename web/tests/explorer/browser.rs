@@ -456,8 +456,8 @@ async fn tune(browser: &Client, base: &str) {
     .await;
     assert_eq!(
         points.split_whitespace().count(),
-        detail["steps"].as_array().unwrap().len(),
-        "one chart point per iteration"
+        detail["steps"].as_array().unwrap().len() + 1,
+        "the start and one chart point per iteration"
     );
     let title = text_of(browser, "document.getElementById('tune-title').textContent").await;
     assert_eq!(title, format!("Tuning run {id}: playouts"));
