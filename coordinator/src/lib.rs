@@ -58,6 +58,7 @@ mod server;
 mod settings;
 pub mod store;
 pub mod table_values;
+mod tune_matches;
 pub mod tune_record;
 pub mod tunes;
 mod validate;

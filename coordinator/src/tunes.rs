@@ -20,8 +20,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, PoisonError};
 
 use pentago::{
-    NamedPlayer, OpeningSource, ParamRange, Player, Sprt, SpsaError, SpsaSchedule, TuneSpace,
-    TuneSpaceError, UctConfig, perturbation, perturbed, splitmix64, spsa_update,
+    OpeningSource, ParamRange, Player, Sprt, SpsaError, SpsaSchedule, TuneSpace, TuneSpaceError,
+    UctConfig, perturbation, perturbed, spsa_update,
 };
 use thiserror::Error;
 use tokio::sync::Mutex;
@@ -32,6 +32,7 @@ use crate::match_record::MatchControl;
 use crate::matches::{MAX_MATCH_PAIRS, MatchError, MatchReport, MatchSpec, MatchState, Matches};
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError};
+use crate::tune_matches;
 use crate::tune_record::{TuneControl, TunePhase, TuneRecord, TuneStep};
 
 /// Most game pairs per iteration.
@@ -176,79 +177,14 @@ pub enum TuneError {
     Store(#[from] StoreError),
 }
 
-/// The space of a stored run, read back from its text forms.
+/// The space of stored run `id`, read back from its text forms.
 fn space_of(id: u64, record: &TuneRecord) -> Result<TuneSpace, TuneError> {
-    let unreadable = |why: String| TuneError::Unreadable { id, why };
-    let base = match record.base.parse::<Player>() {
-        Ok(Player::Uct(config)) => config,
-        Ok(other) => return Err(unreadable(format!("base {other} is not a uct: player"))),
-        Err(e) => return Err(unreadable(e.to_string())),
-    };
-    let params = record
-        .params
-        .iter()
-        .map(|text| text.parse::<ParamRange>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| unreadable(e.to_string()))?;
-    TuneSpace::new(base, params).map_err(|e| unreadable(e.to_string()))
+    tune_matches::space_of(record).map_err(|e| TuneError::Unreadable { id, why: e.0 })
 }
 
-/// The seed of iteration `k`'s openings (the SPRT's: `k` = the iteration count).
-fn match_seed(seed: u64, k: u64) -> u64 {
-    splitmix64(seed ^ splitmix64(k ^ 0x7E57_0000_0000))
-}
-
-fn named(name: String, config: UctConfig) -> NamedPlayer {
-    NamedPlayer {
-        name: Some(name),
-        player: Player::Uct(config),
-    }
-}
-
-/// The match that plays `record`'s next match: its current iteration, or (verifying) the SPRT.
+/// The match that plays stored run `id`'s next match.
 fn next_match(id: u64, record: &TuneRecord, space: &TuneSpace) -> Result<MatchSpec, TuneError> {
-    let unreadable = |why: String| TuneError::Unreadable { id, why };
-    let openings: OpeningSource = record
-        .openings
-        .parse()
-        .map_err(|e| unreadable(format!("{e}")))?;
-    let k = record.iterations_done;
-    let common = MatchSpec {
-        a: named("plus".into(), space.base().clone()),
-        b: named("minus".into(), space.base().clone()),
-        pairs: record.pairs_per_iteration,
-        sprt: None,
-        openings,
-        opening_positions: Vec::new(),
-        seed: match_seed(record.seed, k),
-        accuracy_stones: None,
-        tournament: None,
-        time: None,
-        weight: record.weight,
-        adjudicate: None,
-        tune: id,
-    };
-    if record.phase == TunePhase::Verifying {
-        let sprt: Sprt = record
-            .sprt
-            .parse()
-            .map_err(|e| unreadable(format!("{e}")))?;
-        return Ok(MatchSpec {
-            a: named(format!("tuned-{id}"), space.config(&record.theta)),
-            b: named(format!("base-{id}"), space.base().clone()),
-            pairs: record.sprt_pairs,
-            sprt: Some(sprt),
-            tune: 0,
-            ..common
-        });
-    }
-    let delta = perturbation(record.seed, k, record.theta.len());
-    let [plus, minus] = perturbed(&record.theta, &delta, record.schedule.c(k));
-    Ok(MatchSpec {
-        a: named("plus".into(), space.config(&plus)),
-        b: named("minus".into(), space.config(&minus)),
-        ..common
-    })
+    tune_matches::next_match(id, record, space).map_err(|e| TuneError::Unreadable { id, why: e.0 })
 }
 
 /// The runs the service drives; held while a run is changed, so that one change happens at
@@ -613,5 +549,49 @@ impl Tunes {
             iteration_match,
             sprt_match,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::StoredMatch;
+
+    fn report(id: u64, pairs_done: u64) -> MatchReport {
+        let stored = StoredMatch {
+            pairs: 4,
+            pairs_done,
+            ..StoredMatch::default()
+        };
+        MatchReport {
+            id,
+            record: (&stored).into(),
+            state: MatchState::Stopped,
+            games: Vec::new(),
+            next_from_pair: 0,
+            waiting: None,
+            pairs_leased: 0,
+        }
+    }
+
+    #[test]
+    fn only_two_ticks_in_a_row_take_a_match_with_missing_pairs_for_over() {
+        let mut running = Running::default();
+        // A pair result's follow-up never confirms: a pair may be in the middle of being applied.
+        assert!(!running.confirmed(1, &report(9, 2), false));
+        assert!(!running.confirmed(1, &report(9, 2), false));
+        assert!(!running.confirmed(1, &report(9, 2), true), "first seen");
+        assert!(
+            running.confirmed(1, &report(9, 2), true),
+            "seen again, unchanged"
+        );
+        // A pair stored between the ticks starts the wait again.
+        assert!(!running.confirmed(1, &report(9, 2), true));
+        assert!(!running.confirmed(1, &report(9, 3), true));
+        assert!(running.confirmed(1, &report(9, 3), true));
+        // Runs are kept apart, and a removed run forgets what was seen.
+        assert!(!running.confirmed(2, &report(10, 0), true));
+        running.remove(2);
+        assert!(!running.confirmed(2, &report(10, 0), true));
     }
 }
