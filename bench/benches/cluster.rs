@@ -251,6 +251,7 @@ async fn overhead() {
         max_results: Some(JOBS as u64),
         identity: pentagrid_worker::WorkerIdentity::Fresh,
         engines: pentagrid_worker::EngineSettings::default(),
+        speed: Some(0),
     };
     let (_stop, stopped) = watch::channel(false);
     pentagrid_worker::run(options, stopped)

@@ -67,6 +67,10 @@ pub fn match_game_record(
             source: source.name().to_owned(),
         };
     }
+    if !game.time_scale.is_one() {
+        out.other_tags
+            .push(("TimeScale".into(), game.time_scale.to_string()));
+    }
     out
 }
 
@@ -242,8 +246,11 @@ mod tests {
             adjudicated: None,
             stderr_black: String::new(),
             stderr_white: String::new(),
+            time_scale: crate::TimeScale::from_speeds(100_000, 40_000),
         };
         let out = match_game_record(&record, &game, false, "2026.11.27");
+        let text = out.to_string();
+        assert!(text.contains("[TimeScale \"2.5\"]"), "{text}");
         assert_eq!(out.black.name, "flat:playouts=10");
         assert_eq!(out.white.name, "fast");
         assert_eq!(out.white.spec, "random");
@@ -269,6 +276,7 @@ mod tests {
             adjudicated: Some(pentago::SolveMethod::Midsolver),
             stderr_black: String::new(),
             stderr_white: String::new(),
+            time_scale: crate::TimeScale::ONE,
         };
         let out = match_game_record(&record, &game, true, "2026.11.27");
         assert_eq!(
@@ -282,6 +290,7 @@ mod tests {
             text.contains("[Termination \"adjudicated midsolver\"]"),
             "{text}"
         );
+        assert!(!text.contains("TimeScale"), "{text}");
         assert_eq!(text.parse::<Record>(), Ok(out.clone()));
     }
 }

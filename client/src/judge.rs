@@ -313,17 +313,7 @@ pub fn judge_player<O: ExactOracle>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An oracle that knows nothing: every value must then come from elsewhere.
-    struct Nothing;
-
-    impl ExactOracle for Nothing {
-        type Error = std::convert::Infallible;
-
-        fn probe(&self, _: &Position) -> Result<Option<Value>, Self::Error> {
-            Ok(None)
-        }
-    }
+    use pentago::NoOracle;
 
     /// An oracle that values positions by the midsolver (from 18 stones on), so that the
     /// judge's arithmetic can be checked against an independent count of keeping moves.
@@ -364,9 +354,9 @@ mod tests {
 
     #[test]
     fn below_the_midsolver_an_uncovered_position_has_no_exact_value() {
-        assert_eq!(exact(&Nothing, &Position::START).unwrap(), None);
+        assert_eq!(exact(&NoOracle, &Position::START).unwrap(), None);
         let won: Position = WON.parse().unwrap();
-        let from_mid = exact(&Nothing, &won).unwrap().unwrap();
+        let from_mid = exact(&NoOracle, &won).unwrap().unwrap();
         assert_eq!(from_mid.source, ExactSource::Midsolver);
         assert_eq!(from_mid.value, Value::Win);
         let from_table = exact(&Mid, &won).unwrap().unwrap();
@@ -377,12 +367,13 @@ mod tests {
     #[test]
     fn random_play_keeps_a_win_about_as_often_as_winning_moves_are_common() {
         let won: Position = WON.parse().unwrap();
-        let exact = exact(&Nothing, &won).unwrap().unwrap();
+        let exact = exact(&NoOracle, &won).unwrap().unwrap();
         let winning = exact.moves.iter().filter(|m| m.1 == Value::Win).count() as u64;
         // Perfect play keeps the win.
         let positions = vec![won; 1];
         let perfect: Player = "perfect".parse().unwrap();
-        let judged = judge_player(&Nothing, &perfect, None, &positions, 1, 1, &mut |_| {}).unwrap();
+        let judged =
+            judge_player(&NoOracle, &perfect, None, &positions, 1, 1, &mut |_| {}).unwrap();
         assert_eq!(judged.stones.len(), 1);
         assert_eq!(
             judged.stones[0].won,
@@ -394,7 +385,7 @@ mod tests {
         // The random player over many seeds keeps the win in a share near winning / all.
         let many = vec![won; 200];
         let judged =
-            judge_player(&Nothing, &Player::Random, None, &many, 7, 1, &mut |_| {}).unwrap();
+            judge_player(&NoOracle, &Player::Random, None, &many, 7, 1, &mut |_| {}).unwrap();
         let (won_total, drawn_total) = judged.total();
         assert_eq!(won_total.positions, 200);
         assert_eq!(drawn_total.positions, 0);
@@ -406,7 +397,7 @@ mod tests {
     #[test]
     fn judging_skips_unknown_positions_and_refuses_engines() {
         let judged = judge_player(
-            &Nothing,
+            &NoOracle,
             &Player::Random,
             None,
             &[Position::START],
@@ -421,7 +412,7 @@ mod tests {
         let engine: Player = "engine:other".parse().unwrap();
         assert!(matches!(
             judge_player(
-                &Nothing,
+                &NoOracle,
                 &engine,
                 None,
                 &[Position::START],
@@ -432,7 +423,7 @@ mod tests {
             Err(JudgeError::Engine(_))
         ));
         assert!(matches!(
-            sample_positions(&Nothing, &Player::Random, 1, 1, RangeInclusive::new(4, 3)),
+            sample_positions(&NoOracle, &Player::Random, 1, 1, RangeInclusive::new(4, 3)),
             Err(JudgeError::StoneRange(4, 3))
         ));
     }

@@ -208,19 +208,8 @@ pub fn judge_book<O: ExactOracle>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pentago::NoOracle;
     use pentago::{Move, midsolve};
-
-    /// Values from the midsolver alone (the judge falls back to it): enough to check the
-    /// counting on a position whose moves' values are known.
-    struct Nothing;
-
-    impl ExactOracle for Nothing {
-        type Error = std::convert::Infallible;
-
-        fn probe(&self, _: &Position) -> Result<Option<Value>, Self::Error> {
-            Ok(None)
-        }
-    }
 
     /// A white-to-move position white wins.
     const WON: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
@@ -253,7 +242,7 @@ mod tests {
             row(position, lose_b, 50, 40),
             row(position, lose_b, 1, 1), // below --min-games 2: left out
         ];
-        let judged = judge_book(&Nothing, rows.clone(), 2, 36).unwrap();
+        let judged = judge_book(&NoOracle, rows.clone(), 2, 36).unwrap();
         assert_eq!(judged.unknown, 0);
         assert_eq!(judged.stones.len(), 1);
         let stones = judged.stones[0];
@@ -280,7 +269,7 @@ mod tests {
             row(position, win, 400, 300),
             row(position, lose_a, 300, 150),
         ];
-        let stones = judge_book(&Nothing, rows, 1, 36).unwrap().stones[0];
+        let stones = judge_book(&NoOracle, rows, 1, 36).unwrap().stones[0];
         assert_eq!((stones.won.by_games, stones.won.by_rate), (1, 1));
         assert_eq!(stones.pairs.share(), Some(1.0));
     }
@@ -289,15 +278,15 @@ mod tests {
     fn unknown_positions_are_counted_and_illegal_moves_refused() {
         let start = Position::START;
         let rows = vec![row(start, start.legal_moves()[0], 10, 5)];
-        let judged = judge_book(&Nothing, rows.clone(), 1, 36).unwrap();
+        let judged = judge_book(&NoOracle, rows.clone(), 1, 36).unwrap();
         assert_eq!(judged.unknown, 1);
         assert!(judged.stones.is_empty());
         // Left out by --max-stones: neither judged nor unknown.
-        assert_eq!(judge_book(&Nothing, rows, 1, 0).unwrap().unknown, 1);
+        assert_eq!(judge_book(&NoOracle, rows, 1, 0).unwrap().unknown, 1);
         let won: Position = WON.parse().unwrap();
         let some = won.legal_moves()[0];
         let judged = judge_book(
-            &Nothing,
+            &NoOracle,
             vec![row(won, some, 5, 1)],
             1,
             won.stone_count() - 1,
@@ -312,7 +301,7 @@ mod tests {
             .copied()
             .find(|mv| !position.legal_moves().contains(mv))
             .unwrap();
-        let error = judge_book(&Nothing, vec![row(position, taken, 5, 1)], 1, 36).unwrap_err();
+        let error = judge_book(&NoOracle, vec![row(position, taken, 5, 1)], 1, 36).unwrap_err();
         assert!(matches!(error, JudgeError::IllegalMove { .. }), "{error}");
     }
 }

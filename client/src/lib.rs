@@ -38,5 +38,5 @@ pub mod tunes;
 pub use collection_html::collection_html;
 pub use connect::{connect, read_token};
 pub use error::{ClientError, RefusalReason, Result};
-pub use pentagrid_proto::Client;
+pub use pentagrid_proto::{Client, TimeScale};
 pub use study_html::study_html;

@@ -10,8 +10,8 @@ use pentago::{
 };
 use pentagrid_proto::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
 use pentagrid_proto::{
-    Client, accuracy_of_wire, adjudication_source_of_wire, forfeit_of_wire, pentanomial_counts,
-    sprt_decision_of_wire, v2,
+    Client, TimeScale, accuracy_of_wire, adjudication_source_of_wire, forfeit_of_wire,
+    pentanomial_counts, sprt_decision_of_wire, time_scale_of_wire, v2,
 };
 use pentagrid_tablebase::Tablebase;
 use serde::Serialize;
@@ -491,6 +491,9 @@ pub struct MatchGame {
     pub stderr_black: String,
     /// The same for white's engine.
     pub stderr_white: String,
+    /// The factor the worker multiplied the match's time limit by (its coordinator's
+    /// reference speed over its own; 1: none).
+    pub time_scale: TimeScale,
 }
 
 impl MatchGame {
@@ -521,6 +524,8 @@ impl MatchGame {
                 .map_err(|e| unreadable("adjudication", &game.adjudicated, e))?,
             stderr_black: game.stderr_black.clone(),
             stderr_white: game.stderr_white.clone(),
+            time_scale: time_scale_of_wire(game.time_scale)
+                .map_err(|e| unreadable("time scale", &game.time_scale.to_string(), e))?,
         })
     }
 }

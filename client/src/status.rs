@@ -98,6 +98,10 @@ pub struct FlaggedWorker {
     pub purged_results: u64,
     /// The exact values those results had stored, removed.
     pub purged_values: u64,
+    /// Positions whose playout tables lost its analyses' rows once it was caught.
+    pub purged_positions: u64,
+    /// The playouts those rows held, removed from the book.
+    pub purged_playouts: u64,
 }
 
 /// A (variant, player)'s results over every deal the cluster has played with it, each deal
@@ -182,6 +186,8 @@ impl From<v2::StatusResponse> for ClusterStatus {
                     last_reason: w.last_reason,
                     purged_results: w.purged_results,
                     purged_values: w.purged_values,
+                    purged_positions: w.purged_analysis_positions,
+                    purged_playouts: w.purged_playouts,
                 })
                 .collect(),
             solitaire: s
@@ -231,6 +237,8 @@ mod tests {
                 last_reason: "a wrong value".into(),
                 purged_results: 3,
                 purged_values: 7,
+                purged_analysis_positions: 29,
+                purged_playouts: 29_000,
             }],
             worker_count: 0,
             next_workers_after: String::new(),
@@ -274,6 +282,13 @@ mod tests {
         );
         assert_eq!(status.quarantined, 14);
         assert_eq!(status.flagged_workers[0].last_reason, "a wrong value");
+        assert_eq!(
+            (
+                status.flagged_workers[0].purged_positions,
+                status.flagged_workers[0].purged_playouts
+            ),
+            (29, 29_000)
+        );
         let solitaire = &status.solitaire[0];
         assert_eq!(
             (solitaire.player.as_str(), solitaire.deals, solitaire.wins),

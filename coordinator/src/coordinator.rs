@@ -90,7 +90,7 @@ impl Coordinator {
             // tablebase walks the book again.
             store.set_table_walk(None)?;
         }
-        let checks = CrossCheck::new(store.clone(), crosscheck);
+        let checks = CrossCheck::new(store.clone(), crosscheck)?;
         let flags = Arc::new(WorkerFlags::load(&store)?);
         let jobs = Arc::new(JobQueue::open(
             store.clone(),
@@ -236,7 +236,7 @@ impl Coordinator {
                 jobs.quarantined,
             ],
             workers_connected: u64::try_from(connected).unwrap_or(u64::MAX),
-            playouts: totals.playouts,
+            playouts: totals.kept_playouts(),
             games: totals.games,
             playout_positions: totals.playout_positions,
             game_positions: totals.game_positions,

@@ -1,4 +1,4 @@
-//! Workers caught with wrong claims: their flag counts, which every lease and submission
+//! Workers caught with wrong claims (or analyses that lean): their flag counts, which every lease and submission
 //! consults, kept in memory beside their durable records (read back at open). Below both the
 //! job queue (which refuses leases to quarantined workers) and the cross-checks (which flag).
 
@@ -7,10 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::store::{Flag, Store, StoreError};
 
-/// Flags after which a worker is quarantined: its results are refused, it gets no jobs, and
-/// every exact value it stored on its word alone is purged. One: an honest worker's exact
-/// claims are never wrong, so a single lie a cross-check caught is proof enough.
-pub const QUARANTINE_FLAGS: u32 = 1;
+pub use crate::store::claims::QUARANTINE_FLAGS;
 
 /// A worker a cross-check caught, as the status shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +24,10 @@ pub struct FlaggedWorker {
     pub purged_results: u64,
     /// The exact values (proven tables, deep leaves) those results had stored.
     pub purged_values: u64,
+    /// Positions whose playout tables lost its analyses' rows.
+    pub purged_positions: u64,
+    /// Playouts those rows held.
+    pub purged_playouts: u64,
 }
 
 /// The flag count of every flagged worker.
@@ -99,6 +100,8 @@ pub(crate) fn flagged_workers(store: &Store) -> Result<Vec<FlaggedWorker>, Store
             last_reason: record.last_reason,
             purged_results: record.purged_results,
             purged_values: record.purged_values,
+            purged_positions: record.purged_positions,
+            purged_playouts: record.purged_playouts,
         })
         .collect())
 }

@@ -3,7 +3,7 @@
 //! own and converts at its edge (`store::records`), as it does for jobs ([`crate::job`]).
 
 use pentago::SolveMethod;
-use pentagrid_model::GameForfeit;
+use pentagrid_model::{GameForfeit, TimeScale};
 
 /// A finished game: where it started, its moves, how it ended, who played, and what the
 /// referee and the engines said.
@@ -29,6 +29,8 @@ pub struct Game {
     pub stderr_black: String,
     /// The end of white's.
     pub stderr_white: String,
+    /// The factor the worker multiplied the match's time limit by (1: none).
+    pub time_scale: TimeScale,
 }
 
 impl Game {

@@ -178,6 +178,30 @@ impl WorkerKey {
             _ => false,
         }
     }
+
+    /// The digest of this key as worker `id`'s, the form in which it is stored (see
+    /// [`crate::store::worker_keys`]): SHA-256 over `pentagrid worker key`, a zero byte, the
+    /// id, a zero byte and the key (stable). The id is in it so that one key used under two
+    /// ids gives two unrelated digests. `None` without a key.
+    #[must_use]
+    pub fn digest(&self, id: &str) -> Option<[u8; 32]> {
+        use sha2::{Digest, Sha256};
+        let key = self.0.as_ref()?;
+        let mut hasher = Sha256::new();
+        for part in [b"pentagrid worker key".as_slice(), id.as_bytes()] {
+            hasher.update(part);
+            hasher.update([0]);
+        }
+        hasher.update(key.as_bytes());
+        Some(hasher.finalize().into())
+    }
+}
+
+/// Whether `digest` is that of `key` as worker `id`'s, compared in constant time.
+#[must_use]
+pub fn proves(key: &WorkerKey, id: &str, digest: &[u8; 32]) -> bool {
+    key.digest(id)
+        .is_some_and(|own| same_secret(&own, digest.as_slice()))
 }
 
 impl fmt::Debug for WorkerKey {
@@ -237,6 +261,22 @@ pub fn worker_name(name: &str) -> Result<&str, LabelError> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn key_digests_are_stable_and_bound_to_their_id() {
+        let key = WorkerKey::parse("the-owners-key-0123456789").unwrap();
+        let digest = key.digest("w").unwrap();
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        // SHA-256 of "pentagrid worker key\0w\0the-owners-key-0123456789": the stored form.
+        assert_eq!(
+            hex,
+            "7fbfdbc2f13584ad43fb71009340958324c99768398b015a0125f83fab93138a"
+        );
+        assert!(proves(&key, "w", &digest));
+        assert!(!proves(&key, "w2", &digest));
+        assert!(!proves(&WorkerKey::NONE, "w", &digest));
+        assert_eq!(WorkerKey::NONE.digest("w"), None);
+    }
 
     fn worker_id(text: &str) -> Result<String, LabelError> {
         WorkerId::parse(text).map(|id| id.0).map_err(|e| e.0)

@@ -141,8 +141,9 @@ impl ResultIngest {
     }
 
     /// Undoes what a worker caught lying stored on its word alone (see
-    /// [`crate::store::word`]): the values go, the positions it solved are solved again by
-    /// other workers, and the deep solves it served carry on without its leaves.
+    /// [`crate::store::word`]) and takes its analyses back out of the playout tables (see
+    /// [`crate::store::contributions`]): the values go, the positions it solved are solved
+    /// again by other workers, and the deep solves it served carry on without its leaves.
     async fn purge(&self, worker: &str) -> Result<(), StoreError> {
         let (store, liar) = (self.store.clone(), worker.to_owned());
         let purged = blocking(move || store.purge_worker(&liar)).await?;
@@ -171,8 +172,18 @@ impl ResultIngest {
             deep_solves = purged.deep_solves.len(),
             reopened = purged.reopened,
             solving_again,
-            "a caught worker's unconfirmed exact values purged"
+            analysed_positions = purged.analyses.positions,
+            playouts = purged.analyses.playouts,
+            tables_removed = purged.analyses.tables_removed,
+            "a caught worker's unconfirmed exact values and its analyses purged"
         );
+        if purged.analyses.short > 0 {
+            tracing::error!(
+                worker,
+                rows = purged.analyses.short,
+                "playout rows held less than the caught worker had added: removed whole"
+            );
+        }
         Ok(())
     }
 
@@ -273,6 +284,12 @@ impl ResultIngest {
         done.playouts = effect.playout_count;
         done.games = u64::from(effect.game.is_some()) + 2 * u64::from(effect.pair.is_some());
         let applied = match self.store.apply(job_id, &done, result_id.as_str(), &effect) {
+            Ok(Applied::WorkerQuarantined) => {
+                // Caught by a result that committed after this one was let in.
+                self.jobs.put_back(job_id, active);
+                tracing::warn!(worker = %worker, job = job_id, "result of a worker quarantined meanwhile refused");
+                return Err(SubmitError::Quarantined(worker.to_string()));
+            }
             Ok(applied) => applied,
             Err(error) => {
                 self.jobs.put_back(job_id, active);
@@ -297,7 +314,10 @@ impl ResultIngest {
         }
         Ok(match applied {
             Applied::Applied => Submitted::Applied,
-            Applied::Duplicate | Applied::JobAlreadyDone => Submitted::Duplicate,
+            // A quarantined worker's result was refused above.
+            Applied::Duplicate | Applied::JobAlreadyDone | Applied::WorkerQuarantined => {
+                Submitted::Duplicate
+            }
         })
     }
 }

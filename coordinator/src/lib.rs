@@ -25,7 +25,7 @@
 //!   long background work (mining, build rounds) at a lower priority where asked.
 //!
 //! Services call each other with domain types and return their own error enums. The modules
-//! form a one-way stack (no cycle; `tests/tests/module_graph.rs` checks it for every crate).
+//! form a one-way stack (no cycle; `tests/tests/module_graph/` checks it for every crate).
 
 mod abandoned;
 mod api;

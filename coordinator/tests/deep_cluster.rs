@@ -90,6 +90,7 @@ impl Server {
             threads: 1,
             engines: Vec::new(),
             worker_key: String::new(),
+            speed: 0,
         };
         let session = client.hello(hello).await.unwrap().into_inner().session;
         TestWorker {
@@ -531,7 +532,7 @@ async fn bad_requests_are_refused_and_change_nothing() {
 /// own blocking thread, on the first 17-stone position of `bench/data/deep-17.txt` with leaves of
 /// `PENTAGRID_DEEP_LEAF_STONES` stones (default 18), over `PENTAGRID_DEEP_SECONDS` (default 60)
 /// or until it is proven:
-/// `cargo test -p pentagrid-coordinator --test deep_cluster measure -- --ignored --nocapture`.
+/// `cargo test --workspace --test deep_cluster measure -- --ignored --nocapture`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement; run by hand"]
 async fn measure_leaves_per_second() {

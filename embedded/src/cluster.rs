@@ -237,6 +237,9 @@ impl EmbeddedCluster {
             max_results: None,
             identity: pentagrid_worker::WorkerIdentity::Fresh,
             engines,
+            // Workers on the one machine of an embedded cluster tell no speed: their time
+            // limits are never scaled.
+            speed: Some(0),
         };
         tokio::spawn(pentagrid_worker::run(options, stopped))
     }

@@ -42,7 +42,7 @@ pub use play::candidates::{
     Prospect, instructive_mate_in_one,
 };
 pub use play::clock::{Clock, MIN_THINK_SECONDS, SafetyMargin, TimeControl, think_time};
-pub use play::exact_clock::{ExactChoice, ExactSource, exact_move, midsolve_seconds};
+pub use play::exact_clock::{ExactChoice, ProvenBy, exact_move, midsolve_seconds};
 pub use play::gtp;
 pub use play::matches::{
     MAX_OPENING_PLIES, MatchScore, OpeningSource, PairResult, ParseOpeningSourceError, game_points,
@@ -86,7 +86,7 @@ pub use play::tune_space::{
     MAX_TUNE_PARAMS, ParamRange, ParseRangeError, TuneParam, TuneSpace, TuneSpaceError,
 };
 pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
-pub use search::oracle::{ExactOracle, ExactValues, SharedOracle, best_of};
+pub use search::oracle::{ExactOracle, ExactValues, NoOracle, SharedOracle, best_of};
 pub use search::playout::{
     Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
     cut_off_playout, playout, run_playouts, seeded_rng, splitmix64,

@@ -7,6 +7,8 @@ use std::str::FromStr;
 use pentago::{Color, SolveMethod};
 use thiserror::Error;
 
+use crate::TimeScale;
+
 /// Why an external engine lost a game without it being played out. Text form (stable, stored):
 /// the names [`LossReason::name`] gives.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -112,7 +114,8 @@ pub struct GameForfeit {
 
 /// What a match game leaves besides its moves: the forfeit that ended it, if any, where the
 /// exact value that adjudicated it came from, if it was (its result is that value's), and the
-/// end of each external engine's standard error (black, white; empty for built-in players).
+/// end of each external engine's standard error (black, white; empty for built-in players), and
+/// the time scale the worker played it under (1 unless the coordinator scales time controls).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameNote {
     /// The forfeit that ended the game.
@@ -121,6 +124,8 @@ pub struct GameNote {
     pub adjudicated: Option<SolveMethod>,
     /// Standard error, black's then white's.
     pub stderr: [String; 2],
+    /// The factor the worker multiplied the match's time limit by (refereed games only).
+    pub time_scale: TimeScale,
 }
 
 impl GameNote {
@@ -129,14 +134,17 @@ impl GameNote {
     pub fn is_empty(&self) -> bool {
         self.forfeit.is_none()
             && self.adjudicated.is_none()
+            && self.time_scale.is_one()
             && self.stderr.iter().all(String::is_empty)
     }
 
-    /// Whether it says more than an adjudication: a forfeit or engine text, which only a
-    /// refereed game leaves.
+    /// Whether it says more than an adjudication: a forfeit, engine text or a time scale, which
+    /// only a refereed game leaves.
     #[must_use]
     pub fn is_refereed(&self) -> bool {
-        self.forfeit.is_some() || self.stderr.iter().any(|s| !s.is_empty())
+        self.forfeit.is_some()
+            || self.stderr.iter().any(|s| !s.is_empty())
+            || !self.time_scale.is_one()
     }
 }
 

@@ -8,6 +8,7 @@ mod field;
 mod forfeit;
 mod outcome;
 mod task;
+mod time_scale;
 
 pub use exact_source::{ExactSource, ParseExactSourceError};
 pub use field::{FieldError, QUOTED_BYTES, parse_field, quote};
@@ -18,3 +19,4 @@ pub use outcome::{DealResult, Outcome, RejectionKind, Row, Verdict};
 pub use task::{
     MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Task,
 };
+pub use time_scale::{MAX_TIME_SCALE, MIN_TIME_SCALE, TimeScale, TimeScaleError};

@@ -733,6 +733,7 @@ mod tests {
                     }),
                     adjudicated: Some(pentago::SolveMethod::Midsolver),
                     stderr: ["boom".into(), String::new()],
+                    time_scale: pentagrid_model::TimeScale::from_speeds(5, 2),
                 },
             ]),
         };

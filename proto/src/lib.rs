@@ -22,12 +22,12 @@ pub use connections::{ConnectionLimits, LimitsError};
 pub use errors::{ConversionError, error_status, reason_of};
 pub use notes::{
     adjudication_source_of_wire, forfeit_of_wire, forfeit_to_wire, loss_reason_of_wire,
-    loss_reason_to_wire, note_of_wire, note_to_wire,
+    loss_reason_to_wire, note_of_wire, note_to_wire, time_scale_of_wire,
 };
 pub use pentagrid_model::{
     DealResult, ExactSource, GameForfeit, GameNote, LossReason, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS,
     MAX_NOTE_BYTES, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, Outcome, RejectionKind, Row, Task,
-    Verdict, clip_note,
+    TimeScale, Verdict, clip_note,
 };
 pub use states::{
     accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts, source_of_wire,

@@ -2,7 +2,7 @@
 //! reasons, the engines' standard error, and the source of an adjudicating exact value.
 
 use pentago::{Color, SolveMethod};
-use pentagrid_model::{GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES};
+use pentagrid_model::{GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, TimeScale};
 
 use crate::errors::ConversionError;
 use crate::v2;
@@ -70,6 +70,7 @@ pub fn note_to_wire(note: &GameNote) -> v2::GameNote {
             .adjudicated
             .map(|source| source.name().to_owned())
             .unwrap_or_default(),
+        time_scale: note.time_scale.get(),
     }
 }
 
@@ -82,6 +83,7 @@ pub fn note_of_wire(note: &v2::GameNote) -> Result<GameNote, ConversionError> {
             bounded("stderr", &note.stderr_black)?,
             bounded("stderr", &note.stderr_white)?,
         ],
+        time_scale: time_scale_of_wire(note.time_scale)?,
     })
 }
 
@@ -97,6 +99,12 @@ pub fn adjudication_source_of_wire(text: &str) -> Result<Option<SolveMethod>, Co
             pentago::excerpt(other)
         ))),
     }
+}
+
+/// A game's time scale from the wire: finite and within the range; 0 (an older peer) reads
+/// as 1.
+pub fn time_scale_of_wire(value: f64) -> Result<TimeScale, ConversionError> {
+    TimeScale::of_stored(value).map_err(|e| ConversionError(e.to_string()))
 }
 
 fn colour_of_wire(text: &str) -> Result<Color, ConversionError> {
@@ -135,6 +143,7 @@ mod tests {
                 }),
                 adjudicated: None,
                 stderr: [String::new(), "thinking\n".into()],
+                time_scale: TimeScale::ONE,
             };
             assert_eq!(note_of_wire(&note_to_wire(&note)), Ok(note));
         }
@@ -143,6 +152,21 @@ mod tests {
             ..GameNote::default()
         };
         assert_eq!(note_of_wire(&note_to_wire(&adjudicated)), Ok(adjudicated));
+        let scaled = GameNote {
+            time_scale: TimeScale::from_speeds(3, 2),
+            ..GameNote::default()
+        };
+        assert_eq!(note_of_wire(&note_to_wire(&scaled)), Ok(scaled));
+        let mut wire = note_to_wire(&GameNote::default());
+        wire.time_scale = 0.0;
+        assert_eq!(
+            note_of_wire(&wire).map(|n| n.time_scale),
+            Ok(TimeScale::ONE)
+        );
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 0.01, 11.0] {
+            wire.time_scale = bad;
+            assert!(note_of_wire(&wire).is_err(), "{bad}");
+        }
         let mut wire = note_to_wire(&GameNote::default());
         wire.adjudicated = "alpha-beta".into();
         assert!(note_of_wire(&wire).is_err());

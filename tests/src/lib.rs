@@ -111,6 +111,7 @@ pub async fn hello(client: &mut Client, worker_id: &str) -> String {
             threads: 1,
             engines: Vec::new(),
             worker_key: TEST_WORKER_KEY.into(),
+            speed: 0,
         })
         .await
         .expect("hello")

@@ -57,7 +57,8 @@ async function refresh() {
     const caught = c.flagged_workers || [];
     document.getElementById("caught").replaceChildren(...(caught.length ? caught.map((w) => el("li", { "data-caught": w.id },
       el("span", { class: "mono" }, w.id), ` ${w.quarantined ? "quarantined" : `flagged ${w.flags}×`}: ${w.last_reason}`,
-      w.purged_results ? ` — purged ${count(w.purged_values)} values of ${count(w.purged_results)} results (solved again by others)` : ""))
+      w.purged_results ? ` — purged ${count(w.purged_values)} values of ${count(w.purged_results)} results (solved again by others)` : "",
+      w.purged_positions ? ` — purged ${count(w.purged_playouts)} playouts of its analyses from ${count(w.purged_positions)} positions` : ""))
       : [el("li", { class: "muted" }, "none")]));
   } catch (error) {
     say("message", error.message, true);

@@ -4,8 +4,8 @@
 //! exact value, from the same table and the midsolver.
 
 use pentago::{
-    AccuracyError, Adjudicated, Adjudication, ExactOracle, MatchAccuracy, PairResult, Position,
-    Value, pair_accuracy,
+    AccuracyError, Adjudicated, Adjudication, MatchAccuracy, NoOracle, PairResult, Position,
+    pair_accuracy,
 };
 
 use crate::shipped::shipped;
@@ -18,23 +18,12 @@ pub(crate) fn judge(pair: &PairResult, min_stones: u32) -> Result<MatchAccuracy,
     })
 }
 
-/// An exact table that covers nothing: adjudication's table when the shipped one did not open.
-struct NoTable;
-
-impl ExactOracle for NoTable {
-    type Error = std::convert::Infallible;
-
-    fn probe(&self, _: &Position) -> Result<Option<Value>, Self::Error> {
-        Ok(None)
-    }
-}
-
 /// The exact value that ends a game at `position` under `adjudication`, if any: from the
 /// shipped tablebase where it covers the position, else the midsolver.
 pub(crate) fn adjudicate(adjudication: &Adjudication, position: &Position) -> Option<Adjudicated> {
     match shipped() {
         Ok(table) => adjudication.judge(position, table),
-        Err(_) => adjudication.judge(position, &NoTable),
+        Err(_) => adjudication.judge(position, &NoOracle),
     }
 }
 

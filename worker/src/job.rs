@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use crate::retry::{Backoff, Reaction, expected_refusal, reaction};
 use crate::session::Session;
 use crate::standing::Standing;
-use crate::{JobEnd, WorkerError, execute_with_engines};
+use crate::{EngineSettings, JobEnd, WorkerError, execute_with_engines};
 
 /// How long a result is retried once shutdown was asked for, before it is dropped.
 const GIVE_UP_AT_SHUTDOWN: Duration = Duration::from_secs(30);
@@ -101,7 +101,10 @@ impl Session {
         control: Arc<SearchControl>,
     ) -> impl FnOnce() -> Result<Option<Outcome>, String> + Send + 'static {
         let (pool, threads) = (self.pool.clone(), self.options.threads);
-        let engines = self.options.engines.clone();
+        let engines = EngineSettings {
+            time_scale: self.time_scale,
+            ..self.options.engines.clone()
+        };
         #[cfg(test)]
         let fault = self.panic_message.clone();
         move || {
@@ -325,6 +328,7 @@ mod tests {
             max_results: None,
             identity: WorkerIdentity::Fresh,
             engines: EngineSettings::default(),
+            speed: Some(0),
         };
         let session = Session::start(options, WorkerMetrics::new())
             .unwrap()

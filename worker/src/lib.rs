@@ -12,6 +12,7 @@ mod metrics;
 mod retry;
 mod session;
 mod shipped;
+mod speed;
 mod standing;
 
 use std::path::PathBuf;
@@ -24,6 +25,7 @@ pub use engines::EngineSettings;
 pub use execute::{execute, execute_with_engines};
 pub use identity::WorkerIdentity;
 pub use metrics::{JobEnd, WorkerMetrics};
+pub use speed::{SPEED_SIMULATIONS, measure_speed};
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -48,6 +50,11 @@ pub struct WorkerOptions {
     /// The external engine programs it may run (from its own configuration only) and how it
     /// referees them.
     pub engines: EngineSettings,
+    /// The worker's speed in simulations per second of one thread of the default player, told
+    /// to the coordinator, whose reference speed over it scales refereed time limits. `None`:
+    /// measured at start ([`measure_speed`]); `Some(0)`: unknown (time limits are never
+    /// scaled); `Some(n)`: pinned by the operator (or a test).
+    pub speed: Option<u64>,
 }
 
 /// What a worker did.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pentago::splitmix64;
-use pentagrid_proto::{Client, v2};
+use pentagrid_proto::{Client, TimeScale, v2};
 use tokio::sync::watch;
 
 use crate::retry::{Backoff, Reaction, reaction, sleep_or_shutdown};
@@ -43,6 +43,11 @@ pub(crate) struct Session {
     pub(crate) report: WorkerReport,
     /// How often to beat for a lease (the coordinator says so in its hello).
     pub(crate) heartbeat_every: Duration,
+    /// The factor refereed time limits are multiplied by: the coordinator's reference speed
+    /// (from its hello) over this worker's.
+    pub(crate) time_scale: TimeScale,
+    /// This worker's speed (simulations per second; 0: unknown).
+    speed: u64,
     backoff: Backoff,
     said_hello: bool,
     /// Test hook: every job panics with this message instead of running.
@@ -51,9 +56,9 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// Connects (lazily), starts the thread pool, asks each external engine its name and
-    /// version (a broken one stops the start), picks the worker's id and opens the
-    /// acknowledgement log.
+    /// Connects (lazily), starts the thread pool, measures the worker's speed (unless it was
+    /// given), asks each external engine its name and version (a broken one stops the start),
+    /// picks the worker's id and opens the acknowledgement log.
     pub(crate) fn start(
         options: WorkerOptions,
         metrics: WorkerMetrics,
@@ -73,6 +78,14 @@ impl Session {
             .identity
             .credentials(&options.name, u64::from(std::process::id()) ^ now_nanos());
         let ack_log = options.ack_log.as_deref().map(open_ack_log).transpose()?;
+        let speed = options.speed.unwrap_or_else(|| {
+            let speed = pool.install(crate::measure_speed);
+            tracing::info!(
+                speed,
+                "measured this worker's speed (simulations per second)"
+            );
+            speed
+        });
         let engines = options
             .engines
             .identify()?
@@ -87,6 +100,7 @@ impl Session {
                 threads: u32::try_from(options.threads).unwrap_or(u32::MAX),
                 engines,
                 worker_key,
+                speed,
             },
         ));
         Ok(Session {
@@ -98,6 +112,8 @@ impl Session {
             metrics,
             report: WorkerReport::default(),
             heartbeat_every: Duration::from_secs(10),
+            time_scale: TimeScale::ONE,
+            speed,
             backoff: Backoff::new(now_nanos()),
             said_hello: false,
             #[cfg(test)]
@@ -150,9 +166,10 @@ impl Session {
             Ok(reply) => {
                 let seconds = reply.heartbeat_seconds.max(1);
                 self.heartbeat_every = Duration::from_secs(u64::from(seconds));
+                self.time_scale = TimeScale::from_speeds(reply.reference_speed, self.speed);
                 self.said_hello = true;
                 self.backoff.reset();
-                tracing::info!(worker = %self.standing.worker_id(), coordinator = %self.options.coordinator, "connected");
+                tracing::info!(worker = %self.standing.worker_id(), coordinator = %self.options.coordinator, time_scale = %self.time_scale, "connected");
                 Ok(Next::Go(()))
             }
             Err(status) if reaction(&status) == Reaction::Stop => {

@@ -188,6 +188,7 @@ pub fn probe(
                 threads: 1,
                 engines: Vec::new(),
                 worker_key: String::new(),
+                speed: 0,
             };
             let Ok(reply) = client.hello(hello).await else {
                 return Vec::new();

@@ -166,6 +166,7 @@ impl Worker {
                 threads: 1,
                 engines: Vec::new(),
                 worker_key: String::new(),
+                speed: 0,
             };
             match self.client.hello(request).await {
                 Ok(reply) => {

@@ -200,7 +200,7 @@ fn status_json(s: &ClusterStatus, deep_solves: &[DeepStatus]) -> Result<serde_js
     let flagged: Vec<_> = s
         .flagged_workers
         .iter()
-        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason, "purged_results": w.purged_results, "purged_values": w.purged_values}))
+        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason, "purged_results": w.purged_results, "purged_values": w.purged_values, "purged_positions": w.purged_positions, "purged_playouts": w.purged_playouts}))
         .collect();
     let (jobs, stored) = (&s.jobs, &s.stored);
     // The explorer's `/solitaire` rows: variant, player, deals, wins and both intervals.
@@ -298,6 +298,14 @@ fn print_flagged(flagged: &[FlaggedWorker]) -> Result<()> {
                 "",
                 w.purged_values,
                 w.purged_results
+            );
+        }
+        if w.purged_positions > 0 {
+            outln!(
+                "  {:<24} purged {} playouts of its analyses from {} positions",
+                "",
+                w.purged_playouts,
+                w.purged_positions
             );
         }
     }

@@ -162,6 +162,12 @@ pub struct CoordinatorArgs {
     /// holds no lease.
     #[arg(long, default_value_t = 100_000, value_name = "N")]
     max_workers: usize,
+    /// The speed match time controls are meant for, in simulations per second (what
+    /// `pentagrid worker --measure-speed` prints on that machine): each worker multiplies a
+    /// refereed pair's time limit by this over its own speed (kept within 0.1 to 10) and the
+    /// factor is stored with each game. 0: no scaling (right for a cluster of like machines).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    reference_speed: u64,
     #[command(flatten)]
     limits: LimitArgs,
     #[command(flatten)]
@@ -312,6 +318,7 @@ pub fn run_coordinator(args: &CoordinatorArgs) -> Result<()> {
             max_attempts: args.max_attempts,
             prune_after_leases: args.prune_after_leases,
             max_workers: args.max_workers,
+            reference_speed: args.reference_speed,
             ..JobSettings::default()
         },
         metrics: metrics.clone(),
@@ -393,11 +400,24 @@ pub struct WorkerArgs {
     /// Serve Prometheus metrics at `http://ADDR/metrics` (e.g. 0.0.0.0:9101).
     #[arg(long, value_name = "ADDR")]
     metrics_listen: Option<String>,
+    /// This machine's speed in simulations per second of one thread of the default player, as
+    /// told to the coordinator (whose --reference-speed over it scales match time limits);
+    /// by default measured at start (a fraction of a second). 0: unknown, never scaled.
+    #[arg(long, value_name = "N")]
+    speed: Option<u64>,
+    /// Measure this machine's speed (as the worker does at start), print it and exit.
+    #[arg(long, conflicts_with = "speed")]
+    measure_speed: bool,
     #[command(flatten)]
     engines: EngineArgs,
 }
 
 pub fn run_worker(args: &WorkerArgs) -> Result<()> {
+    if args.measure_speed {
+        let speed = pentagrid_worker::measure_speed();
+        crate::output::outln!("{speed} simulations per second (one thread, the default player)");
+        return Ok(());
+    }
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -419,6 +439,7 @@ pub fn run_worker(args: &WorkerArgs) -> Result<()> {
             args.state_dir.clone().unwrap_or_else(default_state_dir),
         ),
         engines: args.engines.settings()?,
+        speed: args.speed,
     };
     runtime()?.block_on(async {
         let (stop, stopped) = tokio::sync::watch::channel(false);

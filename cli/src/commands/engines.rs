@@ -52,6 +52,7 @@ impl EngineArgs {
             specs,
             margin: Duration::from_millis(self.engine_margin),
             restart: self.engine_restart,
+            ..EngineSettings::default()
         })
     }
 }

@@ -491,6 +491,7 @@ pub(super) fn record_json(record: &MatchRecord) -> serde_json::Value {
                 "forfeit": g.forfeit.as_ref().map(forfeit_json),
                 "adjudicated": g.adjudicated.map(|source| source.name()),
                 "stderr_black": g.stderr_black, "stderr_white": g.stderr_white,
+                "time_scale": g.time_scale.get(),
             })
         })
         .collect();
@@ -575,9 +576,16 @@ fn print_games(record: &MatchRecord) -> Result<()> {
     Ok(())
 }
 
-/// A game's forfeit (its loser and typed reason) or adjudication, and the engines' standard
-/// error.
+/// A game's time scale (when not 1), forfeit (its loser and typed reason) or adjudication,
+/// and the engines' standard error.
 fn print_notes(game: &MatchGame) -> Result<()> {
+    if !game.time_scale.is_one() {
+        outln!(
+            "  time scale {}: its worker played under the match's time limit times {}",
+            game.time_scale,
+            game.time_scale
+        );
+    }
     if let Some(source) = game.adjudicated {
         outln!(
             "  adjudicated by the {}: the exact value of its last position is {}",

@@ -82,7 +82,7 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
         playout_positions: totals.playout_positions,
         game_positions: totals.game_positions,
         games: totals.games,
-        playouts: totals.playouts,
+        playouts: totals.kept_playouts(),
         quarantined: jobs.quarantined,
         worker_count: jobs.worker_count,
         next_workers_after: jobs
@@ -98,6 +98,8 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 last_reason: w.last_reason,
                 purged_results: w.purged_results,
                 purged_values: w.purged_values,
+                purged_analysis_positions: w.purged_positions,
+                purged_playouts: w.purged_playouts,
             })
             .collect(),
         solitaire: solitaire
@@ -355,6 +357,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
                     .adjudicated
                     .map(|source| source.name().to_owned())
                     .unwrap_or_default(),
+                time_scale: game.time_scale.get(),
             })
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,

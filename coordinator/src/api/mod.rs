@@ -197,6 +197,7 @@ impl CoordinatorApi for Service {
             lease_seconds: terms.lease.as_secs().max(1) as u32,
             heartbeat_seconds: terms.heartbeat.as_secs().max(1) as u32,
             session: session.reveal().to_owned(),
+            reference_speed: terms.reference_speed,
         }))
     }
 

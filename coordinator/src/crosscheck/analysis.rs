@@ -17,8 +17,12 @@
 //! e.g. 67 of 80), the worker is flagged (and so quarantined) and the result's rows are not
 //! stored.
 //!
-//! The tallies live in memory (a restart starts them again) and the check skips results of
-//! more than [`MAX_CHECK_PLAYOUTS`] playouts, which the coordinator cannot afford to repeat.
+//! The tallies are stored (see [`crate::store::tallies`]) as each toss is counted, durable
+//! with the result that moved them, and read back at start, so a restart does not start a
+//! worker's clock again. The check skips results of more than [`MAX_CHECK_PLAYOUTS`]
+//! playouts, which the coordinator cannot afford to repeat. Once a worker is caught, its
+//! analyses are taken back out of the book as it is purged (see
+//! [`crate::store::contributions`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -27,7 +31,7 @@ use pentago::{Budget, Position, SearchControl, SearchOptions, UctConfig, search}
 
 use super::CrossCheck;
 use crate::offload::blocking;
-use crate::store::{Flag, ResultEffect, Table};
+use crate::store::{Flag, ResultEffect, Store, StoreError, Table};
 
 /// The largest analysis the coordinator repeats (a fraction of a second of one core for the
 /// optimised engine; the sample rate bounds how often).
@@ -85,25 +89,39 @@ fn upper_tail(k: u64, n: u64) -> f64 {
     total.min(1.0)
 }
 
-/// Every worker's tally, kept while the coordinator runs.
+/// Every worker's tally, read from the store at start and written through to it.
 #[derive(Default)]
 pub(super) struct SignTallies(Mutex<HashMap<String, Tally>>);
 
 impl SignTallies {
+    /// The tallies stored in `store`.
+    pub(super) fn load(store: &Store) -> Result<SignTallies, StoreError> {
+        let tallies = store
+            .sign_tallies()?
+            .into_iter()
+            .map(|(id, (above, below))| (id, Tally { above, below }))
+            .collect();
+        Ok(SignTallies(Mutex::new(tallies)))
+    }
+
     /// Records whether `worker`'s score came out above (`true`) or below the coordinator's,
-    /// and returns its tally.
-    fn record(&self, worker: &str, above: bool) -> Tally {
+    /// in memory and in `store` (under the lock, so the store sees the tallies in order);
+    /// returns its tally. A count that would pass 2^64 − 1 stays where it is.
+    fn record(&self, store: &Store, worker: &str, above: bool) -> Result<Tally, StoreError> {
         let mut tallies = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let tally = tallies.entry(worker.to_owned()).or_default();
-        if above {
-            tally.above += 1;
+        let mut tally = tallies.get(worker).copied().unwrap_or_default();
+        let side = if above {
+            &mut tally.above
         } else {
-            tally.below += 1;
-        }
-        *tally
+            &mut tally.below
+        };
+        *side = side.saturating_add(1);
+        store.put_sign_tally(worker, (tally.above, tally.below))?;
+        tallies.insert(worker.to_owned(), tally);
+        Ok(tally)
     }
 }
 
@@ -117,12 +135,12 @@ impl CrossCheck {
         job_id: u64,
         (position, config, playouts, threads): (&Position, &UctConfig, u64, u32),
         effect: &mut ResultEffect,
-    ) {
+    ) -> Result<(), StoreError> {
         if playouts > MAX_CHECK_PLAYOUTS {
-            return;
+            return Ok(());
         }
         let Some(claimed) = score(effect.playouts.values()) else {
-            return;
+            return Ok(());
         };
         let position = *position;
         let config = config.with_budget(Budget::Playouts(playouts.max(1)));
@@ -152,15 +170,15 @@ impl CrossCheck {
         })
         .await;
         let Some(own) = own else {
-            return;
+            return Ok(());
         };
         if claimed.1 == own.1 {
-            return;
+            return Ok(());
         }
-        let tally = self.signs.record(worker, claimed.1 > own.1);
+        let tally = self.signs.record(&self.store, worker, claimed.1 > own.1)?;
         let odds = tally.odds();
         if odds >= IMPROBABLE {
-            return;
+            return Ok(());
         }
         tracing::warn!(worker = %worker, job = job_id, %position, above = tally.above, below = tally.below, odds, "a worker's analyses lean improbably");
         effect.playouts.clear();
@@ -174,6 +192,7 @@ impl CrossCheck {
                 tally.below
             ),
         });
+        Ok(())
     }
 }
 
@@ -226,12 +245,26 @@ mod tests {
     }
 
     #[test]
-    fn tallies_are_per_worker() {
-        let tallies = SignTallies::default();
-        tallies.record("a", true);
-        tallies.record("a", true);
-        assert_eq!(tallies.record("a", false), Tally { above: 2, below: 1 });
-        assert_eq!(tallies.record("b", false), Tally { above: 0, below: 1 });
+    fn tallies_are_per_worker_and_survive_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let tallies = SignTallies::load(&store).unwrap();
+            tallies.record(&store, "a", true).unwrap();
+            tallies.record(&store, "a", true).unwrap();
+            let a = tallies.record(&store, "a", false).unwrap();
+            assert_eq!(a, Tally { above: 2, below: 1 });
+            let b = tallies.record(&store, "b", false).unwrap();
+            assert_eq!(b, Tally { above: 0, below: 1 });
+            store.flush_blocking().unwrap();
+        }
+        // A restart reads them back: the next toss adds to them.
+        let store = Store::open(dir.path()).unwrap();
+        let tallies = SignTallies::load(&store).unwrap();
+        let a = tallies.record(&store, "a", true).unwrap();
+        assert_eq!(a, Tally { above: 3, below: 1 });
+        let c = tallies.record(&store, "c", true).unwrap();
+        assert_eq!(c, Tally { above: 1, below: 0 });
     }
 
     #[test]

@@ -58,13 +58,17 @@ pub struct CrossCheck {
 }
 
 impl CrossCheck {
-    pub(crate) fn new(store: Arc<Store>, settings: CrossCheckSettings) -> CrossCheck {
-        CrossCheck {
+    /// The cross-checks over `store`, with the analysis tallies it holds.
+    pub(crate) fn new(
+        store: Arc<Store>,
+        settings: CrossCheckSettings,
+    ) -> Result<CrossCheck, StoreError> {
+        Ok(CrossCheck {
+            signs: analysis::SignTallies::load(&store)?,
             store,
             settings,
             judging: tokio::sync::Semaphore::new(1),
-            signs: analysis::SignTallies::default(),
-        }
+        })
     }
 
     /// Turns a validated result of `worker` (which runs `threads` search trees) for job
@@ -91,7 +95,7 @@ impl CrossCheck {
             } if sampled(self.settings.analysis_sample) => {
                 let analysed = (position, config, *playouts, threads);
                 self.check_analysis(worker, job_id, analysed, &mut effect)
-                    .await;
+                    .await?;
             }
             Task::Verify {
                 candidates,

@@ -87,13 +87,17 @@ pub enum JobError {
     Store(#[from] StoreError),
 }
 
-/// How long leases last and how often to heartbeat, as told to a worker.
+/// How long leases last, how often to heartbeat and the reference speed time limits are
+/// scaled to, as told to a worker.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LeaseTerms {
     /// A lease's life without a heartbeat.
     pub lease: Duration,
     /// How often to heartbeat.
     pub heartbeat: Duration,
+    /// The speed the time controls are meant for (0: no scaling; see
+    /// [`JobSettings::reference_speed`]).
+    pub reference_speed: u64,
 }
 
 /// A lease id nobody can guess: 64 bits from the operating system's randomness (never 0, which
@@ -177,6 +181,10 @@ impl JobQueue {
         let now = clock.now();
         for (id, job) in store.load_jobs()? {
             scheduler.restore(id, job, now);
+        }
+        // Sessions did not survive the restart; their ids stay with their keys a while.
+        for (id, digest) in store.worker_key_digests()? {
+            scheduler.reserve_worker(&id, digest, now);
         }
         Ok(JobQueue {
             flags,
@@ -293,6 +301,7 @@ impl JobQueue {
         let name = worker_name(name).map_err(JobError::BadWorkerName)?;
         let engine_count = engines.len();
         let session = Session::fresh();
+        let digest = key.digest(id);
         let info = WorkerInfo {
             name: name.to_owned(),
             threads,
@@ -302,6 +311,8 @@ impl JobQueue {
             key,
             session: session.clone(),
         };
+        // The key digests reach the store in the order the registry changed.
+        let _writes = self.writes();
         let evicted = self.scheduler().join_worker(id, info);
         let evicted = match evicted {
             Ok(evicted) => evicted,
@@ -316,14 +327,18 @@ impl JobQueue {
                 return Err(JobError::WorkerIdInUse(id.to_owned()));
             }
         };
+        // Durable with the next flush: a restart keeps the id for this key a while.
+        self.store.set_worker_key_digest(id, digest.as_ref())?;
         if let Some(evicted) = evicted {
             tracing::debug!(worker = %evicted, "registry full: the longest-silent worker evicted");
+            self.store.set_worker_key_digest(&evicted, None)?;
         }
         // Peer text is logged escaped (`?`), so a name cannot forge a log line.
         tracing::info!(worker = %id, name = ?name, threads, engines = engine_count, "worker joined");
         let terms = LeaseTerms {
             lease: self.settings.lease_duration,
             heartbeat: self.settings.heartbeat_interval,
+            reference_speed: self.settings.reference_speed,
         };
         Ok((terms, session))
     }
@@ -486,14 +501,17 @@ impl JobQueue {
         let (changed, pruned) = {
             let mut scheduler = self.scheduler();
             let changed = scheduler.expire(now);
-            let pruned = match now.checked_sub(silence) {
+            let mut pruned = match now.checked_sub(silence) {
                 Some(cutoff) => scheduler.prune_workers(cutoff),
                 None => Vec::new(),
             };
+            let lapsed = scheduler.lapse_reservations(now);
+            pruned.extend(lapsed);
             (changed, pruned)
         };
         for worker in pruned {
             tracing::info!(worker = %worker, "silent worker forgotten");
+            self.store.set_worker_key_digest(&worker, None)?;
         }
         self.metrics.leases(LeaseEvent::Expired, changed.len());
         for (job_id, record) in &changed {

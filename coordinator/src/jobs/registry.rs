@@ -5,12 +5,20 @@
 //! is refused only when every known worker holds a lease. Two ordered indexes keep every
 //! operation O(log n) whatever the size: by (name, id) for paging the status, and by last
 //! call for pruning and eviction.
+//!
+//! Sessions live in memory, so after a coordinator restart the registry starts empty. The ids
+//! of workers that said hello with a key are then *reserved* (see [`Registry::reserve`]): for
+//! one lease period from the start, and while the id still holds a lease restored from before
+//! the restart, a hello under it must bring a key whose stored digest matches (see
+//! [`crate::store::worker_keys`]), so the first caller to say hello does not win an honest
+//! worker's id.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
 use std::time::Instant;
 
-use crate::identity::{Session, WorkerKey};
+use crate::identity::{Session, WorkerKey, proves};
+use crate::store::worker_keys::KeyDigest;
 
 /// What the coordinator knows of a worker.
 #[derive(Clone, Debug)]
@@ -44,6 +52,15 @@ pub struct RegistryFull(pub usize);
 /// Where a page of workers starts: after this (name, id).
 pub type WorkerCursor = (String, String);
 
+/// An id kept for the holder of its key after a restart.
+#[derive(Clone, Copy, Debug)]
+struct Reservation {
+    /// The stored digest of the key the id's last session said hello with.
+    digest: KeyDigest,
+    /// When the session that may still be live would have expired.
+    until: Instant,
+}
+
 /// The known workers, bounded, indexed by id, by name and by silence.
 #[derive(Debug)]
 pub struct Registry {
@@ -51,6 +68,8 @@ pub struct Registry {
     by_name: BTreeSet<(String, String)>,
     by_silence: BTreeSet<(Instant, String)>,
     capacity: usize,
+    /// Ids kept for their keys after a restart (none are in `workers`).
+    reserved: HashMap<String, Reservation>,
 }
 
 impl Registry {
@@ -62,7 +81,64 @@ impl Registry {
             by_name: BTreeSet::new(),
             by_silence: BTreeSet::new(),
             capacity: capacity.max(1),
+            reserved: HashMap::new(),
         }
+    }
+
+    /// Keeps `id` (not known yet) for the worker whose key has `digest` until `until` (see
+    /// the module documentation).
+    pub fn reserve(&mut self, id: &str, digest: KeyDigest, until: Instant) {
+        if !self.workers.contains_key(id) {
+            self.reserved
+                .insert(id.to_owned(), Reservation { digest, until });
+        }
+    }
+
+    /// Whether a hello under `id` at `now` with `key` may take the id as far as its
+    /// reservation goes: it has none, the key proves its digest, or it lapsed (past its time,
+    /// and the id holds no lease: `holds_lease`). The reservation is gone once the id is
+    /// taken or lapsed.
+    pub fn claim_reserved(
+        &mut self,
+        id: &str,
+        key: &WorkerKey,
+        now: Instant,
+        holds_lease: bool,
+    ) -> bool {
+        let Some(reservation) = self.reserved.get(id) else {
+            return true;
+        };
+        let lapsed = now >= reservation.until && !holds_lease;
+        if lapsed || proves(key, id, &reservation.digest) {
+            self.reserved.remove(id);
+            return true;
+        }
+        false
+    }
+
+    /// Drops the reservations lapsed at `now` whose ids `holds_lease` does not name; returns
+    /// their ids.
+    pub fn lapse_reservations(
+        &mut self,
+        now: Instant,
+        holds_lease: impl Fn(&str) -> bool,
+    ) -> Vec<String> {
+        let lapsed: Vec<String> = self
+            .reserved
+            .iter()
+            .filter(|(id, r)| now >= r.until && !holds_lease(id))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &lapsed {
+            self.reserved.remove(id);
+        }
+        lapsed
+    }
+
+    /// Ids reserved now.
+    #[must_use]
+    pub fn reserved(&self) -> usize {
+        self.reserved.len()
     }
 
     /// The worker `id`.
@@ -245,6 +321,37 @@ mod tests {
         let all = || HashSet::from(["old".to_owned(), "new".to_owned(), "x".to_owned()]);
         assert_eq!(r.join("z", info("z", later), all), Err(RegistryFull(3)));
         assert!(!r.contains_key("z"));
+    }
+
+    #[test]
+    fn a_reserved_id_is_taken_only_with_its_key_until_it_lapses() {
+        let t0 = Instant::now();
+        let minute = Duration::from_secs(60);
+        let mut r = Registry::new(10);
+        let key = WorkerKey::parse("the-owners-key-0123456789").unwrap();
+        let other = WorkerKey::parse("another-key-0123456789").unwrap();
+        r.reserve("w", key.digest("w").unwrap(), t0 + minute);
+        // The same key's digest as another id's proves nothing for this one.
+        r.reserve("v", key.digest("other-id").unwrap(), t0 + minute);
+        assert_eq!(r.reserved(), 2);
+        assert!(!r.claim_reserved("w", &other, t0, false));
+        assert!(!r.claim_reserved("w", &WorkerKey::NONE, t0, false));
+        assert!(!r.claim_reserved("v", &key, t0, false));
+        // Past its time, a lease restored from before the restart still keeps it.
+        let late = t0 + minute;
+        assert!(!r.claim_reserved("w", &other, late, true));
+        // Its owner takes it; then nothing is reserved under it.
+        assert!(r.claim_reserved("w", &key, t0, false));
+        assert!(r.claim_reserved("w", &other, t0, false));
+        assert!(r.claim_reserved("never-reserved", &other, t0, false));
+        assert!(r.lapse_reservations(t0, |_| false).is_empty());
+        assert!(r.lapse_reservations(late, |id| id == "v").is_empty());
+        assert_eq!(r.lapse_reservations(late, |_| false), ["v"]);
+        assert_eq!(r.reserved(), 0);
+        // A known worker is never reserved.
+        r.join("k", info("k", t0), HashSet::new).unwrap();
+        r.reserve("k", key.digest("k").unwrap(), t0 + minute);
+        assert_eq!(r.reserved(), 0);
     }
 
     #[test]

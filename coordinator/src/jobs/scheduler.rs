@@ -15,6 +15,7 @@ pub use super::registry::WorkerInfo;
 use super::registry::{Registry, RegistryFull};
 use crate::identity::Session;
 use crate::job::{Job, JobState};
+use crate::store::worker_keys::KeyDigest;
 
 /// A job that is queued or leased.
 #[derive(Clone, Debug)]
@@ -385,6 +386,22 @@ impl Scheduler {
         self.workers.prune(cutoff, |id| holders.contains(id))
     }
 
+    /// Keeps `id` for its key's holder for one lease period from `now` (see
+    /// [`Registry::reserve`]): a coordinator start does so for every stored key digest.
+    pub fn reserve_worker(&mut self, id: &str, digest: KeyDigest, now: Instant) {
+        self.workers.reserve(id, digest, now + self.lease_duration);
+    }
+
+    /// Drops the reservations lapsed at `now` (see [`Registry::lapse_reservations`]).
+    pub fn lapse_reservations(&mut self, now: Instant) -> Vec<String> {
+        if self.workers.reserved() == 0 {
+            return Vec::new();
+        }
+        let holders = self.leaseholders();
+        self.workers
+            .lapse_reservations(now, |id| holders.contains(id))
+    }
+
     /// The workers holding a lease.
     #[must_use]
     pub fn leaseholders(&self) -> HashSet<String> {
@@ -394,15 +411,20 @@ impl Scheduler {
     /// Registers a worker (see [`Registry::join`]); returns the worker evicted for it. An id
     /// whose session is live — it called within the last lease period, or holds a lease — is
     /// taken again only with the key it said hello with, so no other caller can step into a
-    /// live worker's name.
+    /// live worker's name; after a restart, so is a reserved id (see [`Registry::reserve`]).
     pub fn join_worker(&mut self, id: &str, info: WorkerInfo) -> Result<Option<String>, JoinError> {
+        let holds_lease = self.leases.values().any(|lease| lease.worker_id == id);
         if let Some(known) = self.workers.get(id) {
             let quiet_since = info.last_seen.checked_sub(self.lease_duration);
-            let live = quiet_since.is_none_or(|since| known.last_seen > since)
-                || self.leases.values().any(|lease| lease.worker_id == id);
+            let live = quiet_since.is_none_or(|since| known.last_seen > since) || holds_lease;
             if live && !known.key.matches(&info.key) {
                 return Err(JoinError::IdInUse);
             }
+        } else if !self
+            .workers
+            .claim_reserved(id, &info.key, info.last_seen, holds_lease)
+        {
+            return Err(JoinError::IdInUse);
         }
         let leases = &self.leases;
         Ok(self.workers.join(id, info, || leaseholders(leases))?)

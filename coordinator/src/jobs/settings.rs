@@ -30,6 +30,11 @@ pub struct JobSettings {
     pub prune_after_leases: u32,
     /// Most workers known at once (see [`super::registry`]); at least 1.
     pub max_workers: usize,
+    /// The speed the match time controls are meant for, in simulations per second of one
+    /// thread of the default player (what `pentagrid worker --measure-speed` prints): each
+    /// worker multiplies a refereed pair's time limit by this over its own speed. 0 (the
+    /// default): no scaling.
+    pub reference_speed: u64,
 }
 
 impl Default for JobSettings {
@@ -41,6 +46,7 @@ impl Default for JobSettings {
             max_jobs_per_lease: 64,
             prune_after_leases: 10,
             max_workers: super::registry::DEFAULT_MAX_WORKERS,
+            reference_speed: 0,
         }
     }
 }
@@ -168,6 +174,7 @@ mod tests {
             max_jobs_per_lease: 1,
             prune_after_leases: 10_000,
             max_workers: 10_000_000,
+            reference_speed: u64::MAX,
         };
         assert_eq!(edges.validate(), Ok(()));
     }

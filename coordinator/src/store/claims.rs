@@ -5,7 +5,8 @@
 //! big-endian); value = [`StoredClaim`]. `flagged_workers`: key = the worker id's bytes; value
 //! = [`StoredFlags`]. Both trees are written only inside [`Store::apply`]'s transaction, with
 //! the result that made or settled the claim (or [`Store::release_abandoned`]'s, when a check
-//! job ends without a result); a database without them reads as having none.
+//! job ends without a result), and a flag record also by the purge of its worker (see
+//! [`super::word`]); a database without them reads as having none.
 
 use pentago::{Position, Puzzle};
 use prost::Message;
@@ -17,6 +18,13 @@ use super::book::{decode_proven, encode_proven};
 use super::puzzles::{forget_candidate, set_candidate};
 use super::{CandidateState, Store, StoreError, corrupt, get_record, id_of};
 use crate::claim::{Answer, Claim, ClaimKind, ClaimState, PuzzleAnswer};
+
+/// Flags after which a worker is quarantined: its results are refused, it gets no jobs, and
+/// every exact value it stored on its word alone is purged with its analyses. One: an honest
+/// worker's exact claims are never wrong, so a single lie a cross-check caught is proof
+/// enough. Kept beside the flag records, which [`Store::apply`] reads to refuse a quarantined
+/// worker's result.
+pub const QUARANTINE_FLAGS: u32 = 1;
 
 /// An exact claim, stored under its id in the `claims` tree.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -98,6 +106,13 @@ pub struct StoredFlags {
     /// Values those results had stored (`proven` tables and deep leaves) that were removed.
     #[prost(uint64, tag = "4")]
     pub purged_values: u64,
+    /// Positions whose playout tables lost its analyses' rows once it was caught (see
+    /// [`super::contributions`]).
+    #[prost(uint64, tag = "5")]
+    pub purged_positions: u64,
+    /// Playouts those rows held, removed.
+    #[prost(uint64, tag = "6")]
+    pub purged_playouts: u64,
 }
 
 /// Why a stored claim does not read back.

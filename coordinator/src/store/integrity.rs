@@ -74,7 +74,12 @@ impl Store {
         facts.set(Fact::Results, totals.results);
         facts.set(Fact::Games, totals.games);
         facts.set(Fact::Playouts, totals.playouts);
-        facts.set(Fact::PlayoutPositions, totals.playout_positions);
+        // Positions that ever had a playout table: a purge that removes one (see
+        // `super::contributions`) must not read as a loss.
+        let ever = totals
+            .playout_positions
+            .saturating_add(totals.purged_positions);
+        facts.set(Fact::PlayoutPositions, ever);
         facts.set(Fact::GamePositions, totals.game_positions);
         facts.set(Fact::Puzzles, self.stored_puzzles());
         let jobs = last_id(&self.jobs, "job")?.max(last_id(&self.quarantine, "job")?);

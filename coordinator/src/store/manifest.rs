@@ -100,7 +100,8 @@ pub enum Fact {
     Games,
     /// Playouts merged into tables.
     Playouts,
-    /// Positions with a playout table (book positions).
+    /// Positions with a playout table (book positions), counting those a purge of a caught
+    /// worker's analyses removed since.
     PlayoutPositions,
     /// Positions with a game table.
     GamePositions,

@@ -14,8 +14,12 @@
 //! `deep_solves` and `deep_leaves` (deep solves and their proven leaves, see [`deep`]).
 //! `solitaire` (solitaire deals and their totals, see [`solitaire`]), `imports` (the digests
 //! of imported books, see [`book`]), `on_word` (the exact values each worker's results stored
-//! on its word alone, to purge if it is caught lying, see [`word`]), `tunes` (tuning runs and
-//! their steps, see [`tunes`]).
+//! on its word alone, to purge if it is caught lying, see [`word`]), `contributions` (each
+//! worker's summed playout rows per position, to take back out of the book if it is caught,
+//! see [`contributions`]), `sign_tallies` (the analysis cross-check's tally per worker, see
+//! [`tallies`]), `worker_keys` (a digest of each worker's key, so that a restart does not hand
+//! its id to another caller, see [`worker_keys`]), `tunes` (tuning runs and their steps, see
+//! [`tunes`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -35,6 +39,7 @@ pub mod backup;
 pub mod book;
 mod build_deep;
 pub mod claims;
+pub mod contributions;
 pub mod deep;
 mod games;
 mod integrity;
@@ -46,8 +51,10 @@ pub mod records;
 mod results;
 pub mod solitaire;
 pub mod table;
+pub mod tallies;
 pub mod tunes;
 pub mod word;
+pub mod worker_keys;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,6 +75,7 @@ pub use book::{
     values_of,
 };
 pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, UnreadableClaim};
+pub use contributions::TakenBack;
 pub use deep::StoredDeepSolve;
 pub use manifest::{Identity, ManifestError, OpenCheck, Shortfall};
 pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
@@ -79,6 +87,7 @@ pub use records::{
 pub use results::{Applied, Flag, PairEffect, ResultEffect, WordSource};
 pub use solitaire::{DealResult, SolitaireEffect, SolitaireTotals};
 pub use table::{Counts, Table};
+pub use tallies::SignTally;
 pub use tunes::{StoredTune, StoredTuneStep};
 pub use word::{Purged, StoredWord};
 
@@ -255,6 +264,9 @@ pub struct Store {
     solitaire: sled::Tree,
     imports: sled::Tree,
     on_word: sled::Tree,
+    contributions: sled::Tree,
+    sign_tallies: sled::Tree,
+    worker_keys: sled::Tree,
     tunes: sled::Tree,
     /// Purges made since open (see [`word`]).
     purges: AtomicU64,
@@ -381,6 +393,9 @@ impl Store {
             solitaire: db.open_tree("solitaire")?,
             imports: db.open_tree("imports")?,
             on_word: db.open_tree("on_word")?,
+            contributions: db.open_tree("contributions")?,
+            sign_tallies: db.open_tree("sign_tallies")?,
+            worker_keys: db.open_tree("worker_keys")?,
             tunes: db.open_tree("tunes")?,
             purges: AtomicU64::new(0),
             manifest: Arc::new(manifest::Keeper::new(path)),

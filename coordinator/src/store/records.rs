@@ -521,6 +521,11 @@ pub struct StoredGame {
     /// games played out or forfeited (and games stored before adjudication existed).
     #[prost(string, tag = "9")]
     pub adjudicated: String,
+    /// Refereed games: the factor the worker multiplied the match's time limit by (its
+    /// reference speed over its own, 0.1 to 10); 0 (games stored before time scales existed,
+    /// and unscaled ones) reads as 1.
+    #[prost(double, tag = "10")]
+    pub time_scale: f64,
 }
 
 impl From<StoredGame> for crate::game::Game {
@@ -531,6 +536,9 @@ impl From<StoredGame> for crate::game::Game {
             adjudicated: pentagrid_proto::adjudication_source_of_wire(&stored.adjudicated)
                 .ok()
                 .flatten(),
+            // A scale that no longer reads back reads as 1, as a lost source does.
+            time_scale: pentagrid_model::TimeScale::of_stored(stored.time_scale)
+                .unwrap_or_default(),
             start: stored.start,
             moves: stored.moves,
             result: stored.result,
@@ -557,6 +565,11 @@ impl From<&crate::game::Game> for StoredGame {
                 .unwrap_or_default(),
             stderr_black: game.stderr_black.clone(),
             stderr_white: game.stderr_white.clone(),
+            time_scale: if game.time_scale.is_one() {
+                0.0
+            } else {
+                game.time_scale.get()
+            },
         }
     }
 }
@@ -614,12 +627,29 @@ pub struct Totals {
     /// Stored games.
     #[prost(uint64, tag = "3")]
     pub games: u64,
-    /// Playouts merged into tables.
+    /// Playouts merged into tables by results, ever (purges do not lower it: see
+    /// `purged_playouts`).
     #[prost(uint64, tag = "4")]
     pub playouts: u64,
     /// Results applied.
     #[prost(uint64, tag = "5")]
     pub results: u64,
+    /// Of `playouts`, those taken back out of the tables by purges of caught workers (see
+    /// [`super::contributions`]).
+    #[prost(uint64, tag = "6")]
+    pub purged_playouts: u64,
+    /// Playout tables purges left without rows and removed (no longer in
+    /// `playout_positions`).
+    #[prost(uint64, tag = "7")]
+    pub purged_positions: u64,
+}
+
+impl Totals {
+    /// Playouts the tables hold from results: those merged less those purged.
+    #[must_use]
+    pub fn kept_playouts(&self) -> u64 {
+        self.playouts.saturating_sub(self.purged_playouts)
+    }
 }
 
 /// A book build, stored under its id in the `builds` tree.
@@ -801,5 +831,35 @@ mod tests {
                 })
             );
         }
+    }
+
+    #[test]
+    fn games_keep_their_time_scale_and_old_records_read_as_unscaled() {
+        let game = crate::game::Game {
+            result: "black".into(),
+            time_scale: pentagrid_model::TimeScale::from_speeds(5, 2),
+            ..crate::game::Game::default()
+        };
+        let bytes = StoredGame::from(&game).encode_to_vec();
+        let back = crate::game::Game::from(StoredGame::decode(bytes.as_slice()).unwrap());
+        assert_eq!(back.time_scale.get(), 2.5);
+        // A record written before time scales (no field 10) and an unscaled one read as 1.
+        let old = StoredGame {
+            result: "draw".into(),
+            ..StoredGame::default()
+        };
+        let unscaled = StoredGame::from(&crate::game::Game::default());
+        assert_eq!(unscaled.time_scale, 0.0);
+        for stored in [old, unscaled] {
+            let bytes = stored.encode_to_vec();
+            let back = crate::game::Game::from(StoredGame::decode(bytes.as_slice()).unwrap());
+            assert!(back.time_scale.is_one());
+        }
+        // A stored scale out of range (a damaged record) reads as 1 rather than failing.
+        let damaged = StoredGame {
+            time_scale: f64::NAN,
+            ..StoredGame::default()
+        };
+        assert!(crate::game::Game::from(damaged).time_scale.is_one());
     }
 }

@@ -11,6 +11,7 @@ use sled::transaction::{
     ConflictableTransactionError, ConflictableTransactionResult, TransactionalTree,
 };
 
+use super::contributions::record_contributions;
 use super::propagate::{BookTrees, Seed};
 use super::puzzles::{StateChange, set_candidate};
 use super::solitaire::{SolitaireEffect, add_deals};
@@ -35,6 +36,9 @@ pub enum Applied {
     Duplicate,
     /// The job already has another result; nothing changed.
     JobAlreadyDone,
+    /// The result's worker was quarantined (a result committed since it was let in caught
+    /// it): nothing changed, so that nothing of it escapes the purge of its worker.
+    WorkerQuarantined,
 }
 
 /// Everything one result changes, prepared before the transaction.
@@ -153,8 +157,10 @@ impl Store {
     }
 
     /// Applies a result in one transaction: records the result id, marks the job done (as
-    /// `done`), adds the rows to the tables and stores the game. Either all of it happens or
-    /// none. Not yet durable: call [`Store::flush`] before acknowledging.
+    /// `done`), adds the rows to the tables (and the playout rows to the share of `done`'s
+    /// worker, see [`super::contributions`]) and stores the game. Either all of it happens or
+    /// none; nothing when the worker is quarantined by then. Not yet durable: call
+    /// [`Store::flush`] before acknowledging.
     pub fn apply(
         &self,
         job_id: u64,
@@ -178,6 +184,7 @@ impl Store {
             &self.deep_leaves,
             &self.solitaire,
             &self.on_word,
+            &self.contributions,
         ];
         let writing = self.writing();
         let committed = trees[..].transaction(|trees| {
@@ -186,8 +193,12 @@ impl Store {
             if let Some(outcome) = already_applied(&trees, job_id, result_id, effect)? {
                 return Ok(Committed::nothing(outcome));
             }
+            if quarantined(trees.flagged_workers, &done.worker_id)? {
+                return Ok(Committed::nothing(Applied::WorkerQuarantined));
+            }
             let mut totals = totals_in(trees.meta)?;
             add_tables(&trees, job_id, effect, &mut totals)?;
+            record_contributions(trees.contributions, &done.worker_id, &effect.playouts)?;
             let (candidate_changes, new_puzzles, new_leaves) = add_checks(&trees, effect)?;
             let written = propagate_values(&trees, effect)?;
             if let Some(source) = &effect.on_word {
@@ -250,6 +261,7 @@ struct ResultTrees<'a> {
     deep_leaves: &'a TransactionalTree,
     solitaire: &'a TransactionalTree,
     on_word: &'a TransactionalTree,
+    contributions: &'a TransactionalTree,
 }
 
 impl<'a> ResultTrees<'a> {
@@ -271,9 +283,10 @@ impl<'a> ResultTrees<'a> {
             deep_leaves,
             solitaire,
             on_word,
+            contributions,
         ] = trees
         else {
-            unreachable!("Store::apply lists fifteen trees");
+            unreachable!("Store::apply lists sixteen trees");
         };
         ResultTrees {
             jobs,
@@ -291,6 +304,7 @@ impl<'a> ResultTrees<'a> {
             deep_leaves,
             solitaire,
             on_word,
+            contributions,
         }
     }
 }
@@ -321,6 +335,21 @@ fn already_applied(
         return Ok(Some(Applied::JobAlreadyDone));
     }
     Ok(None)
+}
+
+/// Whether `worker` (none: nobody) is quarantined by its stored flags.
+fn quarantined(
+    flagged_workers: &TransactionalTree,
+    worker: &str,
+) -> ConflictableTransactionResult<bool, StoreError> {
+    if worker.is_empty() {
+        return Ok(false);
+    }
+    let Some(bytes) = flagged_workers.get(worker.as_bytes())? else {
+        return Ok(false);
+    };
+    let record = StoredFlags::decode(bytes.as_ref()).map_err(abort("flags"))?;
+    Ok(record.flags >= super::claims::QUARANTINE_FLAGS)
 }
 
 /// Adds the result's table rows, its game and its pair, counting them in `totals`.

@@ -1,4 +1,4 @@
-//! Exact values stored on one worker's word, and their purge.
+//! Exact values stored on one worker's word, and the purge of a caught worker.
 //!
 //! Most exact claims are published without a second party (only a sampled share is
 //! cross-checked, DESIGN §6), so each result that stores such values also records, in the same
@@ -9,7 +9,9 @@
 //! worked out again by other workers. A finished deep solve that took in a purged leaf is
 //! reopened (its record back to unproven, its root's `proven` table removed) in the same
 //! transaction; values its finish had carried further up the book are not traced (a known
-//! limit, see the README's cross-checks).
+//! limit, see the README's cross-checks). The same transaction takes the worker's analyses
+//! back out of the playout tables (see [`super::contributions`]), counts what went in the
+//! totals (`purged_playouts`, `purged_positions`) and records it on the worker's flag record.
 //!
 //! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
 //! bytes, a zero byte (no worker id holds one), the job id (8 bytes, big-endian); value =
@@ -21,7 +23,10 @@ use prost::Message;
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
-use super::{Store, StoreError, StoredDeepSolve, StoredFlags, abort, corrupt};
+use super::contributions::{self, TakenBack};
+use super::{
+    Store, StoreError, StoredDeepSolve, StoredFlags, TOTALS, Totals, abort, corrupt, totals_in,
+};
 
 /// What one result stored on its worker's word alone.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -85,13 +90,15 @@ pub struct Purged {
     pub deep_solves: BTreeSet<u64>,
     /// Of those, the finished ones that were reopened.
     pub reopened: u64,
+    /// What went from the playout tables: its analyses' rows.
+    pub analyses: TakenBack,
 }
 
 impl Store {
     /// Removes every exact value `worker` stored on its word alone — the `proven` tables its
-    /// results wrote and the deep leaves they stored — with their records, and adds the count
-    /// to the worker's flag record, in one transaction. Idempotent: a second purge finds
-    /// nothing.
+    /// results wrote and the deep leaves they stored — with their records, takes its analyses'
+    /// rows back out of the playout tables, and adds the counts to the worker's flag record and
+    /// the totals, in one transaction. Idempotent: a second purge finds nothing.
     pub fn purge_worker(&self, worker: &str) -> Result<Purged, StoreError> {
         let mut records = Vec::new();
         for entry in self.on_word.scan_prefix(worker_prefix(worker)) {
@@ -100,6 +107,9 @@ impl Store {
                 StoredWord::decode(value.as_ref()).map_err(|e| corrupt("on-word record", e))?;
             records.push((key, word));
         }
+        // Read again inside the transaction; no result of the worker commits after the one
+        // that caught it (see `Applied::WorkerQuarantined`), so no record is missed.
+        let analyses = contributions::keys_of(&self.contributions, worker)?;
         let mut purged = Purged {
             results: records.len() as u64,
             ..Purged::default()
@@ -117,10 +127,13 @@ impl Store {
             &self.deep_leaves,
             &self.flagged_workers,
             &self.deep_solves,
+            &self.contributions,
+            &self.playouts,
+            &self.meta,
         );
         let solves = purged.deep_solves.clone();
-        let (tables, leaf_count, reopened) = trees.transaction(
-            |(on_word, proven_tree, deep_leaves, flagged, deep_solves)| {
+        let (tables, leaf_count, reopened, analysed) = trees.transaction(
+            |(on_word, proven_tree, deep_leaves, flagged, deep_solves, shares, playouts, meta)| {
                 let mut tables = 0;
                 for key in &proven {
                     tables += u64::from(proven_tree.remove(&key.to_be_bytes())?.is_some());
@@ -132,6 +145,9 @@ impl Store {
                 for (key, _) in &records {
                     on_word.remove(key.as_ref())?;
                 }
+                let reopened = reopen(deep_solves, proven_tree, &solves)?;
+                let analysed = contributions::take_back(shares, playouts, &analyses)?;
+                count_taken_back(meta, &analysed)?;
                 let mut flags = match flagged.get(worker.as_bytes())? {
                     Some(bytes) => {
                         StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?
@@ -140,33 +156,17 @@ impl Store {
                 };
                 flags.purged_results += records.len() as u64;
                 flags.purged_values += tables + leaf_count;
+                flags.purged_positions = flags.purged_positions.saturating_add(analysed.positions);
+                flags.purged_playouts = flags.purged_playouts.saturating_add(analysed.playouts);
                 flagged.insert(worker.as_bytes(), flags.encode_to_vec())?;
-                let mut reopened = 0;
-                for id in &solves {
-                    let Some(bytes) = deep_solves.get(id.to_be_bytes())? else {
-                        continue;
-                    };
-                    let mut record =
-                        StoredDeepSolve::decode(bytes.as_ref()).map_err(abort("deep solve"))?;
-                    if !record.done {
-                        continue;
-                    }
-                    if let Some((key, ..)) = super::deep::proven_root(&record) {
-                        proven_tree.remove(&key.to_be_bytes())?;
-                    }
-                    record.done = false;
-                    (record.lower, record.upper) = (-1, 1);
-                    record.best.clear();
-                    deep_solves.insert(&id.to_be_bytes(), record.encode_to_vec())?;
-                    reopened += 1;
-                }
-                Ok((tables, leaf_count, reopened))
+                Ok((tables, leaf_count, reopened, analysed))
             },
         )?;
         purged.proven_tables = tables;
         purged.leaves = leaf_count;
         purged.reopened = reopened;
-        // Only a purge that removed something invalidates what the deep searches learnt.
+        purged.analyses = analysed;
+        // Only a purge that removed exact values invalidates what the deep searches learnt.
         if purged.results > 0 {
             self.purges
                 .fetch_add(1, std::sync::atomic::Ordering::Release);
@@ -184,6 +184,62 @@ impl Store {
     pub fn words_of(&self, worker: &str) -> usize {
         self.on_word.scan_prefix(worker_prefix(worker)).count()
     }
+}
+
+/// Reopens the finished deep solves among `solves` (their leaves are being purged): each goes
+/// back to unproven and its root's `proven` table is removed. Returns how many were reopened.
+fn reopen(
+    deep_solves: &TransactionalTree,
+    proven: &TransactionalTree,
+    solves: &BTreeSet<u64>,
+) -> ConflictableTransactionResult<u64, StoreError> {
+    let mut reopened = 0;
+    for id in solves {
+        let Some(bytes) = deep_solves.get(id.to_be_bytes())? else {
+            continue;
+        };
+        let mut record = StoredDeepSolve::decode(bytes.as_ref()).map_err(abort("deep solve"))?;
+        if !record.done {
+            continue;
+        }
+        if let Some((key, ..)) = super::deep::proven_root(&record) {
+            proven.remove(&key.to_be_bytes())?;
+        }
+        record.done = false;
+        (record.lower, record.upper) = (-1, 1);
+        record.best.clear();
+        deep_solves.insert(&id.to_be_bytes(), record.encode_to_vec())?;
+        reopened += 1;
+    }
+    Ok(reopened)
+}
+
+/// Counts in the totals what a purge took out of the playout tables. The playouts ever merged
+/// stay as they were (they only grow, as the integrity manifest expects); the tables removed
+/// leave `playout_positions` and join `purged_positions`.
+fn count_taken_back(
+    meta: &TransactionalTree,
+    taken: &TakenBack,
+) -> ConflictableTransactionResult<(), StoreError> {
+    if taken.positions == 0 {
+        return Ok(());
+    }
+    let mut totals: Totals = totals_in(meta)?;
+    super::add_count(
+        &mut totals.purged_playouts,
+        taken.playouts,
+        "purged playouts",
+    )?;
+    super::add_count(
+        &mut totals.purged_positions,
+        taken.tables_removed,
+        "purged positions",
+    )?;
+    totals.playout_positions = totals
+        .playout_positions
+        .saturating_sub(taken.tables_removed);
+    meta.insert(TOTALS, totals.encode_to_vec())?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -151,7 +151,9 @@ pub enum InvalidResult {
         reported: Status,
     },
     /// Forfeits or engine output for a pair that was not refereed (it has no time limit).
-    #[error("game notes for a pair without a time limit")]
+    #[error(
+        "game notes (a forfeit, engine output or a time scale) for a pair without a time limit"
+    )]
     NotesUnrefereed,
     /// An adjudicated game in a pair whose job did not ask for adjudication.
     #[error("an adjudicated game, but the job did not ask for adjudication")]

@@ -426,6 +426,7 @@ fn pair_effect(
             adjudicated: note.adjudicated,
             stderr_black,
             stderr_white,
+            time_scale: note.time_scale,
             ..played_game(opening, moves, *result)
         });
     }

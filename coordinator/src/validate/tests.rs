@@ -1,7 +1,7 @@
 //! Tests of result validation: every task kind's checks and the refusals they give.
 
 use super::*;
-use pentago::Player;
+use pentago::{NoOracle, Player};
 use pentagrid_proto::Row;
 
 fn mv(text: &str) -> Move {
@@ -164,17 +164,6 @@ fn games_must_be_legal_finished_and_truthful() {
     );
 }
 
-/// A tablebase that covers nothing: the pair below starts past any table's reach.
-struct NoTable;
-
-impl pentago::ExactOracle for NoTable {
-    type Error = std::convert::Infallible;
-
-    fn probe(&self, _: &Position) -> Result<Option<pentago::Value>, Self::Error> {
-        Ok(None)
-    }
-}
-
 #[test]
 fn a_pair_accuracy_report_must_match_its_games() {
     // A late opening: every move of both games is judged from 27 stones on.
@@ -192,7 +181,7 @@ fn a_pair_accuracy_report_must_match_its_games() {
     let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
     let truth = MatchAccuracy {
         min_stones: 20,
-        sides: pentago::pair_accuracy(&played, 20, &NoTable).unwrap(),
+        sides: pentago::pair_accuracy(&played, 20, &NoOracle).unwrap(),
     };
     let games = played.games.map(|game| (game.moves, game.result));
     let outcome = |accuracy| Outcome::Pair {

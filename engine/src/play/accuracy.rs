@@ -171,21 +171,10 @@ pub fn pair_accuracy<O: ExactOracle>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NoOracle;
     use crate::board::position::Position;
     use crate::play::player::{Player, perfect_move};
     use crate::play::selfplay::play_game;
-
-    /// A tablebase that covers nothing: the positions below are all past the table's reach,
-    /// where it is never asked.
-    struct NoTable;
-
-    impl ExactOracle for NoTable {
-        type Error = std::convert::Infallible;
-
-        fn probe(&self, _: &Position) -> Result<Option<Value>, Self::Error> {
-            Ok(None)
-        }
-    }
 
     /// A reference position (white to move, 27 stones) that white wins.
     const WON: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
@@ -218,7 +207,7 @@ mod tests {
         }
         let game = record(start, moves.clone());
         let mover = usize::from(start.side_to_move() == Color::White);
-        let [black, white] = game_accuracy(&game, 0, &NoTable).unwrap();
+        let [black, white] = game_accuracy(&game, 0, &NoOracle).unwrap();
         let (thrower, other) = if mover == 0 {
             (black, white)
         } else {
@@ -232,7 +221,7 @@ mod tests {
         assert!((share - (1.0 - 1.0 / f64::from(thrower.moves))).abs() < 1e-12);
         // Positions below the threshold are not judged, and no share is claimed for them.
         assert_eq!(
-            game_accuracy(&game, 36, &NoTable).unwrap(),
+            game_accuracy(&game, 36, &NoOracle).unwrap(),
             [Accuracy::default(); 2]
         );
         assert_eq!(Accuracy::default().share(), None);
@@ -255,7 +244,7 @@ mod tests {
             let game = play_game(&start, black, white, seed, 1);
             assert_eq!(game.result, crate::Status::Won(winner), "seed {seed}");
             let accuracy =
-                game_accuracy(&game, 0, &NoTable).unwrap()[usize::from(winner == Color::White)];
+                game_accuracy(&game, 0, &NoOracle).unwrap()[usize::from(winner == Color::White)];
             assert_eq!(accuracy.drops, 0);
         }
     }
@@ -274,7 +263,7 @@ mod tests {
         assert_eq!(b7 + w7, black + white - early);
         // A table that does not answer for 0-5 stones is an error, never a silent pass.
         assert_eq!(
-            game_accuracy(&game, 0, &NoTable),
+            game_accuracy(&game, 0, &NoOracle),
             Err(AccuracyError::Table {
                 stones: 0,
                 why: "not covered".into()
@@ -295,7 +284,7 @@ mod tests {
         fn judged_moves_are_the_moves_the_judge_counts(seed in 0u64..1_000_000, min_stones in 24u32..=35) {
             let start = crate::random_opening(seed, 20);
             let game = play_game(&start, &Player::Random, &Player::Random, seed, 1);
-            let [black, white] = game_accuracy(&game, min_stones, &NoTable).unwrap();
+            let [black, white] = game_accuracy(&game, min_stones, &NoOracle).unwrap();
             proptest::prop_assert_eq!(
                 judged_moves(&game.start, &game.moves, min_stones),
                 [black.moves, white.moves]

@@ -122,17 +122,7 @@ impl Adjudication {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An exact table that covers nothing.
-    struct NoTable;
-
-    impl ExactOracle for NoTable {
-        type Error = std::convert::Infallible;
-
-        fn probe(&self, _: &Position) -> Result<Option<Value>, Self::Error> {
-            Ok(None)
-        }
-    }
+    use crate::NoOracle;
 
     #[test]
     fn adjudications_parse_and_print() {
@@ -156,7 +146,7 @@ mod tests {
     fn a_won_late_position_is_judged_by_the_midsolver_and_an_early_one_is_not() {
         // 20 stones, a win for the side to move (black), from the shared solved positions.
         let won: Position = "o...oo/.o..xo/.x.xo./.ox.../x.xx.x/oxoo.x".parse().unwrap();
-        let table = NoTable;
+        let table = NoOracle;
         let verdict = Adjudication::default().judge(&won, &table).unwrap();
         assert_eq!(verdict.source, SolveMethod::Midsolver);
         assert_eq!(

@@ -47,7 +47,7 @@ pub fn midsolve_seconds(stones: u32) -> f64 {
 
 /// Where a move's exact value came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ExactSource {
+pub enum ProvenBy {
     /// The tablebase (an [`crate::ExactOracle`]).
     Table,
     /// The retrograde midsolver.
@@ -56,14 +56,14 @@ pub enum ExactSource {
     AlphaBeta,
 }
 
-impl ExactSource {
+impl ProvenBy {
     /// `table`, `midsolver` or `alpha-beta`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
-            ExactSource::Table => "table",
-            ExactSource::Midsolver => "midsolver",
-            ExactSource::AlphaBeta => "alpha-beta",
+            ProvenBy::Table => "table",
+            ProvenBy::Midsolver => "midsolver",
+            ProvenBy::AlphaBeta => "alpha-beta",
         }
     }
 }
@@ -75,7 +75,7 @@ pub struct ExactChoice {
     pub mv: Move,
     /// The position's exact value for the mover and where it came from, when proven before
     /// the search.
-    pub exact: Option<(Value, ExactSource)>,
+    pub exact: Option<(Value, ProvenBy)>,
     /// The search's result, when one ran.
     pub search: Option<SearchResult>,
 }
@@ -108,7 +108,7 @@ pub fn exact_move<E>(
     if let Some(moves) = oracle.and_then(|o| o.0.exact_moves(position))
         && let (Some((_, value)), Some(mv)) = (best_of(&moves), keeping_move(position, &moves))
     {
-        return Ok(proven(mv, value, ExactSource::Table));
+        return Ok(proven(mv, value, ProvenBy::Table));
     }
     let (known, source) = match solve_within(position, config.budget, elapsed) {
         Some((known, source)) => (known, source),
@@ -154,7 +154,7 @@ pub fn exact_move<E>(
 }
 
 /// A proven move played without a search.
-fn proven(mv: Move, value: Value, source: ExactSource) -> ExactChoice {
+fn proven(mv: Move, value: Value, source: ProvenBy) -> ExactChoice {
     ExactChoice {
         mv,
         exact: Some((value, source)),
@@ -189,7 +189,7 @@ fn solve_within(
     position: &Position,
     budget: Budget,
     elapsed: &(dyn Fn() -> f64 + Sync),
-) -> Option<(Known, ExactSource)> {
+) -> Option<(Known, ProvenBy)> {
     let stones = position.stone_count();
     let seconds = budget_seconds(budget);
     if stones >= MID_MIN_STONES && midsolve_seconds(stones) <= SOLVE_SHARE * seconds {
@@ -198,14 +198,14 @@ fn solve_within(
             Budget::Playouts(_) => f64::INFINITY,
         };
         let solved = midsolve_until(position, &|| elapsed() >= cap).ok()?;
-        return Some((Known::All(solved.moves), ExactSource::Midsolver));
+        return Some((Known::All(solved.moves), ProvenBy::Midsolver));
     }
     if stones < ATTEMPT_MIN_STONES {
         return None;
     }
     let solution = Solver::new(ATTEMPT_TABLE_BITS).alpha_beta(position, attempt_limits(budget));
     match (solution.value, solution.best) {
-        (Some(value), Some(mv)) => Some((Known::One(value, mv), ExactSource::AlphaBeta)),
+        (Some(value), Some(mv)) => Some((Known::One(value, mv), ProvenBy::AlphaBeta)),
         _ => None,
     }
 }

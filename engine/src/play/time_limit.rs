@@ -76,6 +76,28 @@ impl fmt::Display for TimeLimit {
 }
 
 impl TimeLimit {
+    /// The limit with every time multiplied by `factor` (a worker's time scale), each kept
+    /// within [`MIN_LIMIT_SECONDS`]..=[`MAX_LIMIT_SECONDS`] (an increment of 0 stays 0). A
+    /// factor that is not a positive finite number leaves the limit as it is.
+    #[must_use]
+    pub fn scaled(self, factor: f64) -> TimeLimit {
+        if !(factor.is_finite() && factor > 0.0) {
+            return self;
+        }
+        let scale = |seconds: f64| (seconds * factor).clamp(MIN_LIMIT_SECONDS, MAX_LIMIT_SECONDS);
+        match self {
+            TimeLimit::PerMove(seconds) => TimeLimit::PerMove(scale(seconds)),
+            TimeLimit::Increment { base, increment } => TimeLimit::Increment {
+                base: scale(base),
+                increment: if increment == 0.0 {
+                    0.0
+                } else {
+                    scale(increment)
+                },
+            },
+        }
+    }
+
     /// The same as a time control.
     #[must_use]
     pub fn control(self) -> TimeControl {
@@ -128,6 +150,44 @@ mod tests {
             "hour:1",
         ] {
             assert!(bad.parse::<TimeLimit>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn scaled_limits_stay_within_the_bounds() {
+        assert_eq!(TimeLimit::PerMove(0.5).scaled(2.0), TimeLimit::PerMove(1.0));
+        let clock = TimeLimit::Increment {
+            base: 60.0,
+            increment: 0.0,
+        };
+        assert_eq!(
+            clock.scaled(0.5),
+            TimeLimit::Increment {
+                base: 30.0,
+                increment: 0.0
+            }
+        );
+        let clock = TimeLimit::Increment {
+            base: 10.0,
+            increment: 1.0,
+        };
+        assert_eq!(
+            clock.scaled(0.25),
+            TimeLimit::Increment {
+                base: 2.5,
+                increment: 0.25
+            }
+        );
+        assert_eq!(
+            TimeLimit::PerMove(0.001).scaled(0.1),
+            TimeLimit::PerMove(MIN_LIMIT_SECONDS)
+        );
+        assert_eq!(
+            TimeLimit::PerMove(MAX_LIMIT_SECONDS).scaled(10.0),
+            TimeLimit::PerMove(MAX_LIMIT_SECONDS)
+        );
+        for odd in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(TimeLimit::PerMove(0.5).scaled(odd), TimeLimit::PerMove(0.5));
         }
     }
 }

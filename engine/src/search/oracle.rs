@@ -31,6 +31,19 @@ pub trait ExactOracle {
     }
 }
 
+/// An oracle that covers nothing: where exact knowledge is optional and none is at hand (a
+/// tablebase that did not open, a test of what the other sources give alone).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct NoOracle;
+
+impl ExactOracle for NoOracle {
+    type Error = std::convert::Infallible;
+
+    fn probe(&self, _: &Position) -> Result<Option<Value>, Self::Error> {
+        Ok(None)
+    }
+}
+
 /// Every legal move of `position` with its exact value for the mover, `probe` valuing the
 /// children the rules do not (see [`ExactOracle::probe_moves`]).
 fn moves_by<E>(

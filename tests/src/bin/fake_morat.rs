@@ -4,7 +4,8 @@
 //! (a move on an occupied square), `hang`, `crash` (exit status 3), `garbage` (an answer
 //! without `=`), `badmove` (a word that is no move), `slow` (answers half a second past the
 //! seconds it was given), `resign`, `refuse` (a `?` to every `play`). `--chatter N` writes N
-//! bytes to standard error on every genmove.
+//! bytes to standard error on every genmove; `--tell-time` writes `given SECONDS` there (the
+//! seconds its genmove was given).
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -25,6 +26,7 @@ fn main() {
     let chatter: usize = option("--chatter")
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
+    let tell_time = args.iter().any(|a| a == "--tell-time");
     let mut position = Position::START;
     let mut genmoves = 0u32;
     let mut draws = 0u64;
@@ -53,9 +55,12 @@ fn main() {
                     play(&mut position, colour, mv)
                 }
             }
-            ["genmove", colour, _seconds] => {
+            ["genmove", colour, seconds] => {
                 genmoves += 1;
                 let _ = std::io::stderr().write_all(&vec![b'.'; chatter]);
+                if tell_time {
+                    let _ = writeln!(std::io::stderr(), "given {seconds}");
+                }
                 if genmoves == at
                     && !misbehave.is_empty()
                     && let Some(text) = misbehave_now(&misbehave, &position, &words)

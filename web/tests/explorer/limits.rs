@@ -124,6 +124,7 @@ async fn the_cluster_page_answers_with_ten_thousand_workers() {
                     threads: 1,
                     engines: Vec::new(),
                     worker_key: String::new(),
+                    speed: 0,
                 };
                 tokio::spawn(async move { client.hello(request).await })
             })

@@ -7,7 +7,7 @@ use std::time::Duration;
 use pentago::{
     Adjudication, Color, PairResult, Player, Position, TimeLimit, game_points, splitmix64,
 };
-use pentagrid_proto::{GameForfeit, GameNote, LossReason, Outcome, clip_note};
+use pentagrid_proto::{GameForfeit, GameNote, LossReason, Outcome, TimeScale, clip_note};
 use thiserror::Error;
 
 use super::{
@@ -24,6 +24,9 @@ pub struct EngineSettings {
     pub margin: Duration,
     /// Start every engine afresh for each game; otherwise reuse it after `clear_board`.
     pub restart: bool,
+    /// The factor a refereed pair's time limit is multiplied by: the coordinator's reference
+    /// speed over this worker's (its session sets it from each hello; 1 by default).
+    pub time_scale: TimeScale,
 }
 
 impl Default for EngineSettings {
@@ -32,6 +35,7 @@ impl Default for EngineSettings {
             specs: Vec::new(),
             margin: RefereeOptions::default().margin,
             restart: false,
+            time_scale: TimeScale::ONE,
         }
     }
 }
@@ -104,7 +108,7 @@ pub struct RefereedPair<'a> {
     pub a: &'a Player,
     /// Player B.
     pub b: &'a Player,
-    /// The time limit.
+    /// The match's time limit (before the worker's time scale).
     pub time: TimeLimit,
     /// Judge moves from positions with this many stones on against perfect play.
     pub accuracy_stones: Option<u32>,
@@ -138,8 +142,9 @@ impl<'a> Side<'a> {
 }
 
 impl RefereedPair<'_> {
-    /// Plays both games (A black first) with `seed`; built-in players search on `threads`
-    /// trees. The engines' processes end with this call.
+    /// Plays both games (A black first) with `seed` under the time limit multiplied by the
+    /// settings' time scale; built-in players search on `threads` trees. The engines'
+    /// processes end with this call.
     pub fn play(
         &self,
         settings: &EngineSettings,
@@ -147,7 +152,7 @@ impl RefereedPair<'_> {
         threads: usize,
     ) -> Result<Outcome, PairError> {
         let referee = RefereeOptions {
-            time: self.time,
+            time: self.time.scaled(settings.time_scale.get()),
             margin: settings.margin,
             restart: settings.restart,
             // An engine gets the job's threads where its dialect can be told them.
@@ -170,10 +175,14 @@ impl RefereedPair<'_> {
             splitmix64(seed ^ 1),
             threads,
         )?;
-        self.outcome([first, second])
+        self.outcome([first, second], settings.time_scale)
     }
 
-    fn outcome(&self, games: [RefereedGame; 2]) -> Result<Outcome, PairError> {
+    fn outcome(
+        &self,
+        games: [RefereedGame; 2],
+        time_scale: TimeScale,
+    ) -> Result<Outcome, PairError> {
         let notes = games.clone().map(|game| GameNote {
             forfeit: game.forfeit.map(|f| GameForfeit {
                 loser: f.loser,
@@ -182,6 +191,7 @@ impl RefereedPair<'_> {
             }),
             adjudicated: game.adjudicated.map(|v| v.source),
             stderr: game.stderr.map(clip_note),
+            time_scale,
         });
         let records = games.map(|game| game.record);
         let accuracy = self

@@ -33,7 +33,7 @@ use validate::Validator;
 use super::{Store, StoreError};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 22] = [
+pub const TREES: [&str; 25] = [
     "jobs",
     "results",
     "playouts",
@@ -55,6 +55,9 @@ pub const TREES: [&str; 22] = [
     "build_deep",
     "imports",
     "on_word",
+    "contributions",
+    "sign_tallies",
+    "worker_keys",
     "tunes",
 ];
 
@@ -111,6 +114,9 @@ impl Store {
             "build_deep" => &self.build_deep,
             "imports" => &self.imports,
             "on_word" => &self.on_word,
+            "contributions" => &self.contributions,
+            "sign_tallies" => &self.sign_tallies,
+            "worker_keys" => &self.worker_keys,
             "tunes" => &self.tunes,
             _ => return None,
         })

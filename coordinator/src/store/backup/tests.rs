@@ -83,13 +83,19 @@ fn contents(store: &Store) -> BTreeMap<&'static str, Records> {
         .collect()
 }
 
+/// A store with results of three workers (so each has contributions), a sign tally, a key
+/// digest and a match.
 fn filled_store(dir: &Path) -> Store {
     let store = Store::open(dir).unwrap();
     for job in 1..=40u64 {
         let id = store.generate_id().unwrap();
         store.put_job(id, &Job::in_state(JobState::Queued)).unwrap();
+        let done = Job {
+            worker_id: format!("w{}", job % 3),
+            ..done()
+        };
         store
-            .apply(id, &done(), &format!("r{job}"), &effect(job % 7, job, job))
+            .apply(id, &done, &format!("r{job}"), &effect(job % 7, job, job))
             .unwrap();
     }
     store.put_match(9, &StoredMatch::default()).unwrap();
@@ -129,6 +135,8 @@ fn filled_store(dir: &Path) -> Store {
         ..run
     };
     assert!(store.record_tune_step(11, &step, &after).unwrap());
+    store.put_sign_tally("w1", (3, 2)).unwrap();
+    store.set_worker_key_digest("w1", Some(&[7; 32])).unwrap();
     store
 }
 
@@ -575,6 +583,95 @@ fn crafted_backups_with_valid_checksums_are_refused_by_verify_and_restore_alike(
     for (what, bytes, says) in cases {
         refused_by_both(&bytes, what, says);
     }
+}
+
+#[test]
+fn crafted_records_of_workers_and_purges_are_refused_by_verify_and_restore_alike() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let (bytes, written) = backup_bytes(&filled_store(source_dir.path()));
+    assert_eq!(
+        (
+            written.trees["contributions"],
+            written.trees["sign_tallies"],
+            written.trees["worker_keys"]
+        ),
+        (3 * 7, 1, 1),
+        "each worker analysed each of the 7 positions"
+    );
+    let same = |id| id;
+    let in_tree = |name: &'static str, change: fn(&mut Records)| {
+        crafted(&bytes, same, move |tree, records| {
+            if tree == name {
+                change(records);
+            }
+        })
+    };
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "a contribution without a worker id",
+            in_tree("contributions", |records| {
+                records[0].0 = records[0].0[2..].to_vec();
+            }),
+            "not a worker id",
+        ),
+        (
+            "a contribution that is no table",
+            in_tree("contributions", |records| records[0].1 = vec![1, 2, 3]),
+            "does not read",
+        ),
+        (
+            "a sign tally of 15 bytes",
+            in_tree("sign_tallies", |records| {
+                records[0].1.pop();
+            }),
+            "does not read",
+        ),
+        (
+            "a key digest of 31 bytes",
+            in_tree("worker_keys", |records| {
+                records[0].1.pop();
+            }),
+            "does not read",
+        ),
+        (
+            "more playouts purged than merged",
+            in_tree("meta", |records| {
+                with_totals(records, |t| t.purged_playouts = t.playouts + 1);
+            }),
+            "purged of",
+        ),
+    ];
+    for (what, bytes, says) in cases {
+        refused_by_both(&bytes, what, says);
+    }
+}
+
+#[test]
+fn a_database_after_a_purge_backs_up_restores_and_opens() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let source = filled_store(source_dir.path());
+    let before = source.totals().unwrap();
+    let purged = source.purge_worker("w1").unwrap();
+    assert!(purged.analyses.playouts > 0 && purged.analyses.positions == 7);
+    let after = source.totals().unwrap();
+    assert_eq!(after.playouts, before.playouts, "merged playouts only grow");
+    assert_eq!(after.purged_playouts, purged.analyses.playouts);
+    assert_eq!(
+        after.playout_positions + after.purged_positions,
+        before.playout_positions
+    );
+    let (bytes, _) = backup_bytes(&source);
+    verify_backup(&bytes[..]).unwrap();
+    let target = tempfile::tempdir().unwrap();
+    let restored_dir = target.path().join("restored");
+    restore_backup(&bytes[..], &restored_dir).unwrap();
+    let restored = open_released(&restored_dir);
+    assert_eq!(restored.totals().unwrap(), after);
+    // The source itself reopens: its manifest counts purged tables as once stored.
+    source.flush_blocking().unwrap();
+    drop(source);
+    let reopened = open_released(source_dir.path());
+    assert_eq!(reopened.totals().unwrap(), after);
 }
 
 /// How long writes pause for a backup of a database of `PENTAGRID_PAUSE_POSITIONS` (default

@@ -15,9 +15,11 @@
 //! - move tables read back, every move is legal in its position, wins and draws together are
 //!   at most the games, and the games of a table add up without passing 2^64 − 1; proven
 //!   tables and leaf values read back;
+//! - workers' contributions, sign tallies and key digests are keyed by a worker id (1 to
+//!   [`MAX_WORKER_ID_BYTES`] bytes, no zero byte) and read back;
 //! - `meta` holds only keys this coordinator writes, each readable, and its totals equal what
-//!   the trees hold (positions with tables, stored games, applied results), with the playout
-//!   total at most the playouts the tables hold.
+//!   the trees hold (positions with tables, stored games, applied results), with the playouts
+//!   kept (merged less purged) at most the playouts the tables hold.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,9 +28,10 @@ use prost::Message;
 
 use super::super::integrity::{GENERATION, IDENTITY};
 use super::super::records::Totals;
-use super::super::{TOTALS, book, table};
+use super::super::{TOTALS, book, contributions, table, tallies};
 use super::ID_BASE;
 use super::format::{BackupError, BackupHeader};
+use crate::identity::MAX_WORKER_ID_BYTES;
 
 /// A restored database must still be able to hand out this many ids.
 pub const ID_HEADROOM: u64 = 1 << 62;
@@ -149,6 +152,20 @@ impl Validator {
                 super::super::word::StoredWord::decode(value).map_err(|_| {
                     invalid(format!("{}: an on-word record that does not read", at()))
                 })?;
+            }
+            "contributions" => contributions::check_record(key, value, MAX_WORKER_ID_BYTES)
+                .map_err(|why| invalid(format!("{}: {why}", at())))?,
+            "sign_tallies" | "worker_keys" => {
+                if key.is_empty() || key.len() > MAX_WORKER_ID_BYTES {
+                    return Err(invalid(format!("{}: not a worker id", at())));
+                }
+                let readable = match tree {
+                    "sign_tallies" => tallies::decode(value).is_some(),
+                    _ => value.len() == 32,
+                };
+                if !readable {
+                    return Err(invalid(format!("{}: a record that does not read", at())));
+                }
             }
             "meta" => self.meta(key, value)?,
             _ => {}
@@ -288,10 +305,17 @@ impl Validator {
                 )));
             }
         }
-        if u128::from(totals.playouts) > self.playout_games {
+        if totals.purged_playouts > totals.playouts {
             return Err(invalid(format!(
-                "its totals count {} playouts, its playout tables hold {}",
-                totals.playouts, self.playout_games
+                "its totals count {} playouts purged of {} merged",
+                totals.purged_playouts, totals.playouts
+            )));
+        }
+        if u128::from(totals.kept_playouts()) > self.playout_games {
+            return Err(invalid(format!(
+                "its totals count {} playouts kept, its playout tables hold {}",
+                totals.kept_playouts(),
+                self.playout_games
             )));
         }
         Ok(())

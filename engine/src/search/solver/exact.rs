@@ -120,6 +120,9 @@ pub(super) struct Candidate {
 /// Evaluation steps per unit of `g` in a candidate's order key.
 const EVAL_SCALE: f32 = 1024.0;
 
+/// Nodes between two looks at the clock (a look costs far more than a node).
+const DEADLINE_CHECK_NODES: u64 = 4096;
+
 /// The exact solver. Keep one to reuse its transposition table across positions.
 pub struct Solver {
     table: Table,
@@ -211,11 +214,18 @@ impl Solver {
                 let child = position.play_unchecked(mv);
                 let value = match Value::of_status(child.status(), mover) {
                     Some(v) => Some(v),
+                    // Once the time is up, the moves left are not started: each would
+                    // otherwise spend up to a deadline check's worth of nodes before stopping.
+                    None if self.past_deadline() => None,
                     None => self.negamax(&child, -1, 1).ok().map(|v| to_value(-v)),
                 };
                 (mv, value)
             })
             .collect()
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Whether `mv` (legal in the ongoing `position`) wins by force for the side to move:
@@ -264,7 +274,7 @@ impl Solver {
         if self.nodes > self.limits.max_nodes {
             return Err(Aborted);
         }
-        if self.nodes.is_multiple_of(4096) && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes.is_multiple_of(DEADLINE_CHECK_NODES) && self.past_deadline() {
             return Err(Aborted);
         }
         Ok(())
@@ -421,6 +431,26 @@ mod tests {
 
     fn solve(text: &str) -> Solution {
         Solver::new(16).alpha_beta(&text.parse().unwrap(), SolveLimits::default())
+    }
+
+    #[test]
+    fn moves_left_when_the_time_is_up_are_not_searched() {
+        // 17 stones, hard for alpha-beta: no move settles within one clock check.
+        let position: Position = "o...xx/x...o./xo..ox/xox.../x..xoo/o.....".parse().unwrap();
+        let mut solver = Solver::new(16);
+        let limits = SolveLimits {
+            max_nodes: u64::MAX,
+            max_time: Some(std::time::Duration::ZERO),
+        };
+        let moves = solver.alpha_beta_moves(&position, limits);
+        assert_eq!(moves.len(), position.legal_moves().len());
+        assert!(moves.iter().all(|(_, value)| value.is_none()));
+        // The first move stops at its first look at the clock; no other is started.
+        assert!(
+            solver.nodes <= DEADLINE_CHECK_NODES,
+            "{} nodes",
+            solver.nodes
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Unit tests of the deep solver's bounds and small cases (the data-driven and property tests
-//! are in `engine/tests/deep.rs`).
+//! are in `engine/tests/engine/deep.rs`).
 
 use super::*;
 

@@ -1,0 +1,5 @@
+//! Embedded clusters end to end: workflows, studies, solitaire; one binary.
+
+mod solitaire;
+mod study_report;
+mod workflows;

@@ -1,0 +1,258 @@
+//! A worker that inflates its analyses, over a real server: test workers speak the worker
+//! protocol with the worker token against a coordinator on 127.0.0.1. The per-worker sign
+//! test catches the liar, and its purge takes every row it had added back out of the book —
+//! on positions an honest worker analysed too, and on positions only it analysed — while the
+//! honest worker's rows stay exactly. The sign test's tallies survive a coordinator restart.
+
+use std::collections::BTreeMap;
+
+use pentago::{Position, SearchControl};
+use pentagrid_coordinator::{CoordinatorSettings, Credentials, CrossCheckSettings, Grant, Role};
+use pentagrid_proto::{Client, Outcome, Task, v2};
+use pentagrid_tests::ServedCoordinator;
+
+const WORKER: &str = "worker-token";
+const ADMIN: &str = "admin-token";
+
+/// Every analysis result is repeated by the coordinator and tallied.
+fn every_analysis() -> CrossCheckSettings {
+    CrossCheckSettings {
+        analysis_sample: 1.0,
+        ..CrossCheckSettings::default()
+    }
+}
+
+/// A coordinator on a temporary database, served on a loopback port with role tokens.
+struct Server {
+    served: ServedCoordinator,
+    dir: tempfile::TempDir,
+}
+
+impl Server {
+    async fn start_in(dir: tempfile::TempDir) -> Server {
+        let settings = CoordinatorSettings {
+            crosscheck: every_analysis(),
+            ..CoordinatorSettings::default()
+        };
+        let credentials = Credentials::new(vec![
+            (Grant::Role(Role::Worker), WORKER.into()),
+            (Grant::Role(Role::Admin), ADMIN.into()),
+        ])
+        .unwrap();
+        let served = ServedCoordinator::start(dir.path(), settings, credentials).await;
+        Server { served, dir }
+    }
+
+    /// Stops the server (it flushes) and starts another on the same database.
+    async fn restart(self) -> Server {
+        self.served.stop().await;
+        Server::start_in(self.dir).await
+    }
+
+    async fn worker(&self, id: &str) -> TestWorker {
+        let mut client = self.served.client(WORKER);
+        let session = pentagrid_tests::hello(&mut client, id).await;
+        TestWorker {
+            client,
+            id: id.into(),
+            session,
+            admin: self.served.client(ADMIN),
+        }
+    }
+}
+
+/// A worker driven by the test, with an admin client to queue its own jobs.
+struct TestWorker {
+    client: Client,
+    id: String,
+    session: String,
+    admin: Client,
+}
+
+impl TestWorker {
+    /// Queues an analysis of `position`, leases it and hands in what it computed honestly,
+    /// inflated when `inflate` (every playout reported won: the score can only come out above
+    /// the coordinator's own, or equal where that one won every playout too). Returns
+    /// the playouts it reported when the result was acknowledged, `None` when it was refused
+    /// (a quarantined worker's).
+    async fn analyse(&mut self, position: Position, inflate: bool) -> Option<u64> {
+        let task = Task::Analyse {
+            position,
+            config: "uct".parse().unwrap(),
+            playouts: 1_000,
+        };
+        let jobs = vec![v2::JobSpec::from(&task)];
+        let request = v2::SubmitJobsRequest { jobs };
+        self.admin.submit_jobs(request).await.unwrap();
+        let lease = v2::LeaseRequest {
+            worker_id: self.id.clone(),
+            max_jobs: 1,
+            session: self.session.clone(),
+        };
+        let Ok(leased) = self.client.lease(lease).await else {
+            return None; // quarantined: no jobs
+        };
+        let job = leased.into_inner().jobs.remove(0);
+        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
+        let mut outcome = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new())
+            .expect("an honest analysis");
+        if inflate {
+            let Outcome::Analyse { rows, .. } = &mut outcome else {
+                panic!("an analysis outcome");
+            };
+            for row in rows.iter_mut() {
+                (row.wins, row.draws) = (row.games, 0);
+            }
+        }
+        let request = v2::SubmitRequest {
+            worker_id: self.id.clone(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: format!("{}-{}", self.id, job.job_id),
+            result: Some((&outcome).into()),
+            session: self.session.clone(),
+        };
+        let Outcome::Analyse { rows, .. } = &outcome else {
+            panic!("an analysis outcome");
+        };
+        let reported = rows.iter().map(|row| row.games).sum();
+        self.client.submit(request).await.ok().map(|_| reported)
+    }
+}
+
+/// The book's playout rows of `position`, as the explorer shows them.
+async fn rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
+    let request = v2::BookShowRequest {
+        position: position.to_string(),
+    };
+    admin
+        .book_show(request)
+        .await
+        .unwrap()
+        .into_inner()
+        .playouts
+}
+
+async fn status(admin: &mut Client) -> v2::StatusResponse {
+    let request = v2::StatusRequest::default();
+    admin.status(request).await.unwrap().into_inner()
+}
+
+/// Distinct early positions: six random plies from a seed of each round's own.
+fn opening(round: u64) -> Position {
+    let game = pentago::play_game(
+        &Position::START,
+        &pentago::Player::Random,
+        &pentago::Player::Random,
+        round,
+        1,
+    );
+    game.moves
+        .iter()
+        .take(6)
+        .fold(game.start, |position, mv| position.play(*mv).unwrap())
+}
+
+/// Playouts in a list of rows.
+fn games(rows: &[v2::BookRow]) -> u64 {
+    rows.iter().map(|row| row.games).sum()
+}
+
+/// The liar analyses each position right after the honest worker, plus a few positions of
+/// its own. Caught by the sign test at its 30th result, it is quarantined and purged: each
+/// shared position holds exactly the honest rows again, its own positions hold nothing, and
+/// the status says what was purged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_caught_workers_analyses_leave_the_book_and_an_honest_workers_stay_exactly() {
+    let server = Server::start_in(tempfile::tempdir().unwrap()).await;
+    let mut admin = server.served.client(ADMIN);
+    let mut honest = server.worker("honest").await;
+    let mut liar = server.worker("inflater").await;
+    let mut honest_rows = BTreeMap::new();
+    let own: Vec<Position> = (1..=4).map(|i| opening(1_000 + i)).collect();
+    let mut liar_results = 0;
+    // What the liar reported in results that were applied with their rows.
+    let mut stored = 0;
+    let mut last = 0;
+    for &position in &own {
+        stored += liar.analyse(position, true).await.unwrap();
+        liar_results += 1;
+    }
+    for round in 1..=40u64 {
+        let position = opening(round);
+        honest.analyse(position, false).await.unwrap();
+        honest_rows.insert(round, rows(&mut admin, position).await);
+        last = liar
+            .analyse(position, true)
+            .await
+            .expect("applied till caught");
+        stored += last;
+        liar_results += 1;
+        if !status(&mut admin).await.flagged_workers.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(liar_results, 30, "caught at its 30th lean, no sooner");
+    // Shared positions: exactly the honest rows. The liar's own: nothing at all.
+    for (round, expected) in &honest_rows {
+        let now = rows(&mut admin, opening(*round)).await;
+        assert_eq!(&now, expected, "round {round}");
+    }
+    for position in &own {
+        assert!(rows(&mut admin, *position).await.is_empty(), "{position}");
+    }
+    let status = status(&mut admin).await;
+    let honest_playouts: u64 = honest_rows.values().map(|r| games(r)).sum();
+    assert_eq!(
+        status.playouts, honest_playouts,
+        "the status counts what stays"
+    );
+    assert_eq!(status.playout_positions, honest_rows.len() as u64);
+    assert_eq!(
+        status.flagged_workers.len(),
+        1,
+        "{:?}",
+        status.flagged_workers
+    );
+    let caught = &status.flagged_workers[0];
+    assert_eq!(
+        (caught.worker_id.as_str(), caught.quarantined),
+        ("inflater", true)
+    );
+    // Its 29 results applied with their rows: 4 positions of its own and 25 shared.
+    assert_eq!(caught.purged_analysis_positions, 29);
+    // The result that got it caught added no rows.
+    assert_eq!(caught.purged_playouts, stored - last);
+    assert!(
+        liar.analyse(opening(99), true).await.is_none(),
+        "refused once caught"
+    );
+}
+
+/// A liar cannot start its tally again by waiting for a restart: 20 leaning results before
+/// it and 10 after are the 30 that get it caught.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_sign_tallies_survive_a_coordinator_restart() {
+    let server = Server::start_in(tempfile::tempdir().unwrap()).await;
+    let mut liar = server.worker("inflater").await;
+    for round in 1..=20u64 {
+        liar.analyse(opening(round), true).await.unwrap();
+    }
+    let server = server.restart().await;
+    let mut admin = server.served.client(ADMIN);
+    assert!(status(&mut admin).await.flagged_workers.is_empty());
+    let mut liar = server.worker("inflater").await;
+    let mut after_restart = 0;
+    for round in 21..=40u64 {
+        liar.analyse(opening(round), true).await.unwrap();
+        after_restart += 1;
+        if !status(&mut admin).await.flagged_workers.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(after_restart, 10, "the 20 tosses before the restart count");
+    let status = status(&mut admin).await;
+    assert_eq!(status.flagged_workers[0].purged_analysis_positions, 29);
+    assert_eq!(status.playouts, 0, "nothing of the liar stays");
+    server.served.stop().await;
+}
