@@ -420,6 +420,7 @@ async fn a_restart_does_not_hand_a_workers_id_to_the_first_hello() {
                 threads: 1,
                 engines: Vec::new(),
                 worker_key: key.into(),
+                ..v2::HelloRequest::default()
             })
             .await
             .unwrap_err();
