@@ -1,8 +1,8 @@
 //! `pentagrid-client`: everything a program does with a pentagrid cluster, as a library —
 //! connecting (token, TLS), submitting jobs and waiting for them, and the workflows (the
 //! default campaign of `pentagrid run`, opening studies, puzzle rounds, engine matches on the
-//! cluster or in process, the opening book's row formats). The `pentagrid` binary only parses
-//! arguments and prints.
+//! cluster or in process, SPSA tuning runs, the opening book's row formats). The `pentagrid`
+//! binary only parses arguments and prints.
 //!
 //! The client is thin: it speaks to a coordinator over the wire only and links neither the
 //! coordinator nor the worker (a whole cluster in this process is `pentagrid-embedded`'s).
@@ -33,6 +33,7 @@ mod study_html;
 pub mod suites;
 pub mod svg;
 pub mod tournaments;
+pub mod tunes;
 
 pub use collection_html::collection_html;
 pub use connect::{connect, read_token};

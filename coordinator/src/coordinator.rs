@@ -13,7 +13,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::crosscheck::CrossCheck;
 use crate::deep::DeepSolves;
 use crate::flags::{FlaggedWorker, WorkerFlags, flagged_workers};
-use crate::ingest::ResultIngest;
+use crate::ingest::{PairFollowers, ResultIngest};
 use crate::jobs::{JobQueue, QueueStatus, WorkerPage};
 use crate::matches::Matches;
 use crate::metrics::{Metrics, MetricsSnapshot, SizeGauges};
@@ -22,6 +22,7 @@ use crate::settings::CoordinatorSettings;
 use crate::store::backup::{BackupError, BackupSnapshot};
 use crate::store::solitaire::MAX_LISTED_TOTALS;
 use crate::store::{SolitaireTotals, Store, StoreError, StoreSizes, Totals};
+use crate::tunes::Tunes;
 
 /// Job counts, workers and stored totals.
 #[derive(Clone, Debug, Default)]
@@ -46,6 +47,8 @@ pub struct Coordinator {
     pub ingest: ResultIngest,
     /// Engine matches.
     pub matches: Arc<Matches>,
+    /// SPSA tuning runs.
+    pub tunes: Arc<Tunes>,
     /// Reading and moving the opening book.
     pub book: Book,
     /// Growing the opening book.
@@ -98,6 +101,7 @@ impl Coordinator {
         )?);
         let matches = Arc::new(Matches::new(store.clone(), jobs.clone(), table.clone()));
         matches.restore_pairs()?;
+        let tunes = Arc::new(Tunes::open(store.clone(), jobs.clone(), matches.clone())?);
         let status = jobs.status_page(&WorkerPage::default());
         tracing::info!(
             queued = status.queued,
@@ -117,7 +121,10 @@ impl Coordinator {
             ingest: ResultIngest::new(
                 store.clone(),
                 jobs.clone(),
-                matches.clone(),
+                PairFollowers {
+                    matches: matches.clone(),
+                    tunes: tunes.clone(),
+                },
                 checks,
                 flags,
                 metrics.clone(),
@@ -135,6 +142,7 @@ impl Coordinator {
             puzzles: PuzzleMiner::new(store.clone(), jobs.clone(), background),
             deep,
             matches,
+            tunes,
             jobs,
             store,
             metrics,
@@ -189,8 +197,8 @@ impl Coordinator {
         &self.store
     }
 
-    /// The periodic work: requeue expired leases, advance book builds and deep solves, give
-    /// the stored book its table values.
+    /// The periodic work: requeue expired leases, advance book builds, deep solves and tuning
+    /// runs, give the stored book its table values.
     pub async fn tick(&self) {
         if let Err(error) = self.jobs.expire_leases() {
             tracing::error!(%error, "could not record expired leases");
@@ -201,6 +209,7 @@ impl Coordinator {
         if let Err(error) = self.deep.drive().await {
             tracing::error!(%error, "could not advance deep solves");
         }
+        self.tunes.drive().await;
         if let Err(error) = self.book.backfill_tick().await {
             tracing::error!(%error, "could not give the book its table values");
         }

@@ -2,7 +2,8 @@
 //! cross-checks (exact claims are held back until a second party confirms them), applied in one
 //! transaction at most once per result id (with the table values of the positions it stores,
 //! see [`crate::table_values`]), and acknowledged only once durable. A pair result
-//! then lets its match stop if the SPRT decided. A quarantined worker's results are refused.
+//! then lets its match stop if the SPRT decided, and its tuning run (if any) move on. A
+//! quarantined worker's results are refused.
 
 use std::sync::Arc;
 
@@ -19,6 +20,7 @@ use crate::metrics::{Metrics, RefusedReason, ResultAnswer};
 use crate::offload::blocking;
 use crate::store::{Applied, Store, StoreError};
 use crate::table_values::TableValues;
+use crate::tunes::Tunes;
 use crate::validate::{InvalidResult, result_effect};
 
 /// A result handed in by a worker (already read from the wire, not yet validated).
@@ -94,11 +96,21 @@ fn counted(answer: &Result<Submitted, SubmitError>) -> Option<ResultAnswer> {
     }
 }
 
+/// What a stored pair result moves on: its match (which stops once its SPRT decides) and the
+/// tuning run the match is an iteration of.
+pub(crate) struct PairFollowers {
+    /// Engine matches.
+    pub(crate) matches: Arc<Matches>,
+    /// Tuning runs.
+    pub(crate) tunes: Arc<Tunes>,
+}
+
 /// The result path.
 pub struct ResultIngest {
     store: Arc<Store>,
     jobs: Arc<JobQueue>,
     matches: Arc<Matches>,
+    tunes: Arc<Tunes>,
     checks: CrossCheck,
     flags: Arc<WorkerFlags>,
     metrics: Metrics,
@@ -110,7 +122,7 @@ impl ResultIngest {
     pub(crate) fn new(
         store: Arc<Store>,
         jobs: Arc<JobQueue>,
-        matches: Arc<Matches>,
+        PairFollowers { matches, tunes }: PairFollowers,
         checks: CrossCheck,
         flags: Arc<WorkerFlags>,
         metrics: Metrics,
@@ -120,6 +132,7 @@ impl ResultIngest {
             store,
             jobs,
             matches,
+            tunes,
             checks,
             flags,
             metrics,
@@ -297,6 +310,7 @@ impl ResultIngest {
         self.jobs.durable().await?;
         if let Task::Pair { match_id, .. } = job.task {
             self.matches.stop_if_decided(match_id).await?;
+            self.tunes.pair_stored(match_id).await;
         }
         Ok(match applied {
             Applied::Applied => Submitted::Applied,

@@ -6,6 +6,7 @@
 //! - [`crosscheck`]: exact claims held back until a second party confirms them, disputes
 //!   settled by a third, wrong workers flagged and quarantined;
 //! - [`matches`]: engine matches and how they stop ([`pentago::sprt_stop`]);
+//! - [`tunes`]: SPSA tuning runs, whose iterations are matches, and their follow-up SPRT;
 //! - [`book`] and [`builder`]: reading, moving and growing the opening book;
 //! - [`puzzles`]: mining candidates and listing puzzles;
 //! - [`deep`]: deep solves, whose leaves go out as jobs and come back as stored values;
@@ -57,6 +58,9 @@ mod server;
 mod settings;
 pub mod store;
 pub mod table_values;
+mod tune_matches;
+pub mod tune_record;
+pub mod tunes;
 mod validate;
 
 pub use api::auth::{CredentialError, Credentials};

@@ -44,6 +44,9 @@ pub struct MatchRecord {
     pub weight: u32,
     /// Whether it was stopped.
     pub control: MatchControl,
+    /// The tuning run whose iteration it plays (0: none). Such matches are the run's: match
+    /// listings leave them out.
+    pub tune: u64,
 }
 
 /// Whether a match may go on: open until someone stops it (`StopMatch`).

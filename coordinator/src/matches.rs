@@ -77,6 +77,8 @@ pub struct MatchSpec {
     pub weight: u32,
     /// End each game as soon as its position's exact value is known; `None`: play them out.
     pub adjudicate: Option<Adjudication>,
+    /// The tuning run whose iteration it plays (0: none; see [`crate::tunes`]).
+    pub tune: u64,
 }
 
 /// How a match belongs to a tournament: a tournament is the set of matches sharing its id, the
@@ -286,6 +288,22 @@ impl Matches {
 
     /// Creates a match and queues its pairs; answers once they are durable.
     pub async fn create(&self, spec: &MatchSpec) -> Result<u64, MatchError> {
+        self.create_as(None, spec).await
+    }
+
+    /// [`Matches::create`] under id `reserved` when given (an id from
+    /// [`Store::generate_id`]); a match already stored under it is left as it is (a run
+    /// creating its next match again after a restart), and its id answered.
+    pub(crate) async fn create_as(
+        &self,
+        reserved: Option<u64>,
+        spec: &MatchSpec,
+    ) -> Result<u64, MatchError> {
+        if let Some(id) = reserved
+            && self.store.match_record(id)?.is_some()
+        {
+            return Ok(id);
+        }
         if !(1..=MAX_MATCH_PAIRS).contains(&spec.pairs) {
             return Err(MatchError::PairsOutOfRange(spec.pairs));
         }
@@ -346,7 +364,10 @@ impl Matches {
             )
         })
         .await?;
-        let match_id = self.store.generate_id()?;
+        let match_id = match reserved {
+            Some(id) => id,
+            None => self.store.generate_id()?,
+        };
         let (tournament, tournament_kind) = match spec.tournament {
             None => (0, String::new()),
             Some(TournamentEntry::First(kind)) => (match_id, kind.to_string()),
@@ -391,6 +412,7 @@ impl Matches {
                 .map(ToString::to_string)
                 .collect(),
             adjudicate: spec.adjudicate.map(|a| a.to_string()).unwrap_or_default(),
+            tune: spec.tune,
         };
         self.store.create_match(match_id, &record)?;
         self.jobs.set_match_weight(match_id, spec.weight);
@@ -450,7 +472,8 @@ impl Matches {
     }
 
     /// Matches with ids below `before` (all when 0), newest first, at most `limit`, without
-    /// their games; only those in one of `states` unless it is empty.
+    /// their games; only those in one of `states` unless it is empty. The matches of tuning
+    /// runs' iterations are the runs' and left out.
     pub fn list(
         &self,
         before: u64,
@@ -468,6 +491,7 @@ impl Matches {
             let more = page.len() == limit;
             let reports = page
                 .into_iter()
+                .filter(|(_, record)| record.tune == 0)
                 .map(|(id, record)| self.report(id, record, Vec::new()))
                 .filter(|report| states.is_empty() || states.contains(&report.state));
             found.extend(reports);

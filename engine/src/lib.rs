@@ -72,11 +72,18 @@ pub use play::record::{
 };
 pub use play::selfplay::{GameRecord, play_game, play_game_judged};
 pub use play::sprt_stop::sprt_stop;
+pub use play::spsa::{
+    DEFAULT_C_END, DEFAULT_R_END, MAX_TUNE_ITERATIONS, SPSA_ALPHA, SPSA_GAMMA, SpsaError,
+    SpsaSchedule, perturbation, perturbed, spsa_update,
+};
 pub use play::suite::{MAX_SUITE_OPENINGS, SuiteError, parse_suite, suite_openings};
 pub use play::themes::{ParseThemeError, Theme};
 pub use play::time_limit::{MAX_LIMIT_SECONDS, MIN_LIMIT_SECONDS, ParseTimeLimitError, TimeLimit};
 pub use play::tournament::{
     MAX_TOURNAMENT_PLAYERS, ParseTournamentKindError, TournamentError, TournamentKind,
+};
+pub use play::tune_space::{
+    MAX_TUNE_PARAMS, ParamRange, ParseRangeError, TuneParam, TuneSpace, TuneSpaceError,
 };
 pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
 pub use search::oracle::{ExactOracle, ExactValues, NoOracle, SharedOracle, best_of};

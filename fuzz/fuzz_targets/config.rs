@@ -1,8 +1,9 @@
-//! Engine configurations: `uct:k=0.3,policy=safe,...`, player texts, policies and SPRT bounds.
+//! Engine configurations: `uct:k=0.3,policy=safe,...`, player texts, policies, SPRT bounds and
+//! tuning parameter ranges (`k=0.1..1.0`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pentago::{Player, Policy, Sprt, UctConfig};
+use pentago::{ParamRange, Player, Policy, Sprt, UctConfig};
 use pentagrid_fuzz::{as_text, check_round_trip};
 
 fuzz_target!(|data: &[u8]| {
@@ -11,5 +12,6 @@ fuzz_target!(|data: &[u8]| {
         check_round_trip::<Player>(text);
         check_round_trip::<Policy>(text);
         check_round_trip::<Sprt>(text);
+        check_round_trip::<ParamRange>(text);
     }
 });

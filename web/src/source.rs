@@ -4,13 +4,14 @@
 
 use pentago::{Position, Puzzle};
 use pentagrid_client::puzzles::{PuzzleFilter, PuzzlePage};
-use pentagrid_client::{Client, ClientError, RefusalReason, book, jobs, matches, puzzles};
+use pentagrid_client::{Client, ClientError, RefusalReason, book, jobs, matches, puzzles, tunes};
 use tonic::Code;
 
 pub use pentagrid_client::book::{BookRow, BookTables};
 pub use pentagrid_client::matches::{MatchRecord, MatchState};
 pub use pentagrid_client::solitaire::SolitaireTotals;
 pub use pentagrid_client::status::ClusterStatus;
+pub use pentagrid_client::tunes::{TuneRun, TuneState};
 
 /// Why the coordinator could not answer a read.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -115,6 +116,16 @@ impl Source {
     /// The running matches, newest first, without per-pair points.
     pub async fn running_matches(&self) -> Result<Vec<MatchRecord>, SourceError> {
         Ok(matches::list_in(&self.client, &[MatchState::Running]).await?)
+    }
+
+    /// Tuning run `id` with every step.
+    pub async fn tune(&self, id: u64) -> Result<TuneRun, SourceError> {
+        Ok(tunes::status(&self.client, id, true).await?)
+    }
+
+    /// Every tuning run, newest first, without steps.
+    pub async fn tunes(&self) -> Result<Vec<TuneRun>, SourceError> {
+        Ok(tunes::list(&self.client).await?)
     }
 }
 

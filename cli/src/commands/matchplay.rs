@@ -249,7 +249,7 @@ fn print_accuracy(accuracy: &MatchAccuracy) -> Result<()> {
 }
 
 /// The live line (or JSON object) for a score so far.
-fn progress(score: &MatchScore, sprt: Option<&Sprt>, json: bool) -> String {
+pub(super) fn progress(score: &MatchScore, sprt: Option<&Sprt>, json: bool) -> String {
     let stats = score.pairs.stats();
     let elo = stats.map(|s| s.elo());
     let llr = sprt.map(|s| (score.test(s).0, s.bounds()));
@@ -282,7 +282,8 @@ fn progress(score: &MatchScore, sprt: Option<&Sprt>, json: bool) -> String {
     line
 }
 
-fn verdict(decision: SprtDecision, tested: bool) -> &'static str {
+/// The SPRT's verdict (or `done` without a test) in words.
+pub(super) fn verdict(decision: SprtDecision, tested: bool) -> &'static str {
     match decision {
         SprtDecision::AcceptH1 => "SPRT accepts H1: A is stronger by at least elo1",
         SprtDecision::AcceptH0 => "SPRT accepts H0: A is not stronger by more than elo0",
@@ -477,7 +478,7 @@ fn sprt_text(record: &MatchRecord) -> String {
 }
 
 /// A stored match as one JSON object.
-fn record_json(record: &MatchRecord) -> serde_json::Value {
+pub(super) fn record_json(record: &MatchRecord) -> serde_json::Value {
     let score = &record.score;
     let games: Vec<_> = record
         .games

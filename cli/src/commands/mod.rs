@@ -32,6 +32,7 @@ mod study;
 mod tablebase;
 mod target;
 mod tournament;
+mod tune;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -50,6 +51,7 @@ pub enum Command {
     Selfplay(selfplay::SelfplayArgs),
     Match(Box<matchplay::MatchArgs>),
     Tournament(tournament::TournamentArgs),
+    Tune(Box<tune::TuneArgs>),
     Ratings(ratings::RatingsArgs),
     Solve(solve::SolveArgs),
     Tablebase(tablebase::TablebaseArgs),
@@ -96,6 +98,7 @@ impl Command {
             Command::Selfplay(args) => selfplay::run(&args),
             Command::Match(args) => matchplay::run(&args),
             Command::Tournament(args) => tournament::run(&args),
+            Command::Tune(args) => tune::run(&args),
             Command::Ratings(args) => ratings::run(&args),
             Command::Solve(args) => solve::run(&args),
             Command::Tablebase(args) => tablebase::run(&args),

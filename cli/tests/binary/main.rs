@@ -26,3 +26,4 @@ mod solve_proof;
 mod tablebase;
 mod time_scale;
 mod tournaments;
+mod tune;

@@ -19,6 +19,7 @@ use crate::matches::MatchError;
 use crate::puzzles::PuzzleError;
 use crate::store::StoreError;
 use crate::store::backup::BackupError;
+use crate::tunes::TuneError;
 
 /// A status with `code`, `reason` in its details and `message` cut to a length every peer's
 /// header limits allow (a message quoting a huge input would otherwise reach the caller as
@@ -210,6 +211,31 @@ impl From<MatchError> for Status {
                 ErrorReason::Finished,
                 error.to_string(),
             ),
+        }
+    }
+}
+
+impl From<TuneError> for Status {
+    fn from(error: TuneError) -> Status {
+        match error {
+            TuneError::Store(error) => error.into(),
+            TuneError::Match(error) => error.into(),
+            TuneError::Space(_)
+            | TuneError::Schedule(_)
+            | TuneError::Pairs(_)
+            | TuneError::SprtPairs(_)
+            | TuneError::Weight(_)
+            | TuneError::Openings(_)
+            | TuneError::Page(_) => invalid(error.to_string()),
+            TuneError::NotFound(_) => not_found(&error),
+            TuneError::NotRunning { .. } => error_status(
+                Code::FailedPrecondition,
+                ErrorReason::Finished,
+                error.to_string(),
+            ),
+            TuneError::Unreadable { .. } => {
+                error_status(Code::Internal, ErrorReason::Unspecified, error.to_string())
+            }
         }
     }
 }

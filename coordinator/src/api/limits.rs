@@ -185,3 +185,48 @@ mod hello_status {
         }
     }
 }
+
+#[test]
+fn a_full_page_of_tuning_steps_and_of_runs_is_well_below_the_cap() {
+    use crate::tunes::{MAX_LISTED_TUNES, TUNE_PAGE_STEPS};
+    let params = pentago::MAX_TUNE_PARAMS;
+    let numbers = vec![f64::MIN_POSITIVE; params];
+    let step = v2::TuneStep {
+        iteration: u64::MAX,
+        match_id: u64::MAX,
+        delta: vec![-1; params],
+        c: f64::MIN_POSITIVE,
+        plus: numbers.clone(),
+        minus: numbers.clone(),
+        wins: u64::MAX,
+        draws: u64::MAX,
+        losses: u64::MAX,
+        theta: numbers.clone(),
+        values: numbers.clone(),
+    };
+    let run = v2::TuneStatusResponse {
+        tune_id: u64::MAX,
+        base: player(),
+        params: vec![format!("nodes=1000..{}", 1e10); params],
+        sprt: "elo0=-1.5,elo1=2.5,alpha=0.05,beta=0.05".into(),
+        theta: numbers.clone(),
+        values: numbers,
+        tuned: player(),
+        sprt_match: Some(v2::MatchStatusResponse {
+            a: player(),
+            b: player(),
+            ..v2::MatchStatusResponse::default()
+        }),
+        ..v2::TuneStatusResponse::default()
+    };
+    let page = v2::TuneStatusResponse {
+        steps: vec![step; TUNE_PAGE_STEPS as usize],
+        ..run.clone()
+    };
+    assert!(page.encoded_len() < BUDGET, "{}", page.encoded_len());
+    let list = v2::ListTunesResponse {
+        tunes: vec![run; MAX_LISTED_TUNES as usize],
+        next_before_id: u64::MAX,
+    };
+    assert!(list.encoded_len() < BUDGET, "{}", list.encoded_len());
+}

@@ -10,6 +10,7 @@ mod errors;
 mod limits;
 mod quote;
 pub mod roles;
+mod tunes;
 pub mod untrusted;
 pub mod watches;
 
@@ -32,6 +33,7 @@ use crate::jobs::engines::check_engines;
 use crate::jobs::{DEFAULT_WORKERS_PAGE, JobError, WorkerPage};
 use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec, TournamentEntry};
 use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleFilter};
+use crate::tunes::MAX_LISTED_TUNES;
 use auth::{Credentials, Guarded};
 use errors::invalid;
 use quote::{QUOTED_BYTES, bounded};
@@ -347,6 +349,7 @@ impl CoordinatorApi for Service {
                 text => Some(parse::<TimeLimit>("time limit", text)?),
             },
             weight: r.weight.max(1),
+            tune: 0,
             tournament: match (r.tournament_kind.as_str(), r.tournament_id) {
                 ("", 0) => None,
                 ("", _) => {
@@ -639,5 +642,62 @@ impl CoordinatorApi for Service {
         let limit = deep::page_limit(r.limit);
         let leaves = self.coordinator.deep.leaves(r.after_key, limit)?;
         Ok(Response::new(deep::leaves_page(&leaves, limit)))
+    }
+
+    async fn create_tune(
+        &self,
+        request: Request<v2::CreateTuneRequest>,
+    ) -> Answer<v2::CreateTuneResponse> {
+        let spec = tunes::spec(request.get_ref())?;
+        let tune_id = self.coordinator.tunes.create(&spec).await?;
+        Ok(Response::new(v2::CreateTuneResponse { tune_id }))
+    }
+
+    async fn tune_status(
+        &self,
+        request: Request<v2::TuneStatusRequest>,
+    ) -> Answer<v2::TuneStatusResponse> {
+        let r = request.get_ref();
+        let steps = r
+            .include_steps
+            .then_some((r.steps_from, u64::from(r.steps_page)));
+        let report = self.coordinator.tunes.status(r.tune_id, steps)?;
+        Ok(Response::new(tunes::report(report)))
+    }
+
+    async fn list_tunes(
+        &self,
+        request: Request<v2::ListTunesRequest>,
+    ) -> Answer<v2::ListTunesResponse> {
+        let r = request.get_ref();
+        let limit = match r.limit {
+            0 => MAX_LISTED_TUNES,
+            n => n.min(MAX_LISTED_TUNES),
+        };
+        let reports = self.coordinator.tunes.list(r.before_id, limit as usize)?;
+        let next_before_id = if reports.len() == limit as usize {
+            reports.last().map_or(0, |report| report.id)
+        } else {
+            0
+        };
+        Ok(Response::new(v2::ListTunesResponse {
+            tunes: reports.into_iter().map(tunes::report).collect(),
+            next_before_id,
+        }))
+    }
+
+    async fn stop_tune(
+        &self,
+        request: Request<v2::StopTuneRequest>,
+    ) -> Answer<v2::StopTuneResponse> {
+        let stopped = self
+            .coordinator
+            .tunes
+            .stop(request.get_ref().tune_id)
+            .await?;
+        Ok(Response::new(v2::StopTuneResponse {
+            tune: Some(tunes::report(stopped.report)),
+            cancelled_pairs: stopped.cancelled_pairs,
+        }))
     }
 }

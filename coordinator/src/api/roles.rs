@@ -71,6 +71,8 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("BookImport", Role::Admin),
     ("Backup", Role::Admin),
     ("StartDeepSolve", Role::Admin),
+    ("CreateTune", Role::Admin),
+    ("StopTune", Role::Admin),
     ("Status", Role::Read),
     ("BookShow", Role::Read),
     ("MatchStatus", Role::Read),
@@ -84,6 +86,8 @@ pub const REQUIRED_ROLES: &[(&str, Role)] = &[
     ("DeepSolveStatus", Role::Read),
     ("ListDeepSolves", Role::Read),
     ("DeepLeaves", Role::Read),
+    ("TuneStatus", Role::Read),
+    ("ListTunes", Role::Read),
 ];
 
 /// The role `method` requires; `None` (refused to everyone) when it is not in the table.
@@ -137,6 +141,10 @@ mod tests {
             ("StartBuild", Role::Admin),
             ("CreateMatch", Role::Admin),
             ("StopMatch", Role::Admin),
+            ("CreateTune", Role::Admin),
+            ("StopTune", Role::Admin),
+            ("TuneStatus", Role::Read),
+            ("ListTunes", Role::Read),
             ("GeneratePuzzles", Role::Admin),
             ("Backup", Role::Admin),
             ("Status", Role::Read),

@@ -90,6 +90,10 @@ pub struct StoredMatch {
     /// [`StoredMatch::control`]); 0, and matches stored before stops existed, read as open.
     #[prost(uint32, tag = "21")]
     pub control: u32,
+    /// The tuning run whose iteration the match plays (see `store::tunes`); 0 for none (and
+    /// matches stored before tuning runs existed read so).
+    #[prost(uint64, tag = "24")]
+    pub tune: u64,
 }
 
 /// The stored number of a match's control (stable).
@@ -243,6 +247,7 @@ impl From<&StoredMatch> for MatchRecord {
             control: stored.control(),
             opening_positions: stored.opening_positions.clone(),
             adjudicate: stored.adjudicate.clone(),
+            tune: stored.tune,
         }
     }
 }
@@ -268,6 +273,7 @@ impl StoredMatch {
             control: control_number(record.control),
             opening_positions: record.opening_positions.clone(),
             adjudicate: record.adjudicate.clone(),
+            tune: record.tune,
             ..StoredMatch::default()
         }
     }

@@ -18,7 +18,8 @@
 //! worker's summed playout rows per position, to take back out of the book if it is caught,
 //! see [`contributions`]), `sign_tallies` (the analysis cross-check's tally per worker, see
 //! [`tallies`]), `worker_keys` (a digest of each worker's key, so that a restart does not hand
-//! its id to another caller, see [`worker_keys`]).
+//! its id to another caller, see [`worker_keys`]), `tunes` (tuning runs and their steps, see
+//! [`tunes`]).
 //! Every write holds the write gate shared, so that a backup (see [`backup`]) can stop them all
 //! for a consistent copy.
 //! Ids and keys are 8 big-endian bytes. Every format here is stable:
@@ -51,6 +52,7 @@ mod results;
 pub mod solitaire;
 pub mod table;
 pub mod tallies;
+pub mod tunes;
 pub mod word;
 pub mod worker_keys;
 
@@ -86,6 +88,7 @@ pub use results::{Applied, Flag, PairEffect, ResultEffect, WordSource};
 pub use solitaire::{DealResult, SolitaireEffect, SolitaireTotals};
 pub use table::{Counts, Table};
 pub use tallies::SignTally;
+pub use tunes::{StoredTune, StoredTuneStep};
 pub use word::{Purged, StoredWord};
 
 /// A storage failure.
@@ -264,6 +267,7 @@ pub struct Store {
     contributions: sled::Tree,
     sign_tallies: sled::Tree,
     worker_keys: sled::Tree,
+    tunes: sled::Tree,
     /// Purges made since open (see [`word`]).
     purges: AtomicU64,
     /// How many puzzles are stored (they are never removed), raised after each commit.
@@ -392,6 +396,7 @@ impl Store {
             contributions: db.open_tree("contributions")?,
             sign_tallies: db.open_tree("sign_tallies")?,
             worker_keys: db.open_tree("worker_keys")?,
+            tunes: db.open_tree("tunes")?,
             purges: AtomicU64::new(0),
             manifest: Arc::new(manifest::Keeper::new(path)),
             db,

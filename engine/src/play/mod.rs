@@ -1,5 +1,5 @@
 //! The applications' game logic: players, self-play, matches, tournaments and ratings,
-//! openings, puzzles.
+//! openings, puzzles, tuning.
 //!
 //! Built on the board and search layers; the cluster runs these as jobs.
 
@@ -18,7 +18,9 @@ pub(crate) mod rating;
 pub(crate) mod record;
 pub(crate) mod selfplay;
 pub(crate) mod sprt_stop;
+pub(crate) mod spsa;
 pub(crate) mod suite;
 pub(crate) mod themes;
 pub(crate) mod time_limit;
 pub(crate) mod tournament;
+pub(crate) mod tune_space;

@@ -7,8 +7,8 @@ use std::fmt::{Debug, Display};
 use std::str::FromStr;
 
 use pentago::{
-    Adjudication, Move, MoveNotation, Opening, OpeningSource, Player, Policy, Position, Sprt,
-    Square, Status, UctConfig,
+    Adjudication, Move, MoveNotation, Opening, OpeningSource, ParamRange, Player, Policy, Position,
+    Sprt, Square, Status, UctConfig,
 };
 use proptest::prelude::*;
 use support::random_position;
@@ -53,6 +53,12 @@ fn options_like() -> impl Strategy<Value = String> {
      [-0-9.eE+a-z]{0,6},?){0,4}"
 }
 
+/// Text near the `NAME=LOW..HIGH` grammar of tuning parameters.
+fn range_like() -> impl Strategy<Value = String> {
+    "(k|expand|depth|cutoff|prior|playouts|seconds|nodes|policy)?=?[-0-9.eE+]{0,8}(\\.\\.)?\
+     [-0-9.eE+a-z]{0,8}"
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 3_000,
@@ -78,6 +84,11 @@ proptest! {
         if let Ok(notation) = text.parse::<MoveNotation>() {
             let _ = Position::START.resolve(notation);
         }
+    }
+
+    #[test]
+    fn parameter_ranges_never_panic(text in prop_oneof![range_like(), any::<String>()]) {
+        round_trips::<ParamRange>(&text)?;
     }
 
     #[test]

@@ -28,4 +28,5 @@ mod solitaire;
 mod time_scale;
 mod tls;
 mod tournaments;
+mod tuning;
 mod waits;

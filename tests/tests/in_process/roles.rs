@@ -66,6 +66,8 @@ struct Context {
     /// A match of its own to stop (a stop of the shared one would end it for later calls).
     stoppable_match: u64,
     build_id: u64,
+    /// A tuning run (read, then stopped).
+    tune_id: u64,
 }
 
 const WORKER_ID: &str = "w1";
@@ -138,6 +140,13 @@ async fn seed(clients: &Clients) -> Context {
         match_ids.push(created.into_inner().match_id);
     }
     let (match_id, stoppable_match) = (match_ids[0], match_ids[1]);
+    let tune_id = clients
+        .with(Role::Admin)
+        .create_tune(tune_request())
+        .await
+        .unwrap()
+        .into_inner()
+        .tune_id;
     Context {
         session,
         lease,
@@ -146,6 +155,7 @@ async fn seed(clients: &Clients) -> Context {
         match_id,
         stoppable_match,
         build_id: 1,
+        tune_id,
     }
 }
 
@@ -170,6 +180,16 @@ fn match_request() -> v2::CreateMatchRequest {
         seed: 3,
         accuracy_stones: None,
         ..v2::CreateMatchRequest::default()
+    }
+}
+
+fn tune_request() -> v2::CreateTuneRequest {
+    v2::CreateTuneRequest {
+        base: "uct:playouts=30".into(),
+        params: vec!["playouts=10..100".into()],
+        iterations: 3,
+        pairs_per_iteration: 1,
+        ..v2::CreateTuneRequest::default()
     }
 }
 
@@ -387,6 +407,24 @@ async fn invoke(client: &mut Client, method: &str, context: &mut Context) -> Res
                 })
                 .await,
         ),
+        "CreateTune" => done(client.create_tune(tune_request()).await),
+        "StopTune" => done(
+            client
+                .stop_tune(v2::StopTuneRequest {
+                    tune_id: context.tune_id,
+                })
+                .await,
+        ),
+        "TuneStatus" => done(
+            client
+                .tune_status(v2::TuneStatusRequest {
+                    tune_id: context.tune_id,
+                    include_steps: true,
+                    ..v2::TuneStatusRequest::default()
+                })
+                .await,
+        ),
+        "ListTunes" => done(client.list_tunes(v2::ListTunesRequest::default()).await),
         other => panic!("no test call for {other}: add one"),
     }
 }
@@ -449,7 +487,12 @@ async fn snapshot(clients: &Clients, context: &Context) -> String {
         .await
         .unwrap()
         .into_inner();
-    format!("{status:?}\n{book:?}\n{export:?}\n{puzzles:?}\n{matches:?}\n{listed:?}")
+    let tunes = read
+        .list_tunes(v2::ListTunesRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    format!("{status:?}\n{book:?}\n{export:?}\n{puzzles:?}\n{matches:?}\n{listed:?}\n{tunes:?}")
 }
 
 /// Calls every method with the token of its role, in the table's order; each succeeds.

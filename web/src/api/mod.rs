@@ -8,6 +8,7 @@ mod matches;
 mod puzzles;
 mod ratings;
 mod solitaire;
+mod tunes;
 
 use std::collections::HashMap;
 
@@ -35,6 +36,8 @@ pub fn routes() -> Router<AppState> {
         .route("/puzzles/{id}", get(puzzles::one))
         .route("/matches", get(matches::list))
         .route("/matches/{id}", get(matches::one))
+        .route("/tunes", get(tunes::list))
+        .route("/tunes/{id}", get(tunes::one))
         .route("/ratings", get(ratings::list))
         .route("/tournaments", get(ratings::tournament_list))
         .route("/tournaments/{id}", get(ratings::tournament))

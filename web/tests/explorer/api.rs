@@ -544,6 +544,8 @@ async fn every_documented_route_answers_and_nothing_writes() {
             "{id}",
             &if path.starts_with("/puzzles") {
                 puzzle_id.clone()
+            } else if path.starts_with("/tunes") {
+                fixture.tune_id.to_string()
             } else {
                 fixture.match_id.to_string()
             },
@@ -573,6 +575,7 @@ async fn pages_and_assets_are_served_from_the_binary() {
         "/",
         "/puzzles",
         "/matches",
+        "/tunes",
         "/ratings",
         "/cluster",
         "/solitaire",

@@ -1,6 +1,6 @@
 //! The pages in a real headless Chromium driven over WebDriver: the explorer (click a square and
 //! a twist, see the table and the URL change, go back), solving a puzzle by clicks, a match's
-//! chart, the cluster page and the solitaire page. Screenshots go to `target/screenshots/`. Skipped, with the reason
+//! chart, a tuning run's trajectory, the cluster page and the solitaire page. Screenshots go to `target/screenshots/`. Skipped, with the reason
 //! printed, only where Chromium or its driver is not installed.
 
 use std::net::TcpListener;
@@ -161,6 +161,7 @@ async fn pages_work_in_headless_chromium() {
     explorer(&browser, base).await;
     puzzle(&browser, base).await;
     matches(&browser, base).await;
+    tune(&browser, base).await;
     ratings(&browser, base).await;
     cluster(&browser, base).await;
     solitaire(&browser, base).await;
@@ -426,6 +427,43 @@ async fn matches(browser: &Client, base: &str) {
     };
     assert_eq!(shown, format!("{}; {}", side("A", "a"), side("B", "b")));
     screenshot(browser, "match").await;
+}
+
+/// The fixture's tuning run: the list links to it, and its page charts each parameter's value
+/// after every iteration, as the API gives them.
+async fn tune(browser: &Client, base: &str) {
+    let id = fixture().tune_id;
+    browser
+        .goto(&format!("{base}/tunes"))
+        .await
+        .expect("open the tuning runs");
+    wait_for(
+        browser,
+        &format!("document.querySelector('#tune-list tr[data-id=\"{id}\"]')"),
+    )
+    .await;
+    click(browser, &format!("#tune-list tr[data-id=\"{id}\"] a")).await;
+    wait_for(
+        browser,
+        "document.querySelector('svg[data-param=playouts] polyline[data-series=playouts]')",
+    )
+    .await;
+    let detail = api(&format!("tunes/{id}")).await.json();
+    let points = text_of(
+        browser,
+        "document.querySelector('svg[data-param=playouts] polyline').getAttribute('points')",
+    )
+    .await;
+    assert_eq!(
+        points.split_whitespace().count(),
+        detail["steps"].as_array().unwrap().len() + 1,
+        "the start and one chart point per iteration"
+    );
+    let title = text_of(browser, "document.getElementById('tune-title').textContent").await;
+    assert_eq!(title, format!("Tuning run {id}: playouts"));
+    let tuned = text_of(browser, "document.getElementById('tuned').textContent").await;
+    assert_eq!(tuned, detail["tuned"].as_str().unwrap());
+    screenshot(browser, "tune").await;
 }
 
 /// The overall rating list and the fixture's tournament, as the API gives them.

@@ -33,6 +33,8 @@ pub struct Fixture {
     pub match_id: u64,
     /// Pairs the match asked for.
     pub match_pairs: u64,
+    /// The tuning run (finished, without a follow-up SPRT).
+    pub tune_id: u64,
 }
 
 impl Fixture {
@@ -145,6 +147,23 @@ async fn build() -> (Fixture, Running) {
         .expect("match")
         .into_inner()
         .match_id;
+    // A small tuning run of a cheap player's budget, played to the end before anything is read.
+    let tune_id = client
+        .create_tune(v2::CreateTuneRequest {
+            base: "uct:playouts=20,exact=off".into(),
+            params: vec!["playouts=10..100".into()],
+            iterations: 3,
+            pairs_per_iteration: 1,
+            seed: 4,
+            ..v2::CreateTuneRequest::default()
+        })
+        .await
+        .expect("tune")
+        .into_inner()
+        .tune_id;
+    pentagrid_client::tunes::follow(&client, tune_id, &mut |_| Ok(()))
+        .await
+        .expect("the tuning run ends");
     client
         .generate_puzzles(v2::GeneratePuzzlesRequest {
             candidates: 120,
@@ -189,6 +208,7 @@ async fn build() -> (Fixture, Running) {
         puzzles,
         match_id,
         match_pairs,
+        tune_id,
     };
     (fixture, (cluster, stop_worker))
 }

@@ -33,7 +33,7 @@ use validate::Validator;
 use super::{Store, StoreError};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 24] = [
+pub const TREES: [&str; 25] = [
     "jobs",
     "results",
     "playouts",
@@ -58,6 +58,7 @@ pub const TREES: [&str; 24] = [
     "contributions",
     "sign_tallies",
     "worker_keys",
+    "tunes",
 ];
 
 /// The `meta` key of the id every id this database hands out is above (see the module
@@ -116,6 +117,7 @@ impl Store {
             "contributions" => &self.contributions,
             "sign_tallies" => &self.sign_tallies,
             "worker_keys" => &self.worker_keys,
+            "tunes" => &self.tunes,
             _ => return None,
         })
     }

@@ -18,6 +18,7 @@ use crate::store::TOTALS;
 use crate::store::integrity::{GENERATION, IDENTITY};
 use crate::store::records::Totals;
 use crate::store::{Counts, ResultEffect, StoredMatch, Table};
+use crate::tune_record::{TuneControl, TunePhase, TuneRecord, TuneStep};
 
 fn done() -> Job {
     Job::in_state(JobState::Done)
@@ -98,6 +99,42 @@ fn filled_store(dir: &Path) -> Store {
             .unwrap();
     }
     store.put_match(9, &StoredMatch::default()).unwrap();
+    let run = TuneRecord {
+        base: "uct".into(),
+        params: vec!["k=0..1".into()],
+        schedule: pentago::SpsaSchedule::standard(2),
+        pairs_per_iteration: 1,
+        seed: 1,
+        openings: "random:plies=2".into(),
+        weight: 1,
+        sprt: String::new(),
+        sprt_pairs: 0,
+        iterations_done: 0,
+        theta: vec![0.3],
+        phase: TunePhase::Iterating,
+        control: TuneControl::Open,
+        current_match: 9,
+        sprt_match: 0,
+    };
+    store.put_tune(11, &run).unwrap();
+    let step = TuneStep {
+        iteration: 0,
+        match_id: 9,
+        delta: vec![1.0],
+        c: 0.1,
+        plus: vec![0.4],
+        minus: vec![0.2],
+        wins: 1,
+        draws: 0,
+        losses: 1,
+        theta: vec![0.3],
+        values: vec![0.3],
+    };
+    let after = TuneRecord {
+        iterations_done: 1,
+        ..run
+    };
+    assert!(store.record_tune_step(11, &step, &after).unwrap());
     store.put_sign_tally("w1", (3, 2)).unwrap();
     store.set_worker_key_digest("w1", Some(&[7; 32])).unwrap();
     store
@@ -513,6 +550,24 @@ fn crafted_backups_with_valid_checksums_are_refused_by_verify_and_restore_alike(
                 }
             }),
             "wins and",
+        ),
+        (
+            "a tuning step of a run the backup lacks",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "tunes" {
+                    records.retain(|(key, _)| key.len() == 16);
+                }
+            }),
+            "a step of tuning run 11",
+        ),
+        (
+            "a tuning run that does not read",
+            crafted(&bytes, same, |tree, records| {
+                if tree == "tunes" {
+                    records[0].1 = vec![0xff, 0xff, 0xff];
+                }
+            }),
+            "a tuning run that does not read",
         ),
         (
             "a duplicate key",

@@ -8,8 +8,10 @@
 //! - each tree's records come in one run, keys strictly increasing (as a backup writes them:
 //!   in sled's key order), so no key appears twice;
 //! - keys have their tree's length; ids (jobs, quarantine, games, matches, builds, build
-//!   positions and deep solves, claims) are below the header's next id, which leaves at least
-//!   [`ID_HEADROOM`] ids to hand out;
+//!   positions and deep solves, claims, tuning runs) are below the header's next id, which
+//!   leaves at least [`ID_HEADROOM`] ids to hand out;
+//! - a tuning run's record and its steps read back, and every step follows its run's record
+//!   (a step of no run would never be shown or removed);
 //! - move tables read back, every move is legal in its position, wins and draws together are
 //!   at most the games, and the games of a table add up without passing 2^64 − 1; proven
 //!   tables and leaf values read back;
@@ -44,6 +46,8 @@ pub(super) struct Validator {
     /// Games through every playout table's moves (a u128 cannot overflow on 2^64 rows).
     playout_games: u128,
     totals: Option<Totals>,
+    /// The last tuning run whose record was read.
+    last_tune: Option<u64>,
 }
 
 fn invalid(why: impl Into<String>) -> BackupError {
@@ -65,6 +69,7 @@ impl Validator {
             current: None,
             playout_games: 0,
             totals: None,
+            last_tune: None,
         })
     }
 
@@ -128,6 +133,11 @@ impl Validator {
                     )));
                 }
             }
+            "tunes" => {
+                length(&[8, 16])?;
+                self.id(key, &at)?;
+                self.tune(key, value, &at)?;
+            }
             "imports" => length(&[32])?,
             "on_word" => {
                 // A worker id (1 to 200 bytes, no zero byte), a zero byte, a job id.
@@ -159,6 +169,33 @@ impl Validator {
             }
             "meta" => self.meta(key, value)?,
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// A tuning run's record (8-byte key) or step (16 bytes: run id ‖ iteration) reads back,
+    /// and a step comes after its run's record (keys sort a run's steps right after it).
+    fn tune(
+        &mut self,
+        key: &[u8],
+        value: &[u8],
+        at: &dyn Fn() -> String,
+    ) -> Result<(), BackupError> {
+        use super::super::tunes::{StoredTune, StoredTuneStep};
+        let run = u64::from_be_bytes(key[..8].try_into().expect("keys of 8 bytes or more"));
+        if key.len() == 8 {
+            StoredTune::decode(value)
+                .map_err(|_| invalid(format!("{}: a tuning run that does not read", at())))?;
+            self.last_tune = Some(run);
+            return Ok(());
+        }
+        StoredTuneStep::decode(value)
+            .map_err(|_| invalid(format!("{}: a tuning step that does not read", at())))?;
+        if self.last_tune != Some(run) {
+            return Err(invalid(format!(
+                "{}: a step of tuning run {run}, which the backup does not hold",
+                at()
+            )));
         }
         Ok(())
     }
