@@ -4,6 +4,7 @@ mod book;
 mod cluster;
 mod error;
 mod exact;
+mod games;
 mod matches;
 mod puzzles;
 mod ratings;
@@ -35,6 +36,8 @@ pub fn routes() -> Router<AppState> {
         .route("/puzzles/{id}", get(puzzles::one))
         .route("/matches", get(matches::list))
         .route("/matches/{id}", get(matches::one))
+        .route("/matches/{id}/games", get(games::list))
+        .route("/matches/{id}/games/{pair}/{game}", get(games::one))
         .route("/ratings", get(ratings::list))
         .route("/tournaments", get(ratings::tournament_list))
         .route("/tournaments/{id}", get(ratings::tournament))
