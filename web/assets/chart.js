@@ -94,6 +94,8 @@ function yAxis(values, min) {
   if (!range) return null;
   let [lo, hi] = range;
   if (min !== undefined) lo = Math.min(lo, min);
+  // A flat series at the floor (no throughput yet) gets an axis above it, never below.
+  if (lo === hi && min !== undefined) hi = lo + Math.max(Math.abs(lo), 1);
   return niceTicks(lo, hi, { maxTicks: 6 });
 }
 

@@ -227,6 +227,7 @@ async fn game_viewer_in_headless_chromium() {
         "0",
         "the empty squares show their values"
     );
+    screenshot(&browser, "game-viewer-opening").await;
 
     // Step to the end with the Next button, one position at a time.
     for (ply, position) in positions.iter().enumerate().skip(1) {
