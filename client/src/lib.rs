@@ -23,6 +23,7 @@ pub mod health;
 pub mod jobs;
 pub mod judge;
 pub mod judge_book;
+pub mod match_games;
 pub mod matches;
 pub mod puzzles;
 pub mod solitaire;

@@ -1,7 +1,7 @@
 // The Pentago board in SVG: stones from a position text; click an empty square, then one of the
 // twist arrows that appear on the quadrants, to make a move. As an analysis board it also shows
 // each move's exact value as a colour (a square: its best twist; an arrow: that move), the last
-// placement and twist, and a finished game's five.
+// placement and twist, and a finished game's five. The game viewer shows it still (no clicks).
 "use strict";
 
 const CELL = 64;
@@ -197,9 +197,11 @@ class Board {
     const [x, y] = squareCentre(col, row);
     const name = FILES[col] + (6 - row);
     const stone = this.stoneAt(col, row);
-    const value = stone === "." && this.interactive ? this.bestValue(name) : null;
+    // Values colour the empty squares whenever they are given: the analysis board's moves, or
+    // the moves a game viewer's position had (it does not take clicks).
+    const value = stone === "." ? this.bestValue(name) : null;
     const group = el("svg:g", { class: "square", "data-square": name, "data-value": value || undefined });
-    if (this.values && stone === "." && this.interactive) {
+    if (this.values && this.values.size > 0 && stone === ".") {
       group.append(el("svg:title", {}, `${name}: ${valueWords(value, this.sideToMove())} (best twist)`));
     }
     group.append(el("svg:circle", { class: "hole" + (value ? " value-" + value : ""), cx: x, cy: y, r: CELL * 0.34 }));

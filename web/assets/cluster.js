@@ -23,15 +23,14 @@ async function refresh() {
     // Older samples to the left of "now" (0); whole seconds while the history is short, else whole minutes.
     const minutes = c.throughput.some((r) => r.seconds_ago >= 120);
     const ago = (r) => -r.seconds_ago / (minutes ? 60 : 1);
+    // Two units, two axes: playouts per second on the left, jobs per minute on the right.
     lineChart(document.getElementById("throughput-chart"), {
-      xLabel: minutes ? "minutes ago" : "seconds ago",
-      xMax: 0,
-      xMinStep: 1,
-      xFormat: (label) => label.replace(/^-/, ""),
-      yMin: 0,
+      x: { label: minutes ? "minutes ago" : "seconds ago", max: 0, minStep: 1, format: (label) => label.replace(/^−/, "") },
+      y: { label: "playouts / s", min: 0 },
+      y2: { label: "jobs / min", min: 0 },
       series: [
         { name: "playouts", color: "#1f6feb", points: c.throughput.map((r) => [ago(r), r.playouts_per_second]) },
-        { name: "jobs", color: "#2e8540", points: c.throughput.map((r) => [ago(r), 60 * r.jobs_per_second]) },
+        { name: "jobs", color: "#2e8540", axis: "right", points: c.throughput.map((r) => [ago(r), 60 * r.jobs_per_second]) },
       ],
     });
     const matchHead = el("thead", {}, el("tr", {}, el("th", { class: "num" }, "match"), el("th", {}, "players"),

@@ -10,7 +10,7 @@ const board = new Board(document.getElementById("board"), playMove);
 let current = { position: START, from: START, line: [] };
 /** Bumped on every load, so that a late answer for a position left behind is dropped. */
 let generation = 0;
-let retryTimer = null;
+const exactView = new ExactView(document.getElementById("exact"));
 
 /** The state in the URL (a position without a line is its own line's start). */
 function stateFromUrl() {
@@ -126,59 +126,6 @@ async function renderLine(state, token) {
   return lastMoveMarks(steps[steps.length - 2].position, steps[steps.length - 1].move);
 }
 
-/** `/exact` for `position`: the answer, or {busy: seconds} when the solver is full. */
-async function exactValues(position) {
-  const response = await fetch("/api/v1/exact?position=" + encodeURIComponent(position));
-  const body = await response.json().catch(() => null);
-  if (response.status === 503 && body && body.error && body.error.code === "solver_busy") {
-    return { busy: Number(response.headers.get("Retry-After")) || 5, message: body.error.message };
-  }
-  if (!response.ok) throw new Error(body && body.error ? body.error.message : `HTTP ${response.status}`);
-  return body;
-}
-
-const SOURCES = { table: "the tablebase (Irving's solution)", book: "the book's proofs", solver: "the exact solver", rules: "the rules" };
-
-/** Asks for the exact values of the shown position and paints them. */
-async function showExact(state, token) {
-  const summary = document.getElementById("exact");
-  clearTimeout(retryTimer);
-  summary.replaceChildren("exact values: asking…");
-  let exact;
-  try {
-    exact = await exactValues(state.position);
-  } catch (error) {
-    if (token === generation) summary.replaceChildren(el("span", { class: "error" }, "exact values: " + error.message));
-    return;
-  }
-  if (token !== generation) return;
-  if (exact.busy) {
-    summary.replaceChildren(`exact values: the solver is busy; asking again in ${exact.busy} s`);
-    retryTimer = setTimeout(() => { if (token === generation) showExact(state, token); }, exact.busy * 1000);
-    return;
-  }
-  const side = exact.side_to_move;
-  const values = new Map(exact.moves.map((m) => [m.move, m]));
-  board.setValues(values);
-  markRows(values, side);
-  const parts = [];
-  if (exact.value) {
-    parts.push(el("span", { class: "badge " + exact.value, "data-value": exact.value }, exact.value),
-      ` for ${side}, from ${SOURCES[exact.source] || exact.source}`);
-  } else {
-    parts.push("position value unknown");
-  }
-  if (exact.moves.length) {
-    const tally = { win: 0, draw: 0, loss: 0 };
-    for (const m of exact.moves) if (m.value) tally[m.value] += 1;
-    parts.push(` · moves: ${tally.win} win, ${tally.draw} draw, ${tally.loss} lose`);
-    if (exact.unknown_moves) parts.push(`, ${exact.unknown_moves} unknown`);
-  }
-  if (exact.solver) parts.push(` · solver: ${exact.solver.method}, ${exact.solver.seconds.toFixed(2)} s`);
-  if (exact.unknown) parts.push(el("div", { class: "muted" }, exact.unknown.message));
-  summary.replaceChildren(...parts);
-}
-
 async function load(state) {
   current = state;
   const token = ++generation;
@@ -205,7 +152,12 @@ async function load(state) {
     say("message", error.message, true);
     board.show(state.position, false);
   }
-  if (token === generation) await showExact(state, token);
+  if (token === generation) {
+    await exactView.show(state.position, () => token === generation, (values, exact) => {
+      board.setValues(values);
+      markRows(values, exact.side_to_move);
+    });
+  }
 }
 
 document.getElementById("back").addEventListener("click", () => history.back());

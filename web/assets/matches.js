@@ -1,5 +1,6 @@
-// Matches: the list, and with `?id=N` one match with its counts, its Elo and LLR curves and,
-// when measured, each player's accuracy against perfect play.
+// Matches: the list, and with `?id=N` one match with its counts, its Elo and LLR curves,
+// when measured each player's accuracy against perfect play, and its games (each linked to the
+// game viewer).
 "use strict";
 
 const params = new URLSearchParams(location.search);
@@ -56,7 +57,7 @@ async function loadMatch(id) {
     m = await api("matches/" + encodeURIComponent(id));
   } catch (error) {
     say("message", error.message, true);
-    return;
+    return false;
   }
   document.getElementById("match-title").textContent = `Match ${m.id}: ${m.a} vs ${m.b}`;
   document.getElementById("match-info").textContent =
@@ -79,8 +80,8 @@ async function loadMatch(id) {
     el("tbody", {}, el("tr", {}, m.pentanomial.map((n) => el("td", { class: "num" }, n)))));
   const elo = m.history.filter((h) => h.elo);
   lineChart(document.getElementById("elo-chart"), {
-    xLabel: "pairs",
-    xMinStep: 1,
+    x: { label: "pairs played", minStep: 1 },
+    y: { label: "Elo of A over B" },
     series: [{
       name: "elo", color: "#1f6feb",
       points: elo.map((h) => [h.pairs, h.elo.elo]),
@@ -91,8 +92,8 @@ async function loadMatch(id) {
   document.getElementById("llr-section").hidden = !m.sprt;
   if (m.sprt) {
     lineChart(document.getElementById("llr-chart"), {
-      xLabel: "pairs",
-      xMinStep: 1,
+      x: { label: "pairs played", minStep: 1 },
+      y: { label: "LLR (natural log)" },
       series: [{ name: "llr", color: "#8250df", points: m.history.map((h) => [h.pairs, h.llr]) }],
       rules: [
         { y: m.sprt.upper, color: "#2e8540", name: "accept H1" },
@@ -102,5 +103,49 @@ async function loadMatch(id) {
   }
 }
 
-if (params.get("id")) loadMatch(params.get("id"));
+const TERMINATIONS = { normal: "", forfeit: "forfeit", adjudicated: "adjudicated" };
+
+/** The link to the game viewer for `game` of match `id`. */
+function gameLink(id, game) {
+  return `/game?match=${encodeURIComponent(id)}&pair=${game.pair}&game=${game.game}`;
+}
+
+/** A player's name, with the full specification on hover. */
+function playerCell(player) {
+  return el("td", { class: "mono", title: player.spec }, player.name);
+}
+
+/** Appends the games of match `id`'s pairs from `fromPair` on (a page of them) to the table. */
+async function loadGames(id, fromPair) {
+  const more = document.getElementById("more-games");
+  more.hidden = true;
+  let page;
+  try {
+    page = await api(`matches/${encodeURIComponent(id)}/games?from_pair=${fromPair}`);
+  } catch (error) {
+    say("games-message", error.message, true);
+    return;
+  }
+  const table = document.getElementById("games");
+  if (!table.tHead) {
+    table.append(el("thead", {}, el("tr", {}, el("th", { class: "num" }, "pair"), el("th", { class: "num" }, "game"),
+      el("th", {}, "black"), el("th", {}, "white"), el("th", {}, "result"), el("th", { class: "num" }, "moves"),
+      el("th", {}, "ended"), el("th", {}, ""))), el("tbody"));
+  }
+  if (page.games.length === 0 && fromPair === 0) say("games-message", "No games stored yet.");
+  table.tBodies[0].append(...page.games.map((g) => el("tr", { "data-pair": g.pair, "data-game": g.game },
+    el("td", { class: "num" }, g.pair), el("td", { class: "num" }, g.game),
+    playerCell(g.black), playerCell(g.white),
+    el("td", {}, RESULTS_TEXT[g.result] || g.result), el("td", { class: "num" }, g.moves),
+    el("td", { class: "muted" }, TERMINATIONS[g.termination.kind] || g.termination.kind),
+    el("td", {}, el("a", { class: "view-game", href: gameLink(id, g) }, "view")))));
+  if (page.next_from_pair !== null) {
+    more.hidden = false;
+    more.onclick = () => loadGames(id, page.next_from_pair);
+  }
+}
+
+const RESULTS_TEXT = { black: "black won", white: "white won", draw: "draw", ongoing: "unfinished" };
+
+if (params.get("id")) loadMatch(params.get("id")).then((shown) => shown !== false && loadGames(params.get("id"), 0));
 else loadList();

@@ -7,6 +7,8 @@
 //!
 //! The explorer is also an analysis board: [`ExactBoard`] gives every move's exact value from
 //! the tablebase, the book's proofs and, for late positions, a bounded pool of solver threads.
+//! Its game viewer steps through a stored match game with the same values; its charts take
+//! their round ticks from one script (`assets/chart.js`).
 
 mod api;
 mod assets;

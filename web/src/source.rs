@@ -3,12 +3,13 @@
 //! and their failures as the explorer's kinds of error.
 
 use pentago::{Position, Puzzle};
+use pentagrid_client::match_games::{self, GamesPage, PairGame};
 use pentagrid_client::puzzles::{PuzzleFilter, PuzzlePage};
 use pentagrid_client::{Client, ClientError, RefusalReason, book, jobs, matches, puzzles, tunes};
 use tonic::Code;
 
 pub use pentagrid_client::book::{BookRow, BookTables};
-pub use pentagrid_client::matches::{MatchRecord, MatchState};
+pub use pentagrid_client::matches::{MatchGame, MatchRecord, MatchState};
 pub use pentagrid_client::solitaire::SolitaireTotals;
 pub use pentagrid_client::status::ClusterStatus;
 pub use pentagrid_client::tunes::{TuneRun, TuneState};
@@ -106,6 +107,32 @@ impl Source {
     /// Match `id` with its per-pair points.
     pub async fn match_record(&self, id: u64) -> Result<MatchRecord, SourceError> {
         Ok(matches::record(&self.client, id).await?)
+    }
+
+    /// Match `id` without its games (nor per-pair points).
+    pub async fn match_header(&self, id: u64) -> Result<MatchRecord, SourceError> {
+        Ok(matches::status(&self.client, id, false).await?)
+    }
+
+    /// The games of match `id`'s stored pairs from `from_pair` on, at most `pairs` pairs.
+    pub async fn match_games(
+        &self,
+        id: u64,
+        from_pair: u64,
+        pairs: u32,
+    ) -> Result<GamesPage, SourceError> {
+        Ok(match_games::page(&self.client, id, from_pair, pairs).await?)
+    }
+
+    /// Game `which` of pair `pair` of match `id`, with the match (`None`: the pair is not
+    /// stored).
+    pub async fn match_game(
+        &self,
+        id: u64,
+        pair: u64,
+        which: PairGame,
+    ) -> Result<Option<(MatchRecord, MatchGame)>, SourceError> {
+        Ok(match_games::game(&self.client, id, pair, which).await?)
     }
 
     /// Every match, newest first, without per-pair points.

@@ -243,14 +243,18 @@ pub async fn one(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<MatchDetail>, ApiError> {
-    let id: u64 = id.parse().ok().filter(|id| *id > 0).ok_or_else(|| {
+    let record = state.source.match_record(match_id(&id)?).await?;
+    Ok(Json(MatchDetail::of(&record)))
+}
+
+/// The match id in path segment `id` (a positive whole number).
+pub(super) fn match_id(text: &str) -> Result<u64, ApiError> {
+    text.parse().ok().filter(|id| *id > 0).ok_or_else(|| {
         ApiError::bad(
             "id",
-            format!("bad match id {id:?}: expected a positive whole number"),
+            format!("bad match id {text:?}: expected a positive whole number"),
         )
-    })?;
-    let record = state.source.match_record(id).await?;
-    Ok(Json(MatchDetail::of(&record)))
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ mod book;
 mod cluster;
 mod error;
 mod exact;
+mod games;
 mod matches;
 mod puzzles;
 mod ratings;
@@ -38,6 +39,8 @@ pub fn routes() -> Router<AppState> {
         .route("/matches/{id}", get(matches::one))
         .route("/tunes", get(tunes::list))
         .route("/tunes/{id}", get(tunes::one))
+        .route("/matches/{id}/games", get(games::list))
+        .route("/matches/{id}/games/{pair}/{game}", get(games::one))
         .route("/ratings", get(ratings::list))
         .route("/tournaments", get(ratings::tournament_list))
         .route("/tournaments/{id}", get(ratings::tournament))

@@ -540,16 +540,20 @@ async fn every_documented_route_answers_and_nothing_writes() {
     );
     let puzzle_id = format!("{:016x}", fixture.puzzles[0].position.key().bits());
     for (path, route) in spec["paths"].as_object().unwrap() {
-        let path = path.trim_start_matches('/').replace(
-            "{id}",
-            &if path.starts_with("/puzzles") {
-                puzzle_id.clone()
-            } else if path.starts_with("/tunes") {
-                fixture.tune_id.to_string()
-            } else {
-                fixture.match_id.to_string()
-            },
-        );
+        let path = path
+            .trim_start_matches('/')
+            .replace(
+                "{id}",
+                &if path.starts_with("/puzzles") {
+                    puzzle_id.clone()
+                } else if path.starts_with("/tunes") {
+                    fixture.tune_id.to_string()
+                } else {
+                    fixture.match_id.to_string()
+                },
+            )
+            .replace("{pair}", &fixture.match_games[0].pair.to_string())
+            .replace("{game}", "1");
         let answer = api(&path).await;
         assert_eq!(answer.status, 200, "{path}: {}", answer.body);
         assert!(
@@ -576,6 +580,7 @@ async fn pages_and_assets_are_served_from_the_binary() {
         "/puzzles",
         "/matches",
         "/tunes",
+        "/game",
         "/ratings",
         "/cluster",
         "/solitaire",

@@ -14,6 +14,7 @@ use pentago::Position;
 use serde_json::{Value, json};
 
 use crate::support::{FIRST_MOVE, api, fixture};
+use crate::viewer::{assert_round, label_value, tick_labels};
 
 /// The first program of `names` found on the PATH.
 pub(crate) fn find_program(names: &[&str]) -> Option<PathBuf> {
@@ -547,39 +548,37 @@ async fn cluster(browser: &Client, base: &str) {
         .await,
         "no running matches"
     );
-    // The throughput chart, once it has a rate (the server samples every 5 seconds): a rate is
-    // never negative, and its x-axis says how long ago, each label once.
+    // The throughput chart, once it has a rate (the server samples every 5 seconds): two
+    // units on two titled axes, playouts/s on the left and jobs/min on the right, each with
+    // round ticks from 0 (a rate is never negative); the x-axis says how long ago, each label
+    // once.
     wait_for(
         browser,
         "document.querySelector('#throughput-chart [data-axis=x]')",
     )
     .await;
-    let labels = |axis: &str| {
-        format!(
-            "Array.from(document.querySelectorAll('#throughput-chart [data-axis={axis}]'), \
-             (t) => t.textContent).join('|')"
-        )
-    };
-    let x = text_of(browser, &labels("x")).await;
-    let x: Vec<&str> = x.split('|').collect();
-    let distinct: std::collections::BTreeSet<&str> = x.iter().copied().collect();
+    let x = tick_labels(browser, "throughput-chart", "x").await;
+    let distinct: std::collections::BTreeSet<&String> = x.iter().collect();
     assert_eq!(distinct.len(), x.len(), "x labels {x:?}");
     assert!(x.iter().all(|l| l.parse::<u32>().is_ok()), "x labels {x:?}");
-    let y = text_of(browser, &labels("y")).await;
+    for axis in ["y", "y2"] {
+        let labels = tick_labels(browser, "throughput-chart", axis).await;
+        assert_round(&format!("throughput {axis}"), &labels);
+        assert_eq!(
+            label_value(&labels[0]),
+            Some(0.0),
+            "{axis} starts at 0: {labels:?}"
+        );
+    }
+    let title = |axis: &str| {
+        format!("document.querySelector('#throughput-chart [data-axis-label={axis}]').textContent")
+    };
+    assert_eq!(text_of(browser, &title("y")).await, "playouts / s");
+    assert_eq!(text_of(browser, &title("y2")).await, "jobs / min");
+    let ago = text_of(browser, &title("x")).await;
     assert!(
-        y.split('|')
-            .all(|l| l.parse::<f64>().is_ok_and(|v| v >= 0.0)),
-        "y labels {y}"
-    );
-    assert_eq!(
-        text_of(
-            browser,
-            "document.querySelector('#throughput-chart [data-axis=y]').textContent"
-        )
-        .await
-        .parse::<f64>(),
-        Ok(0.0),
-        "the y-axis starts at 0"
+        ["seconds ago", "minutes ago"].contains(&ago.as_str()),
+        "{ago}"
     );
     screenshot(browser, "cluster").await;
 }

@@ -35,6 +35,9 @@ pub struct Fixture {
     pub match_pairs: u64,
     /// The tuning run (finished, without a follow-up SPRT).
     pub tune_id: u64,
+    /// The match's stored games, read through the client library (two per stored pair, in
+    /// pair order, A black first).
+    pub match_games: Vec<pentagrid_client::matches::MatchGame>,
 }
 
 impl Fixture {
@@ -201,6 +204,11 @@ async fn build() -> (Fixture, Running) {
     .await
     .expect("list");
     assert!(!puzzles.is_empty(), "the fixture found no puzzles");
+    let match_games = pentagrid_client::matches::record(&client, match_id)
+        .await
+        .expect("the match")
+        .games;
+    assert!(!match_games.is_empty(), "the fixture's match stored games");
     let base = start_explorer(&cluster, BookCacheSettings::default()).await;
     let fixture = Fixture {
         base,
@@ -209,6 +217,7 @@ async fn build() -> (Fixture, Running) {
         match_id,
         match_pairs,
         tune_id,
+        match_games,
     };
     (fixture, (cluster, stop_worker))
 }
