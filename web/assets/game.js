@@ -98,8 +98,9 @@ async function load() {
   const info = document.getElementById("game-info");
   info.replaceChildren(`${ending()} · ${game.plies.length} moves from `, el("code", {}, game.opening));
   info.title = `black: ${game.black.spec}\nwhite: ${game.white.spec}`;
+  const scale = game.time_scale !== 1 ? `, scaled ×${game.time_scale} for the worker's speed` : "";
   document.getElementById("clock").textContent = game.time_limit
-    ? `time limit ${game.time_limit}; the stored game has no per-move times` : "no time limit: the players' own budgets";
+    ? `time limit ${game.time_limit}${scale}; the stored game has no per-move times` : "no time limit: the players' own budgets";
   document.getElementById("record").textContent = game.record;
   renderMoves();
   const asked = Number.parseInt(params.get("ply") || "0", 10);

@@ -139,6 +139,8 @@ pub struct GameDetail {
     /// The match's wall-clock time limit (null: the players' own budgets). Stored games carry
     /// no per-move times.
     time_limit: Option<String>,
+    /// The factor the worker that played the game multiplied the time limit by (1: none).
+    time_scale: f64,
     plies: Vec<Ply>,
     /// The position after the last move (the opening when no move was played).
     final_position: String,
@@ -271,6 +273,7 @@ pub async fn one(
         result: game.result.name(),
         termination: Termination::of(&game),
         time_limit: Some(record.time_limit.clone()).filter(|t| !t.is_empty()),
+        time_scale: game.time_scale.get(),
         plies,
         final_position: last.to_string(),
         record: text.to_string(),
@@ -281,6 +284,7 @@ pub async fn one(
 mod tests {
     use pentago::{Color, SolveMethod, Status};
     use pentagrid_client::matches::{GameForfeit, LossReason};
+    use pentagrid_proto::TimeScale;
 
     use super::*;
 
@@ -296,6 +300,7 @@ mod tests {
             adjudicated: None,
             stderr_black: String::new(),
             stderr_white: String::new(),
+            time_scale: TimeScale::ONE,
         }
     }
 
