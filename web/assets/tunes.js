@@ -72,8 +72,8 @@ async function loadTune(id) {
     const svg = el("svg:svg", { "data-param": p.name });
     charts.append(el("h2", {}, `${p.name} after each iteration (the values played shaded)`), svg);
     lineChart(svg, {
-      xLabel: "iterations done",
-      xMinStep: 1,
+      x: { label: "iterations done", minStep: 1 },
+      y: { label: p.name },
       series: [{
         name: p.name, color: "#1f6feb",
         points: [[0, p.start], ...t.steps.map((s) => [s.iteration + 1, s.values[i]])],
