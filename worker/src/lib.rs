@@ -52,7 +52,8 @@ pub struct WorkerOptions {
     pub engines: EngineSettings,
     /// The worker's speed in simulations per second of one thread of the default player, told
     /// to the coordinator, whose reference speed over it scales refereed time limits. `None`:
-    /// measured at start ([`measure_speed`]); `Some(0)`: unknown (time limits are never
+    /// measured ([`measure_speed`]) at the first hello whose coordinator has a reference speed
+    /// (the hello itself says 0); `Some(0)`: unknown (time limits are never
     /// scaled); `Some(n)`: pinned by the operator (or a test).
     pub speed: Option<u64>,
 }

@@ -46,8 +46,8 @@ pub(crate) struct Session {
     /// The factor refereed time limits are multiplied by: the coordinator's reference speed
     /// (from its hello) over this worker's.
     pub(crate) time_scale: TimeScale,
-    /// This worker's speed (simulations per second; 0: unknown).
-    speed: u64,
+    /// This worker's speed (simulations per second; 0: unknown; `None`: not measured yet).
+    speed: Option<u64>,
     backoff: Backoff,
     said_hello: bool,
     /// Test hook: every job panics with this message instead of running.
@@ -56,9 +56,9 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// Connects (lazily), starts the thread pool, measures the worker's speed (unless it was
-    /// given), asks each external engine its name and version (a broken one stops the start),
-    /// picks the worker's id and opens the acknowledgement log.
+    /// Connects (lazily), starts the thread pool, asks each external engine its name and
+    /// version (a broken one stops the start), picks the worker's id and opens the
+    /// acknowledgement log.
     pub(crate) fn start(
         options: WorkerOptions,
         metrics: WorkerMetrics,
@@ -78,14 +78,9 @@ impl Session {
             .identity
             .credentials(&options.name, u64::from(std::process::id()) ^ now_nanos());
         let ack_log = options.ack_log.as_deref().map(open_ack_log).transpose()?;
-        let speed = options.speed.unwrap_or_else(|| {
-            let speed = pool.install(crate::measure_speed);
-            tracing::info!(
-                speed,
-                "measured this worker's speed (simulations per second)"
-            );
-            speed
-        });
+        // Measured when a coordinator first asks for scaling (see `greet`), not at every start:
+        // without a reference speed the figure would go unused.
+        let speed = options.speed;
         let engines = options
             .engines
             .identify()?
@@ -100,7 +95,7 @@ impl Session {
                 threads: u32::try_from(options.threads).unwrap_or(u32::MAX),
                 engines,
                 worker_key,
-                speed,
+                speed: speed.unwrap_or(0),
             },
         ));
         Ok(Session {
@@ -156,6 +151,20 @@ impl Session {
                 .is_some_and(|most| self.report.acknowledged >= most)
     }
 
+    /// Measures this worker's speed once, off the async threads, and keeps it.
+    async fn measure_speed(&mut self) -> u64 {
+        let pool = Arc::clone(&self.pool);
+        let speed = tokio::task::spawn_blocking(move || pool.install(crate::measure_speed))
+            .await
+            .unwrap_or(0);
+        tracing::info!(
+            speed,
+            "measured this worker's speed (simulations per second)"
+        );
+        self.speed = Some(speed);
+        speed
+    }
+
     /// Introduces the worker to the coordinator and learns how often to beat for a lease;
     /// waits and starts over while the coordinator is away.
     async fn greet(
@@ -166,7 +175,12 @@ impl Session {
             Ok(reply) => {
                 let seconds = reply.heartbeat_seconds.max(1);
                 self.heartbeat_every = Duration::from_secs(u64::from(seconds));
-                self.time_scale = TimeScale::from_speeds(reply.reference_speed, self.speed);
+                let speed = match self.speed {
+                    Some(speed) => speed,
+                    None if reply.reference_speed > 0 => self.measure_speed().await,
+                    None => 0,
+                };
+                self.time_scale = TimeScale::from_speeds(reply.reference_speed, speed);
                 self.said_hello = true;
                 self.backoff.reset();
                 tracing::info!(worker = %self.standing.worker_id(), coordinator = %self.options.coordinator, time_scale = %self.time_scale, "connected");

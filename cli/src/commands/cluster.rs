@@ -402,10 +402,12 @@ pub struct WorkerArgs {
     metrics_listen: Option<String>,
     /// This machine's speed in simulations per second of one thread of the default player, as
     /// told to the coordinator (whose --reference-speed over it scales match time limits);
-    /// by default measured at start (a fraction of a second). 0: unknown, never scaled.
+    /// by default measured (a fraction of a second) when a coordinator first asks for
+    /// scaling. 0: unknown, never scaled.
     #[arg(long, value_name = "N")]
     speed: Option<u64>,
-    /// Measure this machine's speed (as the worker does at start), print it and exit.
+    /// Measure this machine's speed (as a worker does for a coordinator with a reference
+    /// speed), print it and exit.
     #[arg(long, conflicts_with = "speed")]
     measure_speed: bool,
     #[command(flatten)]

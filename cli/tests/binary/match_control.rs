@@ -4,34 +4,13 @@
 
 use crate::common;
 
-use common::{coordinator, ok, pentagrid};
-
-fn json(out: &str) -> serde_json::Value {
-    serde_json::from_str(out.trim()).expect("JSON")
-}
+use common::{Remote, json};
 
 #[test]
 fn matches_are_listed_by_state_and_stopped() {
-    let dir = tempfile::tempdir().unwrap();
-    let token = dir.path().join("token");
-    std::fs::write(&token, "match-control-token\n").unwrap();
-    let (_coordinator, url) = coordinator(&dir.path().join("db"), &token);
-    let token = token.to_str().unwrap();
-    let with = |args: &[&str]| -> Vec<String> {
-        let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        all.extend(["--coordinator", &url, "--token-file", token].map(str::to_owned));
-        all
-    };
-    let run = |args: &[&str]| {
-        let args = with(args);
-        ok(&args.iter().map(String::as_str).collect::<Vec<_>>())
-    };
-    let fail = |args: &[&str]| {
-        let args = with(args);
-        let out = pentagrid(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        assert!(!out.status.success(), "{args:?} succeeded");
-        String::from_utf8(out.stderr).unwrap()
-    };
+    let remote = Remote::start("match-control-token");
+    let run = |args: &[&str]| remote.ok(args);
+    let fail = |args: &[&str]| remote.fails(args);
     let create = |name: &str, weight: &str| {
         let a = format!("{name}=random");
         let out = run(&[

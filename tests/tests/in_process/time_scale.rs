@@ -53,11 +53,12 @@ fn telling(name: &str) -> EngineSettings {
     }
 }
 
-/// A worker pinned at `speed` (as `pentagrid worker --speed`) that runs `engines`.
+/// A worker pinned at `speed` (as `pentagrid worker --speed`; `None`: measured) that runs
+/// `engines`.
 fn worker(
     cluster: &TestCluster,
     name: &str,
-    speed: u64,
+    speed: Option<u64>,
     engines: EngineSettings,
 ) -> (watch::Sender<bool>, tokio::task::JoinHandle<WorkerReport>) {
     let options = WorkerOptions {
@@ -70,7 +71,7 @@ fn worker(
         max_results: None,
         identity: WorkerIdentity::Fresh,
         engines,
-        speed: Some(speed),
+        speed,
     };
     let (stop, stopped) = watch::channel(false);
     let run = tokio::spawn(async move {
@@ -122,7 +123,7 @@ async fn each_game_is_played_and_stored_under_its_workers_time_scale() {
     let mut ids = Vec::new();
     let client = cluster.client();
     for (name, speed, engine) in workers {
-        running.push(worker(&cluster, name, speed, telling(engine)));
+        running.push(worker(&cluster, name, Some(speed), telling(engine)));
         let time = Some(TimeLimit::PerMove(SECONDS));
         let id = matches::create(&client, &plan(&format!("engine:{engine}"), 2, time))
             .await
@@ -158,6 +159,35 @@ async fn each_game_is_played_and_stored_under_its_workers_time_scale() {
         let _ = stop.send(true);
         run.await.unwrap();
     }
+    cluster.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_not_pinned_measures_its_speed_when_its_coordinator_asks_for_scaling() {
+    // A reference far above any machine's speed: whatever this machine measures, the scale is
+    // the largest there is.
+    let cluster = TestCluster::start(CoordinatorSettings {
+        jobs: JobSettings {
+            reference_speed: u64::MAX,
+            ..JobSettings::default()
+        },
+        ..CoordinatorSettings::default()
+    })
+    .await;
+    let (stop, run) = worker(&cluster, "unpinned", None, telling("engine"));
+    let time = Some(TimeLimit::PerMove(0.01));
+    let id = matches::create(&cluster.client(), &plan("engine:engine", 1, time))
+        .await
+        .unwrap();
+    let done = wait_finished(&cluster, id).await;
+    assert_eq!(done.state, MatchState::Complete, "{done:?}");
+    let largest = TimeScale::from_speeds(u64::MAX, 1);
+    assert!(largest.get() > 1.0);
+    for game in &done.games {
+        assert_eq!(game.time_scale, largest, "{game:?}");
+    }
+    let _ = stop.send(true);
+    run.await.unwrap();
     cluster.stop().await;
 }
 

@@ -52,6 +52,54 @@ impl Drop for Process {
     }
 }
 
+/// A coordinator process on a fresh database, and the binary's calls to it: every call gets
+/// `--coordinator URL --token-file FILE` appended.
+pub struct Remote {
+    _coordinator: Process,
+    url: String,
+    token: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Remote {
+    /// Starts a coordinator whose token is `token`.
+    pub fn start(token: &str) -> Remote {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        std::fs::write(&file, format!("{token}\n")).unwrap();
+        let (coordinator, url) = coordinator(&dir.path().join("db"), &file);
+        Remote {
+            _coordinator: coordinator,
+            url,
+            token: file.to_str().unwrap().to_owned(),
+            _dir: dir,
+        }
+    }
+
+    fn args<'a>(&'a self, args: &[&'a str]) -> Vec<&'a str> {
+        let target = ["--coordinator", &self.url, "--token-file", &self.token];
+        args.iter().copied().chain(target).collect()
+    }
+
+    /// Runs `args` against the coordinator; its standard output, which must be a success.
+    pub fn ok(&self, args: &[&str]) -> String {
+        ok(&self.args(args))
+    }
+
+    /// Runs `args` against the coordinator; its standard error, which must be a failure.
+    pub fn fails(&self, args: &[&str]) -> String {
+        let args = self.args(args);
+        let out = pentagrid(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8(out.stderr).unwrap()
+    }
+}
+
+/// Standard output read as one JSON value.
+pub fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out.trim()).expect("JSON")
+}
+
 /// A coordinator process on `db` with the token file `token`; returns it and its URL.
 pub fn coordinator(db: &Path, token: &Path) -> (Process, String) {
     coordinator_with(db, token, &[])
