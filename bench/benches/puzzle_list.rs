@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use pentago::{MateSearch, Puzzle};
 use pentagrid_bench::late_positions;
-use pentagrid_coordinator::puzzles::PuzzleFilter;
+use pentagrid_coordinator::puzzles::PuzzleQuery;
 use pentagrid_coordinator::store::{CandidateState, ResultEffect, Store};
 use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Job, JobState};
 
@@ -57,9 +57,9 @@ fn store(dir: &std::path::Path, puzzles: &[(u64, String)]) {
 
 /// Reads the whole collection by cursor; returns the puzzles read and each page's time in ms.
 fn read_all(coordinator: &Coordinator) -> (usize, Vec<f64>) {
-    let mut filter = PuzzleFilter {
+    let mut filter = PuzzleQuery {
         page_size: 100,
-        ..PuzzleFilter::default()
+        ..PuzzleQuery::default()
     };
     let (mut read, mut pages) = (0, Vec::new());
     loop {

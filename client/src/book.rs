@@ -11,13 +11,17 @@
 use std::io::{BufRead, Write};
 
 use pentago::{Move, Position, Value};
-use pentagrid_proto::limits::MAX_IMPORT_ROWS;
-use pentagrid_proto::{Client, ExactSource, source_of_wire, v2, value_of_wire, value_to_wire};
+use pentagrid_model::limits::MAX_IMPORT_ROWS;
+use pentagrid_proto::{
+    Client, ExactSource, export_row_to_wire, source_of_wire, table_source_of_wire, v2,
+    value_of_wire,
+};
 use serde_json::json;
 
 use crate::error::{ClientError, Result};
 
-pub use crate::book_tables::{BookRow, BookTables, tables};
+pub use crate::book_tables::tables;
+pub use pentagrid_model::{BookRow, BookTables, ExportRow, TableSource};
 
 /// The two row formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -61,110 +65,38 @@ pub fn win_rate_interval(row: &BookRow) -> Option<(f64, f64)> {
     pentago::win_rate(row.games, row.wins, row.draws).map(|rate| (rate.low, rate.high))
 }
 
-/// Which table an exported row belongs to.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum TableSource {
-    /// The playout table (UCT analyses).
-    Playouts,
-    /// The game table (self-play games).
-    Games,
+/// An exported row the coordinator sent, read; [`ClientError::Unreadable`] for one that does
+/// not read (an unknown table reads as the playout table, an unreadable value as no proof).
+fn export_row_of_wire(row: &v2::BookExportRow) -> Result<ExportRow> {
+    let unreadable = |what: &str, text: &str, e: &dyn std::fmt::Display| {
+        ClientError::Unreadable(format!("{what} {text:?}: {e}"))
+    };
+    Ok(ExportRow {
+        position: row
+            .position
+            .parse()
+            .map_err(|e| unreadable("position", &row.position, &e))?,
+        mv: row
+            .r#move
+            .parse()
+            .map_err(|e| unreadable("move", &row.r#move, &e))?,
+        source: table_source_of_wire(row.source).unwrap_or(TableSource::Playouts),
+        games: row.games,
+        wins: row.wins,
+        draws: row.draws,
+        proven: value_of_wire(row.proven).ok().flatten(),
+        proven_by: source_of_wire(row.proven_by),
+    })
 }
 
-impl TableSource {
-    /// The stable name in the row formats: `playouts` or `games`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            TableSource::Playouts => "playouts",
-            TableSource::Games => "games",
-        }
-    }
-
-    fn of_name(name: &str) -> Option<TableSource> {
-        match name {
-            "playouts" => Some(TableSource::Playouts),
-            "games" => Some(TableSource::Games),
-            _ => None,
-        }
-    }
-
-    fn of_wire(number: i32) -> TableSource {
-        match v2::TableSource::try_from(number) {
-            Ok(v2::TableSource::Games) => TableSource::Games,
-            _ => TableSource::Playouts,
-        }
-    }
-
-    fn to_wire(self) -> v2::TableSource {
-        match self {
-            TableSource::Playouts => v2::TableSource::Playouts,
-            TableSource::Games => v2::TableSource::Games,
-        }
-    }
-}
-
-/// One row of an export: a move of a canonical position's table with its counts.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExportRow {
-    /// The position (canonical in an export).
-    pub position: Position,
-    /// The move, in that position's frame.
-    pub mv: Move,
-    /// The table it belongs to.
-    pub source: TableSource,
-    /// Games (playouts or self-play games) that made the move.
-    pub games: u64,
-    /// Of them won by the mover.
-    pub wins: u64,
-    /// Of them drawn.
-    pub draws: u64,
-    /// The exact value for the mover, where the solver settled it.
-    pub proven: Option<Value>,
-    /// Where that value came from (as the exporting coordinator stored it).
-    pub proven_by: Option<ExactSource>,
-}
-
-impl ExportRow {
-    /// The row the coordinator sent, read; [`ClientError::Unreadable`] for one that does not
-    /// read.
-    fn of_wire(row: &v2::BookExportRow) -> Result<ExportRow> {
-        let unreadable = |what: &str, text: &str, e: &dyn std::fmt::Display| {
-            ClientError::Unreadable(format!("{what} {text:?}: {e}"))
-        };
-        Ok(ExportRow {
-            position: row
-                .position
-                .parse()
-                .map_err(|e| unreadable("position", &row.position, &e))?,
-            mv: row
-                .r#move
-                .parse()
-                .map_err(|e| unreadable("move", &row.r#move, &e))?,
-            source: TableSource::of_wire(row.source),
-            games: row.games,
-            wins: row.wins,
-            draws: row.draws,
-            // An unreadable value is no proof.
-            proven: value_of_wire(row.proven).ok().flatten(),
-            proven_by: source_of_wire(row.proven_by),
-        })
-    }
-
-    /// The row as an import call carries it (and as [`book_digest`] reads it).
-    #[must_use]
-    pub fn to_wire(&self) -> v2::BookExportRow {
-        v2::BookExportRow {
-            position: self.position.to_string(),
-            r#move: self.mv.to_string(),
-            source: self.source.to_wire() as i32,
-            games: self.games,
-            wins: self.wins,
-            draws: self.draws,
-            proven: value_to_wire(self.proven) as i32,
-            // The importer stores imported values as such: the source is not sent (and a book's
-            // digest stays what it was before sources were exported).
-            proven_by: 0,
-        }
+/// A row as an import call carries it (and as [`book_digest`] reads it).
+#[must_use]
+pub fn import_row_to_wire(row: &ExportRow) -> v2::BookExportRow {
+    v2::BookExportRow {
+        // The importer stores imported values as such: the source is not sent (and a book's
+        // digest stays what it was before sources were exported).
+        proven_by: 0,
+        ..export_row_to_wire(row)
     }
 }
 
@@ -245,7 +177,7 @@ async fn for_each_row(
         };
         let page = client.clone().book_export(request).await?.into_inner();
         for row in &page.rows {
-            each(ExportRow::of_wire(row)?)?;
+            each(export_row_of_wire(row)?)?;
         }
         if page.next_key == 0 {
             return Ok(());
@@ -380,7 +312,7 @@ pub async fn import_again(client: &Client, rows: &[ExportRow]) -> Result<usize> 
 }
 
 async fn import_with(client: &Client, rows: &[ExportRow], again: bool) -> Result<usize> {
-    let wire: Vec<v2::BookExportRow> = rows.iter().map(ExportRow::to_wire).collect();
+    let wire: Vec<v2::BookExportRow> = rows.iter().map(import_row_to_wire).collect();
     let digest = book_digest(&wire);
     let parts = wire.chunks(MAX_IMPORT_ROWS).len().max(1);
     let parts = u32::try_from(parts).map_err(|_| ClientError::Invalid("too many rows".into()))?;

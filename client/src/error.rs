@@ -2,91 +2,9 @@
 //! callers can branch on their typed reason.
 
 use pentagrid_proto::reason_of;
-use pentagrid_proto::v2::ErrorReason;
 use thiserror::Error;
 
-/// The typed reason the coordinator gave for refusing a call (the wire's `ErrorReason`, read).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RefusalReason {
-    /// No reason given, or one this client does not know (and every failure that is not a
-    /// refusal).
-    Unspecified,
-    /// The request is malformed or out of range.
-    InvalidArgument,
-    /// The worker id is not known to this coordinator process.
-    UnknownWorker,
-    /// The caller speaks another protocol version.
-    ProtocolMismatch,
-    /// The token is missing or wrong.
-    Unauthenticated,
-    /// The lease of a submitted result is not held by the caller.
-    LeaseNotHeld,
-    /// The submitted result fails validation against its job.
-    InvalidResult,
-    /// The result id was used before for another job.
-    ResultIdReused,
-    /// The match, build or other named thing does not exist.
-    NotFound,
-    /// The coordinator's storage failed.
-    Storage,
-    /// The token's role may not call this method.
-    Forbidden,
-    /// The worker is quarantined.
-    Quarantined,
-    /// The request is over a size limit.
-    TooLarge,
-    /// The coordinator is at a capacity limit: try again later.
-    AtCapacity,
-    /// A worker call's session is not its worker id's current one: say hello again.
-    WrongSession,
-    /// Another live session holds the worker id.
-    WorkerIdInUse,
-    /// The match (or other thing) has already finished, so it cannot be changed.
-    Finished,
-}
-
-/// The pairs of a refusal reason and its wire form, one table for both directions.
-const REASONS: [(RefusalReason, ErrorReason); 17] = [
-    (RefusalReason::Unspecified, ErrorReason::Unspecified),
-    (RefusalReason::InvalidArgument, ErrorReason::InvalidArgument),
-    (RefusalReason::UnknownWorker, ErrorReason::UnknownWorker),
-    (
-        RefusalReason::ProtocolMismatch,
-        ErrorReason::ProtocolMismatch,
-    ),
-    (RefusalReason::Unauthenticated, ErrorReason::Unauthenticated),
-    (RefusalReason::LeaseNotHeld, ErrorReason::LeaseNotHeld),
-    (RefusalReason::InvalidResult, ErrorReason::InvalidResult),
-    (RefusalReason::ResultIdReused, ErrorReason::ResultIdReused),
-    (RefusalReason::NotFound, ErrorReason::NotFound),
-    (RefusalReason::Storage, ErrorReason::Storage),
-    (RefusalReason::Forbidden, ErrorReason::Forbidden),
-    (RefusalReason::Quarantined, ErrorReason::Quarantined),
-    (RefusalReason::TooLarge, ErrorReason::TooLarge),
-    (RefusalReason::AtCapacity, ErrorReason::AtCapacity),
-    (RefusalReason::WrongSession, ErrorReason::WrongSession),
-    (RefusalReason::WorkerIdInUse, ErrorReason::WorkerIdInUse),
-    (RefusalReason::Finished, ErrorReason::Finished),
-];
-
-impl From<ErrorReason> for RefusalReason {
-    fn from(wire: ErrorReason) -> RefusalReason {
-        REASONS
-            .iter()
-            .find(|(_, w)| *w == wire)
-            .map_or(RefusalReason::Unspecified, |(reason, _)| *reason)
-    }
-}
-
-/// The wire form, for programs that build a coordinator's refusals (fakes, tests).
-impl From<RefusalReason> for ErrorReason {
-    fn from(reason: RefusalReason) -> ErrorReason {
-        REASONS
-            .iter()
-            .find(|(r, _)| *r == reason)
-            .map_or(ErrorReason::Unspecified, |(_, wire)| *wire)
-    }
-}
+pub use pentagrid_model::RefusalReason;
 
 /// Why a client call or workflow failed.
 #[derive(Debug, Error)]
@@ -189,13 +107,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_reason_maps_to_the_wire_and_back() {
-        for (reason, wire) in REASONS {
-            assert_eq!(ErrorReason::from(reason), wire);
-            assert_eq!(RefusalReason::from(wire), reason);
-        }
-        let status =
-            pentagrid_proto::error_status(tonic::Code::NotFound, ErrorReason::NotFound, "x");
+    fn a_refusal_reads_as_its_reason() {
+        let status = pentagrid_proto::error_status(
+            tonic::Code::NotFound,
+            pentagrid_proto::v2::ErrorReason::NotFound,
+            "x",
+        );
         assert_eq!(ClientError::Rpc(status).reason(), RefusalReason::NotFound);
     }
 }

@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
-use pentagrid_proto::limits::MAX_JOBS_PER_SUBMISSION;
-use pentagrid_proto::{Client, MAX_MESSAGE_BYTES, Task, v2};
+use pentagrid_model::limits::MAX_JOBS_PER_SUBMISSION;
+use pentagrid_proto::{Client, MAX_MESSAGE_BYTES, Task, cancel_outcome_of_wire, v2};
 use prost::Message;
 
 use crate::error::{ClientError, Result};
 use crate::status::ClusterStatus;
+
+pub use pentagrid_model::CancelOutcome;
 
 /// How often a wait on one match or build asks the coordinator where it stands.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(200);
@@ -81,50 +83,6 @@ fn batches(specs: impl Iterator<Item = v2::JobSpec>) -> Vec<Vec<v2::JobSpec>> {
     batches
 }
 
-/// What a cancellation did to one job, as the coordinator answered it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CancelOutcome {
-    /// It was queued or leased and is now cancelled.
-    Cancelled,
-    /// No job has this id.
-    NotFound,
-    /// It had already finished with its result applied.
-    AlreadyDone,
-    /// It had already failed for good.
-    AlreadyFailed,
-    /// It had already been cancelled.
-    AlreadyCancelled,
-    /// The coordinator gave no reason (one from before per-id answers).
-    NotSaid,
-}
-
-impl CancelOutcome {
-    /// The stable name (JSON, logs): `cancelled`, `not_found`, `already_done`,
-    /// `already_failed`, `already_cancelled`, `not_said`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            CancelOutcome::Cancelled => "cancelled",
-            CancelOutcome::NotFound => "not_found",
-            CancelOutcome::AlreadyDone => "already_done",
-            CancelOutcome::AlreadyFailed => "already_failed",
-            CancelOutcome::AlreadyCancelled => "already_cancelled",
-            CancelOutcome::NotSaid => "not_said",
-        }
-    }
-
-    fn of_wire(outcome: i32) -> CancelOutcome {
-        match v2::CancelOutcome::try_from(outcome) {
-            Ok(v2::CancelOutcome::Cancelled) => CancelOutcome::Cancelled,
-            Ok(v2::CancelOutcome::NotFound) => CancelOutcome::NotFound,
-            Ok(v2::CancelOutcome::AlreadyDone) => CancelOutcome::AlreadyDone,
-            Ok(v2::CancelOutcome::AlreadyFailed) => CancelOutcome::AlreadyFailed,
-            Ok(v2::CancelOutcome::AlreadyCancelled) => CancelOutcome::AlreadyCancelled,
-            Ok(v2::CancelOutcome::Unspecified) | Err(_) => CancelOutcome::NotSaid,
-        }
-    }
-}
-
 /// What a cancellation did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cancellation {
@@ -151,7 +109,7 @@ pub async fn cancel(client: &Client, job_ids: &[u64]) -> Result<Cancellation> {
         n if n == job_ids.len() => answer
             .outcomes
             .into_iter()
-            .map(CancelOutcome::of_wire)
+            .map(cancel_outcome_of_wire)
             .collect(),
         n => {
             return Err(ClientError::Unreadable(format!(

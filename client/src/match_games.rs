@@ -1,13 +1,11 @@
 //! A stored match's games read a page at a time, or one game alone: what a viewer of a match's
 //! games needs without reading all of them (a match may hold thousands of pairs).
 
+use pentagrid_model::limits::MATCH_PAGE_PAIRS;
 use pentagrid_proto::{Client, v2};
 
 use crate::error::{ClientError, Result};
 use crate::matches::{MatchGame, MatchRecord, match_record};
-
-/// Most pairs in one page of games (the coordinator's own limit).
-pub const MAX_PAGE_PAIRS: u32 = 250;
 
 /// One page of a stored match's games.
 #[derive(Clone, Debug)]
@@ -58,12 +56,12 @@ impl PairGame {
 }
 
 /// The games of match `match_id`'s stored pairs from pair `from_pair` on, at most `pairs`
-/// (1 to [`MAX_PAGE_PAIRS`]) of them; the coordinator may send fewer when the games' notes are
+/// (1 to [`MATCH_PAGE_PAIRS`]) of them; the coordinator may send fewer when the games' notes are
 /// long. A `from_pair` at or past the match's pair count is refused.
 pub async fn page(client: &Client, match_id: u64, from_pair: u64, pairs: u32) -> Result<GamesPage> {
-    if pairs == 0 || pairs > MAX_PAGE_PAIRS {
+    if pairs == 0 || u64::from(pairs) > MATCH_PAGE_PAIRS {
         return Err(ClientError::Invalid(format!(
-            "a page of games holds 1 to {MAX_PAGE_PAIRS} pairs, not {pairs}"
+            "a page of games holds 1 to {MATCH_PAGE_PAIRS} pairs, not {pairs}"
         )));
     }
     let report = client

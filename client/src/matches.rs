@@ -8,20 +8,20 @@ use pentago::{
     PairResult, Player, Position, SolveMethod, Sprt, SprtDecision, Status, TimeLimit, game_points,
     opening_seed, pair_accuracy, play_pair, random_opening, sprt_stop, suite_openings,
 };
-use pentagrid_proto::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
+use pentagrid_model::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
 use pentagrid_proto::{
     Client, TimeScale, accuracy_of_wire, adjudication_source_of_wire, forfeit_of_wire,
-    pentanomial_counts, sprt_decision_of_wire, time_scale_of_wire, v2,
+    match_state_of_wire, match_state_to_wire, match_wait_of_wire, pentanomial_counts,
+    sprt_decision_of_wire, time_scale_of_wire, v2,
 };
 use pentagrid_tablebase::Tablebase;
-use serde::Serialize;
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
 use crate::judge::JudgeError;
 use crate::suites::suite_positions;
 
-pub use pentagrid_proto::{GameForfeit, LossReason};
+pub use pentagrid_model::{GameForfeit, LossReason, MatchState, MatchWait};
 
 /// A match to play.
 #[derive(Clone, Debug)]
@@ -84,39 +84,10 @@ impl MatchPlan {
     }
 }
 
-/// Why a running match's pairs are not being played.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MatchWait {
-    /// No connected worker runs each of these external engines.
-    NoWorkerHasEngines(Vec<String>),
-}
-
-impl std::fmt::Display for MatchWait {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MatchWait::NoWorkerHasEngines(names) => {
-                let names: Vec<String> = names.iter().map(|n| format!("engine:{n}")).collect();
-                write!(
-                    f,
-                    "waiting: no connected worker runs {}",
-                    names.join(" and ")
-                )
-            }
-        }
-    }
-}
-
 /// Why a running match waits, from its status (`None` when it does not, or for a reason this
 /// client does not know).
 fn report_waiting(report: &v2::MatchStatusResponse) -> Option<MatchWait> {
-    let wait = report.waiting.as_ref()?;
-    match v2::MatchWaitReason::try_from(wait.reason) {
-        Ok(v2::MatchWaitReason::NoWorkerHasEngines) => {
-            Some(MatchWait::NoWorkerHasEngines(wait.engines.clone()))
-        }
-        _ => None,
-    }
+    match_wait_of_wire(report.waiting.as_ref()?)
 }
 
 /// How a match ended.
@@ -202,7 +173,10 @@ pub async fn list(client: &Client) -> Result<Vec<MatchRecord>> {
 pub async fn list_in(client: &Client, states: &[MatchState]) -> Result<Vec<MatchRecord>> {
     let mut all = Vec::new();
     let mut before_id = 0;
-    let states: Vec<i32> = states.iter().map(|s| s.to_wire() as i32).collect();
+    let states: Vec<i32> = states
+        .iter()
+        .map(|s| match_state_to_wire(*s) as i32)
+        .collect();
     loop {
         let request = v2::ListMatchesRequest {
             before_id,
@@ -409,62 +383,10 @@ pub fn play_in_process(
     })
 }
 
-/// Where a match stands (serialized in snake case: `running`, `accepted_h0`, …).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MatchState {
-    /// Pairs are still queued or being played.
-    Running,
-    /// The SPRT accepted H0.
-    AcceptedH0,
-    /// The SPRT accepted H1.
-    AcceptedH1,
-    /// Every pair was played.
-    Complete,
-    /// It was stopped, or some pairs failed or were cancelled.
-    Stopped,
-}
-
-/// The match states and their wire forms, one table for both directions.
-const STATES: [(MatchState, v2::MatchState); 5] = [
-    (MatchState::Running, v2::MatchState::Running),
-    (MatchState::AcceptedH0, v2::MatchState::AcceptedH0),
-    (MatchState::AcceptedH1, v2::MatchState::AcceptedH1),
-    (MatchState::Complete, v2::MatchState::Complete),
-    (MatchState::Stopped, v2::MatchState::Stopped),
-];
-
-impl MatchState {
-    /// Every state.
-    pub const ALL: [MatchState; 5] = [
-        MatchState::Running,
-        MatchState::AcceptedH0,
-        MatchState::AcceptedH1,
-        MatchState::Complete,
-        MatchState::Stopped,
-    ];
-
-    /// Whether the match is over (every state but running).
-    #[must_use]
-    pub fn finished(self) -> bool {
-        self != MatchState::Running
-    }
-
-    fn to_wire(self) -> v2::MatchState {
-        STATES
-            .iter()
-            .find(|(state, _)| *state == self)
-            .map_or(v2::MatchState::Unspecified, |(_, wire)| *wire)
-    }
-
-    fn from_wire(number: i32) -> Result<MatchState> {
-        let wire = v2::MatchState::try_from(number).ok();
-        STATES
-            .iter()
-            .find(|(_, w)| Some(*w) == wire)
-            .map(|(state, _)| *state)
-            .ok_or_else(|| unreadable("match state", &number.to_string(), "unknown"))
-    }
+/// A match state from its wire number, unreadable when this version does not know it.
+fn state_of_wire(number: i32) -> Result<MatchState> {
+    match_state_of_wire(number)
+        .ok_or_else(|| unreadable("match state", &number.to_string(), "unknown"))
 }
 
 /// One stored game of a match.
@@ -623,7 +545,7 @@ pub(crate) fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecor
         pair_points: pair_points(&report.games)?,
         score: report_score(&report),
         accuracy: report_accuracy(&report),
-        state: MatchState::from_wire(report.state)?,
+        state: state_of_wire(report.state)?,
         decision: sprt_decision_of_wire(report.decision()),
         seed: report.seed,
         pairs_done: report.pairs_done,
@@ -722,11 +644,11 @@ mod tests {
             (v2::MatchState::Stopped, MatchState::Stopped),
         ];
         for (wire, state) in cases {
-            assert_eq!(MatchState::from_wire(wire as i32).unwrap(), state);
+            assert_eq!(state_of_wire(wire as i32).unwrap(), state);
         }
         for number in [v2::MatchState::Unspecified as i32, 99, -1] {
             assert!(matches!(
-                MatchState::from_wire(number),
+                state_of_wire(number),
                 Err(ClientError::Unreadable(_))
             ));
         }

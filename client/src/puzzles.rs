@@ -1,11 +1,14 @@
 //! Puzzle rounds from a client: ask the coordinator for candidates round after round until
 //! enough new puzzles are stored, and read the stored collection.
 
-use pentago::{MAX_PUZZLE_MOVES, Puzzle, Theme};
-use pentagrid_proto::{Client, v2};
+use pentago::{MAX_PUZZLE_MOVES, Puzzle};
+use pentagrid_model::limits::MAX_PUZZLES_PAGE;
+use pentagrid_proto::{Client, puzzle_filter_to_wire, v2};
 
 use crate::error::{ClientError, Result};
 use crate::jobs::{cancel, watch};
+
+pub use pentagrid_model::PuzzleFilter;
 
 /// What a round of puzzle generation aims for.
 #[derive(Clone, Debug)]
@@ -131,43 +134,23 @@ const CANDIDATES_PER_PUZZLE: u64 = 5;
 /// Fewest candidates a round asks for: two verify jobs.
 const MIN_ROUND_CANDIDATES: u64 = 16;
 
-/// Puzzles asked for per page when reading the whole collection (the coordinator ends a page
-/// early when its puzzles are large).
-const LIST_PAGE_SIZE: u32 = 100;
+/// Puzzles asked for per page when reading the whole collection: the coordinator's most (it
+/// ends a page early when its puzzles are large).
+const LIST_PAGE_SIZE: u32 = MAX_PUZZLES_PAGE as u32;
 
-/// Which stored puzzles to read: the filters the coordinator applies (0 and `None`: no
-/// bound). The collection is ordered by mate length, then difficulty.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct PuzzleFilter {
-    /// Shortest mate.
-    pub min_moves: u32,
-    /// Longest mate.
-    pub max_moves: u32,
-    /// Least difficulty.
-    pub min_difficulty: f64,
-    /// Most difficulty.
-    pub max_difficulty: f64,
-    /// Only puzzles with this theme.
-    pub theme: Option<Theme>,
-    /// Only puzzles of this difficulty label (one of [`pentago::DIFFICULTY_LABELS`]).
-    pub level: Option<&'static str>,
-}
-
-impl PuzzleFilter {
-    /// The request for the page starting at `cursor` (empty: the first), `page_size` long.
-    fn request(&self, page: u32, page_size: u32, cursor: String) -> v2::ListPuzzlesRequest {
-        v2::ListPuzzlesRequest {
-            min_moves: self.min_moves,
-            max_moves: self.max_moves,
-            min_difficulty: self.min_difficulty,
-            max_difficulty: self.max_difficulty,
-            theme: self.theme.map(|t| t.name().to_owned()).unwrap_or_default(),
-            level: self.level.unwrap_or_default().to_owned(),
-            page,
-            page_size,
-            limit: 0,
-            cursor,
-        }
+/// The request for `filter`'s page starting at `cursor` (empty: the first), `page_size` long.
+fn request(
+    filter: &PuzzleFilter,
+    page: u32,
+    page_size: u32,
+    cursor: String,
+) -> v2::ListPuzzlesRequest {
+    v2::ListPuzzlesRequest {
+        page,
+        page_size,
+        limit: 0,
+        cursor,
+        ..puzzle_filter_to_wire(filter)
     }
 }
 
@@ -186,7 +169,7 @@ pub async fn list(client: &Client, filter: &PuzzleFilter) -> Result<Vec<Puzzle>>
     let mut puzzles = Vec::new();
     let mut cursor = String::new();
     loop {
-        let request = filter.request(0, LIST_PAGE_SIZE, cursor);
+        let request = request(filter, 0, LIST_PAGE_SIZE, cursor);
         let reply = client.clone().list_puzzles(request).await?.into_inner();
         for json in &reply.puzzles_json {
             puzzles.push(read_puzzle(json)?);
@@ -208,7 +191,7 @@ pub async fn page(
     page: u32,
     per_page: u32,
 ) -> Result<PuzzlePage> {
-    let mut request = filter.request(page, per_page, String::new());
+    let mut request = request(filter, page, per_page, String::new());
     let mut puzzles = Vec::new();
     loop {
         let reply = client

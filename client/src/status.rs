@@ -6,8 +6,10 @@
 
 use pentago::WinRate;
 use pentago::calculation::{Mean, Variant, summarise};
-use pentagrid_proto::v2;
+use pentagrid_proto::{flagged_worker_of_wire, v2, worker_info_of_wire};
 use serde::Serialize;
+
+pub use pentagrid_model::{FlaggedWorker, WorkerInfo};
 
 /// Jobs by state, workers and stored totals.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -59,51 +61,6 @@ pub struct StoredTotals {
     pub playouts: u64,
 }
 
-/// One worker as the coordinator sees it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct WorkerInfo {
-    /// Its id (unique per worker process).
-    pub id: String,
-    /// The name it gave.
-    pub name: String,
-    /// Its threads.
-    pub threads: u32,
-    /// Leases it holds.
-    pub leases: u64,
-    /// Results it handed in.
-    pub results: u64,
-    /// Seconds since it was last heard from.
-    pub seconds_since_seen: f64,
-    /// Times a cross-check showed one of its exact claims wrong.
-    pub flags: u32,
-    /// Caught by a cross-check: its results are refused and it gets no jobs.
-    pub quarantined: bool,
-    /// The external engines it runs: name and the version the program reported.
-    pub engines: Vec<(String, String)>,
-}
-
-/// A worker a cross-check caught with a wrong exact claim (kept across restarts).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FlaggedWorker {
-    /// Its id.
-    pub id: String,
-    /// Times a cross-check showed its exact claim wrong.
-    pub flags: u32,
-    /// Caught once: its results are refused, it gets no jobs, and its unconfirmed exact
-    /// values are purged.
-    pub quarantined: bool,
-    /// What it got wrong last, for people.
-    pub last_reason: String,
-    /// Its results whose exact values were purged.
-    pub purged_results: u64,
-    /// The exact values those results had stored, removed.
-    pub purged_values: u64,
-    /// Positions whose playout tables lost its analyses' rows once it was caught.
-    pub purged_positions: u64,
-    /// The playouts those rows held, removed from the book.
-    pub purged_playouts: u64,
-}
-
 /// A (variant, player)'s results over every deal the cluster has played with it, each deal
 /// counted once (serialized as the explorer's `/solitaire` answer lists them: stable).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -153,21 +110,7 @@ impl From<v2::StatusResponse> for ClusterStatus {
                 failed: s.failed,
                 cancelled: s.cancelled,
             },
-            workers: s
-                .workers
-                .into_iter()
-                .map(|w| WorkerInfo {
-                    id: w.worker_id,
-                    name: w.name,
-                    threads: w.threads,
-                    leases: w.leases,
-                    results: w.results,
-                    seconds_since_seen: w.seconds_since_seen,
-                    flags: w.flags,
-                    quarantined: w.quarantined,
-                    engines: w.engines.into_iter().map(|e| (e.name, e.version)).collect(),
-                })
-                .collect(),
+            workers: s.workers.into_iter().map(worker_info_of_wire).collect(),
             worker_count,
             stored: StoredTotals {
                 playout_positions: s.playout_positions,
@@ -179,16 +122,7 @@ impl From<v2::StatusResponse> for ClusterStatus {
             flagged_workers: s
                 .flagged_workers
                 .into_iter()
-                .map(|w| FlaggedWorker {
-                    id: w.worker_id,
-                    flags: w.flags,
-                    quarantined: w.quarantined,
-                    last_reason: w.last_reason,
-                    purged_results: w.purged_results,
-                    purged_values: w.purged_values,
-                    purged_positions: w.purged_analysis_positions,
-                    purged_playouts: w.purged_playouts,
-                })
+                .map(flagged_worker_of_wire)
                 .collect(),
             solitaire: s
                 .solitaire

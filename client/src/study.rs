@@ -4,7 +4,7 @@
 //! each, and how often the aimed five is completed.
 
 use pentago::{Color, ExactOracle, Move, Opening, Player, Position, Status, UctConfig, Value};
-use pentagrid_proto::limits::MAX_BOOK_ROWS;
+use pentagrid_model::limits::MAX_BOOK_ROWS;
 use pentagrid_proto::{Client, Task, v2};
 
 use crate::book::{BookRow, BookTables, tables, win_rate, win_rate_interval};

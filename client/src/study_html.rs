@@ -183,6 +183,7 @@ mod tests {
             playouts: Vec::new(),
             games: Vec::new(),
             proven,
+            proven_by: None,
             proven_line: line,
         }
     }

@@ -6,16 +6,14 @@
 //! the same engine rules the coordinator applies, so a bad plan sends nothing.
 
 use pentago::{OpeningSource, ParamRange, Sprt, SpsaSchedule, TuneSpace, UctConfig, excerpt};
-use pentagrid_proto::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
-use pentagrid_proto::{Client, v2};
-use serde::Serialize;
+use pentagrid_model::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT, MAX_TUNE_PAIRS_PER_ITERATION};
+use pentagrid_proto::{Client, tune_state_of_wire, tune_step_of_wire, v2};
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
 use crate::matches::{MatchRecord, match_record};
 
-/// Most game pairs per iteration (the coordinator's limit).
-pub const MAX_TUNE_PAIRS_PER_ITERATION: u64 = 1_000;
+pub use pentagrid_model::{TuneState, TuneStep};
 
 /// A tuning run to start.
 #[derive(Clone, Debug)]
@@ -97,78 +95,10 @@ impl TunePlan {
     }
 }
 
-/// Where a run stands (serialized in snake case).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TuneState {
-    /// Iterations are being played.
-    Iterating,
-    /// The follow-up SPRT match is being played.
-    Verifying,
-    /// Every iteration was played, and the SPRT match (if any) is over.
-    Done,
-    /// It was stopped.
-    Stopped,
-}
-
-impl TuneState {
-    /// Whether the run is over.
-    #[must_use]
-    pub fn finished(self) -> bool {
-        matches!(self, TuneState::Done | TuneState::Stopped)
-    }
-
-    /// Its name, as `--json` and the tables print it.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            TuneState::Iterating => "iterating",
-            TuneState::Verifying => "verifying",
-            TuneState::Done => "done",
-            TuneState::Stopped => "stopped",
-        }
-    }
-
-    fn from_wire(number: i32) -> Result<TuneState> {
-        Ok(match v2::TuneState::try_from(number) {
-            Ok(v2::TuneState::Iterating) => TuneState::Iterating,
-            Ok(v2::TuneState::Verifying) => TuneState::Verifying,
-            Ok(v2::TuneState::Done) => TuneState::Done,
-            Ok(v2::TuneState::Stopped) => TuneState::Stopped,
-            _ => {
-                return Err(ClientError::Unreadable(format!(
-                    "tuning state {number}: unknown"
-                )));
-            }
-        })
-    }
-}
-
-/// One finished iteration; parameter lists follow [`TuneRun::params`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TuneStep {
-    /// The iteration, from 0.
-    pub iteration: u64,
-    /// The match that played it (A: θ + cΔ, B: θ − cΔ).
-    pub match_id: u64,
-    /// The signs Δ, +1 or −1.
-    pub delta: Vec<i32>,
-    /// The perturbation c, as a fraction of each range.
-    pub c: f64,
-    /// The values A played.
-    pub plus: Vec<f64>,
-    /// The values B played.
-    pub minus: Vec<f64>,
-    /// A's games won.
-    pub wins: u64,
-    /// A's games drawn.
-    pub draws: u64,
-    /// A's games lost.
-    pub losses: u64,
-    /// The point after the update, normalized (0..1 over each range).
-    pub theta: Vec<f64>,
-    /// The parameter values after the update.
-    pub values: Vec<f64>,
+/// A run state from its wire number, unreadable when this version does not know it.
+fn state_of_wire(number: i32) -> Result<TuneState> {
+    tune_state_of_wire(number)
+        .ok_or_else(|| ClientError::Unreadable(format!("tuning state {number}: unknown")))
 }
 
 /// A tuning run as the coordinator reports it.
@@ -216,7 +146,7 @@ impl TuneRun {
     fn of_wire(r: v2::TuneStatusResponse, steps: Vec<TuneStep>) -> Result<TuneRun> {
         Ok(TuneRun {
             id: r.tune_id,
-            state: TuneState::from_wire(r.state)?,
+            state: state_of_wire(r.state)?,
             schedule: SpsaSchedule {
                 iterations: r.iterations,
                 c_end: r.c_end,
@@ -254,22 +184,6 @@ impl TuneRun {
     }
 }
 
-fn step_of_wire(s: v2::TuneStep) -> TuneStep {
-    TuneStep {
-        iteration: s.iteration,
-        match_id: s.match_id,
-        delta: s.delta,
-        c: s.c,
-        plus: s.plus,
-        minus: s.minus,
-        wins: s.wins,
-        draws: s.draws,
-        losses: s.losses,
-        theta: s.theta,
-        values: s.values,
-    }
-}
-
 /// Starts a run (checked here first); returns its id.
 pub async fn create(client: &Client, plan: &TunePlan) -> Result<u64> {
     plan.validate()?;
@@ -292,10 +206,10 @@ pub async fn status(client: &Client, id: u64, with_steps: bool) -> Result<TuneRu
     let first = client.clone().tune_status(page(0)).await?.into_inner();
     let mut steps: Vec<TuneStep> = Vec::new();
     let mut next = first.next_steps_from;
-    steps.extend(first.steps.iter().cloned().map(step_of_wire));
+    steps.extend(first.steps.iter().cloned().map(tune_step_of_wire));
     while next != 0 {
         let more = client.clone().tune_status(page(next)).await?.into_inner();
-        steps.extend(more.steps.into_iter().map(step_of_wire));
+        steps.extend(more.steps.into_iter().map(tune_step_of_wire));
         next = more.next_steps_from;
     }
     TuneRun::of_wire(first, steps)
@@ -433,11 +347,11 @@ mod tests {
     #[test]
     fn states_read_back_and_unknown_ones_are_unreadable() {
         assert_eq!(
-            TuneState::from_wire(v2::TuneState::Verifying as i32).unwrap(),
+            state_of_wire(v2::TuneState::Verifying as i32).unwrap(),
             TuneState::Verifying
         );
         for number in [0, 9, -1] {
-            assert!(TuneState::from_wire(number).is_err());
+            assert!(state_of_wire(number).is_err());
         }
         assert!(TuneState::Done.finished() && !TuneState::Iterating.finished());
     }

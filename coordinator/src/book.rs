@@ -17,7 +17,8 @@ use crate::store::{
 };
 use crate::table_values::{Backfill, TableValues};
 
-pub use pentagrid_proto::limits::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
+pub use pentagrid_model::limits::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
+pub use pentagrid_model::{BookRow, BookTables, ExportRow, TableSource};
 /// An export page ends after the position that brings it to this many rows (a position has at
 /// most a few hundred), so a page stays far below the message cap.
 pub const EXPORT_PAGE_ROWS: usize = 3_000;
@@ -26,68 +27,6 @@ pub const BACKFILL_PER_TICK: usize = 256;
 /// Games answered per page unless asked for fewer, and at most (a game is at most about
 /// 600 bytes on the wire).
 pub const GAMES_PAGE_SIZE: u64 = 500;
-
-/// Which table a row belongs to (DESIGN §4: the two sources are kept apart).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum TableSource {
-    /// Playout statistics of UCT analyses.
-    Playouts,
-    /// Results of self-play games.
-    Games,
-}
-
-/// One row of a position's table, in the asker's frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BookRow {
-    /// The move shown (the first of its group).
-    pub mv: Move,
-    /// Other moves merged with it (same position reached, or a symmetric one).
-    pub also: Vec<Move>,
-    /// Its counts.
-    pub counts: Counts,
-    /// Its exact value for the mover, when settled.
-    pub proven: Option<Value>,
-    /// Where that value came from.
-    pub proven_by: Option<ExactSource>,
-}
-
-/// The stored tables of a position.
-#[derive(Clone, Debug)]
-pub struct BookView {
-    /// The position asked about.
-    pub position: Position,
-    /// Its canonical form.
-    pub canonical: Position,
-    /// From UCT analyses, most played first.
-    pub playouts: Vec<BookRow>,
-    /// From self-play games, most played first.
-    pub games: Vec<BookRow>,
-    /// Its exact value for the side to move, where its stored exact move values prove one.
-    pub proven: Option<Value>,
-    /// The source of the value of the move that proves it (`None` where the rules decide that
-    /// move, or the position is not proven).
-    pub proven_by: Option<ExactSource>,
-    /// The proven line in the asker's frame: the proven best move of each position from this
-    /// one on, while the positions reached stay proven (empty when not proven).
-    pub proven_line: Vec<Move>,
-}
-
-/// One exported (or imported) row: canonical position, move in its frame, counts, value.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExportRow {
-    /// The canonical position.
-    pub position: Position,
-    /// The move, in the position's frame.
-    pub mv: Move,
-    /// Which table.
-    pub source: TableSource,
-    /// Its counts.
-    pub counts: Counts,
-    /// Its exact value for the mover, when settled.
-    pub proven: Option<Value>,
-    /// Where that value came from (as stored: an imported row's is stored as imported).
-    pub proven_by: Option<ExactSource>,
-}
 
 /// A page of exported rows.
 #[derive(Clone, Debug, Default)]
@@ -98,9 +37,10 @@ pub struct ExportPage {
     pub next_key: u64,
 }
 
-/// A page of stored games.
+/// A page of stored self-play games, by job id (a client's `match_games::GamesPage` is a page of
+/// a match's games).
 #[derive(Clone, Debug, Default)]
-pub struct GamesPage {
+pub struct StoredGamesPage {
     /// The stored games of the page's ids, with their job ids, in the ids' order.
     pub games: Vec<(u64, Game)>,
     /// Where the next page starts in the ids; 0 after the last page.
@@ -170,19 +110,21 @@ fn book_rows(
                 Some(g) => (g[0], g[1..].to_vec()),
                 None => (mine, Vec::new()),
             };
+            let counts = table.get(&mv).copied().unwrap_or_default();
             BookRow {
                 mv: shown,
                 also,
-                counts: table.get(&mv).copied().unwrap_or_default(),
+                games: counts.games,
+                wins: counts.wins,
+                draws: counts.draws,
                 proven: proven.get(&mv).map(|p| p.value),
                 proven_by: proven.get(&mv).map(|p| p.source),
             }
         })
         .collect();
     rows.sort_by(|a, b| {
-        b.counts
-            .games
-            .cmp(&a.counts.games)
+        b.games
+            .cmp(&a.games)
             .then_with(|| a.mv.to_string().cmp(&b.mv.to_string()))
     });
     rows
@@ -206,7 +148,9 @@ fn export_rows(key: u64, entry: &BookEntry, min_games: u64) -> Vec<ExportRow> {
                 position,
                 mv: *mv,
                 source,
-                counts: *counts,
+                games: counts.games,
+                wins: counts.wins,
+                draws: counts.draws,
                 proven: entry.proven.get(mv).map(|p| p.value),
                 proven_by: entry.proven.get(mv).map(|p| p.source),
             });
@@ -219,7 +163,9 @@ fn export_rows(key: u64, entry: &BookEntry, min_games: u64) -> Vec<ExportRow> {
                 position,
                 mv: *mv,
                 source: TableSource::Playouts,
-                counts: Counts::default(),
+                games: 0,
+                wins: 0,
+                draws: 0,
                 proven: Some(proven.value),
                 proven_by: Some(proven.source),
             });
@@ -258,7 +204,11 @@ pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEnt
         if !firsts.contains(&mv) {
             return Err(bad(index, format!("{mv} is not its group's first move")));
         }
-        let counts = row.counts;
+        let counts = Counts {
+            games: row.games,
+            wins: row.wins,
+            draws: row.draws,
+        };
         if counts
             .wins
             .checked_add(counts.draws)
@@ -320,7 +270,7 @@ fn with_table_values(table: &TableValues, entries: &mut BTreeMap<u64, BookEntry>
     }
 }
 
-/// The exact value of `position` and its proven line (see [`BookView::proven_line`]): the
+/// The exact value of `position` and its proven line (see [`BookTables::proven_line`]): the
 /// best move each stored proven position names (mapped into the asker's frame), followed
 /// while it leads to a proven position, at most to the end of the game (36 plies).
 fn proven_line(
@@ -427,7 +377,7 @@ impl Book {
     }
 
     /// The stored tables of a position, in the asker's frame.
-    pub fn show(&self, position: &Position) -> Result<BookView, BookError> {
+    pub fn show(&self, position: &Position) -> Result<BookTables, BookError> {
         let canonical = position.canonical();
         let key = canonical.position.key().bits();
         let back = canonical.symmetry.inverse();
@@ -448,7 +398,7 @@ impl Book {
             .first()
             .and_then(|&mv| proven.get(&canonical.symmetry.apply_move(mv)))
             .map(|p| p.source);
-        Ok(BookView {
+        Ok(BookTables {
             position: *position,
             canonical: canonical.position,
             playouts: book_rows(&groups, &playouts, &proven, back),
@@ -538,7 +488,7 @@ impl Book {
         job_ids: &[u64],
         offset: u64,
         page_size: u64,
-    ) -> Result<GamesPage, BookError> {
+    ) -> Result<StoredGamesPage, BookError> {
         if job_ids.len() > MAX_BOOK_ROWS {
             return Err(BookError::TooMany("game ids", MAX_BOOK_ROWS, job_ids.len()));
         }
@@ -546,7 +496,7 @@ impl Book {
         let count = job_ids.len() as u64;
         check_start("offset", offset, count)?;
         let end = (offset + size).min(count);
-        let mut page = GamesPage {
+        let mut page = StoredGamesPage {
             games: Vec::new(),
             next_offset: if end < count { end } else { 0 },
         };
@@ -569,6 +519,14 @@ mod tests {
             games,
             wins: games / 2,
             draws: 0,
+        }
+    }
+
+    fn counts_of(row: &ExportRow) -> Counts {
+        Counts {
+            games: row.games,
+            wins: row.wins,
+            draws: row.draws,
         }
     }
 
@@ -673,7 +631,7 @@ mod tests {
         };
         assert_eq!(row(TableSource::Playouts, both).proven, Some(Value::Win));
         assert_eq!(row(TableSource::Games, both).proven, Some(Value::Win));
-        assert_eq!(row(TableSource::Games, both).counts, counts(6));
+        assert_eq!(counts_of(row(TableSource::Games, both)), counts(6));
         assert_eq!(
             row(TableSource::Games, games_only).proven,
             Some(Value::Loss)
@@ -681,7 +639,7 @@ mod tests {
         // A proven move without counts travels once, as a row with no games.
         let bare = row(TableSource::Playouts, proven_only);
         assert_eq!(
-            (bare.counts, bare.proven),
+            (counts_of(bare), bare.proven),
             (Counts::default(), Some(Value::Draw))
         );
         assert_eq!(rows.len(), 4);

@@ -6,13 +6,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pentago::calculation::Variant;
+use pentagrid_model::FlaggedWorker;
 
 use crate::book::Book;
 use crate::builder::BookBuilder;
 use crate::clock::{Clock, SystemClock};
 use crate::crosscheck::CrossCheck;
 use crate::deep::DeepSolves;
-use crate::flags::{FlaggedWorker, WorkerFlags, flagged_workers};
+use crate::flags::{WorkerFlags, flagged_workers};
 use crate::ingest::{PairFollowers, ResultIngest};
 use crate::jobs::{JobQueue, QueueStatus, WorkerPage};
 use crate::matches::Matches;
@@ -21,12 +22,13 @@ use crate::puzzles::PuzzleMiner;
 use crate::settings::CoordinatorSettings;
 use crate::store::backup::{BackupError, BackupSnapshot};
 use crate::store::solitaire::MAX_LISTED_TOTALS;
-use crate::store::{SolitaireTotals, Store, StoreError, StoreSizes, Totals};
+use crate::store::{SolitaireSums, Store, StoreError, StoreSizes, Totals};
 use crate::tunes::Tunes;
 
-/// Job counts, workers and stored totals.
+/// Job counts, workers and stored totals as the services report them, with the cursor of the
+/// next page of workers (clients read the wire's answer as their `ClusterStatus`).
 #[derive(Clone, Debug, Default)]
-pub struct ClusterStatus {
+pub struct StatusReport {
     /// The job queue.
     pub jobs: QueueStatus,
     /// The stored totals.
@@ -34,7 +36,7 @@ pub struct ClusterStatus {
     /// Every worker a cross-check flagged, by id.
     pub flagged: Vec<FlaggedWorker>,
     /// Solitaire totals per (variant, player's text form).
-    pub solitaire: Vec<(Variant, String, SolitaireTotals)>,
+    pub solitaire: Vec<(Variant, String, SolitaireSums)>,
 }
 
 /// The coordinator's services.
@@ -150,13 +152,13 @@ impl Coordinator {
     }
 
     /// Job counts, workers, stored totals and flagged workers.
-    pub fn status(&self) -> Result<ClusterStatus, StoreError> {
+    pub fn status(&self) -> Result<StatusReport, StoreError> {
         self.status_page(&WorkerPage::first())
     }
 
     /// Job counts, one page of workers, stored totals and flagged workers.
-    pub fn status_page(&self, page: &WorkerPage) -> Result<ClusterStatus, StoreError> {
-        Ok(ClusterStatus {
+    pub fn status_page(&self, page: &WorkerPage) -> Result<StatusReport, StoreError> {
+        Ok(StatusReport {
             totals: self.store.totals()?,
             jobs: self.jobs.status_page(page),
             flagged: flagged_workers(&self.store)?,

@@ -5,30 +5,11 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
+use pentagrid_model::FlaggedWorker;
+
 use crate::store::{Flag, Store, StoreError};
 
 pub use crate::store::claims::QUARANTINE_FLAGS;
-
-/// A worker a cross-check caught, as the status shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlaggedWorker {
-    /// Its id.
-    pub id: String,
-    /// Times a cross-check showed its claim wrong.
-    pub flags: u32,
-    /// Whether it is quarantined.
-    pub quarantined: bool,
-    /// What it got wrong last.
-    pub last_reason: String,
-    /// Its results whose exact values were purged.
-    pub purged_results: u64,
-    /// The exact values (proven tables, deep leaves) those results had stored.
-    pub purged_values: u64,
-    /// Positions whose playout tables lost its analyses' rows.
-    pub purged_positions: u64,
-    /// Playouts those rows held.
-    pub purged_playouts: u64,
-}
 
 /// The flag count of every flagged worker.
 #[derive(Debug, Default)]

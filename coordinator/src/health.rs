@@ -17,22 +17,23 @@ use tonic_health::server::HealthReporter;
 /// The health status every probe asks about: the empty service name, the whole server.
 const WHOLE_SERVER: &str = "";
 
-/// Sets what the health service answers, for the whole server and for `S`.
+/// Sets what the health service answers, for the whole server and for `S` (the answer a
+/// client reads back is its `health::Health`).
 #[derive(Clone)]
-pub struct Health {
+pub struct HealthSwitch {
     reporter: HealthReporter,
     service: &'static str,
 }
 
-impl Health {
+impl HealthSwitch {
     /// A health service reporting NOT_SERVING for the server and for the service `S`, and the
     /// handle that changes it.
     pub async fn not_serving<S: NamedService>() -> (
-        Health,
+        HealthSwitch,
         tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>,
     ) {
         let (reporter, server) = tonic_health::server::health_reporter();
-        let health = Health {
+        let health = HealthSwitch {
             reporter,
             service: S::NAME,
         };

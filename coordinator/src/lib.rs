@@ -70,9 +70,9 @@ pub use api::watches::MAX_WATCHES_PER_GRANT;
 pub use book::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 pub use builder::{MAX_BUILD_WINDOW, MIN_BUILD_WINDOW};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use coordinator::{ClusterStatus, Coordinator};
+pub use coordinator::{Coordinator, StatusReport};
 pub use crosscheck::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
-pub use flags::{FlaggedWorker, QUARANTINE_FLAGS};
+pub use flags::QUARANTINE_FLAGS;
 pub use identity::{BadResultId, BadWorkerId, LabelError, ResultId, WorkerId};
 pub use job::{Job, JobState};
 pub use jobs::{

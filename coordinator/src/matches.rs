@@ -11,6 +11,7 @@ use pentago::{
     ACCURACY_STONES, Accuracy, Adjudication, MAX_SUITE_OPENINGS, MatchAccuracy, MatchScore,
     NamedPlayer, OpeningSource, Player, Position, Sprt, SprtDecision, TimeLimit, TournamentKind,
 };
+use pentagrid_model::{MatchState, MatchWait};
 use pentagrid_proto::Task;
 use thiserror::Error;
 
@@ -24,14 +25,10 @@ use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError};
 use crate::table_values::TableValues;
 
-pub use pentagrid_proto::limits::MAX_MATCH_PAIRS;
+pub use pentagrid_model::limits::{MATCH_PAGE_PAIRS, MAX_MATCH_PAIRS};
 
 /// Most matches one listing returns.
 pub const MAX_LISTED_MATCHES: u32 = 100;
-
-/// Pairs of games per status page unless asked for fewer, and at most: two games of at most
-/// 36 moves each are at most about 1.2 KB on the wire, so a page stays far below the cap.
-pub const MATCH_PAGE_PAIRS: u64 = 250;
 
 /// Most bytes of engine text (standard error and forfeit details) per status page: a page
 /// ends early, after at least one pair, rather than go past it, so a page of refereed games
@@ -94,40 +91,6 @@ pub enum TournamentEntry {
         /// Its kind (checked against the tournament's).
         kind: TournamentKind,
     },
-}
-
-/// Where a match stands.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MatchState {
-    /// Pairs are still queued or being played.
-    Running,
-    /// The SPRT accepted H0.
-    AcceptedH0,
-    /// The SPRT accepted H1.
-    AcceptedH1,
-    /// Every pair was played without a decision.
-    Complete,
-    /// It was stopped, or some pairs failed or were cancelled.
-    Stopped,
-}
-
-impl std::fmt::Display for MatchState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            MatchState::Running => "running",
-            MatchState::AcceptedH0 => "decided (H0 accepted)",
-            MatchState::AcceptedH1 => "decided (H1 accepted)",
-            MatchState::Complete => "complete",
-            MatchState::Stopped => "stopped",
-        })
-    }
-}
-
-/// Why a running match's pairs are not being played.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MatchWait {
-    /// No known worker runs each of these external engines (the match's engines).
-    NoWorkerHasEngines(Vec<String>),
 }
 
 /// A match as stored, with its state and (if asked) its games by pair.

@@ -27,7 +27,7 @@ use index::IndexCache;
 
 pub use listing::{
     BadCursor, MAX_PUZZLES_PAGE, MAX_PUZZLES_PAGE_BYTES, PUZZLES_PAGE_SIZE, PuzzleCursor,
-    PuzzleFilter, PuzzleListing,
+    PuzzleListing, PuzzleQuery,
 };
 
 /// Candidates per verify job: small enough that a job finishes in seconds.

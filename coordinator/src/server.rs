@@ -14,7 +14,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use crate::api::auth::Credentials;
 use crate::api::{Service, grpc_service};
 use crate::coordinator::Coordinator;
-use crate::health::{Gate, Health};
+use crate::health::{Gate, HealthSwitch};
 use crate::metrics::{Metrics, RpcLatencyLayer};
 use crate::store::StoreError;
 
@@ -128,7 +128,7 @@ async fn run(
         limits,
     } = edge;
     limits.validate()?;
-    let (health, health_service) = Health::not_serving::<CoordinatorServer<Service>>().await;
+    let (health, health_service) = HealthSwitch::not_serving::<CoordinatorServer<Service>>().await;
     let (gate, slot) = Gate::closed();
     let opened: Arc<OnceLock<Arc<Coordinator>>> = Arc::default();
     let mut builder = Server::builder()

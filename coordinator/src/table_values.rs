@@ -368,7 +368,7 @@ mod tests {
         assert_eq!(view.proven_by, Some(ExactSource::Table));
         let valued = view.playouts.iter().filter(|r| r.proven.is_some()).count();
         assert_eq!(valued, MoveGroups::of(&position, true).iter().count());
-        assert!(view.playouts.iter().any(|r| r.counts.games == 10));
+        assert!(view.playouts.iter().any(|r| r.games == 10));
         assert!(
             view.playouts
                 .iter()

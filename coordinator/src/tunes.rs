@@ -23,20 +23,20 @@ use pentago::{
     OpeningSource, ParamRange, Player, Sprt, SpsaError, SpsaSchedule, TuneSpace, TuneSpaceError,
     UctConfig, perturbation, perturbed, spsa_update,
 };
+use pentagrid_model::{MatchState, TuneState, TuneStep};
 use thiserror::Error;
 use tokio::sync::Mutex;
 
 use crate::jobs::JobQueue;
 use crate::jobs::fair::MAX_MATCH_WEIGHT;
 use crate::match_record::MatchControl;
-use crate::matches::{MAX_MATCH_PAIRS, MatchError, MatchReport, MatchSpec, MatchState, Matches};
+use crate::matches::{MAX_MATCH_PAIRS, MatchError, MatchReport, MatchSpec, Matches};
 use crate::paging::{PageError, check_start, page_size};
 use crate::store::{Store, StoreError};
 use crate::tune_matches;
-use crate::tune_record::{TuneControl, TunePhase, TuneRecord, TuneStep};
+use crate::tune_record::{TuneControl, TunePhase, TuneRecord};
 
-/// Most game pairs per iteration.
-pub const MAX_TUNE_PAIRS_PER_ITERATION: u64 = 1_000;
+pub use pentagrid_model::limits::MAX_TUNE_PAIRS_PER_ITERATION;
 
 /// Most runs one listing returns.
 pub const MAX_LISTED_TUNES: u32 = 100;
@@ -65,30 +65,6 @@ pub struct TuneSpec {
     /// The follow-up test of tuned against base, with its most pairs (1 to the match limit);
     /// `None`: none.
     pub sprt: Option<(Sprt, u64)>,
-}
-
-/// Where a run stands.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum TuneState {
-    /// Iterations are being played.
-    Iterating,
-    /// The follow-up SPRT match is being played.
-    Verifying,
-    /// Every iteration was played, and the SPRT match (if any) is over.
-    Done,
-    /// It was stopped.
-    Stopped,
-}
-
-impl std::fmt::Display for TuneState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            TuneState::Iterating => "iterating",
-            TuneState::Verifying => "verifying",
-            TuneState::Done => "done",
-            TuneState::Stopped => "stopped",
-        })
-    }
 }
 
 /// A run as stored, with its state, a page of its steps and its matches.
@@ -408,7 +384,7 @@ impl Tunes {
         let step = TuneStep {
             iteration: k,
             match_id: record.current_match,
-            delta: delta.clone(),
+            delta: delta.iter().copied().map(TuneStep::sign).collect(),
             c,
             plus: space.values(&plus),
             minus: space.values(&minus),

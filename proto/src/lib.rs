@@ -1,13 +1,13 @@
 //! `pentagrid-proto`: the gRPC API of the cluster (package `pentagrid.v2`) and the
-//! conversions between its wire messages and engine types, in one place; the [`limits`] on a
-//! call that both sides keep; and [`connections`], the bounded accepting of connections that
+//! conversions between its wire messages and the domain values of `pentagrid-model` and the
+//! engine, in one place (the limits both sides keep are `pentagrid_model::limits`); and
+//! [`connections`], the bounded accepting of connections that
 //! the project's servers (gRPC and the explorer's HTTP) share.
 
 mod client;
 pub mod connections;
 mod convert;
 mod errors;
-pub mod limits;
 mod notes;
 mod states;
 
@@ -19,6 +19,14 @@ pub mod v2 {
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
 pub use connections::{ConnectionLimits, LimitsError};
+pub use convert::{
+    cancel_outcome_of_wire, cancel_outcome_to_wire,
+    book_row_to_wire, book_tables_to_wire, export_row_to_wire, flagged_worker_of_wire,
+    flagged_worker_to_wire, match_state_of_wire, match_state_to_wire, match_wait_of_wire,
+    match_wait_to_wire, puzzle_filter_of_wire, puzzle_filter_to_wire, table_source_of_wire,
+    table_source_to_wire, tune_state_of_wire, tune_state_to_wire, tune_step_of_wire,
+    tune_step_to_wire, worker_info_of_wire, worker_info_to_wire,
+};
 pub use errors::{ConversionError, error_status, reason_of};
 pub use notes::{
     adjudication_source_of_wire, forfeit_of_wire, forfeit_to_wire, loss_reason_of_wire,

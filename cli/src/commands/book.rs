@@ -322,7 +322,7 @@ pub fn book_json(reply: &BookTables) -> serde_json::Value {
         "playouts": rows_json(&reply.playouts),
         "games": rows_json(&reply.games),
         "proven": reply.proven.map(|v| v.to_string()),
-        "proven_by": reply.proven_by().map(|s| s.name()),
+        "proven_by": reply.proven_by.map(|s| s.name()),
         "proven_line": line_text(&reply.proven_line),
     })
 }
@@ -343,7 +343,7 @@ pub fn print_book(reply: &BookTables) -> Result<()> {
     outln!("position  {}", reply.position);
     if let Some(value) = reply.proven {
         let by = reply
-            .proven_by()
+            .proven_by
             .map(|source| format!(" (from the {source})", source = source_words(source)))
             .unwrap_or_default();
         outln!(

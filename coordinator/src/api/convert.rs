@@ -1,24 +1,25 @@
 //! Domain answers as wire messages, and the wire forms of book rows read back into domain rows.
 
 use pentago::{Move, Position};
+use pentagrid_model::CancelOutcome;
 use pentagrid_proto::{
-    accuracy_to_wire, pentanomial_of_counts, source_to_wire, sprt_decision_to_wire, v2,
-    value_of_wire, value_to_wire,
+    cancel_outcome_to_wire,
+    accuracy_to_wire, flagged_worker_to_wire, match_state_to_wire, match_wait_to_wire,
+    pentanomial_of_counts, sprt_decision_to_wire, table_source_of_wire, v2, value_of_wire,
+    worker_info_to_wire,
 };
 use tonic::Status;
 
 use super::errors::invalid;
-use crate::book::{BookRow, BookView, ExportRow, TableSource};
+use crate::book::ExportRow;
 use crate::builder::BuildReport;
-use crate::coordinator::ClusterStatus;
-use crate::flags::QUARANTINE_FLAGS;
+use crate::coordinator::StatusReport;
 use crate::game::Game;
 use crate::job::JobState;
 use crate::jobs::registry::WorkerCursor;
-use crate::jobs::{CancelOutcome, JobsUpdate, LeasedJob};
-use crate::matches::{MatchReport, MatchState, MatchWait};
+use crate::jobs::{JobsUpdate, LeasedJob};
+use crate::matches::MatchReport;
 use crate::puzzles::PuzzleListing;
-use crate::store::Counts;
 
 pub(crate) fn job(job: LeasedJob) -> v2::Job {
     v2::Job {
@@ -47,8 +48,8 @@ pub(crate) fn worker_cursor(text: &str) -> Result<Option<WorkerCursor>, Status> 
     }
 }
 
-pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
-    let ClusterStatus {
+pub(crate) fn status(status: StatusReport) -> v2::StatusResponse {
+    let StatusReport {
         jobs,
         totals,
         flagged,
@@ -60,25 +61,7 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
         done: jobs.done,
         failed: jobs.failed,
         cancelled: jobs.cancelled,
-        workers: jobs
-            .workers
-            .into_iter()
-            .map(|w| v2::WorkerStatus {
-                worker_id: w.id,
-                name: w.name,
-                threads: w.threads,
-                leases: w.leases,
-                results: w.results,
-                seconds_since_seen: w.since_seen.as_secs_f64(),
-                flags: w.flags,
-                quarantined: w.flags >= QUARANTINE_FLAGS,
-                engines: w
-                    .engines
-                    .into_iter()
-                    .map(|(name, version)| v2::EngineInfo { name, version })
-                    .collect(),
-            })
-            .collect(),
+        workers: jobs.workers.into_iter().map(worker_info_to_wire).collect(),
         playout_positions: totals.playout_positions,
         game_positions: totals.game_positions,
         games: totals.games,
@@ -89,19 +72,7 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
             .next_workers
             .map(|(name, id)| format!("{name}{CURSOR_SEPARATOR}{id}"))
             .unwrap_or_default(),
-        flagged_workers: flagged
-            .into_iter()
-            .map(|w| v2::FlaggedWorker {
-                worker_id: w.id,
-                flags: w.flags,
-                quarantined: w.quarantined,
-                last_reason: w.last_reason,
-                purged_results: w.purged_results,
-                purged_values: w.purged_values,
-                purged_analysis_positions: w.purged_positions,
-                purged_playouts: w.purged_playouts,
-            })
-            .collect(),
+        flagged_workers: flagged.into_iter().map(flagged_worker_to_wire).collect(),
         solitaire: solitaire
             .into_iter()
             .map(|(variant, player, t)| v2::SolitaireTotals {
@@ -118,24 +89,16 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
 
 /// What a cancellation did, per id, with the count of jobs it cancelled.
 pub(crate) fn cancel_jobs_response(outcomes: &[CancelOutcome]) -> v2::CancelJobsResponse {
-    let wire = |outcome: &CancelOutcome| match outcome {
-        CancelOutcome::Cancelled => v2::CancelOutcome::Cancelled,
-        CancelOutcome::NotFound => v2::CancelOutcome::NotFound,
-        CancelOutcome::AlreadyFinished(JobState::Done) => v2::CancelOutcome::AlreadyDone,
-        CancelOutcome::AlreadyFinished(JobState::Failed) => v2::CancelOutcome::AlreadyFailed,
-        CancelOutcome::AlreadyFinished(JobState::Cancelled) => v2::CancelOutcome::AlreadyCancelled,
-        // `cancel_each` cancels every unfinished job it finds.
-        CancelOutcome::AlreadyFinished(JobState::Queued | JobState::Leased) => {
-            v2::CancelOutcome::Unspecified
-        }
-    };
     let cancelled = outcomes
         .iter()
         .filter(|o| **o == CancelOutcome::Cancelled)
         .count();
     v2::CancelJobsResponse {
         cancelled: u32::try_from(cancelled).unwrap_or(u32::MAX),
-        outcomes: outcomes.iter().map(|o| wire(o) as i32).collect(),
+        outcomes: outcomes
+            .iter()
+            .map(|o| cancel_outcome_to_wire(*o) as i32)
+            .collect(),
     }
 }
 
@@ -164,46 +127,6 @@ pub(crate) fn jobs_update(update: JobsUpdate) -> v2::JobsUpdate {
             .collect(),
         playouts: update.playouts,
         games: update.games,
-    }
-}
-
-fn book_row(row: BookRow) -> v2::BookRow {
-    v2::BookRow {
-        r#move: row.mv.to_string(),
-        also: row.also.iter().map(ToString::to_string).collect(),
-        games: row.counts.games,
-        wins: row.counts.wins,
-        draws: row.counts.draws,
-        proven: value_to_wire(row.proven) as i32,
-        proven_by: source_to_wire(row.proven_by) as i32,
-    }
-}
-
-pub(crate) fn book_view(view: BookView) -> v2::BookShowResponse {
-    v2::BookShowResponse {
-        position: view.position.to_string(),
-        canonical: view.canonical.to_string(),
-        playouts: view.playouts.into_iter().map(book_row).collect(),
-        games: view.games.into_iter().map(book_row).collect(),
-        proven: value_to_wire(view.proven) as i32,
-        proven_line: view.proven_line.iter().map(ToString::to_string).collect(),
-        proven_by: source_to_wire(view.proven_by) as i32,
-    }
-}
-
-pub(crate) fn export_row(row: &ExportRow) -> v2::BookExportRow {
-    v2::BookExportRow {
-        position: row.position.to_string(),
-        r#move: row.mv.to_string(),
-        source: match row.source {
-            TableSource::Playouts => v2::TableSource::Playouts,
-            TableSource::Games => v2::TableSource::Games,
-        } as i32,
-        games: row.counts.games,
-        wins: row.counts.wins,
-        draws: row.counts.draws,
-        proven: value_to_wire(row.proven) as i32,
-        proven_by: source_to_wire(row.proven_by) as i32,
     }
 }
 
@@ -243,20 +166,15 @@ pub(crate) fn import_rows(rows: &[v2::BookExportRow]) -> Result<Vec<ExportRow>, 
             let bad = |why: String| invalid(format!("row {}: {why}", index + 1));
             let position: Position = row.position.parse().map_err(|e| bad(format!("{e}")))?;
             let mv: Move = row.r#move.parse().map_err(|e| bad(format!("{e}")))?;
-            let source = match v2::TableSource::try_from(row.source) {
-                Ok(v2::TableSource::Playouts) => TableSource::Playouts,
-                Ok(v2::TableSource::Games) => TableSource::Games,
-                _ => return Err(bad(format!("unknown source {}", row.source))),
-            };
+            let source = table_source_of_wire(row.source)
+                .ok_or_else(|| bad(format!("unknown source {}", row.source)))?;
             Ok(ExportRow {
                 position,
                 mv,
                 source,
-                counts: Counts {
-                    games: row.games,
-                    wins: row.wins,
-                    draws: row.draws,
-                },
+                games: row.games,
+                wins: row.wins,
+                draws: row.draws,
                 proven: value_of_wire(row.proven).map_err(|e| bad(e.0))?,
                 // Whatever the row names, the importer stores its value as imported.
                 proven_by: None,
@@ -274,32 +192,6 @@ pub(crate) fn game(job_id: u64, game: Game) -> v2::GameRecord {
         black: game.black,
         white: game.white,
     }
-}
-
-/// The match states, domain and wire, one table for both directions.
-const MATCH_STATES: [(MatchState, v2::MatchState); 5] = [
-    (MatchState::Running, v2::MatchState::Running),
-    (MatchState::AcceptedH0, v2::MatchState::AcceptedH0),
-    (MatchState::AcceptedH1, v2::MatchState::AcceptedH1),
-    (MatchState::Complete, v2::MatchState::Complete),
-    (MatchState::Stopped, v2::MatchState::Stopped),
-];
-
-fn match_state_to_wire(state: MatchState) -> v2::MatchState {
-    MATCH_STATES
-        .iter()
-        .find(|(domain, _)| *domain == state)
-        .map_or(v2::MatchState::Unspecified, |(_, wire)| *wire)
-}
-
-/// A match state from its wire number; `None` for UNSPECIFIED or a number this version does
-/// not know.
-pub(crate) fn match_state_of_wire(number: i32) -> Option<MatchState> {
-    let wire = v2::MatchState::try_from(number).ok()?;
-    MATCH_STATES
-        .iter()
-        .find(|(_, w)| *w == wire)
-        .map(|(domain, _)| *domain)
 }
 
 pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
@@ -337,10 +229,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         tournament_id: record.tournament,
         tournament_kind: record.tournament_kind,
         time_limit: record.time_limit,
-        waiting: waiting.map(|MatchWait::NoWorkerHasEngines(engines)| v2::MatchWait {
-            reason: v2::MatchWaitReason::NoWorkerHasEngines as i32,
-            engines,
-        }),
+        waiting: waiting.map(match_wait_to_wire),
         games: games
             .into_iter()
             .map(|(pair, game)| v2::MatchGame {

@@ -16,12 +16,12 @@ pub mod watches;
 
 use std::sync::Arc;
 
-use pentago::{
-    Adjudication, DIFFICULTY_LABELS, NamedPlayer, OpeningSource, Position, Sprt, Theme, TimeLimit,
-    UctConfig,
-};
+use pentago::{Adjudication, NamedPlayer, OpeningSource, Position, Sprt, TimeLimit, UctConfig};
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
-use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
+use pentagrid_proto::{
+    MAX_MESSAGE_BYTES, Outcome, Task, book_tables_to_wire, export_row_to_wire, match_state_of_wire,
+    puzzle_filter_of_wire, v2,
+};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
@@ -32,7 +32,7 @@ use crate::ingest::{Submission, Submitted};
 use crate::jobs::engines::check_engines;
 use crate::jobs::{DEFAULT_WORKERS_PAGE, JobError, WorkerPage};
 use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec, TournamentEntry};
-use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleFilter};
+use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleQuery};
 use crate::tunes::MAX_LISTED_TUNES;
 use auth::{Credentials, Guarded};
 use errors::invalid;
@@ -313,7 +313,7 @@ impl CoordinatorApi for Service {
     ) -> Answer<v2::BookShowResponse> {
         let position: Position = parse("position", &request.get_ref().position)?;
         let view = self.coordinator.book.show(&position)?;
-        Ok(Response::new(convert::book_view(view)))
+        Ok(Response::new(book_tables_to_wire(view)))
     }
 
     async fn create_match(
@@ -392,7 +392,7 @@ impl CoordinatorApi for Service {
             .states
             .iter()
             .map(|&number| {
-                convert::match_state_of_wire(number)
+                match_state_of_wire(number)
                     .ok_or_else(|| invalid(format!("unknown match state {number} in states")))
             })
             .collect::<Result<Vec<_>, Status>>()?;
@@ -454,27 +454,9 @@ impl CoordinatorApi for Service {
         request: Request<v2::ListPuzzlesRequest>,
     ) -> Answer<v2::ListPuzzlesResponse> {
         let r = request.get_ref();
-        let theme = match r.theme.as_str() {
-            "" => None,
-            text => Some(parse::<Theme>("theme", text)?),
-        };
-        let level = match r.level.as_str() {
-            "" => None,
-            level if DIFFICULTY_LABELS.contains(&level) => Some(level.to_owned()),
-            other => {
-                return Err(invalid(format!(
-                    "bad level {}: expected easy, medium, hard or expert",
-                    bounded(other, QUOTED_BYTES)
-                )));
-            }
-        };
-        let listing = self.coordinator.puzzles.list(&PuzzleFilter {
-            min_moves: r.min_moves,
-            max_moves: r.max_moves,
-            min_difficulty: r.min_difficulty,
-            max_difficulty: r.max_difficulty,
-            theme,
-            level,
+        let filter = puzzle_filter_of_wire(r).map_err(|e| invalid(e.0))?;
+        let listing = self.coordinator.puzzles.list(&PuzzleQuery {
+            filter,
             page: u64::from(r.page),
             cursor: match r.cursor.as_str() {
                 "" => None,
@@ -561,7 +543,7 @@ impl CoordinatorApi for Service {
             .export(r.from_key, r.limit as usize, r.min_games)
             .await?;
         Ok(Response::new(v2::BookExportResponse {
-            rows: page.rows.iter().map(convert::export_row).collect(),
+            rows: page.rows.iter().map(export_row_to_wire).collect(),
             next_key: page.next_key,
         }))
     }

@@ -2,13 +2,12 @@
 //! written back.
 
 use pentago::{OpeningSource, ParamRange, Player, Sprt, SpsaSchedule};
-use pentagrid_proto::v2;
+use pentagrid_proto::{tune_state_to_wire, tune_step_to_wire, v2};
 use tonic::Status;
 
 use super::errors::invalid;
 use super::{convert, parse};
-use crate::tune_record::TuneStep;
-use crate::tunes::{TuneReport, TuneSpec, TuneState};
+use crate::tunes::{TuneReport, TuneSpec};
 
 /// The run a create request asks for; a malformed field is refused, naming it.
 pub(super) fn spec(r: &v2::CreateTuneRequest) -> Result<TuneSpec, Status> {
@@ -54,35 +53,6 @@ pub(super) fn spec(r: &v2::CreateTuneRequest) -> Result<TuneSpec, Status> {
     })
 }
 
-fn state_to_wire(state: TuneState) -> v2::TuneState {
-    match state {
-        TuneState::Iterating => v2::TuneState::Iterating,
-        TuneState::Verifying => v2::TuneState::Verifying,
-        TuneState::Done => v2::TuneState::Done,
-        TuneState::Stopped => v2::TuneState::Stopped,
-    }
-}
-
-fn step(step: TuneStep) -> v2::TuneStep {
-    v2::TuneStep {
-        iteration: step.iteration,
-        match_id: step.match_id,
-        delta: step
-            .delta
-            .iter()
-            .map(|d| if *d < 0.0 { -1 } else { 1 })
-            .collect(),
-        c: step.c,
-        plus: step.plus,
-        minus: step.minus,
-        wins: step.wins,
-        draws: step.draws,
-        losses: step.losses,
-        theta: step.theta,
-        values: step.values,
-    }
-}
-
 /// The wire form of a run's report.
 pub(super) fn report(report: TuneReport) -> v2::TuneStatusResponse {
     let TuneReport {
@@ -113,7 +83,7 @@ pub(super) fn report(report: TuneReport) -> v2::TuneStatusResponse {
         weight: record.weight,
         sprt: record.sprt,
         sprt_pairs: record.sprt_pairs,
-        state: state_to_wire(state) as i32,
+        state: tune_state_to_wire(state) as i32,
         iterations_done: record.iterations_done,
         theta: record.theta,
         values,
@@ -121,7 +91,7 @@ pub(super) fn report(report: TuneReport) -> v2::TuneStatusResponse {
         iteration_match_id: iteration_match.as_ref().map_or(0, |m| m.id),
         iteration_pairs_done: iteration_match.as_ref().map_or(0, |m| m.record.pairs_done),
         sprt_match: sprt_match.map(convert::match_report),
-        steps: steps.into_iter().map(step).collect(),
+        steps: steps.into_iter().map(tune_step_to_wire).collect(),
         next_steps_from: next_step,
     }
 }

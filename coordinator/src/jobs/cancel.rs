@@ -3,21 +3,11 @@
 
 use std::collections::HashSet;
 
+use pentagrid_model::CancelOutcome;
+
 use super::JobQueue;
 use crate::job::JobState;
 use crate::store::StoreError;
-
-/// What cancelling one job did.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CancelOutcome {
-    /// It was queued or leased and is now cancelled.
-    Cancelled,
-    /// No job has this id (never handed out, or its damaged record was set aside).
-    NotFound,
-    /// It had already finished: done, failed or cancelled (earlier, or earlier in the same
-    /// call's ids).
-    AlreadyFinished(JobState),
-}
 
 impl JobQueue {
     /// Cancels the unfinished jobs among `job_ids` (as [`JobQueue::cancel`]) and answers, once
@@ -38,7 +28,13 @@ impl JobQueue {
             } else {
                 match self.store.job(id)? {
                     None => CancelOutcome::NotFound,
-                    Some(job) => CancelOutcome::AlreadyFinished(job.state),
+                    Some(job) => match job.state {
+                        JobState::Done => CancelOutcome::AlreadyDone,
+                        JobState::Failed => CancelOutcome::AlreadyFailed,
+                        JobState::Cancelled => CancelOutcome::AlreadyCancelled,
+                        // Every unfinished job among the ids was cancelled above.
+                        JobState::Queued | JobState::Leased => CancelOutcome::NotSaid,
+                    },
                 }
             };
             outcomes.push(outcome);
@@ -93,8 +89,8 @@ mod tests {
             outcomes,
             [
                 CancelOutcome::Cancelled,
-                CancelOutcome::AlreadyFinished(JobState::Cancelled),
-                CancelOutcome::AlreadyFinished(JobState::Failed),
+                CancelOutcome::AlreadyCancelled,
+                CancelOutcome::AlreadyFailed,
                 CancelOutcome::NotFound,
             ]
         );
@@ -102,7 +98,7 @@ mod tests {
         // A second call finds it cancelled and changes nothing.
         assert_eq!(
             queue.cancel_each(&[open]).await.unwrap(),
-            [CancelOutcome::AlreadyFinished(JobState::Cancelled)]
+            [CancelOutcome::AlreadyCancelled]
         );
     }
 }

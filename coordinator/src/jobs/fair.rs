@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
-pub use pentagrid_proto::limits::MAX_MATCH_WEIGHT;
+pub use pentagrid_model::limits::MAX_MATCH_WEIGHT;
 
 /// The weight of a match nobody gave one (and of matches stored before weights existed).
 pub const DEFAULT_WEIGHT: u32 = 1;

@@ -31,17 +31,16 @@ use crate::metrics::{LeaseEvent, Metrics};
 use crate::offload::blocking;
 use crate::seed::job_seed;
 use crate::store::{Store, StoreError};
-pub use cancel::CancelOutcome;
 use engines::{BadEngines, WorkerEngines};
 pub use failure::FailureError;
 use registry::RegistryFull;
 pub(crate) use scheduler::{Active, NotLeased};
-use scheduler::{JoinError, Scheduler, SessionCheck, WorkerInfo};
+use scheduler::{JoinError, Scheduler, SessionCheck, WorkerEntry};
 pub use settings::{JobSettings, JobSettingsError, MAX_LEASE, MAX_PRUNE_AFTER_LEASES, MAX_WORKERS};
-pub use status::{DEFAULT_WORKERS_PAGE, QueueStatus, WorkerPage, WorkerSnapshot};
+pub use status::{DEFAULT_WORKERS_PAGE, QueueStatus, WorkerPage};
 pub use watch::{FinishedJob, JobWatch, JobsUpdate, MAX_WATCHED_JOBS, WatchError};
 
-pub use pentagrid_proto::limits::MAX_JOBS_PER_SUBMISSION;
+pub use pentagrid_model::limits::MAX_JOBS_PER_SUBMISSION;
 
 /// Why a job-queue call was refused.
 #[derive(Debug, Error)]
@@ -302,7 +301,7 @@ impl JobQueue {
         let engine_count = engines.len();
         let session = Session::fresh();
         let digest = key.digest(id);
-        let info = WorkerInfo {
+        let info = WorkerEntry {
             name: name.to_owned(),
             threads,
             last_seen: self.clock.now(),

@@ -20,9 +20,10 @@ use std::time::Instant;
 use crate::identity::{Session, WorkerKey, proves};
 use crate::store::worker_keys::KeyDigest;
 
-/// What the coordinator knows of a worker.
+/// What the registry keeps of a worker: its session and key as well as what a status shows of
+/// it (that view is [`pentagrid_model::WorkerInfo`], built by `JobQueue::status_page`).
 #[derive(Clone, Debug)]
-pub struct WorkerInfo {
+pub struct WorkerEntry {
     /// Its display name.
     pub name: String,
     /// Threads it runs.
@@ -64,7 +65,7 @@ struct Reservation {
 /// The known workers, bounded, indexed by id, by name and by silence.
 #[derive(Debug)]
 pub struct Registry {
-    workers: HashMap<String, WorkerInfo>,
+    workers: HashMap<String, WorkerEntry>,
     by_name: BTreeSet<(String, String)>,
     by_silence: BTreeSet<(Instant, String)>,
     capacity: usize,
@@ -143,7 +144,7 @@ impl Registry {
 
     /// The worker `id`.
     #[must_use]
-    pub fn get(&self, id: &str) -> Option<&WorkerInfo> {
+    pub fn get(&self, id: &str) -> Option<&WorkerEntry> {
         self.workers.get(id)
     }
 
@@ -197,7 +198,7 @@ impl Registry {
     pub fn join(
         &mut self,
         id: &str,
-        info: WorkerInfo,
+        info: WorkerEntry,
         leaseholders: impl FnOnce() -> HashSet<String>,
     ) -> Result<Option<String>, RegistryFull> {
         let mut evicted = None;
@@ -217,12 +218,12 @@ impl Registry {
         self.by_name.insert((info.name.clone(), id.to_owned()));
         self.by_silence.insert((info.last_seen, id.to_owned()));
         self.workers
-            .insert(id.to_owned(), WorkerInfo { results, ..info });
+            .insert(id.to_owned(), WorkerEntry { results, ..info });
         Ok(evicted)
     }
 
     /// Forgets `id`; returns what was known of it.
-    pub fn remove(&mut self, id: &str) -> Option<WorkerInfo> {
+    pub fn remove(&mut self, id: &str) -> Option<WorkerEntry> {
         let info = self.workers.remove(id)?;
         self.by_name.remove(&(info.name.clone(), id.to_owned()));
         self.by_silence.remove(&(info.last_seen, id.to_owned()));
@@ -252,13 +253,13 @@ impl Registry {
         &self,
         after: Option<&WorkerCursor>,
         limit: usize,
-    ) -> (Vec<(&str, &WorkerInfo)>, Option<WorkerCursor>) {
+    ) -> (Vec<(&str, &WorkerEntry)>, Option<WorkerCursor>) {
         let start = match after {
             Some(cursor) => Bound::Excluded(cursor.clone()),
             None => Bound::Unbounded,
         };
         let mut keys = self.by_name.range((start, Bound::Unbounded));
-        let page: Vec<(&str, &WorkerInfo)> = keys
+        let page: Vec<(&str, &WorkerEntry)> = keys
             .by_ref()
             .take(limit)
             .filter_map(|(_, id)| self.workers.get_key_value(id))
@@ -282,8 +283,8 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn info(name: &str, at: Instant) -> WorkerInfo {
-        WorkerInfo {
+    fn info(name: &str, at: Instant) -> WorkerEntry {
+        WorkerEntry {
             name: name.to_owned(),
             threads: 1,
             last_seen: at,

@@ -11,7 +11,7 @@ use pentagrid_proto::Task;
 
 use super::engines::{WorkerEngines, can_run};
 use super::fair::PairQueues;
-pub use super::registry::WorkerInfo;
+pub use super::registry::WorkerEntry;
 use super::registry::{Registry, RegistryFull};
 use crate::identity::Session;
 use crate::job::{Job, JobState};
@@ -412,7 +412,11 @@ impl Scheduler {
     /// whose session is live — it called within the last lease period, or holds a lease — is
     /// taken again only with the key it said hello with, so no other caller can step into a
     /// live worker's name; after a restart, so is a reserved id (see [`Registry::reserve`]).
-    pub fn join_worker(&mut self, id: &str, info: WorkerInfo) -> Result<Option<String>, JoinError> {
+    pub fn join_worker(
+        &mut self,
+        id: &str,
+        info: WorkerEntry,
+    ) -> Result<Option<String>, JoinError> {
         let holds_lease = self.leases.values().any(|lease| lease.worker_id == id);
         if let Some(known) = self.workers.get(id) {
             let quiet_since = info.last_seen.checked_sub(self.lease_duration);
@@ -786,8 +790,8 @@ mod tests {
         assert_eq!((s.state(1), s.finished[1]), (None, 1));
     }
 
-    fn worker(name: &str, at: Instant, key: &str) -> WorkerInfo {
-        WorkerInfo {
+    fn worker(name: &str, at: Instant, key: &str) -> WorkerEntry {
+        WorkerEntry {
             name: name.into(),
             threads: 1,
             last_seen: at,

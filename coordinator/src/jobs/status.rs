@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use pentagrid_model::WorkerInfo;
+
 use super::JobQueue;
 use super::registry::WorkerCursor;
 
@@ -31,27 +33,6 @@ impl WorkerPage {
     }
 }
 
-/// A worker as the status shows it.
-#[derive(Clone, Debug)]
-pub struct WorkerSnapshot {
-    /// Its id.
-    pub id: String,
-    /// Its display name.
-    pub name: String,
-    /// Its threads.
-    pub threads: u32,
-    /// Leases it holds.
-    pub leases: u64,
-    /// Results it had applied.
-    pub results: u64,
-    /// Time since its last call.
-    pub since_seen: Duration,
-    /// Times a cross-check showed its claim wrong.
-    pub flags: u32,
-    /// The external engines it runs, with their versions.
-    pub engines: super::engines::WorkerEngines,
-}
-
 /// Job counts and workers.
 #[derive(Clone, Debug, Default)]
 pub struct QueueStatus {
@@ -68,7 +49,7 @@ pub struct QueueStatus {
     /// Job records found unreadable at start-up and set aside.
     pub quarantined: u64,
     /// One page of the known workers, by name then id.
-    pub workers: Vec<WorkerSnapshot>,
+    pub workers: Vec<WorkerInfo>,
     /// Every known worker.
     pub worker_count: u64,
     /// Where the next page of workers starts, if there is one.
@@ -94,17 +75,22 @@ impl JobQueue {
         } else {
             scheduler.lease_counts()
         };
-        let mut workers: Vec<WorkerSnapshot> = listed
+        let mut workers: Vec<WorkerInfo> = listed
             .into_iter()
-            .map(|(id, info)| WorkerSnapshot {
+            .map(|(id, info)| WorkerInfo {
                 id: id.to_owned(),
                 name: info.name.clone(),
                 threads: info.threads,
                 leases: leases.get(id).copied().unwrap_or(0),
                 results: info.results,
-                since_seen: now.saturating_duration_since(info.last_seen),
+                seconds_since_seen: now.saturating_duration_since(info.last_seen).as_secs_f64(),
                 flags: 0,
-                engines: info.engines.clone(),
+                quarantined: false,
+                engines: info
+                    .engines
+                    .iter()
+                    .map(|(name, version)| (name.clone(), version.clone()))
+                    .collect(),
             })
             .collect();
         let worker_count = scheduler.workers().len() as u64;
@@ -113,6 +99,7 @@ impl JobQueue {
         drop(scheduler);
         for worker in &mut workers {
             worker.flags = self.flags.flags(&worker.id);
+            worker.quarantined = self.flags.quarantined(&worker.id);
         }
         QueueStatus {
             queued,

@@ -1,38 +1,27 @@
 //! Listing the stored puzzles: filters, the cursor that pages go on from, and pages cut to a
 //! size and a byte budget, read through the index of [`super::index`].
 
-use pentago::{Puzzle, Theme, difficulty_label};
+use pentago::Puzzle;
+use pentagrid_model::PuzzleFilter;
 use thiserror::Error;
 
-use super::index::Listed;
 use super::{PuzzleError, PuzzleMiner};
 use crate::paging::{check_start, page_size};
 use crate::store::{CandidateState, corrupt};
 
 /// Puzzles per listed page unless asked otherwise.
 pub const PUZZLES_PAGE_SIZE: u64 = 20;
-/// Most puzzles per listed page.
-pub const MAX_PUZZLES_PAGE: u64 = 100;
+pub use pentagrid_model::limits::MAX_PUZZLES_PAGE;
 /// A listed page ends before its puzzles pass this many bytes (a page holds one puzzle at
 /// least): a mate in 5's proof can take 200 KB, and a page of such mates stays far below the
 /// 1 MiB message cap.
 pub const MAX_PUZZLES_PAGE_BYTES: usize = 256 * 1024;
 
-/// Which stored puzzles to list; zero means no bound.
+/// One page of the stored puzzles to list: which ones, and where the page starts.
 #[derive(Clone, Debug, Default)]
-pub struct PuzzleFilter {
-    /// Shortest mate.
-    pub min_moves: u32,
-    /// Longest mate.
-    pub max_moves: u32,
-    /// Least difficulty.
-    pub min_difficulty: f64,
-    /// Most difficulty.
-    pub max_difficulty: f64,
-    /// Only puzzles with this theme.
-    pub theme: Option<Theme>,
-    /// Only puzzles of this difficulty level (as [`difficulty_label`] names it).
-    pub level: Option<String>,
+pub struct PuzzleQuery {
+    /// Which puzzles.
+    pub filter: PuzzleFilter,
     /// The page, from 1 (0: the first).
     pub page: u64,
     /// Go on after this puzzle instead (the page must then be 0 or 1).
@@ -137,13 +126,13 @@ impl PuzzleMiner {
     /// One page of the stored puzzles matching the filters, by length then difficulty, with
     /// their total and candidate counts: from the cursor, else by page number, at most the
     /// page size and [`MAX_PUZZLES_PAGE_BYTES`] (at least one puzzle). A bad page is refused.
-    pub fn list(&self, request: &PuzzleFilter) -> Result<PuzzleListing, PuzzleError> {
+    pub fn list(&self, request: &PuzzleQuery) -> Result<PuzzleListing, PuzzleError> {
         self.list_within(request, MAX_PUZZLES_PAGE_BYTES)
     }
 
     fn list_within(
         &self,
-        request: &PuzzleFilter,
+        request: &PuzzleQuery,
         max_bytes: usize,
     ) -> Result<PuzzleListing, PuzzleError> {
         let size = page_size(
@@ -162,7 +151,16 @@ impl PuzzleMiner {
         let puzzles: Vec<PuzzleCursor> = index
             .puzzles
             .iter()
-            .filter(|listed| request.admits(listed))
+            .filter(|listed| {
+                // Themes are worked out from the proof, so puzzles stored before themes have
+                // them too.
+                let PuzzleCursor {
+                    mate_in,
+                    difficulty,
+                    ..
+                } = listed.cursor;
+                request.filter.admits(mate_in, difficulty, &listed.themes)
+            })
             .map(|listed| listed.cursor)
             .collect();
         let total = puzzles.len() as u64;
@@ -209,30 +207,6 @@ impl PuzzleMiner {
             disputed: count(CandidateState::Disputed),
             next_cursor,
         })
-    }
-}
-
-impl PuzzleFilter {
-    /// Whether `listed` passes the filters.
-    fn admits(&self, listed: &Listed) -> bool {
-        let PuzzleCursor {
-            mate_in,
-            difficulty,
-            ..
-        } = listed.cursor;
-        let moves_ok = (self.min_moves == 0 || mate_in >= self.min_moves)
-            && (self.max_moves == 0 || mate_in <= self.max_moves);
-        let difficulty_ok = (self.min_difficulty <= 0.0 || difficulty >= self.min_difficulty)
-            && (self.max_difficulty <= 0.0 || difficulty <= self.max_difficulty);
-        // Themes are worked out from the proof, so puzzles stored before themes have them too.
-        let theme_ok = self
-            .theme
-            .is_none_or(|theme| listed.themes.contains(&theme));
-        let level_ok = self
-            .level
-            .as_deref()
-            .is_none_or(|level| difficulty_label(difficulty) == level);
-        moves_ok && difficulty_ok && theme_ok && level_ok
     }
 }
 
@@ -294,7 +268,7 @@ mod tests {
             "oooo../....../....../....../.....x/xxx...",
             "ooo.o./....../....../....../.....x/xxx...",
         ]);
-        let filter = PuzzleFilter::default();
+        let filter = PuzzleQuery::default();
         assert_eq!(miner.list(&filter).unwrap().total, 2);
         let first = miner.index.current(&miner.store).unwrap();
         assert!(Arc::ptr_eq(
@@ -335,9 +309,9 @@ mod tests {
             "ooo.o./....../....../....../.....x/xxx...",
             "oo.oo./....../....../....../.....x/xxx...",
         ]);
-        let filter = PuzzleFilter {
+        let filter = PuzzleQuery {
             page_size: MAX_PUZZLES_PAGE,
-            ..PuzzleFilter::default()
+            ..PuzzleQuery::default()
         };
         let whole = miner.list(&filter).unwrap();
         assert_eq!((whole.puzzles_json.len(), whole.total), (3, 3));
@@ -350,7 +324,7 @@ mod tests {
         loop {
             let page = miner
                 .list_within(
-                    &PuzzleFilter {
+                    &PuzzleQuery {
                         cursor,
                         ..filter.clone()
                     },
@@ -369,7 +343,7 @@ mod tests {
         }
         assert_eq!(read, whole.puzzles_json);
         // A cursor with a page number, or a cursor that does not read, is refused.
-        let with_page = PuzzleFilter {
+        let with_page = PuzzleQuery {
             page: 2,
             cursor: Some(PuzzleCursor::of(&read_puzzle(&read[0]).unwrap())),
             ..filter.clone()

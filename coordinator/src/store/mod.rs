@@ -85,7 +85,7 @@ pub use records::{
     CandidateState, StoredBuild, StoredForfeit, StoredGame, StoredJob, StoredTask, Totals,
 };
 pub use results::{Applied, Flag, PairEffect, ResultEffect, WordSource};
-pub use solitaire::{DealResult, SolitaireEffect, SolitaireTotals};
+pub use solitaire::{DealResult, SolitaireEffect, SolitaireSums};
 pub use table::{Counts, Table};
 pub use tallies::SignTally;
 pub use tunes::{StoredTune, StoredTuneStep};

@@ -21,9 +21,11 @@ use super::{Store, StoreError, abort, corrupt};
 /// each, far below the wire's message cap, however many players an admin tries.
 pub const MAX_LISTED_TOTALS: usize = 1_000;
 
-/// Deals a (variant, player) has played, each counted once.
+/// The running sums of the deals a (variant, player) has played, each counted once: what a
+/// total row stores (the statistics a client shows are drawn from them, as its
+/// `SolitaireTotals`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct SolitaireTotals {
+pub struct SolitaireSums {
     /// Deals played.
     pub deals: u64,
     /// Deals won.
@@ -34,7 +36,7 @@ pub struct SolitaireTotals {
     pub cards_squared: u64,
 }
 
-impl SolitaireTotals {
+impl SolitaireSums {
     fn encode(self) -> [u8; 32] {
         let mut bytes = [0; 32];
         for (slot, n) in
@@ -47,7 +49,7 @@ impl SolitaireTotals {
         bytes
     }
 
-    fn decode(bytes: &[u8]) -> Option<SolitaireTotals> {
+    fn decode(bytes: &[u8]) -> Option<SolitaireSums> {
         if bytes.len() != 32 {
             return None;
         }
@@ -56,7 +58,7 @@ impl SolitaireTotals {
             word.copy_from_slice(&bytes[8 * i..8 * i + 8]);
             u64::from_be_bytes(word)
         };
-        Some(SolitaireTotals {
+        Some(SolitaireSums {
             deals: n(0),
             wins: n(1),
             cards: n(2),
@@ -65,9 +67,9 @@ impl SolitaireTotals {
     }
 
     /// Adds one deal; `None` when a sum would pass 2^64 − 1.
-    fn add(self, deal: DealResult) -> Option<SolitaireTotals> {
+    fn add(self, deal: DealResult) -> Option<SolitaireSums> {
         let cards = u64::from(deal.foundation_cards);
-        Some(SolitaireTotals {
+        Some(SolitaireSums {
             deals: self.deals.checked_add(1)?,
             wins: self.wins.checked_add(u64::from(deal.won))?,
             cards: self.cards.checked_add(cards)?,
@@ -122,10 +124,10 @@ pub(super) fn add_deals(
 ) -> Result<u64, ConflictableTransactionError<StoreError>> {
     let total_key = prefix(TOTAL, effect.variant, &effect.player);
     let mut totals = match tree.get(&total_key)? {
-        Some(bytes) => SolitaireTotals::decode(&bytes).ok_or_else(|| {
+        Some(bytes) => SolitaireSums::decode(&bytes).ok_or_else(|| {
             ConflictableTransactionError::Abort(corrupt("solitaire totals", "not 32 bytes"))
         })?,
-        None => SolitaireTotals::default(),
+        None => SolitaireSums::default(),
     };
     let deal_prefix = prefix(DEAL, effect.variant, &effect.player);
     let mut new = 0;
@@ -156,7 +158,7 @@ impl Store {
     pub fn solitaire_totals(
         &self,
         limit: usize,
-    ) -> Result<Vec<(Variant, String, SolitaireTotals)>, StoreError> {
+    ) -> Result<Vec<(Variant, String, SolitaireSums)>, StoreError> {
         let mut out = Vec::new();
         for entry in self.solitaire.scan_prefix([TOTAL]).take(limit) {
             let (key, value) = entry?;
@@ -170,7 +172,7 @@ impl Store {
                 .get(4..)
                 .and_then(|p| std::str::from_utf8(p).ok())
                 .ok_or_else(bad)?;
-            let totals = SolitaireTotals::decode(&value).ok_or_else(bad)?;
+            let totals = SolitaireSums::decode(&value).ok_or_else(bad)?;
             out.push((variant, player.to_owned(), totals));
         }
         Ok(out)
@@ -204,7 +206,7 @@ mod tests {
 
     #[test]
     fn totals_encode_stably_and_refuse_overflow() {
-        let totals = SolitaireTotals {
+        let totals = SolitaireSums {
             deals: 2,
             wins: 1,
             cards: 52 + 30,
@@ -216,11 +218,11 @@ mod tests {
             &[0, 0, 0, 0, 0, 0, 0, 2],
             "big-endian deals first"
         );
-        assert_eq!(SolitaireTotals::decode(&bytes), Some(totals));
-        assert_eq!(SolitaireTotals::decode(&bytes[1..]), None);
-        let full = SolitaireTotals {
+        assert_eq!(SolitaireSums::decode(&bytes), Some(totals));
+        assert_eq!(SolitaireSums::decode(&bytes[1..]), None);
+        let full = SolitaireSums {
             deals: u64::MAX,
-            ..SolitaireTotals::default()
+            ..SolitaireSums::default()
         };
         let deal = DealResult {
             won: false,
@@ -284,7 +286,7 @@ mod tests {
             [(
                 Variant::Computer,
                 "strategy".to_owned(),
-                SolitaireTotals {
+                SolitaireSums {
                     deals: 3,
                     wins: 1,
                     cards: 82,

@@ -6,10 +6,11 @@
 //! A step and the record's new point are written in one transaction.
 
 use pentago::SpsaSchedule;
+use pentagrid_model::TuneStep;
 use prost::Message;
 
 use super::{Store, StoreError, abort, corrupt, get_record, id_of, pair_key, put_record};
-use crate::tune_record::{TuneControl, TunePhase, TuneRecord, TuneStep};
+use crate::tune_record::{TuneControl, TunePhase, TuneRecord};
 
 /// A tuning run, stored under its id.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -190,11 +191,7 @@ impl From<&TuneStep> for StoredTuneStep {
     fn from(step: &TuneStep) -> StoredTuneStep {
         StoredTuneStep {
             match_id: step.match_id,
-            delta: step
-                .delta
-                .iter()
-                .map(|d| if *d < 0.0 { -1 } else { 1 })
-                .collect(),
+            delta: step.delta.clone(),
             c: step.c,
             plus: step.plus.clone(),
             minus: step.minus.clone(),
@@ -214,7 +211,7 @@ impl StoredTuneStep {
         TuneStep {
             iteration,
             match_id: self.match_id,
-            delta: self.delta.iter().map(|&d| f64::from(d.signum())).collect(),
+            delta: self.delta.iter().map(|&d| d.signum()).collect(),
             c: self.c,
             plus: self.plus.clone(),
             minus: self.minus.clone(),
@@ -342,7 +339,7 @@ mod tests {
         TuneStep {
             iteration,
             match_id: 5,
-            delta: vec![-1.0],
+            delta: vec![-1],
             c: 0.15,
             plus: vec![10.0],
             minus: vec![67.0],

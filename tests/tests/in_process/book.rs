@@ -587,7 +587,10 @@ async fn a_book_imported_twice_is_refused_unless_asked_for_again() {
             ..row.clone()
         })
         .collect();
-    let wire: Vec<v2::BookExportRow> = other.iter().map(|row| row.to_wire()).collect();
+    let wire: Vec<v2::BookExportRow> = other
+        .iter()
+        .map(pentagrid_client::book::import_row_to_wire)
+        .collect();
     let digest = pentagrid_client::book::book_digest(&wire);
     let first = v2::BookImportRequest {
         rows: wire[..pentagrid_coordinator::book::MAX_IMPORT_ROWS].to_vec(),

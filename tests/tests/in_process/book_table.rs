@@ -150,7 +150,7 @@ async fn a_build_over_the_table_shows_its_values_beside_its_statistics_and_goes_
         );
         let value = table.value(root).unwrap();
         assert_eq!(book.proven, value, "{root}");
-        assert_eq!(book.proven_by(), Some(ExactSource::Table), "{root}");
+        assert_eq!(book.proven_by, Some(ExactSource::Table), "{root}");
         // The line's first move keeps the value.
         let first = book.proven_line[0];
         assert_eq!(Some(table_move_value(&table, root, first)), value, "{root}");
@@ -200,7 +200,7 @@ async fn table_values_propagate_to_an_analysed_parent() {
     // reached one.
     if start.playouts.iter().any(|r| r.proven == Some(Value::Win)) {
         assert_eq!(start.proven, Some(Value::Win));
-        assert_eq!(start.proven_by(), Some(ExactSource::Propagated));
+        assert_eq!(start.proven_by, Some(ExactSource::Propagated));
     }
     cluster.stop().await;
 }

@@ -26,7 +26,9 @@ fn book_rows(positions: usize) -> Vec<ExportRow> {
                 position,
                 mv,
                 source: TableSource::Playouts,
-                counts,
+                games: counts.games,
+                wins: counts.wins,
+                draws: counts.draws,
                 proven: None,
                 proven_by: None,
             })

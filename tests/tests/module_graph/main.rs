@@ -9,10 +9,14 @@
 //! `use` to the module `Name` comes from). Test-only code (`#[cfg(test)]` items and modules)
 //! is left out: a module's tests may drive it through the whole crate. A cycle fails the test
 //! with its modules printed in order.
+//!
+//! Beside it, [`vocabulary`] checks that the coordinator and the client define no public type
+//! under the same name: the shared vocabulary lives once, in `pentagrid-model`.
 
 mod facts;
 mod graph;
 mod lex;
+mod vocabulary;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

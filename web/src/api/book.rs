@@ -141,7 +141,7 @@ async fn answer(source: &Source, position: Position) -> Result<Bytes, ApiError> 
             games: table(&position, &tables.games),
         },
         proven: tables.proven.map(|value| value.name()),
-        proven_by: tables.proven_by().map(|source| source.name()),
+        proven_by: tables.proven_by.map(|source| source.name()),
         proven_line: tables.proven_line.iter().map(ToString::to_string).collect(),
     };
     let body = serde_json::to_vec(&response).map_err(|e| ApiError::Encode(e.to_string()))?;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use pentago::Move;
+use pentagrid_model::TuneStep;
 
 use prost::Message;
 
@@ -18,7 +19,7 @@ use crate::store::TOTALS;
 use crate::store::integrity::{GENERATION, IDENTITY};
 use crate::store::records::Totals;
 use crate::store::{Counts, ResultEffect, StoredMatch, Table};
-use crate::tune_record::{TuneControl, TunePhase, TuneRecord, TuneStep};
+use crate::tune_record::{TuneControl, TunePhase, TuneRecord};
 
 fn done() -> Job {
     Job::in_state(JobState::Done)
@@ -120,7 +121,7 @@ fn filled_store(dir: &Path) -> Store {
     let step = TuneStep {
         iteration: 0,
         match_id: 9,
-        delta: vec![1.0],
+        delta: vec![1],
         c: 0.1,
         plus: vec![0.4],
         minus: vec![0.2],

@@ -1,0 +1,26 @@
+//! A worker a cross-check caught with a wrong exact claim, as the coordinator's status lists it
+//! and its clients read it back.
+
+use serde::Serialize;
+
+/// A worker a cross-check caught with a wrong exact claim (kept across restarts).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FlaggedWorker {
+    /// Its id.
+    pub id: String,
+    /// Times a cross-check showed its exact claim wrong.
+    pub flags: u32,
+    /// Caught once: its results are refused, it gets no jobs, and its unconfirmed exact
+    /// values are purged.
+    pub quarantined: bool,
+    /// What it got wrong last, for people.
+    pub last_reason: String,
+    /// Its results whose exact values were purged.
+    pub purged_results: u64,
+    /// The exact values (proven tables, deep leaves) those results had stored, removed.
+    pub purged_values: u64,
+    /// Positions whose playout tables lost its analyses' rows once it was caught.
+    pub purged_positions: u64,
+    /// The playouts those rows held, removed from the book.
+    pub purged_playouts: u64,
+}
