@@ -1,5 +1,5 @@
-//! A position's book tables in the client's own types: moves parsed and resolved in the
-//! asker's frame, exact values read, from the coordinator's book answer.
+//! Reading a position's book tables ([`pentagrid_model::BookTables`]) from the coordinator's
+//! book answer: moves parsed and resolved in the asker's frame, exact values read.
 
 use pentago::{Move, MoveNotation, Position};
 use pentagrid_model::{BookRow, BookTables};

@@ -1,4 +1,4 @@
-//! The coordinator's status in the client's own types: jobs by state, the workers it knows,
+//! The coordinator's status as the client reads it: jobs by state, the workers it knows,
 //! the workers cross-checks caught, what its database holds and its solitaire totals. Read with
 //! [`crate::jobs::status`]; the explorer serves [`ClusterStatus`] as its `/cluster` answer, so
 //! its serialized fields are the explorer's API (stable; the fields marked `skip` are not
@@ -9,6 +9,7 @@ use pentago::calculation::{Mean, Variant, summarise};
 use pentagrid_proto::{flagged_worker_of_wire, v2, worker_info_of_wire};
 use serde::Serialize;
 
+// The workers' types are the vocabulary the coordinator shares (`pentagrid-model`).
 pub use pentagrid_model::{FlaggedWorker, WorkerInfo};
 
 /// Jobs by state, workers and stored totals.

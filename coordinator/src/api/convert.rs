@@ -3,10 +3,9 @@
 use pentago::{Move, Position};
 use pentagrid_model::CancelOutcome;
 use pentagrid_proto::{
-    cancel_outcome_to_wire,
-    accuracy_to_wire, flagged_worker_to_wire, match_state_to_wire, match_wait_to_wire,
-    pentanomial_of_counts, sprt_decision_to_wire, table_source_of_wire, v2, value_of_wire,
-    worker_info_to_wire,
+    accuracy_to_wire, cancel_outcome_to_wire, flagged_worker_to_wire, match_state_to_wire,
+    match_wait_to_wire, pentanomial_of_counts, sprt_decision_to_wire, table_source_of_wire, v2,
+    value_of_wire, worker_info_to_wire,
 };
 use tonic::Status;
 

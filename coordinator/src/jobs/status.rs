@@ -8,6 +8,7 @@ use pentagrid_model::WorkerInfo;
 
 use super::JobQueue;
 use super::registry::WorkerCursor;
+use crate::flags::QUARANTINE_FLAGS;
 
 /// Workers one status lists by default and at most: with ids of at most 200 bytes and names
 /// of at most 100, a full page is about 350 KB, a third of the message cap.
@@ -99,7 +100,7 @@ impl JobQueue {
         drop(scheduler);
         for worker in &mut workers {
             worker.flags = self.flags.flags(&worker.id);
-            worker.quarantined = self.flags.quarantined(&worker.id);
+            worker.quarantined = worker.flags >= QUARANTINE_FLAGS;
         }
         QueueStatus {
             queued,

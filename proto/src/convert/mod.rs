@@ -3,10 +3,11 @@
 
 mod book;
 mod cancels;
-mod jobs;
 mod matches;
+mod outcome;
 mod puzzles;
 mod refusals;
+mod task;
 mod tunes;
 mod workers;
 
