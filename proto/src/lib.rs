@@ -1,10 +1,8 @@
 //! `pentagrid-proto`: the gRPC API of the cluster (package `pentagrid.v2`) and the
-//! conversions between its wire messages and engine types, in one place; the [`limits`] on a
-//! call that both sides keep; and [`connections`], the bounded accepting of connections that
-//! the project's servers (gRPC and the explorer's HTTP) share.
+//! conversions between its wire messages and engine types, in one place; and the [`limits`] on
+//! a call that both sides keep.
 
 mod client;
-pub mod connections;
 mod convert;
 mod errors;
 pub mod limits;
@@ -18,7 +16,6 @@ pub mod v2 {
 }
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
-pub use connections::{ConnectionLimits, LimitsError};
 pub use errors::{ConversionError, error_status, reason_of};
 pub use notes::{
     adjudication_source_of_wire, forfeit_of_wire, forfeit_to_wire, loss_reason_of_wire,

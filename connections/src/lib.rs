@@ -1,16 +1,18 @@
-//! Accepting connections with bounds, for the gRPC server and the explorer (any server over
-//! a `TcpListener`). A connection counts toward the cap only once it has made a request: until
-//! then it is "unproven", must make that request within `handshake_timeout` (TLS handshake
-//! and request headers included) and is bounded separately, in all and per peer address,
-//! the oldest closed first to make room; past the cap, the longest-idle connection that made
-//! a request is closed for the newcomer. A newcomer is never refused, so connections that
-//! never make a request cannot lock out a real caller. A connection silent for
-//! `idle_timeout` is closed (HTTP/2 peers answer the server's keepalive pings, so live ones
-//! are never silent that long); TCP keepalive finds peers that vanished. When descriptors
-//! run out (EMFILE, ENFILE) the accept loop frees the oldest unproven connections (else the
-//! longest idle) or backs off, instead of spinning, and says so once at WARN. Servers mark a
-//! connection proven through its [`Proof`]: over tonic with [`ProveLayer`], which reads the
-//! [`ConnectionInfo`] each request carries.
+//! `pentagrid-connections`: accepting connections with bounds, for the gRPC edge and the
+//! explorer (any server over a `TcpListener`). A connection counts toward the cap only once it
+//! has made a request: until then it is "unproven", must make that request within
+//! `handshake_timeout` (TLS handshake and request headers included) and is bounded separately,
+//! in all and per peer address, the oldest closed first to make room; past the cap, the
+//! longest-idle connection that made a request is closed for the newcomer. A newcomer is never
+//! refused, so connections that never make a request cannot lock out a real caller. A
+//! connection silent for `idle_timeout` is closed (HTTP/2 peers answer the server's keepalive
+//! pings, so live ones are never silent that long); TCP keepalive finds peers that vanished.
+//! When descriptors run out (EMFILE, ENFILE) the accept loop frees the oldest unproven
+//! connections (else the longest idle) or backs off, instead of spinning, and says so once at
+//! WARN. Servers mark a connection proven through its [`Proof`]: over tonic with
+//! [`ProveLayer`], which reads the [`ConnectionInfo`] each request carries.
+//!
+//! Its own crate so that clients, which link the wire types, do not link server networking.
 
 mod layer;
 mod registry;
