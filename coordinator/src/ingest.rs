@@ -173,15 +173,19 @@ impl ResultIngest {
             reopened = purged.reopened,
             solving_again,
             analysed_positions = purged.analyses.positions,
-            playouts = purged.analyses.playouts,
+            playouts = purged.analyses.games,
             tables_removed = purged.analyses.tables_removed,
-            "a caught worker's unconfirmed exact values and its analyses purged"
+            game_positions = purged.games.positions,
+            games = purged.games.games,
+            game_tables_removed = purged.games.tables_removed,
+            "a caught worker's unconfirmed exact values, its analyses and its games purged"
         );
-        if purged.analyses.short > 0 {
+        let short = purged.analyses.short + purged.games.short;
+        if short > 0 {
             tracing::error!(
                 worker,
-                rows = purged.analyses.short,
-                "playout rows held less than the caught worker had added: removed whole"
+                rows = short,
+                "table rows held less than the caught worker had added: removed whole"
             );
         }
         Ok(())

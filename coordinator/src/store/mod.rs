@@ -16,7 +16,8 @@
 //! of imported books, see [`book`]), `on_word` (the exact values each worker's results stored
 //! on its word alone, to purge if it is caught lying, see [`word`]), `contributions` (each
 //! worker's summed playout rows per position, to take back out of the book if it is caught,
-//! see [`contributions`]), `sign_tallies` (the analysis cross-check's tally per worker, see
+//! see [`contributions`]), `game_contributions` (the same for its self-play games' rows in
+//! `game_tables`), `sign_tallies` (the analysis cross-check's tally per worker, see
 //! [`tallies`]), `worker_keys` (a digest of each worker's key, so that a restart does not hand
 //! its id to another caller, see [`worker_keys`]), `tunes` (tuning runs and their steps, see
 //! [`tunes`]).
@@ -265,6 +266,7 @@ pub struct Store {
     imports: sled::Tree,
     on_word: sled::Tree,
     contributions: sled::Tree,
+    game_contributions: sled::Tree,
     sign_tallies: sled::Tree,
     worker_keys: sled::Tree,
     tunes: sled::Tree,
@@ -394,6 +396,7 @@ impl Store {
             imports: db.open_tree("imports")?,
             on_word: db.open_tree("on_word")?,
             contributions: db.open_tree("contributions")?,
+            game_contributions: db.open_tree("game_contributions")?,
             sign_tallies: db.open_tree("sign_tallies")?,
             worker_keys: db.open_tree("worker_keys")?,
             tunes: db.open_tree("tunes")?,

@@ -157,10 +157,10 @@ impl Store {
     }
 
     /// Applies a result in one transaction: records the result id, marks the job done (as
-    /// `done`), adds the rows to the tables (and the playout rows to the share of `done`'s
-    /// worker, see [`super::contributions`]) and stores the game. Either all of it happens or
-    /// none; nothing when the worker is quarantined by then. Not yet durable: call
-    /// [`Store::flush`] before acknowledging.
+    /// `done`), adds the rows to the tables (and to the share of `done`'s worker in each, see
+    /// [`super::contributions`]) and stores the game. Either all of it happens or none;
+    /// nothing when the worker is quarantined by then. Not yet durable: call [`Store::flush`]
+    /// before acknowledging.
     pub fn apply(
         &self,
         job_id: u64,
@@ -185,6 +185,7 @@ impl Store {
             &self.solitaire,
             &self.on_word,
             &self.contributions,
+            &self.game_contributions,
         ];
         let writing = self.writing();
         let committed = trees[..].transaction(|trees| {
@@ -199,6 +200,7 @@ impl Store {
             let mut totals = totals_in(trees.meta)?;
             add_tables(&trees, job_id, effect, &mut totals)?;
             record_contributions(trees.contributions, &done.worker_id, &effect.playouts)?;
+            record_contributions(trees.game_contributions, &done.worker_id, &effect.games)?;
             let (candidate_changes, new_puzzles, new_leaves) = add_checks(&trees, effect)?;
             let written = propagate_values(&trees, effect)?;
             if let Some(source) = &effect.on_word {
@@ -262,6 +264,7 @@ struct ResultTrees<'a> {
     solitaire: &'a TransactionalTree,
     on_word: &'a TransactionalTree,
     contributions: &'a TransactionalTree,
+    game_contributions: &'a TransactionalTree,
 }
 
 impl<'a> ResultTrees<'a> {
@@ -284,9 +287,10 @@ impl<'a> ResultTrees<'a> {
             solitaire,
             on_word,
             contributions,
+            game_contributions,
         ] = trees
         else {
-            unreachable!("Store::apply lists sixteen trees");
+            unreachable!("Store::apply lists seventeen trees");
         };
         ResultTrees {
             jobs,
@@ -305,6 +309,7 @@ impl<'a> ResultTrees<'a> {
             solitaire,
             on_word,
             contributions,
+            game_contributions,
         }
     }
 }

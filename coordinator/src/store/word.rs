@@ -10,8 +10,10 @@
 //! reopened (its record back to unproven, its root's `proven` table removed) in the same
 //! transaction; values its finish had carried further up the book are not traced (a known
 //! limit, see the README's cross-checks). The same transaction takes the worker's analyses
-//! back out of the playout tables (see [`super::contributions`]), counts what went in the
-//! totals (`purged_playouts`, `purged_positions`) and records it on the worker's flag record.
+//! back out of the playout tables and its self-play games out of the game tables (see
+//! [`super::contributions`]), counts what went in the totals (`purged_playouts`,
+//! `purged_positions`, `purged_games`, `purged_game_positions`) and records it on the worker's
+//! flag record.
 //!
 //! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
 //! bytes, a zero byte (no worker id holds one), the job id (8 bytes, big-endian); value =
@@ -92,13 +94,15 @@ pub struct Purged {
     pub reopened: u64,
     /// What went from the playout tables: its analyses' rows.
     pub analyses: TakenBack,
+    /// What went from the game tables: its self-play games' rows.
+    pub games: TakenBack,
 }
 
 impl Store {
     /// Removes every exact value `worker` stored on its word alone — the `proven` tables its
     /// results wrote and the deep leaves they stored — with their records, takes its analyses'
-    /// rows back out of the playout tables, and adds the counts to the worker's flag record and
-    /// the totals, in one transaction. Idempotent: a second purge finds nothing.
+    /// rows back out of the playout tables and its games' rows out of the game tables, and adds
+    /// the counts to the worker's flag record and the totals, in one transaction. Idempotent: a second purge finds nothing.
     pub fn purge_worker(&self, worker: &str) -> Result<Purged, StoreError> {
         let mut records = Vec::new();
         for entry in self.on_word.scan_prefix(worker_prefix(worker)) {
@@ -110,6 +114,7 @@ impl Store {
         // Read again inside the transaction; no result of the worker commits after the one
         // that caught it (see `Applied::WorkerQuarantined`), so no record is missed.
         let analyses = contributions::keys_of(&self.contributions, worker)?;
+        let games = contributions::keys_of(&self.game_contributions, worker)?;
         let mut purged = Purged {
             results: records.len() as u64,
             ..Purged::default()
@@ -129,11 +134,24 @@ impl Store {
             &self.deep_solves,
             &self.contributions,
             &self.playouts,
+            &self.game_contributions,
+            &self.game_tables,
             &self.meta,
         );
         let solves = purged.deep_solves.clone();
-        let (tables, leaf_count, reopened, analysed) = trees.transaction(
-            |(on_word, proven_tree, deep_leaves, flagged, deep_solves, shares, playouts, meta)| {
+        let (tables, leaf_count, reopened, taken) = trees.transaction(
+            |(
+                on_word,
+                proven_tree,
+                deep_leaves,
+                flagged,
+                deep_solves,
+                shares,
+                playouts,
+                game_shares,
+                game_tables,
+                meta,
+            )| {
                 let mut tables = 0;
                 for key in &proven {
                     tables += u64::from(proven_tree.remove(&key.to_be_bytes())?.is_some());
@@ -147,7 +165,8 @@ impl Store {
                 }
                 let reopened = reopen(deep_solves, proven_tree, &solves)?;
                 let analysed = contributions::take_back(shares, playouts, &analyses)?;
-                count_taken_back(meta, &analysed)?;
+                let played = contributions::take_back(game_shares, game_tables, &games)?;
+                count_taken_back(meta, &analysed, &played)?;
                 let mut flags = match flagged.get(worker.as_bytes())? {
                     Some(bytes) => {
                         StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?
@@ -157,15 +176,18 @@ impl Store {
                 flags.purged_results += records.len() as u64;
                 flags.purged_values += tables + leaf_count;
                 flags.purged_positions = flags.purged_positions.saturating_add(analysed.positions);
-                flags.purged_playouts = flags.purged_playouts.saturating_add(analysed.playouts);
+                flags.purged_playouts = flags.purged_playouts.saturating_add(analysed.games);
+                flags.purged_game_positions =
+                    flags.purged_game_positions.saturating_add(played.positions);
+                flags.purged_games = flags.purged_games.saturating_add(played.games);
                 flagged.insert(worker.as_bytes(), flags.encode_to_vec())?;
-                Ok((tables, leaf_count, reopened, analysed))
+                Ok((tables, leaf_count, reopened, (analysed, played)))
             },
         )?;
         purged.proven_tables = tables;
         purged.leaves = leaf_count;
         purged.reopened = reopened;
-        purged.analyses = analysed;
+        (purged.analyses, purged.games) = taken;
         // Only a purge that removed exact values invalidates what the deep searches learnt.
         if purged.results > 0 {
             self.purges
@@ -214,30 +236,39 @@ fn reopen(
     Ok(reopened)
 }
 
-/// Counts in the totals what a purge took out of the playout tables. The playouts ever merged
-/// stay as they were (they only grow, as the integrity manifest expects); the tables removed
-/// leave `playout_positions` and join `purged_positions`.
+/// Counts in the totals what a purge took out of the playout tables (`analysed`) and the game
+/// tables (`played`). What was ever merged stays as it was (it only grows, as the integrity
+/// manifest expects); the tables removed leave `playout_positions` or `game_positions` and
+/// join `purged_positions` or `purged_game_positions`.
 fn count_taken_back(
     meta: &TransactionalTree,
-    taken: &TakenBack,
+    analysed: &TakenBack,
+    played: &TakenBack,
 ) -> ConflictableTransactionResult<(), StoreError> {
-    if taken.positions == 0 {
+    if analysed.positions == 0 && played.positions == 0 {
         return Ok(());
     }
     let mut totals: Totals = totals_in(meta)?;
     super::add_count(
         &mut totals.purged_playouts,
-        taken.playouts,
+        analysed.games,
         "purged playouts",
     )?;
     super::add_count(
         &mut totals.purged_positions,
-        taken.tables_removed,
+        analysed.tables_removed,
         "purged positions",
     )?;
     totals.playout_positions = totals
         .playout_positions
-        .saturating_sub(taken.tables_removed);
+        .saturating_sub(analysed.tables_removed);
+    super::add_count(&mut totals.purged_games, played.games, "purged games")?;
+    super::add_count(
+        &mut totals.purged_game_positions,
+        played.tables_removed,
+        "purged game positions",
+    )?;
+    totals.game_positions = totals.game_positions.saturating_sub(played.tables_removed);
     meta.insert(TOTALS, totals.encode_to_vec())?;
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! protocol with the worker token against a coordinator on 127.0.0.1. The per-worker sign
 //! test catches the liar, and its purge takes every row it had added back out of the book —
 //! on positions an honest worker analysed too, and on positions only it analysed — while the
-//! honest worker's rows stay exactly. The sign test's tallies survive a coordinator restart.
+//! honest worker's rows stay exactly. Its self-play games leave the game tables the same way.
+//! The sign test's tallies survive a coordinator restart.
 
 use std::collections::BTreeMap;
 
@@ -120,6 +121,51 @@ impl TestWorker {
     }
 }
 
+impl TestWorker {
+    /// Queues a game between two random players from `start`, leases it and hands in the game
+    /// it played; whether it was acknowledged.
+    async fn selfplay(&mut self, start: Position) -> bool {
+        let task = Task::Selfplay {
+            start,
+            black: "random".parse().unwrap(),
+            white: "random".parse().unwrap(),
+        };
+        let request = v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(&task)],
+        };
+        self.admin.submit_jobs(request).await.unwrap();
+        let lease = v2::LeaseRequest {
+            worker_id: self.id.clone(),
+            max_jobs: 1,
+            session: self.session.clone(),
+        };
+        let Ok(leased) = self.client.lease(lease).await else {
+            return false; // quarantined: no jobs
+        };
+        let job = leased.into_inner().jobs.remove(0);
+        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
+        let outcome =
+            pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).expect("a game");
+        let request = v2::SubmitRequest {
+            worker_id: self.id.clone(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: format!("{}-{}", self.id, job.job_id),
+            result: Some((&outcome).into()),
+            session: self.session.clone(),
+        };
+        self.client.submit(request).await.is_ok()
+    }
+}
+
+/// The book's game rows of `position`.
+async fn game_rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
+    let request = v2::BookShowRequest {
+        position: position.to_string(),
+    };
+    admin.book_show(request).await.unwrap().into_inner().games
+}
+
 /// The book's playout rows of `position`, as the explorer shows them.
 async fn rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
     let request = v2::BookShowRequest {
@@ -227,6 +273,58 @@ async fn a_caught_workers_analyses_leave_the_book_and_an_honest_workers_stay_exa
         liar.analyse(opening(99), true).await.is_none(),
         "refused once caught"
     );
+}
+
+/// The liar also plays self-play games, from the honest worker's starts and from starts of its
+/// own. Once caught (by its leaning analyses), the shared starts' game tables hold exactly the
+/// honest games again, its own starts hold none, and the status counts the purged games.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_caught_workers_self_play_games_leave_the_game_tables() {
+    let server = Server::start_in(tempfile::tempdir().unwrap()).await;
+    let mut admin = server.served.client(ADMIN);
+    let mut honest = server.worker("honest").await;
+    let mut liar = server.worker("inflater").await;
+    let shared: Vec<Position> = (1..=3).map(|i| opening(2_000 + i)).collect();
+    let own: Vec<Position> = (1..=2).map(|i| opening(3_000 + i)).collect();
+    let mut honest_rows = Vec::new();
+    for &start in &shared {
+        assert!(honest.selfplay(start).await);
+        honest_rows.push(game_rows(&mut admin, start).await);
+        assert!(liar.selfplay(start).await);
+        assert!(games(&game_rows(&mut admin, start).await) == 2);
+    }
+    for &start in &own {
+        assert!(liar.selfplay(start).await);
+    }
+    let before = status(&mut admin).await;
+    for round in 1..=40u64 {
+        liar.analyse(opening(round), true).await;
+        if !status(&mut admin).await.flagged_workers.is_empty() {
+            break;
+        }
+    }
+    for (start, expected) in shared.iter().zip(&honest_rows) {
+        assert_eq!(&game_rows(&mut admin, *start).await, expected, "{start}");
+    }
+    for start in &own {
+        assert!(game_rows(&mut admin, *start).await.is_empty(), "{start}");
+    }
+    let after = status(&mut admin).await;
+    let caught = &after.flagged_workers[0];
+    assert_eq!(caught.worker_id, "inflater");
+    // Each of its five games went through its start and every position after it.
+    assert!(caught.purged_game_positions >= 5, "{caught:?}");
+    assert!(
+        caught.purged_games >= caught.purged_game_positions,
+        "{caught:?}"
+    );
+    assert!(
+        after.game_positions < before.game_positions,
+        "the liar's own lines are gone: {} then {}",
+        before.game_positions,
+        after.game_positions
+    );
+    assert!(!liar.selfplay(opening(4_000)).await, "refused once caught");
 }
 
 /// A liar cannot start its tally again by waiting for a restart: 20 leaning results before
