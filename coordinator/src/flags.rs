@@ -32,6 +32,8 @@ pub struct FlaggedWorker {
     pub purged_game_positions: u64,
     /// Games through moves those rows held.
     pub purged_games: u64,
+    /// Match pairs it played, taken out of their matches.
+    pub purged_pairs: u64,
 }
 
 /// The flag count of every flagged worker.
@@ -108,6 +110,7 @@ pub(crate) fn flagged_workers(store: &Store) -> Result<Vec<FlaggedWorker>, Store
             purged_playouts: record.purged_playouts,
             purged_game_positions: record.purged_game_positions,
             purged_games: record.purged_games,
+            purged_pairs: record.purged_pairs,
         })
         .collect())
 }

@@ -102,6 +102,7 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 purged_playouts: w.purged_playouts,
                 purged_game_positions: w.purged_game_positions,
                 purged_games: w.purged_games,
+                purged_pairs: w.purged_pairs,
             })
             .collect(),
         solitaire: solitaire

@@ -119,6 +119,9 @@ pub struct StoredFlags {
     /// Games through moves those rows held, removed.
     #[prost(uint64, tag = "8")]
     pub purged_games: u64,
+    /// Match pairs it played, taken out of their matches once it was caught.
+    #[prost(uint64, tag = "9")]
+    pub purged_pairs: u64,
 }
 
 /// Why a stored claim does not read back.

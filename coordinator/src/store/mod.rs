@@ -78,7 +78,7 @@ pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, Unreadab
 pub use contributions::TakenBack;
 pub use deep::StoredDeepSolve;
 pub use manifest::{Identity, ManifestError, OpenCheck, Shortfall};
-pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
+pub use match_records::{PurgedPair, StoredAccuracy, StoredMatch, StoredPair};
 pub use propagate::{MAX_PROPAGATION_VISITS, Propagated, position_value};
 pub use puzzles::CandidateCounts;
 pub use records::{

@@ -26,6 +26,7 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
 use super::contributions::{self, TakenBack};
+use super::match_records::{PurgedPair, WordPair, take_back_pairs};
 use super::{
     Store, StoreError, StoredDeepSolve, StoredFlags, TOTALS, Totals, abort, corrupt, totals_in,
 };
@@ -45,6 +46,27 @@ pub struct StoredWord {
     /// The position it solved (text form), for a solve result: what to solve again.
     #[prost(string, optional, tag = "4")]
     pub solved: Option<String>,
+    /// The match of the pair it played, for a pair result: a pair's games are its word too.
+    #[prost(uint64, optional, tag = "5")]
+    pub pair_match: Option<u64>,
+    /// That pair's index in its match.
+    #[prost(uint64, optional, tag = "6")]
+    pub pair: Option<u64>,
+    /// A's points in each of the pair's games, doubled (0 loss, 1 draw, 2 win): what the pair
+    /// added to its match's score.
+    #[prost(uint32, repeated, tag = "7")]
+    pub pair_half_points: Vec<u32>,
+}
+
+impl StoredWord {
+    /// The match pair the result played, if it was a pair.
+    fn pair_played(&self) -> Option<WordPair> {
+        Some(WordPair {
+            match_id: self.pair_match?,
+            pair: self.pair?,
+            a_half_points: self.pair_half_points.clone(),
+        })
+    }
 }
 
 /// The `on_word` key of `worker`'s result for `job_id`.
@@ -62,14 +84,14 @@ fn worker_prefix(worker: &str) -> Vec<u8> {
 }
 
 /// Records, inside a result's transaction, what `worker`'s result for `job_id` stored on its
-/// word (nothing when it stored nothing exact).
+/// word (nothing when it stored nothing exact and played no pair).
 pub(super) fn record_word(
     tree: &TransactionalTree,
     worker: &str,
     job_id: u64,
     word: &StoredWord,
 ) -> ConflictableTransactionResult<(), StoreError> {
-    if word.proven.is_empty() && word.leaves.is_empty() {
+    if word.proven.is_empty() && word.leaves.is_empty() && word.pair.is_none() {
         return Ok(());
     }
     tree.insert(word_key(worker, job_id), word.encode_to_vec())?;
@@ -96,6 +118,8 @@ pub struct Purged {
     pub analyses: TakenBack,
     /// What went from the game tables: its self-play games' rows.
     pub games: TakenBack,
+    /// The match pairs it played, taken out of their matches (to be played again by others).
+    pub pairs: Vec<PurgedPair>,
 }
 
 impl Store {
@@ -115,8 +139,17 @@ impl Store {
         // that caught it (see `Applied::WorkerQuarantined`), so no record is missed.
         let analyses = contributions::keys_of(&self.contributions, worker)?;
         let games = contributions::keys_of(&self.game_contributions, worker)?;
+        let pairs: Vec<WordPair> = records
+            .iter()
+            .filter_map(|(_, w)| w.pair_played())
+            .collect();
+        // Results that stored exact values (a pair's record holds none).
+        let exact = records
+            .iter()
+            .filter(|(_, w)| !w.proven.is_empty() || !w.leaves.is_empty())
+            .count() as u64;
         let mut purged = Purged {
-            results: records.len() as u64,
+            results: exact,
             ..Purged::default()
         };
         let proven: BTreeSet<u64> = records.iter().flat_map(|(_, w)| w.proven.clone()).collect();
@@ -136,6 +169,7 @@ impl Store {
             &self.playouts,
             &self.game_contributions,
             &self.game_tables,
+            &self.matches,
             &self.meta,
         );
         let solves = purged.deep_solves.clone();
@@ -150,6 +184,7 @@ impl Store {
                 playouts,
                 game_shares,
                 game_tables,
+                matches,
                 meta,
             )| {
                 let mut tables = 0;
@@ -167,27 +202,34 @@ impl Store {
                 let analysed = contributions::take_back(shares, playouts, &analyses)?;
                 let played = contributions::take_back(game_shares, game_tables, &games)?;
                 count_taken_back(meta, &analysed, &played)?;
+                let taken_pairs = take_back_pairs(matches, &pairs)?;
                 let mut flags = match flagged.get(worker.as_bytes())? {
                     Some(bytes) => {
                         StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?
                     }
                     None => StoredFlags::default(),
                 };
-                flags.purged_results += records.len() as u64;
+                flags.purged_results += exact;
                 flags.purged_values += tables + leaf_count;
                 flags.purged_positions = flags.purged_positions.saturating_add(analysed.positions);
                 flags.purged_playouts = flags.purged_playouts.saturating_add(analysed.games);
                 flags.purged_game_positions =
                     flags.purged_game_positions.saturating_add(played.positions);
                 flags.purged_games = flags.purged_games.saturating_add(played.games);
+                flags.purged_pairs = flags.purged_pairs.saturating_add(taken_pairs.len() as u64);
                 flagged.insert(worker.as_bytes(), flags.encode_to_vec())?;
-                Ok((tables, leaf_count, reopened, (analysed, played)))
+                Ok((
+                    tables,
+                    leaf_count,
+                    reopened,
+                    (analysed, played, taken_pairs),
+                ))
             },
         )?;
         purged.proven_tables = tables;
         purged.leaves = leaf_count;
         purged.reopened = reopened;
-        (purged.analyses, purged.games) = taken;
+        (purged.analyses, purged.games, purged.pairs) = taken;
         // Only a purge that removed exact values invalidates what the deep searches learnt.
         if purged.results > 0 {
             self.purges
@@ -360,6 +402,9 @@ mod tests {
             leaves: vec![42],
             deep_solve: Some(9),
             solved: None,
+            pair_match: Some(3),
+            pair: Some(0),
+            pair_half_points: vec![2, 1],
         };
         let bytes = word.encode_to_vec();
         assert_eq!(StoredWord::decode(bytes.as_slice()).unwrap(), word);
