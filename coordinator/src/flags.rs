@@ -28,6 +28,12 @@ pub struct FlaggedWorker {
     pub purged_positions: u64,
     /// Playouts those rows held.
     pub purged_playouts: u64,
+    /// Positions whose game tables lost its self-play games' rows.
+    pub purged_game_positions: u64,
+    /// Games through moves those rows held.
+    pub purged_games: u64,
+    /// Match pairs it played, taken out of their matches.
+    pub purged_pairs: u64,
 }
 
 /// The flag count of every flagged worker.
@@ -102,6 +108,9 @@ pub(crate) fn flagged_workers(store: &Store) -> Result<Vec<FlaggedWorker>, Store
             purged_values: record.purged_values,
             purged_positions: record.purged_positions,
             purged_playouts: record.purged_playouts,
+            purged_game_positions: record.purged_game_positions,
+            purged_games: record.purged_games,
+            purged_pairs: record.purged_pairs,
         })
         .collect())
 }

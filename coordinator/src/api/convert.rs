@@ -100,6 +100,9 @@ pub(crate) fn status(status: ClusterStatus) -> v2::StatusResponse {
                 purged_values: w.purged_values,
                 purged_analysis_positions: w.purged_positions,
                 purged_playouts: w.purged_playouts,
+                purged_game_positions: w.purged_game_positions,
+                purged_games: w.purged_games,
+                purged_pairs: w.purged_pairs,
             })
             .collect(),
         solitaire: solitaire
