@@ -4,9 +4,9 @@
 //! its serialized fields are the explorer's API (stable; the fields marked `skip` are not
 //! served).
 
-use pentago::WinRate;
-use pentago::calculation::{Mean, Variant, summarise};
+use pentagrid_calculation::{Mean, Variant, summarise};
 use pentagrid_proto::v2;
+use pentagrid_rating::WinRate;
 use serde::Serialize;
 
 /// Jobs by state, workers and stored totals.
