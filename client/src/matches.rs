@@ -5,14 +5,15 @@
 
 use pentago::{
     Accuracy, Adjudication, Color, MatchAccuracy, MatchScore, Move, NamedPlayer, OpeningSource,
-    PairResult, Player, Position, SolveMethod, Sprt, SprtDecision, Status, TimeLimit, game_points,
-    opening_seed, pair_accuracy, play_pair, random_opening, sprt_stop, suite_openings,
+    PairResult, Player, Position, SolveMethod, Status, TimeLimit, game_points, opening_seed,
+    pair_accuracy, play_pair, random_opening, sprt_stop, suite_openings,
 };
 use pentagrid_proto::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
 use pentagrid_proto::{
     Client, TimeScale, accuracy_of_wire, adjudication_source_of_wire, forfeit_of_wire,
     pentanomial_counts, sprt_decision_of_wire, time_scale_of_wire, v2,
 };
+use pentagrid_rating::{Sprt, SprtDecision};
 use pentagrid_tablebase::Tablebase;
 use serde::Serialize;
 

@@ -5,9 +5,10 @@
 //! configuration against the base ([`TuneRun::sprt_match`]). Plans are checked here first, by
 //! the same engine rules the coordinator applies, so a bad plan sends nothing.
 
-use pentago::{OpeningSource, ParamRange, Sprt, SpsaSchedule, TuneSpace, UctConfig, excerpt};
+use pentago::{OpeningSource, ParamRange, SpsaSchedule, TuneSpace, UctConfig, excerpt};
 use pentagrid_proto::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
 use pentagrid_proto::{Client, v2};
+use pentagrid_rating::Sprt;
 use serde::Serialize;
 
 use crate::error::{ClientError, Result};

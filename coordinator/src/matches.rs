@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use pentago::{
     ACCURACY_STONES, Accuracy, Adjudication, MAX_SUITE_OPENINGS, MatchAccuracy, MatchScore,
-    NamedPlayer, OpeningSource, Player, Position, Sprt, SprtDecision, TimeLimit, TournamentKind,
+    NamedPlayer, OpeningSource, Player, Position, TimeLimit, TournamentKind,
 };
 use pentagrid_proto::Task;
+use pentagrid_rating::{Sprt, SprtDecision};
 use thiserror::Error;
 
 use crate::game::Game;

@@ -17,11 +17,12 @@ pub mod watches;
 use std::sync::Arc;
 
 use pentago::{
-    Adjudication, DIFFICULTY_LABELS, NamedPlayer, OpeningSource, Position, Sprt, Theme, TimeLimit,
+    Adjudication, DIFFICULTY_LABELS, NamedPlayer, OpeningSource, Position, Theme, TimeLimit,
     UctConfig,
 };
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{MAX_MESSAGE_BYTES, Outcome, Task, v2};
+use pentagrid_rating::Sprt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 

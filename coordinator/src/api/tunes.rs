@@ -1,8 +1,9 @@
 //! Tuning runs on the wire: a create request read into a [`TuneSpec`], and reports and steps
 //! written back.
 
-use pentago::{OpeningSource, ParamRange, Player, Sprt, SpsaSchedule};
+use pentago::{OpeningSource, ParamRange, Player, SpsaSchedule};
 use pentagrid_proto::v2;
+use pentagrid_rating::Sprt;
 use tonic::Status;
 
 use super::errors::invalid;

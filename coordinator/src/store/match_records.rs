@@ -3,7 +3,8 @@
 //! field tags that never change meaning, so the format is stable and evolves only by adding
 //! fields; records written before a field existed read it as its default.
 
-use pentago::{Accuracy, MatchAccuracy, MatchScore, Sprt, SprtDecision};
+use pentago::{Accuracy, MatchAccuracy, MatchScore};
+use pentagrid_rating::{Sprt, SprtDecision};
 
 use prost::Message;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};

@@ -804,7 +804,7 @@ mod tests {
                 leaves: vec![Position::START, Position::START],
             },
             Task::Solitaire {
-                variant: pentago::calculation::Variant::Computer,
+                variant: pentagrid_calculation::Variant::Computer,
                 player: "flat:playouts=50,value=cards".parse().unwrap(),
                 deals: 10..20,
                 seed: 4,

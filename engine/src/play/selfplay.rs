@@ -1,5 +1,6 @@
 //! Games between two players, recorded move by move.
 
+use pentagrid_gamekit::splitmix64;
 use serde::{Deserialize, Serialize};
 
 use crate::board::color::Color;
@@ -8,7 +9,6 @@ use crate::board::position::Position;
 use crate::board::status::Status;
 use crate::play::adjudication::Adjudicated;
 use crate::play::player::Player;
-use crate::search::playout::splitmix64;
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

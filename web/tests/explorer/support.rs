@@ -119,8 +119,8 @@ async fn build() -> (Fixture, Running) {
     }
     tasks.push(Task::Solve { position: solved.0 });
     tasks.push(Task::Solitaire {
-        variant: pentago::calculation::Variant::Standard,
-        player: pentago::calculation::Player::Random,
+        variant: pentagrid_calculation::Variant::Standard,
+        player: pentagrid_calculation::Player::Random,
         deals: 0..30,
         seed: 1,
     });

@@ -19,6 +19,7 @@ use thiserror::Error;
 
 pub use config::{Budget, ParseConfigError, UctConfig};
 pub use kept::KeptSearch;
+use pentagrid_gamekit::seeded_rng;
 pub use result::{MoveStats, NodeTable, SearchResult};
 pub use search::SearchControl;
 pub use tree::BYTES_PER_EDGE;
@@ -28,7 +29,6 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::status::Status;
 use crate::search::oracle::SharedOracle;
-use crate::search::playout::seeded_rng;
 use search::{TreeSearch, split_budget};
 
 /// Options of one search that are not part of the engine configuration.

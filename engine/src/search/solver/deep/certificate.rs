@@ -26,12 +26,12 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};
 
+use pentagrid_gamekit::splitmix64;
 use thiserror::Error;
 
 use super::{DeepSolver, LeafMode, Range, Stopped};
 use crate::board::moves::Move;
 use crate::board::position::Position;
-use crate::search::playout::splitmix64;
 use crate::search::solver::exact::{SolveLimits, Solver};
 use crate::search::solver::mid::MID_MIN_STONES;
 use crate::search::value::Value;

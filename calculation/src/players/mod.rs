@@ -13,6 +13,7 @@ mod uct;
 use std::fmt;
 use std::str::FromStr;
 
+use pentagrid_gamekit::seeded_rng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -21,7 +22,6 @@ use super::card::{DECK, echo};
 use super::moves::Move;
 use super::observation::Observation;
 use super::table::Outcome;
-use crate::search::playout::seeded_rng;
 
 /// The default exploration constant of `uct`: the Pentago engine's, not yet tuned for this game.
 pub const DEFAULT_K: f64 = 0.45;
@@ -231,8 +231,8 @@ impl<'de> Deserialize<'de> for Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calculation::deal::Variant;
-    use crate::calculation::table::Table;
+    use crate::deal::Variant;
+    use crate::table::Table;
 
     #[test]
     fn players_round_trip_through_their_text() {

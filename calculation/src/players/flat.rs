@@ -2,13 +2,13 @@
 //! sample of the unseen cards, then the move with the best mean reward (ties: the most cards on
 //! the foundations, then the first legal move).
 
+use pentagrid_gamekit::seeded_rng;
 use rayon::prelude::*;
 
 use super::super::moves::Move;
 use super::super::observation::Observation;
 use super::super::table::Table;
 use super::{Decision, Reward, SearchSettings};
-use crate::search::playout::seeded_rng;
 
 /// Wins and foundation cards summed over one move's playouts.
 #[derive(Copy, Clone, Default)]
@@ -66,7 +66,7 @@ fn tally(seen: &Observation, mv: Move, playouts: u64, seed: u64, stream: u64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calculation::players::Player;
+    use crate::players::Player;
 
     #[test]
     fn flat_frees_the_buried_card_first() {
@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn flat_does_not_depend_on_the_thread_count() {
-        let seen = *Table::deal(crate::calculation::Variant::Standard, 4).observation();
+        let seen = *Table::deal(crate::Variant::Standard, 4).observation();
         let player: Player = "flat:playouts=300".parse().unwrap();
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)

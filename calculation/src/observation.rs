@@ -15,13 +15,11 @@ use std::str::FromStr;
 use thiserror::Error;
 
 use super::card::{
-    COPIES, Card, DECK, FOUNDATIONS, ParseCardError, RANKS, echo, foundation_card,
+    COPIES, Card, DECK, FOUNDATIONS, MAX_WASTES, ParseCardError, RANKS, echo, foundation_card,
     position_in_foundation,
 };
 use super::moves::Move;
 
-/// The most waste piles a variant has.
-pub const MAX_WASTES: usize = 4;
 /// The most legal moves a table can have: 4 + 4 from the turned card, 4 × 4 from the wastes.
 pub const MAX_MOVES: usize = 2 * FOUNDATIONS + MAX_WASTES * FOUNDATIONS;
 

@@ -2,8 +2,9 @@
 //! within its intervals, the list does not depend on how results are written down, the anchor
 //! only shifts it, and any results whatever give a finite list.
 
-use pentago::{
-    Encounter, RatingList, RatingOptions, Trinomial, rating_list, score_of_elo, seeded_rng,
+use pentagrid_gamekit::seeded_rng;
+use pentagrid_rating::{
+    Encounter, RatingList, RatingOptions, Trinomial, rating_list, score_of_elo,
 };
 use rand::RngExt;
 

@@ -7,8 +7,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::card::{FOUNDATIONS, echo};
-use super::observation::MAX_WASTES;
+use super::card::{FOUNDATIONS, MAX_WASTES, echo};
 
 /// One move of Calculation.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 //! The full table: what a player sees plus the stock's hidden order. Only the game itself and
 //! the searches' own sampled tables hold one; players decide from the [`Observation`] alone.
 
+use pentagrid_gamekit::EngineRng;
 use rand::RngExt;
 use thiserror::Error;
 
@@ -8,7 +9,6 @@ use super::card::{Card, DECK, FOUNDATIONS};
 use super::deal::Variant;
 use super::moves::Move;
 use super::observation::{MoveList, Observation};
-use crate::search::playout::EngineRng;
 
 /// A table: the visible [`Observation`] and the face-down stock.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -192,11 +192,11 @@ impl Table {
 
 #[cfg(test)]
 mod tests {
+    use pentagrid_gamekit::seeded_rng;
     use proptest::prelude::*;
 
     use super::*;
-    use crate::calculation::card::RANKS;
-    use crate::search::playout::seeded_rng;
+    use crate::card::RANKS;
 
     fn variant() -> impl Strategy<Value = Variant> {
         prop::sample::select(Variant::ALL.to_vec())

@@ -10,6 +10,7 @@
 //! reproduce a decision exactly. The move played has the best mean reward, ties going to the
 //! most cards on the foundations and then to the most visits.
 
+use pentagrid_gamekit::{EngineRng, seeded_rng};
 use rand::RngExt;
 use rayon::prelude::*;
 
@@ -17,7 +18,6 @@ use super::super::moves::Move;
 use super::super::observation::Observation;
 use super::super::table::{Outcome, Table};
 use super::{Decision, Reward, SearchSettings};
-use crate::search::playout::{EngineRng, seeded_rng};
 
 /// One move's statistics and the nodes that follow it, one per card turned up after it.
 #[derive(Clone)]
@@ -189,8 +189,8 @@ fn select(node: &Node, settings: &SearchSettings, rng: &mut EngineRng) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calculation::Variant;
-    use crate::calculation::players::Player;
+    use crate::Variant;
+    use crate::players::Player;
 
     #[test]
     fn uct_frees_the_buried_card_first() {

@@ -261,9 +261,9 @@ fn is_run(table: &Observation, lower: Card, upper: Card) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calculation::deal::Variant;
-    use crate::calculation::players::Player;
-    use crate::calculation::table::Table;
+    use crate::deal::Variant;
+    use crate::players::Player;
+    use crate::table::Table;
 
     fn choose_on(text: &str) -> String {
         choose(&text.parse().unwrap()).to_string()

@@ -1,4 +1,5 @@
-//! Cards (ranks only: suits play no part in Calculation) and the foundations' arithmetic.
+//! Cards (ranks only: suits play no part in Calculation), the table's counts of foundations and
+//! waste piles, and the foundations' arithmetic.
 
 use std::fmt;
 use std::str::FromStr;
@@ -13,6 +14,8 @@ pub const COPIES: u8 = 4;
 pub const DECK: usize = 52;
 /// Foundations, numbered 1 to 4 in notation.
 pub const FOUNDATIONS: usize = 4;
+/// The most waste piles a variant has (numbered from 1 in notation, like the foundations).
+pub const MAX_WASTES: usize = 4;
 
 /// A card's rank, 1 (A) to 13 (K). Every value of the type is a valid rank.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

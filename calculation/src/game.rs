@@ -2,6 +2,8 @@
 
 use std::ops::Range;
 
+use pentagrid_gamekit::splitmix64;
+use pentagrid_rating::{WinRate, win_rate};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -10,8 +12,6 @@ use super::moves::Move;
 use super::observation::Observation;
 use super::players::Player;
 use super::table::{Outcome, Table};
-use crate::play::rating::{WinRate, win_rate};
-use crate::search::playout::splitmix64;
 
 /// z for a two-sided 95% interval.
 const Z95: f64 = 1.959_964;

@@ -84,7 +84,7 @@ impl FromStr for Sprt {
 
     /// Reads `elo0=0,elo1=10,alpha=0.05,beta=0.05` (alpha and beta default to 0.05).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let error = || ParseSprtError(crate::excerpt(s));
+        let error = || ParseSprtError(pentagrid_gamekit::excerpt(s));
         let mut sprt = Sprt {
             elo0: f64::NAN,
             elo1: f64::NAN,
@@ -126,7 +126,7 @@ impl fmt::Display for Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::rating::elo::Trinomial;
+    use crate::elo::Trinomial;
 
     #[test]
     fn worked_example() {
@@ -183,5 +183,12 @@ mod tests {
         ] {
             assert!(bad.parse::<Sprt>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_error_quotes_a_bounded_prefix_of_bad_input() {
+        let junk = "z".repeat(100_000);
+        let message = junk.parse::<Sprt>().unwrap_err().to_string();
+        assert!(message.len() < 400, "{} bytes", message.len());
     }
 }
