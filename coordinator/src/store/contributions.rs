@@ -1,15 +1,15 @@
 //! Each worker's share of the playout tables, so that a worker caught leaning (see the
 //! analysis cross-check) has its analyses taken back out of the book.
 //!
-//! Playout tables merge every analysis of a position into one row per move (DESIGN §4), so a
-//! table alone cannot say whose playouts it holds. Each applied analysis result therefore also
-//! adds its rows, in its own transaction, to its worker's record for the position: one record
-//! per (worker, position), the sum of every row that worker added there. When the worker is
-//! quarantined, [`take_back`] subtracts each of its records from the position's table inside
-//! the purge's transaction (see [`super::word`]): a row left without games goes, a table left
-//! without rows goes, and the records go. A row that holds less than the record says (a
-//! database changed behind the coordinator's back) loses the whole row rather than wrap; such
-//! rows are counted as `short`. Nothing underflows.
+//! Playout tables merge every analysis of a position into one row per move (`docs/DESIGN.md` §4),
+//! so a table alone cannot say whose playouts it holds. Each applied analysis result therefore also
+//! adds its rows, in its own transaction, to its worker's record for the position: one record per
+//! (worker, position), the sum of every row that worker added there. When the worker is
+//! quarantined, [`take_back`] subtracts each of its records from the position's table inside the
+//! purge's transaction (see [`super::word`]): a row left without games goes, a table left without
+//! rows goes, and the records go. A row that holds less than the record says (a database changed
+//! behind the coordinator's back) loses the whole row rather than wrap; such rows are counted as
+//! `short`. Nothing underflows.
 //!
 //! Bounded: one record per (worker, position) the worker analysed, each no longer than the
 //! position's own table (at most one row per move group), whatever the number of results.

@@ -1,17 +1,17 @@
 //! Exact values stored on one worker's word, and the purge of a caught worker.
 //!
-//! Most exact claims are published without a second party (only a sampled share is
-//! cross-checked, DESIGN §6), so each result that stores such values also records, in the same
-//! transaction, which values they were: the positions whose `proven` tables it wrote (its own
-//! solve and every parent the propagation then changed) and the deep-solve leaves it stored.
-//! When a cross-check catches the worker lying, [`Store::purge_worker`] removes every value it
-//! stored that way, in one transaction, and says what it removed so the services can have it
-//! worked out again by other workers. A finished deep solve that took in a purged leaf is
-//! reopened (its record back to unproven, its root's `proven` table removed) in the same
-//! transaction; values its finish had carried further up the book are not traced (a known
-//! limit, see the README's cross-checks). The same transaction takes the worker's analyses
-//! back out of the playout tables (see [`super::contributions`]), counts what went in the
-//! totals (`purged_playouts`, `purged_positions`) and records it on the worker's flag record.
+//! Most exact claims are published without a second party (only a sampled share is cross-checked,
+//! `docs/DESIGN.md` §6), so each result that stores such values also records, in the same
+//! transaction, which values they were: the positions whose `proven` tables it wrote (its own solve
+//! and every parent the propagation then changed) and the deep-solve leaves it stored. When a
+//! cross-check catches the worker lying, [`Store::purge_worker`] removes every value it stored that
+//! way, in one transaction, and says what it removed so the services can have it worked out again
+//! by other workers. A finished deep solve that took in a purged leaf is reopened (its record back
+//! to unproven, its root's `proven` table removed) in the same transaction; values its finish had
+//! carried further up the book are not traced (a known limit, see the README's cross-checks). The
+//! same transaction takes the worker's analyses back out of the playout tables (see
+//! [`super::contributions`]), counts what went in the totals (`purged_playouts`,
+//! `purged_positions`) and records it on the worker's flag record.
 //!
 //! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
 //! bytes, a zero byte (no worker id holds one), the job id (8 bytes, big-endian); value =

@@ -300,7 +300,7 @@ impl PositionKey {
 }
 
 impl fmt::Display for Position {
-    /// The notation of DESIGN §2: ranks 6 to 1, `/` between them.
+    /// The notation of `docs/DESIGN.md` §2: ranks 6 to 1, `/` between them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut text = String::with_capacity(41);
         for rank in (0..6).rev() {
