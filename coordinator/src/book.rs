@@ -27,7 +27,7 @@ pub const BACKFILL_PER_TICK: usize = 256;
 /// 600 bytes on the wire).
 pub const GAMES_PAGE_SIZE: u64 = 500;
 
-/// Which table a row belongs to (DESIGN §4: the two sources are kept apart).
+/// Which table a row belongs to (`docs/DESIGN.md` §4: the two sources are kept apart).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TableSource {
     /// Playout statistics of UCT analyses.

@@ -10,6 +10,35 @@
 //!
 //! Nothing here touches the network or the disk. Positions are two 64-bit stone sets in
 //! quadrant lanes, so a move is a few table lookups and a copy of 16 bytes.
+//!
+//! # Examples
+//!
+//! A position in pentagrid's notation (`docs/DESIGN.md` §2: six ranks from rank 6 down to rank
+//! 1, `x` black, `o` white, `.` empty), its moves, and a move played by the rules:
+//!
+//! ```
+//! use pentago::{Color, Move, Position, Status};
+//!
+//! let position: Position = "....../....../....../....../oooo../xxxx..".parse()?;
+//! assert_eq!(position.side_to_move(), Color::Black); // equal counts: black moves
+//! assert_eq!(position.status(), Status::Ongoing);
+//!
+//! // Every empty square with each of the 8 twists (moves that reach the same position included).
+//! assert_eq!(position.legal_moves().len(), 28 * 8);
+//!
+//! // e1 makes five at once: black wins, and the twist is not made.
+//! let e1: Move = "e1-1R".parse()?;
+//! let after = position.play(e1)?;
+//! assert_eq!(after.status(), Status::Won(Color::Black));
+//! assert_eq!(after.to_string(), "....../....../....../....../oooo../xxxxx.");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The headers of the main modules, in the source, carry more runnable examples: positions and
+//! moves (`board/position.rs`, `board/moves.rs`), symmetry (`board/symmetry.rs`), random playouts
+//! (`search/playout.rs`, [`run_playouts`]), a UCT search (`search/uct/mod.rs`, [`search()`]),
+//! exact solving and checkmates (`search/solver/mod.rs`, [`Solver`], [`midsolve`],
+//! [`MateSearch`]) and games between players (`play/selfplay.rs`, [`play_game`]).
 
 mod board;
 mod play;

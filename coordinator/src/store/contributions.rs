@@ -3,7 +3,7 @@
 //! fishtest purges a bad worker's games.
 //!
 //! Playout and game tables merge every analysis or game through a position into one row per
-//! move (DESIGN §4), so a table alone cannot say whose games it holds. Each applied result
+//! move (`docs/DESIGN.md` §4), so a table alone cannot say whose games it holds. Each applied result
 //! therefore also adds its rows, in its own transaction, to its worker's record for the
 //! position: one record per (worker, position) and kind of table, the sum of every row that
 //! worker added there. When the worker is quarantined, [`take_back`] subtracts each of its

@@ -1,7 +1,7 @@
 //! Exact values stored on one worker's word, and the purge of a caught worker.
 //!
 //! Most exact claims are published without a second party (only a sampled share is
-//! cross-checked, DESIGN §6), so each result that stores such values also records, in the same
+//! cross-checked, `docs/DESIGN.md` §6), so each result that stores such values also records, in the same
 //! transaction, which values they were: the positions whose `proven` tables it wrote (its own
 //! solve and every parent the propagation then changed) and the deep-solve leaves it stored.
 //! When a cross-check catches the worker lying, [`Store::purge_worker`] removes every value it
@@ -12,8 +12,9 @@
 //! limit, see the README's cross-checks). The same transaction takes the worker's analyses
 //! back out of the playout tables and its self-play games out of the game tables (see
 //! [`super::contributions`]), counts what went in the totals (`purged_playouts`,
-//! `purged_positions`, `purged_games`, `purged_game_positions`) and records it on the worker's
-//! flag record.
+//! `purged_positions`, `purged_games`, `purged_game_positions`), takes the match pairs it
+//! played out of their matches (a pair result is recorded here too, with A's points) and
+//! records it all on the worker's flag record.
 //!
 //! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
 //! bytes, a zero byte (no worker id holds one), the job id (8 bytes, big-endian); value =

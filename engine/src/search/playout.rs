@@ -1,4 +1,21 @@
 //! Random playouts (uniform and "safe" policies) with a seeded PCG generator.
+//!
+//! One playout, and many on the current rayon pool; a seed gives the same games on any number of
+//! threads:
+//!
+//! ```
+//! use pentago::{Policy, Position, playout, run_playouts, seeded_rng};
+//!
+//! let mut rng = seeded_rng(7, 0);
+//! let game = playout(&Position::START, Policy::Uniform, &mut rng);
+//! assert!(game.status.is_over());
+//! assert!((9..=36).contains(&game.stones)); // a five takes at least 9 stones
+//!
+//! let stats = run_playouts(&Position::START, Policy::Uniform, 20_000, 1);
+//! assert_eq!(stats.black_wins + stats.white_wins + stats.draws, 20_000);
+//! assert!(stats.black_wins > stats.white_wins); // moving first is worth it (about 52% to 43%)
+//! assert_eq!(run_playouts(&Position::START, Policy::Uniform, 20_000, 1), stats);
+//! ```
 
 use std::fmt;
 use std::str::FromStr;

@@ -18,10 +18,10 @@
 //!                                   at least 18 stones; re-check with any solver
 //! ```
 //!
-//! Lines starting with `#` are comments. Node positions are canonical (DESIGN §3) and moves are
-//! in that frame, so symmetric positions share a node. A win is proven by `best … win` at the
-//! root, a loss by `all … loss`, a draw by both `best … draw` and `all … draw`. Every edge adds a
-//! stone, so the DAG is finite and well-founded.
+//! Lines starting with `#` are comments. Node positions are canonical (`docs/DESIGN.md` §3) and
+//! moves are in that frame, so symmetric positions share a node. A win is proven by `best … win` at
+//! the root, a loss by `all … loss`, a draw by both `best … draw` and `all … draw`. Every edge adds
+//! a stone, so the DAG is finite and well-founded.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};
