@@ -1,6 +1,6 @@
-//! The soak benchmark of issue 13 (see `pentagrid_bench::soak`): a real `pentagrid coordinator`
-//! process under simulated workers, a book build through a pre-filled book, puzzle mining, a
-//! match and an analysis campaign, all at once. Build the binary first, then run:
+//! The soak benchmark (see `pentagrid_bench::soak`): a real `pentagrid coordinator` process under
+//! simulated workers, a book build through a pre-filled book, puzzle mining, a match and an
+//! analysis campaign, all at once. Build the binary first, then run:
 //!
 //! ```text
 //! cargo build --release

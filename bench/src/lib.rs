@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn the_c_loop_plays_real_games() {
-        // DESIGN §3: black wins about 52%, white about 43% of uniform random games.
+        // `docs/DESIGN.md` §3: black wins about 52%, white about 43% of uniform random games.
         let games = 20_000;
         let (black, white) = c_random_games(games, 7);
         let share = |n: u64| n as f64 / games as f64;

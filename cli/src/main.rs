@@ -1,4 +1,5 @@
-//! `pentagrid`: the one binary — Pentago tools, search, and (later) the cluster.
+//! `pentagrid`: the one binary — Pentago tools and search, the cluster (coordinator, worker and
+//! client commands), the web explorer and the GTP engine — parsing arguments and printing.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -52,17 +52,17 @@ const OLD_CSV_HEADER: &str = "position,move,source,games,wins,draws,proven";
 /// Rows per export page.
 const PAGE_ROWS: u32 = 1000;
 
-/// Win rate of a row for the player making the move (0 without games; see [`pentago::win_rate`]).
+/// Win rate of a row for the player making the move (0 without games; see [`pentagrid_rating::win_rate`]).
 #[must_use]
 pub fn win_rate(row: &BookRow) -> f64 {
-    pentago::win_rate(row.games, row.wins, row.draws).map_or(0.0, |rate| rate.rate)
+    pentagrid_rating::win_rate(row.games, row.wins, row.draws).map_or(0.0, |rate| rate.rate)
 }
 
-/// The 95% interval of a row's win rate (Wilson, see [`pentago::win_rate`]); `None` without
+/// The 95% interval of a row's win rate (Wilson, see [`pentagrid_rating::win_rate`]); `None` without
 /// games.
 #[must_use]
 pub fn win_rate_interval(row: &BookRow) -> Option<(f64, f64)> {
-    pentago::win_rate(row.games, row.wins, row.draws).map(|rate| (rate.low, rate.high))
+    pentagrid_rating::win_rate(row.games, row.wins, row.draws).map(|rate| (rate.low, rate.high))
 }
 
 /// An exported row the coordinator sent, read; [`ClientError::Unreadable`] for one that does

@@ -336,10 +336,10 @@ pub fn summary_line(summary: &Summary) -> String {
     )
 }
 
-/// A text problem book: the summary, chapters of diagrams, then the solutions at the back.
-/// `board` draws a position as text.
+/// A text problem book: the summary, chapters of diagrams ([`pentago::Position::diagram`]),
+/// then the solutions at the back.
 #[must_use]
-pub fn text(collection: &Collection, board: &dyn Fn(&pentago::Position) -> String) -> String {
+pub fn text(collection: &Collection) -> String {
     let mut out = format!(
         "PENTAGRID CHECKMATE PUZZLES\n{}\nEvery attacking move must threaten an immediate win; the first move \
          of each solution is the only winning move.\n",
@@ -353,7 +353,7 @@ pub fn text(collection: &Collection, board: &dyn Fn(&pentago::Position) -> Strin
                 "\nNo. {number}   {}\n({})\n\n{}\n",
                 task(puzzle),
                 description(puzzle),
-                board(&puzzle.position)
+                puzzle.position.diagram()
             );
         }
     }
@@ -512,7 +512,7 @@ pub(crate) mod tests {
             vec![puzzle(2, 14.0, "game 4 ply 8"), puzzle(1, 3.0, "")],
             &Selection::default(),
         );
-        let book = text(&collection, &|p: &Position| p.to_string());
+        let book = text(&collection);
         let one = book.find("MATE IN 1").expect("chapter 1");
         let two = book.find("MATE IN 2").expect("chapter 2");
         let solutions = book.find("SOLUTIONS").expect("solutions");

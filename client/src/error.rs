@@ -70,7 +70,7 @@ pub enum ClientError {
     NoTournament(u64),
     /// The stored results give no rating list.
     #[error(transparent)]
-    Rating(#[from] pentago::RatingError),
+    Rating(#[from] pentagrid_rating::RatingError),
     /// Exact values could not be read, or judging input is malformed.
     #[error(transparent)]
     Judge(#[from] crate::judge::JudgeError),

@@ -166,7 +166,8 @@ pub fn judge_book<O: ExactOracle>(
                 position: *position,
                 mv: row.mv,
             })?;
-            let rate = pentago::win_rate(row.games, row.wins, row.draws).map_or(0.0, |r| r.rate);
+            let rate =
+                pentagrid_rating::win_rate(row.games, row.wins, row.draws).map_or(0.0, |r| r.rate);
             judged.rows.push((row.games, rate, value));
         }
         let stones = position.stone_count();

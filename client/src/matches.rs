@@ -5,8 +5,8 @@
 
 use pentago::{
     Accuracy, Adjudication, Color, MatchAccuracy, MatchScore, Move, NamedPlayer, OpeningSource,
-    PairResult, Player, Position, SolveMethod, Sprt, SprtDecision, Status, TimeLimit, game_points,
-    opening_seed, pair_accuracy, play_pair, random_opening, sprt_stop, suite_openings,
+    PairResult, Player, Position, SolveMethod, Status, TimeLimit, game_points, opening_seed,
+    pair_accuracy, play_pair, random_opening, sprt_stop, suite_openings,
 };
 use pentagrid_model::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT};
 use pentagrid_proto::{
@@ -14,6 +14,7 @@ use pentagrid_proto::{
     match_state_of_wire, match_state_to_wire, match_wait_of_wire, pentanomial_counts,
     sprt_decision_of_wire, time_scale_of_wire, v2,
 };
+use pentagrid_rating::{Sprt, SprtDecision};
 use pentagrid_tablebase::Tablebase;
 
 use crate::error::{ClientError, Result};

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use pentago::calculation::{Player, Variant};
+use pentagrid_calculation::{Player, Variant};
 use pentagrid_proto::{Client, MAX_SOLITAIRE_DEALS, Task};
 
 use crate::error::{ClientError, Result};

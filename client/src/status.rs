@@ -4,9 +4,9 @@
 //! its serialized fields are the explorer's API (stable; the fields marked `skip` are not
 //! served).
 
-use pentago::WinRate;
-use pentago::calculation::{Mean, Variant, summarise};
+use pentagrid_calculation::{Mean, Variant, summarise};
 use pentagrid_proto::{flagged_worker_of_wire, v2, worker_info_of_wire};
+use pentagrid_rating::WinRate;
 use serde::Serialize;
 
 // The workers' types are the vocabulary the coordinator shares (`pentagrid-model`).
@@ -174,6 +174,9 @@ mod tests {
                 purged_values: 7,
                 purged_analysis_positions: 29,
                 purged_playouts: 29_000,
+                purged_game_positions: 4,
+                purged_games: 40,
+                purged_pairs: 2,
             }],
             worker_count: 0,
             next_workers_after: String::new(),

@@ -6,11 +6,9 @@
 
 use std::collections::HashMap;
 
-use pentago::{
-    Adjudication, Encounter, NamedPlayer, OpeningSource, RatingList, RatingOptions, Record,
-    TimeLimit, TournamentKind, rating_list,
-};
+use pentago::{Adjudication, NamedPlayer, OpeningSource, Record, TimeLimit, TournamentKind};
 use pentagrid_proto::{Client, v2};
+use pentagrid_rating::{Encounter, RatingList, RatingOptions, rating_list};
 
 use crate::error::{ClientError, Result};
 use crate::game_records::NewGames;
@@ -85,7 +83,7 @@ impl Tournament {
     ///
     /// # Errors
     ///
-    /// The list cannot be fitted (see [`pentago::RatingError`]).
+    /// The list cannot be fitted (see [`pentagrid_rating::RatingError`]).
     pub fn ratings(&self, options: &RatingOptions) -> Result<RatingList> {
         Ok(rating_list(&encounters(&self.matches), options)?)
     }
@@ -272,7 +270,7 @@ async fn follow_inner(
 ///
 /// # Errors
 ///
-/// No such games, a bad option (see [`pentago::RatingError`]), or the coordinator could not
+/// No such games, a bad option (see [`pentagrid_rating::RatingError`]), or the coordinator could not
 /// be asked.
 pub async fn ratings(
     client: &Client,

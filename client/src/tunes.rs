@@ -5,9 +5,10 @@
 //! configuration against the base ([`TuneRun::sprt_match`]). Plans are checked here first, by
 //! the same engine rules the coordinator applies, so a bad plan sends nothing.
 
-use pentago::{OpeningSource, ParamRange, Sprt, SpsaSchedule, TuneSpace, UctConfig, excerpt};
+use pentago::{OpeningSource, ParamRange, SpsaSchedule, TuneSpace, UctConfig, excerpt};
 use pentagrid_model::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT, MAX_TUNE_PAIRS_PER_ITERATION};
 use pentagrid_proto::{Client, tune_state_of_wire, tune_step_of_wire, v2};
+use pentagrid_rating::Sprt;
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;

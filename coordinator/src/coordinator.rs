@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use pentago::calculation::Variant;
+use pentagrid_calculation::Variant;
 use pentagrid_model::FlaggedWorker;
 
 use crate::book::Book;

@@ -83,6 +83,9 @@ pub(crate) fn flagged_workers(store: &Store) -> Result<Vec<FlaggedWorker>, Store
             purged_values: record.purged_values,
             purged_positions: record.purged_positions,
             purged_playouts: record.purged_playouts,
+            purged_game_positions: record.purged_game_positions,
+            purged_games: record.purged_games,
+            purged_pairs: record.purged_pairs,
         })
         .collect())
 }

@@ -141,9 +141,10 @@ impl ResultIngest {
     }
 
     /// Undoes what a worker caught lying stored on its word alone (see
-    /// [`crate::store::word`]) and takes its analyses back out of the playout tables (see
+    /// [`crate::store::word`]) and takes its analyses and games back out of the book (see
     /// [`crate::store::contributions`]): the values go, the positions it solved are solved
-    /// again by other workers, and the deep solves it served carry on without its leaves.
+    /// again by other workers, the deep solves it served carry on without its leaves, and the
+    /// match pairs it played leave their matches and are played again by others.
     async fn purge(&self, worker: &str) -> Result<(), StoreError> {
         let (store, liar) = (self.store.clone(), worker.to_owned());
         let purged = blocking(move || store.purge_worker(&liar)).await?;
@@ -164,6 +165,11 @@ impl ResultIngest {
                 .queue_excluding(again, vec![worker.to_owned()])
                 .await?;
         }
+        let pairs = purged.pairs.len();
+        let pairs_again = self
+            .matches
+            .replay_purged(worker, purged.pairs.clone())
+            .await?;
         tracing::error!(
             worker,
             results = purged.results,
@@ -173,15 +179,21 @@ impl ResultIngest {
             reopened = purged.reopened,
             solving_again,
             analysed_positions = purged.analyses.positions,
-            playouts = purged.analyses.playouts,
+            playouts = purged.analyses.games,
             tables_removed = purged.analyses.tables_removed,
-            "a caught worker's unconfirmed exact values and its analyses purged"
+            game_positions = purged.games.positions,
+            games = purged.games.games,
+            game_tables_removed = purged.games.tables_removed,
+            pairs,
+            pairs_again,
+            "a caught worker's unconfirmed exact values, analyses, games and match pairs purged"
         );
-        if purged.analyses.short > 0 {
+        let short = purged.analyses.short + purged.games.short;
+        if short > 0 {
             tracing::error!(
                 worker,
-                rows = purged.analyses.short,
-                "playout rows held less than the caught worker had added: removed whole"
+                rows = short,
+                "table rows held less than the caught worker had added: removed whole"
             );
         }
         Ok(())

@@ -82,7 +82,7 @@ pub use jobs::{
 pub use matches::MAX_MATCH_PAIRS;
 pub use metrics::{Metrics, MetricsSnapshot, SizeGauges};
 pub use offload::BackgroundPriority;
-pub use pentagrid_proto::connections::{self, ConnectionLimits, LimitsError};
+pub use pentagrid_connections::{ConnectionLimits, LimitsError};
 pub use puzzles::MAX_PUZZLE_CANDIDATES;
 pub use seed::job_seed;
 pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening, serve_with};

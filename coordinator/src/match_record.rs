@@ -3,7 +3,8 @@
 //! stable record of its own and converts at its edge (`store::match_records`), as it does for
 //! jobs ([`crate::job`]).
 
-use pentago::{MatchAccuracy, MatchScore, SprtDecision};
+use pentago::{MatchAccuracy, MatchScore};
+use pentagrid_rating::SprtDecision;
 
 /// An engine match: who plays, how many pairs, how it is tested, and where it stands.
 #[derive(Clone, Debug, PartialEq)]

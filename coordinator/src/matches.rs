@@ -5,14 +5,16 @@
 //! match may be stopped ([`Matches::stop`]), and shares the workers with the other running
 //! matches by its weight ([`crate::jobs::fair`]).
 
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use pentago::{
     ACCURACY_STONES, Accuracy, Adjudication, MAX_SUITE_OPENINGS, MatchAccuracy, MatchScore,
-    NamedPlayer, OpeningSource, Player, Position, Sprt, SprtDecision, TimeLimit, TournamentKind,
+    NamedPlayer, OpeningSource, Player, Position, TimeLimit, TournamentKind,
 };
 use pentagrid_model::{MatchState, MatchWait};
 use pentagrid_proto::Task;
+use pentagrid_rating::{Sprt, SprtDecision};
 use thiserror::Error;
 
 use crate::game::Game;
@@ -22,7 +24,7 @@ use crate::match_openings::{OpeningsError, draw_openings};
 use crate::match_record::{MatchControl, MatchRecord};
 use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
-use crate::store::{Store, StoreError};
+use crate::store::{PurgedPair, Store, StoreError};
 use crate::table_values::TableValues;
 
 pub use pentagrid_model::limits::{MATCH_PAGE_PAIRS, MAX_MATCH_PAIRS};
@@ -199,6 +201,14 @@ fn closed(record: &MatchRecord) -> bool {
 /// Whether a task is a pair of match `match_id`.
 fn is_pair_of(task: &Task, match_id: u64) -> bool {
     matches!(task, Task::Pair { match_id: m, .. } if *m == match_id)
+}
+
+/// The match and pair index of a pair task.
+fn pair_of(task: &Task) -> Option<(u64, u64)> {
+    match task {
+        Task::Pair { match_id, pair, .. } => Some((*match_id, *pair)),
+        _ => None,
+    }
 }
 
 /// The matches service.
@@ -533,6 +543,70 @@ impl Matches {
             .into_iter()
             .map(|(id, _)| id)
             .collect()
+    }
+
+    /// Queues again, for workers other than `worker`, the pairs a purge took out of their
+    /// matches (see [`Store::purge_worker`]): those of matches neither stopped nor decided
+    /// (a tuning run's iteration keeps its step: its pairs are not played again), and for a
+    /// match whose SPRT decision rested on a purged pair, the pairs that decision cancelled.
+    /// Returns how many pairs were queued.
+    pub(crate) async fn replay_purged(
+        &self,
+        worker: &str,
+        purged: Vec<PurgedPair>,
+    ) -> Result<usize, StoreError> {
+        if purged.is_empty() {
+            return Ok(0);
+        }
+        let mut queued: HashSet<(u64, u64)> = self
+            .jobs
+            .active_tasks(|task| matches!(task, Task::Pair { .. }))
+            .into_iter()
+            .filter_map(|(_, task)| pair_of(&task))
+            .collect();
+        let store = self.store.clone();
+        let (tasks, weights) = blocking(move || {
+            let mut tasks = Vec::new();
+            let mut weights = BTreeMap::new();
+            let mut undecided = BTreeSet::new();
+            for taken in &purged {
+                let Some(record) = store.match_record(taken.match_id)? else {
+                    continue;
+                };
+                if closed(&record) || record.tune != 0 {
+                    continue;
+                }
+                weights.insert(taken.match_id, record.weight);
+                if taken.undecided {
+                    undecided.insert(taken.match_id);
+                }
+                let task = store.job(taken.job_id)?.and_then(|job| job.task);
+                if let Some(task) = task
+                    && queued.insert((taken.match_id, taken.pair))
+                {
+                    tasks.push(task);
+                }
+            }
+            if !undecided.is_empty() {
+                for task in store.cancelled_pairs(&undecided)? {
+                    if pair_of(&task).is_some_and(|pair| queued.insert(pair)) {
+                        tasks.push(task);
+                    }
+                }
+            }
+            Ok::<_, StoreError>((tasks, weights))
+        })
+        .await?;
+        for (match_id, weight) in weights {
+            self.jobs.set_match_weight(match_id, weight);
+        }
+        let count = tasks.len();
+        if count > 0 {
+            self.jobs
+                .queue_excluding(tasks, vec![worker.to_owned()])
+                .await?;
+        }
+        Ok(count)
     }
 
     /// Cancels the unplayed pairs of a match whose SPRT has decided (or that was stopped).

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use pentagrid_proto::connections::{ConnectionLimits, LimitsError, ProveLayer, bounded_incoming};
+use pentagrid_connections::{ConnectionLimits, LimitsError, ProveLayer, bounded_incoming};
 use pentagrid_proto::v2::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tonic::transport::{Identity, Server, ServerTlsConfig};

@@ -3,9 +3,10 @@
 //! openings from a seed of their own per iteration — or of its follow-up SPRT.
 
 use pentago::{
-    NamedPlayer, OpeningSource, ParamRange, Player, Sprt, TuneSpace, UctConfig, perturbation,
-    perturbed, splitmix64,
+    NamedPlayer, OpeningSource, ParamRange, Player, TuneSpace, UctConfig, perturbation, perturbed,
+    splitmix64,
 };
+use pentagrid_rating::Sprt;
 use thiserror::Error;
 
 use crate::matches::MatchSpec;

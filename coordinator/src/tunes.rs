@@ -20,10 +20,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, PoisonError};
 
 use pentago::{
-    OpeningSource, ParamRange, Player, Sprt, SpsaError, SpsaSchedule, TuneSpace, TuneSpaceError,
+    OpeningSource, ParamRange, Player, SpsaError, SpsaSchedule, TuneSpace, TuneSpaceError,
     UctConfig, perturbation, perturbed, spsa_update,
 };
 use pentagrid_model::{MatchState, TuneState, TuneStep};
+use pentagrid_rating::Sprt;
 use thiserror::Error;
 use tokio::sync::Mutex;
 

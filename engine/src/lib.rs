@@ -2,16 +2,45 @@
 //!
 //! The crate is in three layers, each building only on those before it: `board` (squares,
 //! twists, bitboards, positions, moves, the rules, symmetry), `search` (playouts, UCT, the exact
-//! solver, the checkmate search) and `play` (players, self-play, matches and ratings, openings,
-//! puzzles). The public API is the curated list of `pub use` below. The second game, the card
-//! solitaire Calculation, is its own module [`calculation`] with its own curated API.
+//! solver, the checkmate search) and `play` (players, self-play, matches, openings, puzzles).
+//! The public API is the curated list of `pub use` below. The statistics of matches (Elo, the
+//! SPRT, rating lists) are `pentagrid-rating`'s, the second game (the card solitaire
+//! Calculation) is `pentagrid-calculation`, and the seeded random streams and error quotes both
+//! games use are `pentagrid-gamekit`'s, re-exported here because the playouts take them.
 //!
 //! Nothing here touches the network or the disk. Positions are two 64-bit stone sets in
 //! quadrant lanes, so a move is a few table lookups and a copy of 16 bytes.
+//!
+//! # Examples
+//!
+//! A position in pentagrid's notation (`docs/DESIGN.md` §2: six ranks from rank 6 down to rank
+//! 1, `x` black, `o` white, `.` empty), its moves, and a move played by the rules:
+//!
+//! ```
+//! use pentago::{Color, Move, Position, Status};
+//!
+//! let position: Position = "....../....../....../....../oooo../xxxx..".parse()?;
+//! assert_eq!(position.side_to_move(), Color::Black); // equal counts: black moves
+//! assert_eq!(position.status(), Status::Ongoing);
+//!
+//! // Every empty square with each of the 8 twists (moves that reach the same position included).
+//! assert_eq!(position.legal_moves().len(), 28 * 8);
+//!
+//! // e1 makes five at once: black wins, and the twist is not made.
+//! let e1: Move = "e1-1R".parse()?;
+//! let after = position.play(e1)?;
+//! assert_eq!(after.status(), Status::Won(Color::Black));
+//! assert_eq!(after.to_string(), "....../....../....../....../oooo../xxxxx.");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The headers of the main modules, in the source, carry more runnable examples: positions and
+//! moves (`board/position.rs`, `board/moves.rs`), symmetry (`board/symmetry.rs`), random playouts
+//! (`search/playout.rs`, [`run_playouts`]), a UCT search (`search/uct/mod.rs`, [`search()`]),
+//! exact solving and checkmates (`search/solver/mod.rs`, [`Solver`], [`midsolve`],
+//! [`MateSearch`]) and games between players (`play/selfplay.rs`, [`play_game`]).
 
 mod board;
-pub mod calculation;
-mod excerpt;
 mod play;
 mod search;
 mod serde_text;
@@ -28,7 +57,7 @@ pub use board::square::{ParseSquareError, Square};
 pub use board::status::{ParseStatusError, Status};
 pub use board::symmetry::{Canonical, Symmetry};
 pub use board::twist::{Direction, Quadrant, Twist};
-pub use excerpt::{EXCERPT_CHARS, excerpt};
+pub use pentagrid_gamekit::{EXCERPT_CHARS, EngineRng, excerpt, seeded_rng, splitmix64};
 pub use play::accuracy::{
     ACCURACY_MIN_STONES, ACCURACY_STONES, Accuracy, AccuracyError, MatchAccuracy, TABLE_STONES,
     game_accuracy, judged_moves, pair_accuracy,
@@ -60,11 +89,6 @@ pub use play::puzzle::{
     DIFFICULTY_LABELS, DeepBudget, MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection,
     deep_first_win, difficulty, difficulty_label,
 };
-pub use play::rating::{
-    EloEstimate, Encounter, HeadToHead, MAX_PRIOR_DRAWS, ParseSprtError, Pentanomial, RatedPlayer,
-    RatingError, RatingList, RatingOptions, ScoreStats, Sprt, SprtDecision, Trinomial, WinRate,
-    elo_of_score, rating_list, score_of_elo, win_rate,
-};
 pub use play::record::{
     MAX_TAGS, MAX_VALUE_BYTES, MoveNote, ParseRecordError, ParseTerminationError, Record,
     RecordErrorKind, RecordPlayer, RecordedMove, ReplayError, Termination, UNKNOWN_DATE,
@@ -88,8 +112,8 @@ pub use play::tune_space::{
 pub use search::eval::{Evaluation, LineCounts, LineOccupancy};
 pub use search::oracle::{ExactOracle, ExactValues, NoOracle, SharedOracle, best_of};
 pub use search::playout::{
-    Ending, EngineRng, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy,
-    cut_off_playout, playout, run_playouts, seeded_rng, splitmix64,
+    Ending, PLAYOUT_CHUNK, ParsePolicyError, PlayoutResult, PlayoutStats, Policy, cut_off_playout,
+    playout, run_playouts,
 };
 pub use search::solver::{
     AttackNode, CertificateError, DeepLimits, DeepNode, DeepProgress, DeepProof, DeepProveError,

@@ -1,5 +1,5 @@
 //! Serde helpers that write moves and positions in their notation (`c4-1R`, `x...../...`),
-//! so JSON output is readable and other tools parse it with the notation of DESIGN §2.
+//! so JSON output is readable and other tools parse it with the notation of `docs/DESIGN.md` §2.
 
 use std::fmt::Display;
 use std::str::FromStr;

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pentago::{ParamRange, Player, Policy, Sprt, UctConfig};
+use pentago::{ParamRange, Player, Policy, UctConfig};
+use pentagrid_rating::Sprt;
 use pentagrid_fuzz::{as_text, check_round_trip};
 
 fuzz_target!(|data: &[u8]| {

@@ -1,5 +1,5 @@
-//! Where an exact value shown beside the statistics came from (DESIGN §5: every exact value
-//! names its source), as the store records it per proven move.
+//! Where an exact value shown beside the statistics came from (`docs/DESIGN.md` §5: every exact
+//! value names its source), as the store records it per proven move.
 
 use std::fmt;
 use std::str::FromStr;

@@ -5,8 +5,8 @@
 use pentago::{ACCURACY_STONES, MAX_PUZZLE_MOVES};
 use std::ops::Range;
 
-use pentago::calculation::{Player as SolitairePlayer, Variant};
 use pentago::{Adjudication, Player, Position, TimeLimit, UctConfig};
+use pentagrid_calculation::{Player as SolitairePlayer, Variant};
 
 /// Most playouts one analyse job may ask for.
 pub const MAX_JOB_PLAYOUTS: u64 = 1_000_000_000;

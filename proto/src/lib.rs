@@ -1,11 +1,8 @@
 //! `pentagrid-proto`: the gRPC API of the cluster (package `pentagrid.v2`) and the
 //! conversions between its wire messages and the domain values of `pentagrid-model` and the
-//! engine, in one place (the limits both sides keep are `pentagrid_model::limits`); and
-//! [`connections`], the bounded accepting of connections that
-//! the project's servers (gRPC and the explorer's HTTP) share.
+//! engine, in one place (the limits both sides keep are `pentagrid_model::limits`).
 
 mod client;
-pub mod connections;
 mod convert;
 mod errors;
 mod notes;
@@ -18,7 +15,6 @@ pub mod v2 {
 }
 
 pub use client::{Client, ClientAuth, ConnectError, connect};
-pub use connections::{ConnectionLimits, LimitsError};
 pub use convert::{
     book_row_to_wire, book_tables_to_wire, cancel_outcome_of_wire, cancel_outcome_to_wire,
     export_row_to_wire, flagged_worker_of_wire, flagged_worker_to_wire, match_state_of_wire,

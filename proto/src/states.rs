@@ -1,8 +1,9 @@
 //! Wire enums and messages for values, SPRT decisions, pentanomials and accuracy against
 //! perfect play, and their engine forms.
 
-use pentago::{Accuracy, MatchAccuracy, SprtDecision, Value};
+use pentago::{Accuracy, MatchAccuracy, Value};
 use pentagrid_model::ExactSource;
+use pentagrid_rating::SprtDecision;
 
 use crate::errors::ConversionError;
 use crate::v2;

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use pentagrid_proto::ConnectionLimits;
+use pentagrid_connections::ConnectionLimits;
 use tokio::net::TcpListener;
 
 pub use api::{ApiError, OPENAPI, Unreadable};

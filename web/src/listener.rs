@@ -1,5 +1,5 @@
 //! The explorer's HTTP/1.1 server: connections bounded as the coordinator's are (see
-//! `pentagrid_proto::connections`: a connection counts toward the cap only once a request
+//! `pentagrid_connections`: a connection counts toward the cap only once a request
 //! from it reaches the router; until then it has the first-request timeout and is closed
 //! first to make room), a header-read timeout on every request, TCP_NODELAY, hyper's own
 //! bodiless refusals rewritten as JSON errors, and graceful shutdown.
@@ -14,8 +14,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use pentagrid_proto::ConnectionLimits;
-use pentagrid_proto::connections::{BoundedStream, bounded_incoming};
+use pentagrid_connections::{BoundedStream, ConnectionLimits, bounded_incoming};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_stream::StreamExt;

@@ -2,11 +2,11 @@
 
 use std::ops::Range;
 
-use pentago::calculation::{Player as SolitairePlayer, Variant, play_deal};
 use pentago::{
     Budget, LeafValue, Position, PuzzleVerifier, SearchControl, SearchOptions, SolveLimits, Solver,
     UctConfig, play_game, play_pair_judged, search, solve_leaf,
 };
+use pentagrid_calculation::{Player as SolitairePlayer, Variant, play_deal};
 use pentagrid_proto::GameNote;
 use pentagrid_proto::{DealResult, Outcome, RejectionKind, Row, Task, Verdict};
 use rayon::prelude::*;

@@ -1,5 +1,5 @@
-//! The soak benchmark (issue 13): one real `pentagrid coordinator` process on a real sled
-//! database in a temporary directory, and at the same time, over loopback gRPC:
+//! The soak benchmark: one real `pentagrid coordinator` process on a real sled database in a
+//! temporary directory, and at the same time, over loopback gRPC:
 //! - simulated workers speaking the real worker protocol with the worker credential (hello,
 //!   lease, heartbeat every `heartbeat_seconds` while a job runs, submit, return leases when
 //!   stopped), each job sleeping 0.5–2 s and answering with a result the coordinator accepts

@@ -1,5 +1,5 @@
 //! The soak's figures: gathered from the workers', the probe's, the sampler's and the admin
-//! side's logs, printed as a Markdown table with the targets, and plotted.
+//! side's logs, printed as a Markdown table beside the soak's targets, and plotted.
 
 use std::time::Duration;
 

@@ -6,12 +6,13 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use pentago::{
     ACCURACY_STONES, Accuracy, Adjudication, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource,
-    Record, Sprt, SprtDecision, TimeLimit,
+    Record, TimeLimit,
 };
 use pentagrid_client::game_records::{follow_match, played_game_record};
 use pentagrid_client::matches::{
     self, GameForfeit, MatchGame, MatchOutcome, MatchPlan, MatchRecord, MatchState,
 };
+use pentagrid_rating::{Sprt, SprtDecision};
 use serde_json::json;
 
 use std::path::PathBuf;

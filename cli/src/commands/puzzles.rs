@@ -10,7 +10,6 @@ use pentagrid_client::puzzles::{self, PuzzleRound};
 use pentagrid_client::{Client, collection_html};
 
 use super::progress::Bars;
-use super::show::board;
 use super::target::Target;
 use crate::output::{errln, out, outln};
 
@@ -181,7 +180,7 @@ pub fn round_json(round: &PuzzleRound) -> serde_json::Value {
 
 fn render(collection: &Collection, format: Format) -> String {
     match format {
-        Format::Text => collection::text(collection, &board),
+        Format::Text => collection::text(collection),
         Format::Jsonl => collection::jsonl(collection),
         Format::Html => collection_html(collection),
     }

@@ -1,11 +1,11 @@
 //! `pentagrid ratings`: the rating list of stored matches (maximum-likelihood Elo with 95%
 //! intervals, one player anchored), and the printing of rating lists that `tournament` shares.
-//! The fit is [`pentago::rating_list`]; the matches come from [`pentagrid_client::tournaments`].
+//! The fit is [`pentagrid_rating::rating_list`]; the matches come from [`pentagrid_client::tournaments`].
 
 use anyhow::Result;
 use clap::Args;
-use pentago::{MAX_PRIOR_DRAWS, RatingList, RatingOptions};
 use pentagrid_client::tournaments;
+use pentagrid_rating::{MAX_PRIOR_DRAWS, RatingList, RatingOptions};
 use serde_json::json;
 
 use super::target::Target;

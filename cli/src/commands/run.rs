@@ -185,7 +185,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 client,
                 &args.serve_listen,
                 BookCacheSettings::default(),
-                pentagrid_proto::ConnectionLimits::default(),
+                pentagrid_connections::ConnectionLimits::default(),
                 ExactBoard::shipped().context("starting the analysis board")?,
             )
             .await

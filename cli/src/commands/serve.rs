@@ -110,7 +110,7 @@ pub async fn serve_explorer(
     client: Client,
     listen: &str,
     book_cache: BookCacheSettings,
-    limits: pentagrid_proto::ConnectionLimits,
+    limits: pentagrid_connections::ConnectionLimits,
     exact: ExactBoard,
 ) -> Result<()> {
     let source = Source::new(client);

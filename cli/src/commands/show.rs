@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use pentago::{Position, Square};
+use pentago::Position;
 use serde_json::json;
 
 use crate::input;
@@ -40,8 +40,8 @@ fn describe(position: &Position) -> serde_json::Value {
 }
 
 /// The board with files and ranks labelled and the four quadrants boxed, then who moves.
-pub fn diagram(position: &Position) -> String {
-    let mut out = board(position);
+fn diagram(position: &Position) -> String {
+    let mut out = position.diagram();
     let status = position.status();
     if status.is_over() {
         out.push_str(&format!(
@@ -55,30 +55,5 @@ pub fn diagram(position: &Position) -> String {
             position.stone_count()
         ));
     }
-    out
-}
-
-/// The board with files and ranks labelled and the four quadrants boxed.
-pub fn board(position: &Position) -> String {
-    const BORDER: &str = "  +-------+-------+\n";
-    let mut out = String::from("    a b c   d e f\n");
-    out.push_str(BORDER);
-    for rank in (0..6u8).rev() {
-        out.push_str(&format!("{} |", rank + 1));
-        for file in 0..6u8 {
-            let square = Square::from_coords(file, rank).expect("coordinates below 6");
-            let stone = position.stone_at(square).map_or('.', |c| c.stone_char());
-            out.push(' ');
-            out.push(stone);
-            if file == 2 || file == 5 {
-                out.push_str(" |");
-            }
-        }
-        out.push_str(&format!(" {}\n", rank + 1));
-        if rank == 3 || rank == 0 {
-            out.push_str(BORDER);
-        }
-    }
-    out.push_str("    a b c   d e f\n");
     out
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use pentago::calculation::{MAX_BENCH_DEALS, Player, Variant, bench, play_deal};
+use pentagrid_calculation::{MAX_BENCH_DEALS, Player, Variant, bench, play_deal};
 use pentagrid_client::solitaire::{SolitairePlan, SolitaireTotals, solitaire_campaign};
 use serde_json::json;
 

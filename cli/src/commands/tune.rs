@@ -5,10 +5,11 @@
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use pentago::{
-    DEFAULT_C_END, DEFAULT_R_END, OpeningSource, ParamRange, SPSA_ALPHA, SPSA_GAMMA, Sprt,
-    SpsaSchedule, UctConfig,
+    DEFAULT_C_END, DEFAULT_R_END, OpeningSource, ParamRange, SPSA_ALPHA, SPSA_GAMMA, SpsaSchedule,
+    UctConfig,
 };
 use pentagrid_client::tunes::{self, TunePlan, TuneRun, TuneStep};
+use pentagrid_rating::Sprt;
 use serde_json::json;
 
 use super::matchplay::{progress, record_json, state_name, verdict};

@@ -23,6 +23,7 @@ mod serve;
 mod soak;
 mod solitaire;
 mod solve_proof;
+mod stored_format;
 mod tablebase;
 mod time_scale;
 mod tournaments;

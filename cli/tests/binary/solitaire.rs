@@ -5,7 +5,7 @@ use crate::common;
 
 use std::process::{Command, Output};
 
-use pentago::calculation::{Move, Observation, Player, Table, Variant, bench};
+use pentagrid_calculation::{Move, Observation, Player, Table, Variant, bench};
 
 fn pentagrid(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pentagrid"))

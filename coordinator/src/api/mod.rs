@@ -16,12 +16,13 @@ pub mod watches;
 
 use std::sync::Arc;
 
-use pentago::{Adjudication, NamedPlayer, OpeningSource, Position, Sprt, TimeLimit, UctConfig};
+use pentago::{Adjudication, NamedPlayer, OpeningSource, Position, TimeLimit, UctConfig};
 use pentagrid_proto::v2::coordinator_server::{Coordinator as CoordinatorApi, CoordinatorServer};
 use pentagrid_proto::{
     MAX_MESSAGE_BYTES, Outcome, Task, book_tables_to_wire, export_row_to_wire, match_state_of_wire,
     puzzle_filter_of_wire, v2,
 };
+use pentagrid_rating::Sprt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// What a credential is for (DESIGN §6, "Roles").
+/// What a credential is for (`docs/DESIGN.md` §6, "Roles").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
     /// Join, lease, heartbeat, submit results and return leases.

@@ -1,8 +1,9 @@
 //! Tuning runs on the wire: a create request read into a [`TuneSpec`], and reports and steps
 //! written back.
 
-use pentago::{OpeningSource, ParamRange, Player, Sprt, SpsaSchedule};
+use pentago::{OpeningSource, ParamRange, Player, SpsaSchedule};
 use pentagrid_proto::{tune_state_to_wire, tune_step_to_wire, v2};
+use pentagrid_rating::Sprt;
 use tonic::Status;
 
 use super::errors::invalid;

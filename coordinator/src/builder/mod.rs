@@ -29,9 +29,8 @@
 //! table is expanded on the spot: a build started over an existing book (or restarted) walks
 //! the stored positions of higher priority than its picks, lazily, a bounded number of pops per
 //! round, two store reads each. That walk is at most the stored book, once per build (or
-//! restart), shared by all the build's picks: with a window of 16 on a 1,000-worker soak it was
-//! 235 stored positions per queued job, with one job per worker 12 (see BENCHMARKS.md); once
-//! the picks are below the stored book, a queued job costs a few pops.
+//! restart), shared by all the build's picks; once the picks are below the stored book, a queued
+//! job costs a few pops (BENCHMARKS.md has what the walk costs per queued job under the soak).
 //! Rounds run as background work; their time, the part spent popping and the stored positions
 //! walked go to the metrics.
 //!

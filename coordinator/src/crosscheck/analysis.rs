@@ -1,9 +1,9 @@
 //! Cross-checking analysis results statistically, worker by worker. Playout statistics are no
 //! exact claim that a second party could confirm move by move, and one honest search can be
-//! far from another: UCT's playouts steer each other, so two honest 300-playout searches of a
-//! sharp position, differing only in their seeds, score 0.27 and 0.84 for the side to move
-//! (measured on random positions: more than 13 standard errors apart if the playouts were
-//! independent). No single result can be called improbable.
+//! far from another: UCT's playouts steer each other, so two honest searches of a sharp position
+//! with the same budget, differing only in their seeds, can score the side to move many standard
+//! errors apart (as if the playouts were independent). No single result can be called
+//! improbable.
 //!
 //! What no honest worker can do is *lean*: in a sampled share of analysis results
 //! ([`super::CrossCheckSettings::analysis_sample`], drawn afresh per result like every sample)

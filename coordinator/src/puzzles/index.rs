@@ -1,6 +1,6 @@
 //! The stored puzzles in listing order with what the list filters read (length, difficulty,
-//! themes), kept between listings so that a page parses no stored puzzle's JSON: reading a
-//! collection of N puzzles page by page used to parse all N for every page. Stored puzzles
+//! themes), kept between listings so that a page parses no stored puzzle's JSON: without it,
+//! reading a collection of N puzzles page by page would parse all N for every page. Stored puzzles
 //! never change or go, so their count is the index's version: when it moves, the index parses
 //! only the puzzles it lacks.
 

@@ -113,6 +113,15 @@ pub struct StoredFlags {
     /// Playouts those rows held, removed.
     #[prost(uint64, tag = "6")]
     pub purged_playouts: u64,
+    /// Positions whose game tables lost its self-play games' rows once it was caught.
+    #[prost(uint64, tag = "7")]
+    pub purged_game_positions: u64,
+    /// Games through moves those rows held, removed.
+    #[prost(uint64, tag = "8")]
+    pub purged_games: u64,
+    /// Match pairs it played, taken out of their matches once it was caught.
+    #[prost(uint64, tag = "9")]
+    pub purged_pairs: u64,
 }
 
 /// Why a stored claim does not read back.

@@ -1,26 +1,29 @@
-//! Each worker's share of the playout tables, so that a worker caught leaning (see the
-//! analysis cross-check) has its analyses taken back out of the book.
+//! Each worker's share of the book's tables, so that a worker caught lying (by any
+//! cross-check) has its analyses and its self-play games taken back out of the book, as
+//! fishtest purges a bad worker's games.
 //!
-//! Playout tables merge every analysis of a position into one row per move (DESIGN §4), so a
-//! table alone cannot say whose playouts it holds. Each applied analysis result therefore also
-//! adds its rows, in its own transaction, to its worker's record for the position: one record
-//! per (worker, position), the sum of every row that worker added there. When the worker is
-//! quarantined, [`take_back`] subtracts each of its records from the position's table inside
-//! the purge's transaction (see [`super::word`]): a row left without games goes, a table left
-//! without rows goes, and the records go. A row that holds less than the record says (a
-//! database changed behind the coordinator's back) loses the whole row rather than wrap; such
-//! rows are counted as `short`. Nothing underflows.
+//! Playout and game tables merge every analysis or game through a position into one row per
+//! move (`docs/DESIGN.md` §4), so a table alone cannot say whose games it holds. Each applied result
+//! therefore also adds its rows, in its own transaction, to its worker's record for the
+//! position: one record per (worker, position) and kind of table, the sum of every row that
+//! worker added there. When the worker is quarantined, [`take_back`] subtracts each of its
+//! records from the position's table inside the purge's transaction (see [`super::word`]): a
+//! row left without games goes, a table left without rows goes, and the records go. A row that
+//! holds less than the record says (a database changed behind the coordinator's back) loses
+//! the whole row rather than wrap; such rows are counted as `short`. Nothing underflows.
+//! A self-play game's moves are replayed and its result follows from them, but which moves a
+//! worker chose is its word: a liar can throw games to bend the statistics.
 //!
-//! Bounded: one record per (worker, position) the worker analysed, each no longer than the
-//! position's own table (at most one row per move group), whatever the number of results.
-//! Rows imported from book files and rows stored before this tree existed belong to nobody and
-//! are never taken back; game tables (self-play games, whose results follow from their
-//! replayed moves) are not kept per worker.
+//! Bounded: one record per (worker, position) the worker played through, each no longer than
+//! the position's own table (at most one row per move group), whatever the number of results.
+//! Rows imported from book files and rows stored before these trees existed belong to nobody
+//! and are never taken back.
 //!
-//! Stable format. `contributions`: key = the worker id's bytes, a zero byte (no worker id
-//! holds one), the canonical position key (8 bytes, big-endian); value = a move table in the
-//! format of the `playouts` tree (see [`super::table`]). A database without the tree reads as
-//! having no contributions.
+//! Stable format. `contributions` (shares of `playouts`) and `game_contributions` (shares of
+//! `game_tables`): key = the worker id's bytes, a zero byte (no worker id holds one), the
+//! canonical position key (8 bytes, big-endian); value = a move table in the format of the
+//! table trees (see [`super::table`]). A database without a tree reads as having no such
+//! shares.
 
 use std::collections::BTreeMap;
 
@@ -57,18 +60,18 @@ fn overflow() -> ConflictableTransactionError<StoreError> {
     })
 }
 
-/// Adds the playout rows `worker`'s result adds to the book (`playouts`, by canonical key) to
-/// its records, inside the result's transaction. A result without a worker (none leased it)
+/// Adds the rows `worker`'s result adds to one kind of table (`rows`, by canonical key) to its
+/// records of that kind, inside the result's transaction. A result without a worker (none leased it)
 /// is nobody's.
 pub(super) fn record_contributions(
     tree: &TransactionalTree,
     worker: &str,
-    playouts: &BTreeMap<u64, Table>,
+    tables: &BTreeMap<u64, Table>,
 ) -> ConflictableTransactionResult<(), StoreError> {
     if worker.is_empty() {
         return Ok(());
     }
-    for (key, rows) in playouts {
+    for (key, rows) in tables {
         let record_key = contribution_key(worker, *key);
         let mut record = match tree.get(&record_key)? {
             Some(bytes) => table::decode(&bytes).ok_or_else(|| {
@@ -91,13 +94,13 @@ pub(super) fn keys_of(tree: &sled::Tree, worker: &str) -> Result<Vec<sled::IVec>
         .collect()
 }
 
-/// What taking a worker's analyses back out of the book removed.
+/// What taking a worker's rows back out of one kind of table removed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TakenBack {
-    /// Positions whose playout tables lost the worker's rows.
+    /// Positions whose tables lost the worker's rows.
     pub positions: u64,
-    /// Playouts (games through moves) removed from those tables.
-    pub playouts: u64,
+    /// Games through moves (playouts, or self-play games) removed from those tables.
+    pub games: u64,
     /// Of those tables, the ones left without rows and removed.
     pub tables_removed: u64,
     /// Rows that held less than the worker's record and were removed whole.
@@ -121,11 +124,11 @@ fn less(row: Counts, taken: Counts) -> Result<Option<Counts>, Short> {
 /// A row that holds less than a record says.
 struct Short;
 
-/// Subtracts the records under `keys` from the playout tables and removes them, inside the
-/// purge's transaction; returns what went.
+/// Subtracts the records under `keys` from `tables` (the kind of table the records are shares
+/// of) and removes them, inside the purge's transaction; returns what went.
 pub(super) fn take_back(
     contributions: &TransactionalTree,
-    playouts: &TransactionalTree,
+    tables: &TransactionalTree,
     keys: &[sled::IVec],
 ) -> ConflictableTransactionResult<TakenBack, StoreError> {
     let mut taken = TakenBack::default();
@@ -138,7 +141,7 @@ pub(super) fn take_back(
         let position = position_of(record_key).ok_or_else(|| bad("bad key"))?;
         contributions.remove(record_key)?;
         let book_key = position.to_be_bytes();
-        let Some(stored) = playouts.get(book_key)? else {
+        let Some(stored) = tables.get(book_key)? else {
             taken.short += record.len() as u64;
             continue;
         };
@@ -166,15 +169,15 @@ pub(super) fn take_back(
         }
         let after: u64 = rows.values().map(|c| c.games).sum();
         taken.positions += 1;
-        taken.playouts = taken
-            .playouts
+        taken.games = taken
+            .games
             .checked_add(before - after)
             .ok_or_else(overflow)?;
         if rows.is_empty() {
-            playouts.remove(&book_key)?;
+            tables.remove(&book_key)?;
             taken.tables_removed += 1;
         } else {
-            playouts.insert(&book_key, table::encode(&rows))?;
+            tables.insert(&book_key, table::encode(&rows))?;
         }
     }
     Ok(taken)
@@ -302,7 +305,7 @@ mod tests {
         let purged = store.purge_worker("liar").unwrap();
         let taken = TakenBack {
             positions: 2,
-            playouts: 3 * 307,
+            games: 3 * 307,
             tables_removed: 1,
             short: 0,
         };
@@ -334,6 +337,88 @@ mod tests {
         assert_eq!(store.playout_table(a).unwrap(), honest);
     }
 
+    /// Applies `worker`'s self-play result for `job` adding `games` to the game tables.
+    fn apply_games(store: &Store, worker: &str, job: u64, games: BTreeMap<u64, Table>) {
+        let effect = ResultEffect {
+            games,
+            ..ResultEffect::default()
+        };
+        let done = Job {
+            worker_id: worker.to_owned(),
+            ..Job::in_state(JobState::Done)
+        };
+        let applied = store.apply(job, &done, &format!("r{job}"), &effect);
+        assert_eq!(applied.unwrap(), Applied::Applied);
+    }
+
+    #[test]
+    fn a_purge_takes_back_the_caught_workers_self_play_games_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let ([a, b], [m0, m1, _]) = places();
+        let honest = rows(&[(m0, 2, 1, 0), (m1, 1, 0, 1)]);
+        apply_games(&store, "honest", 1, BTreeMap::from([(a, honest.clone())]));
+        // Thrown games: every one through m1 lost, and a line of its own below.
+        let thrown = rows(&[(m1, 3, 0, 0)]);
+        apply_games(&store, "liar", 2, BTreeMap::from([(a, thrown.clone())]));
+        apply_games(
+            &store,
+            "liar",
+            3,
+            BTreeMap::from([(a, thrown), (b, rows(&[(m0, 3, 0, 0)]))]),
+        );
+        apply(
+            &store,
+            "honest",
+            4,
+            BTreeMap::from([(b, rows(&[(m0, 5, 5, 0)]))]),
+            vec![],
+        );
+        assert_eq!(store.game_table(a).unwrap()[&m1].games, 7);
+        assert_eq!(store.totals().unwrap().game_positions, 2);
+
+        let caught = Flag {
+            worker: "liar".to_owned(),
+            reason: "lied".to_owned(),
+        };
+        apply(&store, "checker", 5, BTreeMap::new(), vec![caught]);
+        let purged = store.purge_worker("liar").unwrap();
+        let taken = TakenBack {
+            positions: 2,
+            games: 9,
+            tables_removed: 1,
+            short: 0,
+        };
+        assert_eq!(purged.games, taken);
+        assert_eq!(purged.analyses, TakenBack::default());
+        // The honest games stay exactly, the liar's own line is gone, and the playout table
+        // of the same position (an honest analysis) is untouched.
+        assert_eq!(store.game_table(a).unwrap(), honest);
+        assert!(store.game_table(b).unwrap().is_empty());
+        assert_eq!(store.playout_table(b).unwrap(), rows(&[(m0, 5, 5, 0)]));
+        let totals = store.totals().unwrap();
+        assert_eq!(
+            (
+                totals.game_positions,
+                totals.purged_game_positions,
+                totals.purged_games
+            ),
+            (1, 1, 9)
+        );
+        let flags = store.flagged_workers().unwrap();
+        let (_, liar) = flags.iter().find(|(id, _)| id == "liar").unwrap();
+        assert_eq!((liar.purged_game_positions, liar.purged_games), (2, 9));
+        assert_eq!(
+            store.purge_worker("liar").unwrap().games,
+            TakenBack::default()
+        );
+        // The manifest counts the removed game table as purged, not lost.
+        store.flush_blocking().unwrap();
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.game_table(a).unwrap(), honest);
+    }
+
     #[test]
     fn a_row_that_holds_less_than_the_record_goes_whole() {
         let dir = tempfile::tempdir().unwrap();
@@ -357,7 +442,7 @@ mod tests {
             .insert(a.to_be_bytes(), table::encode(&table))
             .unwrap();
         let purged = store.purge_worker("liar").unwrap();
-        assert_eq!((purged.analyses.short, purged.analyses.playouts), (1, 14));
+        assert_eq!((purged.analyses.short, purged.analyses.games), (1, 14));
         assert_eq!(store.playout_table(a).unwrap(), rows(&[(m1, 5, 0, 5)]));
     }
 

@@ -1,12 +1,16 @@
 //! Stored matches, their pairs and stored self-play games: records, pages and scans.
 
+use std::collections::BTreeSet;
+
+use pentagrid_proto::Task;
 use prost::Message;
 
 use crate::game::Game;
+use crate::job::{Job, JobState};
 use crate::match_record::MatchRecord;
 
 use super::{
-    Store, StoreError, StoredGame, StoredMatch, StoredPair, abort, all_records, corrupt,
+    Store, StoreError, StoredGame, StoredJob, StoredMatch, StoredPair, abort, all_records, corrupt,
     get_record, id_of, pair_key, put_record,
 };
 
@@ -109,6 +113,34 @@ impl Store {
             pairs.push((index, pair.games.into_iter().map(Game::from).collect()));
         }
         Ok(pairs)
+    }
+
+    /// The tasks of the cancelled pairs of `match_ids` that have no stored result: what a
+    /// match whose SPRT decision a purge undid has left to play. Scans every job record (a
+    /// purge is rare); a record that does not read is skipped.
+    pub fn cancelled_pairs(&self, match_ids: &BTreeSet<u64>) -> Result<Vec<Task>, StoreError> {
+        let mut tasks = Vec::new();
+        for entry in self.jobs.iter() {
+            let (_, bytes) = entry?;
+            let Ok(stored) = StoredJob::decode(bytes.as_ref()) else {
+                continue;
+            };
+            let Ok(Job {
+                state: JobState::Cancelled,
+                task: Some(task),
+                ..
+            }) = Job::try_from(stored)
+            else {
+                continue;
+            };
+            if let Task::Pair { match_id, pair, .. } = task
+                && match_ids.contains(&match_id)
+                && !self.matches.contains_key(pair_key(match_id, pair))?
+            {
+                tasks.push(task);
+            }
+        }
+        Ok(tasks)
     }
 
     /// Every stored self-play game with its job id.

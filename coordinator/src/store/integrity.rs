@@ -80,7 +80,10 @@ impl Store {
             .playout_positions
             .saturating_add(totals.purged_positions);
         facts.set(Fact::PlayoutPositions, ever);
-        facts.set(Fact::GamePositions, totals.game_positions);
+        let ever = totals
+            .game_positions
+            .saturating_add(totals.purged_game_positions);
+        facts.set(Fact::GamePositions, ever);
         facts.set(Fact::Puzzles, self.stored_puzzles());
         let jobs = last_id(&self.jobs, "job")?.max(last_id(&self.quarantine, "job")?);
         facts.set(Fact::LastJob, jobs);

@@ -3,9 +3,13 @@
 //! field tags that never change meaning, so the format is stable and evolves only by adding
 //! fields; records written before a field existed read it as its default.
 
-use pentago::{Accuracy, MatchAccuracy, MatchScore, Sprt, SprtDecision};
+use pentago::{Accuracy, MatchAccuracy, MatchScore};
+use pentagrid_rating::{Sprt, SprtDecision};
 
-use super::StoredGame;
+use prost::Message;
+use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
+
+use super::{StoreError, StoredGame, abort, pair_key};
 use crate::match_record::{MatchControl, MatchRecord};
 
 /// An engine match, stored under its id (8 bytes) in the `matches` tree. Its counts change in
@@ -226,6 +230,100 @@ impl StoredMatch {
     }
 }
 
+/// A match pair as a worker's result recorded it on its word (see [`super::word`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WordPair {
+    /// The match.
+    pub match_id: u64,
+    /// The pair's index.
+    pub pair: u64,
+    /// A's points in each game, doubled (0 loss, 1 draw, 2 win).
+    pub a_half_points: Vec<u32>,
+}
+
+/// A pair a purge took out of its match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PurgedPair {
+    /// The match.
+    pub match_id: u64,
+    /// The pair's index.
+    pub pair: u64,
+    /// The job that played it (its task is what to play again).
+    pub job_id: u64,
+    /// Whether the match's SPRT had decided and no longer does without the pair: its pairs
+    /// cancelled at the decision are to be played too.
+    pub undecided: bool,
+}
+
+impl StoredMatch {
+    /// Takes one stored pair back out of the score: its games (A's points in each, doubled),
+    /// its pair total and its accuracy. An SPRT that had decided is judged again on the pairs
+    /// kept, so that no decision rests on a purged pair.
+    pub fn remove_pair(&mut self, a_half_points: &[u32], accuracy: Option<&MatchAccuracy>) {
+        if let (Some(mut total), Some(pair)) = (self.accuracy(), accuracy) {
+            for (side, taken) in total.sides.iter_mut().zip(pair.sides) {
+                side.moves = side.moves.saturating_sub(taken.moves);
+                side.drops = side.drops.saturating_sub(taken.drops);
+            }
+            self.a_accuracy = Some(total.sides[0].into());
+            self.b_accuracy = Some(total.sides[1].into());
+        }
+        for &half in a_half_points {
+            let count = match half {
+                2 => &mut self.wins,
+                1 => &mut self.draws,
+                _ => &mut self.losses,
+            };
+            *count = count.saturating_sub(1);
+        }
+        let slot = a_half_points.iter().sum::<u32>() as usize;
+        if let Some(count) = self.pentanomial.get_mut(slot) {
+            *count = count.saturating_sub(1);
+        }
+        self.pairs_done = self.pairs_done.saturating_sub(1);
+        if self.decided_after > 0 {
+            let decision = pentago::sprt_stop(&self.score(), self.sprt().as_ref());
+            self.decided_after = match decision {
+                SprtDecision::Continue => 0,
+                _ => self.pairs_done.max(1),
+            };
+            self.accepted_h1 = decision == SprtDecision::AcceptH1;
+        }
+    }
+}
+
+/// Takes each of `pairs` out of its match inside a purge's transaction: the pair's record goes
+/// and the match's score loses it. A pair no longer stored (purged already) is skipped.
+pub(super) fn take_back_pairs(
+    matches: &TransactionalTree,
+    pairs: &[WordPair],
+) -> ConflictableTransactionResult<Vec<PurgedPair>, StoreError> {
+    let mut taken = Vec::new();
+    for word in pairs {
+        let pair_at = pair_key(word.match_id, word.pair);
+        let Some(bytes) = matches.get(pair_at)? else {
+            continue;
+        };
+        let stored = StoredPair::decode(bytes.as_ref()).map_err(abort("pair"))?;
+        let match_at = word.match_id.to_be_bytes();
+        let Some(bytes) = matches.get(match_at)? else {
+            continue;
+        };
+        let mut record = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
+        let decided = record.decided_after > 0;
+        record.remove_pair(&word.a_half_points, stored.accuracy().as_ref());
+        matches.remove(&pair_at)?;
+        matches.insert(&match_at, record.encode_to_vec())?;
+        taken.push(PurgedPair {
+            match_id: word.match_id,
+            pair: word.pair,
+            job_id: stored.job_id,
+            undecided: decided && record.decided_after == 0,
+        });
+    }
+    Ok(taken)
+}
+
 impl From<&StoredMatch> for MatchRecord {
     fn from(stored: &StoredMatch) -> MatchRecord {
         MatchRecord {
@@ -405,6 +503,49 @@ mod tests {
         let stored = StoredPair::default().with_accuracy(Some(&from_zero));
         let read = StoredPair::decode(stored.encode_to_vec().as_slice()).unwrap();
         assert_eq!(read.accuracy(), Some(from_zero));
+    }
+
+    #[test]
+    fn a_removed_pair_leaves_the_score_as_if_never_played_and_the_sprt_is_judged_again() {
+        let pair = |moves: u32| MatchAccuracy {
+            min_stones: 0,
+            sides: [Accuracy { moves, drops: 1 }, Accuracy { moves, drops: 0 }],
+        };
+        let mut record = StoredMatch {
+            pairs: 100,
+            pentanomial: vec![0; 5],
+            accuracy_stones: Some(0),
+            sprt: "elo0=0,elo1=200,alpha=0.05,beta=0.05".into(),
+            ..StoredMatch::default()
+        };
+        for _ in 0..3 {
+            record.add_pair([1.0, 0.5], Some(&pair(4)));
+        }
+        let before = record.clone();
+        record.add_pair([0.0, 0.0], Some(&pair(9)));
+        record.remove_pair(&[0, 0], Some(&pair(9)));
+        assert_eq!(record, before, "as if the pair had never been played");
+        // Wins all along decide H1; without enough of them the decision is taken back.
+        let mut decided = before.clone();
+        while decided.decided_after == 0 {
+            decided.add_pair([1.0, 1.0], None);
+        }
+        assert!(decided.accepted_h1);
+        let at = decided.decided_after;
+        decided.remove_pair(&[2, 2], None);
+        assert_eq!(
+            decided.decided_after,
+            0,
+            "decided on {at} pairs, not on {}",
+            at - 1
+        );
+        assert!(!decided.accepted_h1);
+        decided.add_pair([1.0, 1.0], None);
+        assert_eq!(decided.decided_after, at);
+        // Nothing underflows on a record that holds less than the pair.
+        let mut empty = StoredMatch::default();
+        empty.remove_pair(&[2, 1], Some(&pair(3)));
+        assert_eq!((empty.pairs_done, empty.wins, empty.draws), (0, 0, 0));
     }
 
     #[test]

@@ -16,7 +16,8 @@
 //! of imported books, see [`book`]), `on_word` (the exact values each worker's results stored
 //! on its word alone, to purge if it is caught lying, see [`word`]), `contributions` (each
 //! worker's summed playout rows per position, to take back out of the book if it is caught,
-//! see [`contributions`]), `sign_tallies` (the analysis cross-check's tally per worker, see
+//! see [`contributions`]), `game_contributions` (the same for its self-play games' rows in
+//! `game_tables`), `sign_tallies` (the analysis cross-check's tally per worker, see
 //! [`tallies`]), `worker_keys` (a digest of each worker's key, so that a restart does not hand
 //! its id to another caller, see [`worker_keys`]), `tunes` (tuning runs and their steps, see
 //! [`tunes`]).
@@ -35,12 +36,14 @@
 //! (it has no identity) is adopted as it is; one that has kept a manifest and lost it is
 //! refused ([`StoreError::MissingManifest`]).
 
+mod access;
 pub mod backup;
 pub mod book;
 mod build_deep;
 pub mod claims;
 pub mod contributions;
 pub mod deep;
+mod error;
 mod games;
 mod integrity;
 pub mod manifest;
@@ -56,14 +59,11 @@ pub mod tunes;
 pub mod word;
 pub mod worker_keys;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, RwLock};
 
 use prost::Message;
-use sled::transaction::{ConflictableTransactionError, TransactionError, TransactionalTree};
-use thiserror::Error;
 
 use puzzles::CandidateTally;
 
@@ -78,7 +78,7 @@ pub use claims::{ReleasedClaim, StoredAnswer, StoredClaim, StoredFlags, Unreadab
 pub use contributions::TakenBack;
 pub use deep::StoredDeepSolve;
 pub use manifest::{Identity, ManifestError, OpenCheck, Shortfall};
-pub use match_records::{StoredAccuracy, StoredMatch, StoredPair};
+pub use match_records::{PurgedPair, StoredAccuracy, StoredMatch, StoredPair};
 pub use propagate::{MAX_PROPAGATION_VISITS, Propagated, position_value};
 pub use puzzles::CandidateCounts;
 pub use records::{
@@ -91,147 +91,12 @@ pub use tallies::SignTally;
 pub use tunes::{StoredTune, StoredTuneStep};
 pub use word::{Purged, StoredWord};
 
-/// A storage failure.
-#[derive(Debug, Error)]
-pub enum StoreError {
-    /// The database reported an error (disk, corruption, lock held by another process).
-    // sled's error is in the message (wire statuses carry only this text), so it is not also
-    // this error's source: a chain printer would say it twice.
-    #[error("database error: {0}")]
-    Sled(sled::Error),
-    /// Flushing to disk failed, so nothing since the last flush is known to be durable.
-    #[error("could not make the database durable: {0}")]
-    Durability(String),
-    /// A stored value could not be read.
-    #[error("corrupt {what} in the database: {why}")]
-    Corrupt {
-        /// Which record.
-        what: &'static str,
-        /// What was wrong.
-        why: String,
-    },
-    /// sled recovered less than the manifest says was acknowledged.
-    #[error(
-        "the database in {} has lost data it acknowledged: {}. Restore a backup (`pentagrid \
-         restore`), or pass --accept-data-loss to go on with what is left (the rest is lost for good)",
-        dir.display(),
-        manifest::list(shortfalls)
-    )]
-    DataLoss {
-        /// The database directory.
-        dir: PathBuf,
-        /// Every fact that fell short.
-        shortfalls: Vec<Shortfall>,
-    },
-    /// The integrity manifest cannot be read, so what was acknowledged is unknown.
-    #[error(
-        "the integrity manifest {} is damaged: {error}. Restore a backup (`pentagrid restore`), \
-         or pass --accept-data-loss to go on with what the database holds",
-        path.display()
-    )]
-    Manifest {
-        /// The manifest file.
-        path: PathBuf,
-        /// What is wrong with it.
-        error: ManifestError,
-    },
-    /// The manifest belongs to another database, or to an older state of this one (see
-    /// [`manifest::Identity`]).
-    #[error(
-        "the integrity manifest {} is not this database's: {why}. It cannot vouch for what the \
-         database holds: restore a backup (`pentagrid restore`), or pass --accept-data-loss to \
-         adopt the database as it is",
-        path.display()
-    )]
-    ForeignManifest {
-        /// The manifest file.
-        path: PathBuf,
-        /// How it differs.
-        why: String,
-    },
-    /// sled recovered an older write generation than the manifest recorded: writes it
-    /// acknowledged (of any kind: cancellations and imports change no count) are gone.
-    #[error(
-        "the database in {} has lost writes it acknowledged: the manifest records write \
-         generation {recorded}, the database holds generation {found}. Restore a backup \
-         (`pentagrid restore`), or pass --accept-data-loss to go on with what is left (the \
-         rest is lost for good)",
-        dir.display()
-    )]
-    LostWrites {
-        /// The database directory.
-        dir: PathBuf,
-        /// The manifest's generation.
-        recorded: u64,
-        /// The database's.
-        found: u64,
-    },
-    /// The database is more than one generation past its manifest: the manifest is an older
-    /// one (copied over it) and cannot vouch for what the database holds.
-    #[error(
-        "the integrity manifest {} is older than the database: it records write generation \
-         {recorded}, the database is at generation {found}, so it cannot say what was \
-         acknowledged (an older manifest copied over it?). Restore a backup (`pentagrid \
-         restore`), or pass --accept-data-loss to adopt the database as it is",
-        path.display()
-    )]
-    StaleManifest {
-        /// The manifest file.
-        path: PathBuf,
-        /// The manifest's generation.
-        recorded: u64,
-        /// The database's.
-        found: u64,
-    },
-    /// The manifest is gone, though the database has kept one (it has an identity and has
-    /// committed since): whatever it vouched for cannot be checked.
-    #[error(
-        "the integrity manifest {} is missing, but database {identity} has kept one (it is at          write generation {generation}): it was deleted, so what the database acknowledged          cannot be checked. Restore a backup (`pentagrid restore`), or pass          --accept-data-loss to adopt the database as it is",
-        path.display()
-    )]
-    MissingManifest {
-        /// Where the manifest should be.
-        path: PathBuf,
-        /// The database's identity.
-        identity: manifest::Identity,
-        /// The database's write generation.
-        generation: u64,
-    },
-    /// sled could not open its files (it reported corruption, or panicked on them).
-    #[error(
-        "the database files in {} are damaged and cannot be opened: {why}. Restore a backup \
-         (`pentagrid restore`)",
-        dir.display()
-    )]
-    Damaged {
-        /// The database directory.
-        dir: PathBuf,
-        /// What sled said.
-        why: String,
-    },
-    /// A stored count would pass 2^64 − 1: the whole request is refused and nothing stored.
-    #[error("the stored {what} would pass 2^64 - 1, so nothing was stored")]
-    Overflow {
-        /// Which count.
-        what: &'static str,
-    },
-}
-
-impl From<sled::Error> for StoreError {
-    fn from(error: sled::Error) -> StoreError {
-        StoreError::Sled(error)
-    }
-}
-
-/// A transaction's failure: the error it aborted with, or the database's.
-impl From<TransactionError<StoreError>> for StoreError {
-    fn from(error: TransactionError<StoreError>) -> StoreError {
-        match error {
-            TransactionError::Abort(error) => error,
-            TransactionError::Storage(error) => error.into(),
-        }
-    }
-}
+pub(crate) use access::{
+    add_count, all_records, get_record, id_of, merge_tables, pair_key, put_record, read_table,
+    read_u64, totals_in,
+};
+pub use error::StoreError;
+pub(crate) use error::{abort, corrupt};
 
 /// The coordinator's database.
 pub struct Store {
@@ -265,6 +130,7 @@ pub struct Store {
     imports: sled::Tree,
     on_word: sled::Tree,
     contributions: sled::Tree,
+    game_contributions: sled::Tree,
     sign_tallies: sled::Tree,
     worker_keys: sled::Tree,
     tunes: sled::Tree,
@@ -290,13 +156,6 @@ pub struct StoreSizes {
 }
 
 const TOTALS: &[u8] = b"totals";
-
-pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
-    StoreError::Corrupt {
-        what,
-        why: why.to_string(),
-    }
-}
 
 impl Store {
     /// Opens (or creates) the database in `path` and checks it against its manifest
@@ -394,6 +253,7 @@ impl Store {
             imports: db.open_tree("imports")?,
             on_word: db.open_tree("on_word")?,
             contributions: db.open_tree("contributions")?,
+            game_contributions: db.open_tree("game_contributions")?,
             sign_tallies: db.open_tree("sign_tallies")?,
             worker_keys: db.open_tree("worker_keys")?,
             tunes: db.open_tree("tunes")?,
@@ -522,12 +382,6 @@ impl Store {
     }
 }
 
-pub(crate) fn abort<E: ToString>(
-    what: &'static str,
-) -> impl Fn(E) -> ConflictableTransactionError<StoreError> {
-    move |e| ConflictableTransactionError::Abort(corrupt(what, e))
-}
-
 /// Longest wait for sled's lock on a database whose last handle just closed.
 const LOCK_RELEASE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -553,129 +407,6 @@ fn wait_for_release(path: &Path) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-}
-
-/// The 8-byte big-endian number under `key` in `tree` (0 when absent); `what` names it when it
-/// is not 8 bytes.
-pub(crate) fn read_u64(
-    tree: &sled::Tree,
-    key: &[u8],
-    what: &'static str,
-) -> Result<u64, StoreError> {
-    match tree.get(key)? {
-        None => Ok(0),
-        Some(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
-            .map(u64::from_be_bytes)
-            .map_err(|_| corrupt(what, "not 8 bytes")),
-    }
-}
-
-/// Adds `deltas` into the tables of `tree`; returns how many positions were new.
-pub(crate) fn merge_tables(
-    tree: &TransactionalTree,
-    deltas: &BTreeMap<u64, Table>,
-) -> Result<u64, ConflictableTransactionError<StoreError>> {
-    let mut new_positions = 0;
-    for (key, delta) in deltas {
-        let key = key.to_be_bytes();
-        let mut current = match tree.get(key)? {
-            Some(bytes) => table::decode(&bytes).ok_or_else(|| {
-                ConflictableTransactionError::Abort(corrupt("move table", "bad encoding"))
-            })?,
-            None => {
-                new_positions += 1;
-                Table::new()
-            }
-        };
-        table::merge(&mut current, delta).map_err(|table::Overflow| {
-            ConflictableTransactionError::Abort(StoreError::Overflow {
-                what: "move counts",
-            })
-        })?;
-        tree.insert(&key, table::encode(&current))?;
-    }
-    Ok(new_positions)
-}
-
-/// Adds `n` to a stored count inside a transaction; overflow aborts the whole transaction.
-pub(crate) fn add_count(
-    total: &mut u64,
-    n: u64,
-    what: &'static str,
-) -> Result<(), ConflictableTransactionError<StoreError>> {
-    *total = total
-        .checked_add(n)
-        .ok_or(ConflictableTransactionError::Abort(StoreError::Overflow {
-            what,
-        }))?;
-    Ok(())
-}
-
-/// The key of an entry under a parent (a match's pair, a build's position): both ids as 8
-/// big-endian bytes, so a parent's entries are one key range.
-pub(crate) fn pair_key(parent: u64, child: u64) -> [u8; 16] {
-    let mut key = [0; 16];
-    key[..8].copy_from_slice(&parent.to_be_bytes());
-    key[8..].copy_from_slice(&child.to_be_bytes());
-    key
-}
-
-/// An id or position key from its 8 stored bytes.
-pub(crate) fn id_of(bytes: &[u8], what: &'static str) -> Result<u64, StoreError> {
-    bytes
-        .try_into()
-        .map(u64::from_be_bytes)
-        .map_err(|_| corrupt(what, "key is not 8 bytes"))
-}
-
-/// Writes a protobuf record under an id (durable at the next flush).
-pub(crate) fn put_record<T: Message>(
-    tree: &sled::Tree,
-    id: u64,
-    record: &T,
-) -> Result<(), StoreError> {
-    tree.insert(id.to_be_bytes(), record.encode_to_vec())?;
-    Ok(())
-}
-
-/// The protobuf record under an id, if any.
-pub(crate) fn get_record<T: Message + Default>(
-    tree: &sled::Tree,
-    id: u64,
-    what: &'static str,
-) -> Result<Option<T>, StoreError> {
-    tree.get(id.to_be_bytes())?
-        .map(|v| T::decode(v.as_ref()).map_err(|e| corrupt(what, e)))
-        .transpose()
-}
-
-/// Every protobuf record of a tree keyed by id, in id order.
-pub(crate) fn all_records<'a, T: Message + Default>(
-    tree: &'a sled::Tree,
-    what: &'static str,
-) -> impl Iterator<Item = Result<(u64, T), StoreError>> + 'a {
-    tree.iter().map(move |entry| {
-        let (key, value) = entry?;
-        let record = T::decode(value.as_ref()).map_err(|e| corrupt(what, e))?;
-        Ok((id_of(&key, what)?, record))
-    })
-}
-
-/// The running totals inside a transaction.
-pub(crate) fn totals_in(
-    meta: &TransactionalTree,
-) -> Result<Totals, ConflictableTransactionError<StoreError>> {
-    match meta.get(TOTALS)? {
-        Some(bytes) => Totals::decode(bytes.as_ref()).map_err(abort("totals")),
-        None => Ok(Totals::default()),
-    }
-}
-
-fn read_table(tree: &sled::Tree, key: u64) -> Result<Table, StoreError> {
-    match tree.get(key.to_be_bytes())? {
-        Some(bytes) => table::decode(&bytes).ok_or_else(|| corrupt("move table", "bad encoding")),
-        None => Ok(Table::new()),
     }
 }
 

@@ -1,5 +1,5 @@
-//! Proven values carried up through the stored book (DESIGN §5), in the transaction that stores
-//! the exact values they come from.
+//! Proven values carried up through the stored book (`docs/DESIGN.md` §5), in the transaction that
+//! stores the exact values they come from.
 //!
 //! A canonical position's value follows from its `proven` table (see [`super::book`]) and the
 //! rules: one move proven won proves it won; every move (one per group of moves reaching the

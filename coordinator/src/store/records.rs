@@ -642,6 +642,14 @@ pub struct Totals {
     /// `playout_positions`).
     #[prost(uint64, tag = "7")]
     pub purged_positions: u64,
+    /// Self-play games through moves taken back out of the game tables by purges (the
+    /// game tables' counterpart of `purged_playouts`; `games` counts stored game records,
+    /// which purges keep).
+    #[prost(uint64, tag = "8")]
+    pub purged_games: u64,
+    /// Game tables purges left without rows and removed (no longer in `game_positions`).
+    #[prost(uint64, tag = "9")]
+    pub purged_game_positions: u64,
 }
 
 impl Totals {
@@ -796,7 +804,7 @@ mod tests {
                 leaves: vec![Position::START, Position::START],
             },
             Task::Solitaire {
-                variant: pentago::calculation::Variant::Computer,
+                variant: pentagrid_calculation::Variant::Computer,
                 player: "flat:playouts=50,value=cards".parse().unwrap(),
                 deals: 10..20,
                 seed: 4,

@@ -157,10 +157,10 @@ impl Store {
     }
 
     /// Applies a result in one transaction: records the result id, marks the job done (as
-    /// `done`), adds the rows to the tables (and the playout rows to the share of `done`'s
-    /// worker, see [`super::contributions`]) and stores the game. Either all of it happens or
-    /// none; nothing when the worker is quarantined by then. Not yet durable: call
-    /// [`Store::flush`] before acknowledging.
+    /// `done`), adds the rows to the tables (and to the share of `done`'s worker in each, see
+    /// [`super::contributions`]) and stores the game. Either all of it happens or none;
+    /// nothing when the worker is quarantined by then. Not yet durable: call [`Store::flush`]
+    /// before acknowledging.
     pub fn apply(
         &self,
         job_id: u64,
@@ -185,6 +185,7 @@ impl Store {
             &self.solitaire,
             &self.on_word,
             &self.contributions,
+            &self.game_contributions,
         ];
         let writing = self.writing();
         let committed = trees[..].transaction(|trees| {
@@ -199,22 +200,27 @@ impl Store {
             let mut totals = totals_in(trees.meta)?;
             add_tables(&trees, job_id, effect, &mut totals)?;
             record_contributions(trees.contributions, &done.worker_id, &effect.playouts)?;
+            record_contributions(trees.game_contributions, &done.worker_id, &effect.games)?;
             let (candidate_changes, new_puzzles, new_leaves) = add_checks(&trees, effect)?;
             let written = propagate_values(&trees, effect)?;
+            let mut word = StoredWord::default();
             if let Some(source) = &effect.on_word {
-                let word = StoredWord {
-                    proven: effect
-                        .proven
-                        .iter()
-                        .map(|(key, _)| *key)
-                        .chain(written)
-                        .collect(),
-                    leaves: new_leaves,
-                    deep_solve: source.deep_solve,
-                    solved: source.solved.map(|position| position.to_string()),
-                };
-                record_word(trees.on_word, &done.worker_id, job_id, &word)?;
+                word.proven = effect
+                    .proven
+                    .iter()
+                    .map(|(key, _)| *key)
+                    .chain(written)
+                    .collect();
+                word.leaves = new_leaves;
+                word.deep_solve = source.deep_solve;
+                word.solved = source.solved.map(|position| position.to_string());
             }
+            if let Some(pair) = &effect.pair {
+                word.pair_match = Some(pair.match_id);
+                word.pair = Some(pair.pair);
+                word.pair_half_points = pair.game_points.map(half_points).to_vec();
+            }
+            record_word(trees.on_word, &done.worker_id, job_id, &word)?;
             if let Some(played) = &effect.solitaire {
                 add_deals(trees.solitaire, played)?;
             }
@@ -262,6 +268,7 @@ struct ResultTrees<'a> {
     solitaire: &'a TransactionalTree,
     on_word: &'a TransactionalTree,
     contributions: &'a TransactionalTree,
+    game_contributions: &'a TransactionalTree,
 }
 
 impl<'a> ResultTrees<'a> {
@@ -284,9 +291,10 @@ impl<'a> ResultTrees<'a> {
             solitaire,
             on_word,
             contributions,
+            game_contributions,
         ] = trees
         else {
-            unreachable!("Store::apply lists sixteen trees");
+            unreachable!("Store::apply lists seventeen trees");
         };
         ResultTrees {
             jobs,
@@ -305,6 +313,7 @@ impl<'a> ResultTrees<'a> {
             solitaire,
             on_word,
             contributions,
+            game_contributions,
         }
     }
 }
@@ -455,6 +464,11 @@ fn propagate_values(
     Ok(done.written)
 }
 
+/// A's points in one game, doubled: 0 for a loss, 1 for a draw, 2 for a win.
+fn half_points(points: f64) -> u32 {
+    (points * 2.0).round().clamp(0.0, 2.0) as u32
+}
+
 /// Stores a played pair and adds it to its match.
 fn add_pair(
     matches: &TransactionalTree,
@@ -585,6 +599,88 @@ mod tests {
         assert_eq!(
             (totals.results, totals.playouts, totals.playout_positions),
             (1, 10, 1)
+        );
+    }
+
+    #[test]
+    fn a_caught_workers_pairs_leave_their_match_and_an_honest_workers_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let record = StoredMatch {
+            pairs: 4,
+            pentanomial: vec![0; 5],
+            ..StoredMatch::default()
+        };
+        store.put_match(3, &record).unwrap();
+        let play = |worker: &str, job: u64, pair: u64, game_points: [f64; 2]| {
+            let effect = ResultEffect {
+                pair: Some(PairEffect {
+                    match_id: 3,
+                    pair,
+                    job_id: job,
+                    games: Vec::new(),
+                    accuracy: None,
+                    game_points,
+                }),
+                ..ResultEffect::default()
+            };
+            let done = Job {
+                worker_id: worker.to_owned(),
+                ..Job::in_state(JobState::Done)
+            };
+            store
+                .apply(job, &done, &format!("r{job}"), &effect)
+                .unwrap()
+        };
+        assert_eq!(play("honest", 10, 0, [0.5, 0.5]), Applied::Applied);
+        assert_eq!(play("liar", 11, 1, [1.0, 1.0]), Applied::Applied);
+        assert_eq!(play("liar", 12, 2, [1.0, 0.5]), Applied::Applied);
+        let caught = Flag {
+            worker: "liar".to_owned(),
+            reason: "lied".to_owned(),
+        };
+        let flag = ResultEffect {
+            flags: vec![caught],
+            ..ResultEffect::default()
+        };
+        let done = Job::in_state(JobState::Done);
+        assert_eq!(
+            store.apply(13, &done, "r13", &flag).unwrap(),
+            Applied::Applied
+        );
+
+        let purged = store.purge_worker("liar").unwrap();
+        let pairs: Vec<(u64, u64, u64)> = purged
+            .pairs
+            .iter()
+            .map(|p| (p.match_id, p.pair, p.job_id))
+            .collect();
+        assert_eq!(pairs, [(3, 1, 11), (3, 2, 12)]);
+        assert_eq!(purged.results, 0, "a pair stores no exact value");
+        let record = store.match_record(3).unwrap().unwrap();
+        assert_eq!(record.pairs_done, 1);
+        assert_eq!(
+            (
+                record.score.games.wins,
+                record.score.games.draws,
+                record.score.games.losses
+            ),
+            (0, 2, 0)
+        );
+        assert_eq!(record.score.pairs.counts, [0, 0, 1, 0, 0]);
+        let kept: Vec<u64> = store
+            .match_pairs(3, 0, 10)
+            .unwrap()
+            .iter()
+            .map(|p| p.0)
+            .collect();
+        assert_eq!(kept, [0]);
+        let flags = store.flagged_workers().unwrap();
+        let (_, liar) = flags.iter().find(|(id, _)| id == "liar").unwrap();
+        assert_eq!((liar.purged_pairs, liar.purged_results), (2, 0));
+        assert!(
+            store.purge_worker("liar").unwrap().pairs.is_empty(),
+            "idempotent"
         );
     }
 

@@ -11,7 +11,7 @@
 //! Variant is one byte (0 standard, 1 computer, 2 superman); player is its canonical text form
 //! (as `Player`'s `Display` writes it) after 2 bytes of length, big-endian.
 
-use pentago::calculation::Variant;
+use pentagrid_calculation::Variant;
 pub use pentagrid_model::DealResult;
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 

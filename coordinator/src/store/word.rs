@@ -1,7 +1,7 @@
 //! Exact values stored on one worker's word, and the purge of a caught worker.
 //!
 //! Most exact claims are published without a second party (only a sampled share is
-//! cross-checked, DESIGN §6), so each result that stores such values also records, in the same
+//! cross-checked, `docs/DESIGN.md` §6), so each result that stores such values also records, in the same
 //! transaction, which values they were: the positions whose `proven` tables it wrote (its own
 //! solve and every parent the propagation then changed) and the deep-solve leaves it stored.
 //! When a cross-check catches the worker lying, [`Store::purge_worker`] removes every value it
@@ -10,8 +10,11 @@
 //! reopened (its record back to unproven, its root's `proven` table removed) in the same
 //! transaction; values its finish had carried further up the book are not traced (a known
 //! limit, see the README's cross-checks). The same transaction takes the worker's analyses
-//! back out of the playout tables (see [`super::contributions`]), counts what went in the
-//! totals (`purged_playouts`, `purged_positions`) and records it on the worker's flag record.
+//! back out of the playout tables and its self-play games out of the game tables (see
+//! [`super::contributions`]), counts what went in the totals (`purged_playouts`,
+//! `purged_positions`, `purged_games`, `purged_game_positions`), takes the match pairs it
+//! played out of their matches (a pair result is recorded here too, with A's points) and
+//! records it all on the worker's flag record.
 //!
 //! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
 //! bytes, a zero byte (no worker id holds one), the job id (8 bytes, big-endian); value =
@@ -24,6 +27,7 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
 use super::contributions::{self, TakenBack};
+use super::match_records::{PurgedPair, WordPair, take_back_pairs};
 use super::{
     Store, StoreError, StoredDeepSolve, StoredFlags, TOTALS, Totals, abort, corrupt, totals_in,
 };
@@ -43,6 +47,27 @@ pub struct StoredWord {
     /// The position it solved (text form), for a solve result: what to solve again.
     #[prost(string, optional, tag = "4")]
     pub solved: Option<String>,
+    /// The match of the pair it played, for a pair result: a pair's games are its word too.
+    #[prost(uint64, optional, tag = "5")]
+    pub pair_match: Option<u64>,
+    /// That pair's index in its match.
+    #[prost(uint64, optional, tag = "6")]
+    pub pair: Option<u64>,
+    /// A's points in each of the pair's games, doubled (0 loss, 1 draw, 2 win): what the pair
+    /// added to its match's score.
+    #[prost(uint32, repeated, tag = "7")]
+    pub pair_half_points: Vec<u32>,
+}
+
+impl StoredWord {
+    /// The match pair the result played, if it was a pair.
+    fn pair_played(&self) -> Option<WordPair> {
+        Some(WordPair {
+            match_id: self.pair_match?,
+            pair: self.pair?,
+            a_half_points: self.pair_half_points.clone(),
+        })
+    }
 }
 
 /// The `on_word` key of `worker`'s result for `job_id`.
@@ -60,14 +85,14 @@ fn worker_prefix(worker: &str) -> Vec<u8> {
 }
 
 /// Records, inside a result's transaction, what `worker`'s result for `job_id` stored on its
-/// word (nothing when it stored nothing exact).
+/// word (nothing when it stored nothing exact and played no pair).
 pub(super) fn record_word(
     tree: &TransactionalTree,
     worker: &str,
     job_id: u64,
     word: &StoredWord,
 ) -> ConflictableTransactionResult<(), StoreError> {
-    if word.proven.is_empty() && word.leaves.is_empty() {
+    if word.proven.is_empty() && word.leaves.is_empty() && word.pair.is_none() {
         return Ok(());
     }
     tree.insert(word_key(worker, job_id), word.encode_to_vec())?;
@@ -92,13 +117,17 @@ pub struct Purged {
     pub reopened: u64,
     /// What went from the playout tables: its analyses' rows.
     pub analyses: TakenBack,
+    /// What went from the game tables: its self-play games' rows.
+    pub games: TakenBack,
+    /// The match pairs it played, taken out of their matches (to be played again by others).
+    pub pairs: Vec<PurgedPair>,
 }
 
 impl Store {
     /// Removes every exact value `worker` stored on its word alone — the `proven` tables its
     /// results wrote and the deep leaves they stored — with their records, takes its analyses'
-    /// rows back out of the playout tables, and adds the counts to the worker's flag record and
-    /// the totals, in one transaction. Idempotent: a second purge finds nothing.
+    /// rows back out of the playout tables and its games' rows out of the game tables, and adds
+    /// the counts to the worker's flag record and the totals, in one transaction. Idempotent: a second purge finds nothing.
     pub fn purge_worker(&self, worker: &str) -> Result<Purged, StoreError> {
         let mut records = Vec::new();
         for entry in self.on_word.scan_prefix(worker_prefix(worker)) {
@@ -110,8 +139,18 @@ impl Store {
         // Read again inside the transaction; no result of the worker commits after the one
         // that caught it (see `Applied::WorkerQuarantined`), so no record is missed.
         let analyses = contributions::keys_of(&self.contributions, worker)?;
+        let games = contributions::keys_of(&self.game_contributions, worker)?;
+        let pairs: Vec<WordPair> = records
+            .iter()
+            .filter_map(|(_, w)| w.pair_played())
+            .collect();
+        // Results that stored exact values (a pair's record holds none).
+        let exact = records
+            .iter()
+            .filter(|(_, w)| !w.proven.is_empty() || !w.leaves.is_empty())
+            .count() as u64;
         let mut purged = Purged {
-            results: records.len() as u64,
+            results: exact,
             ..Purged::default()
         };
         let proven: BTreeSet<u64> = records.iter().flat_map(|(_, w)| w.proven.clone()).collect();
@@ -129,11 +168,26 @@ impl Store {
             &self.deep_solves,
             &self.contributions,
             &self.playouts,
+            &self.game_contributions,
+            &self.game_tables,
+            &self.matches,
             &self.meta,
         );
         let solves = purged.deep_solves.clone();
-        let (tables, leaf_count, reopened, analysed) = trees.transaction(
-            |(on_word, proven_tree, deep_leaves, flagged, deep_solves, shares, playouts, meta)| {
+        let (tables, leaf_count, reopened, taken) = trees.transaction(
+            |(
+                on_word,
+                proven_tree,
+                deep_leaves,
+                flagged,
+                deep_solves,
+                shares,
+                playouts,
+                game_shares,
+                game_tables,
+                matches,
+                meta,
+            )| {
                 let mut tables = 0;
                 for key in &proven {
                     tables += u64::from(proven_tree.remove(&key.to_be_bytes())?.is_some());
@@ -147,25 +201,36 @@ impl Store {
                 }
                 let reopened = reopen(deep_solves, proven_tree, &solves)?;
                 let analysed = contributions::take_back(shares, playouts, &analyses)?;
-                count_taken_back(meta, &analysed)?;
+                let played = contributions::take_back(game_shares, game_tables, &games)?;
+                count_taken_back(meta, &analysed, &played)?;
+                let taken_pairs = take_back_pairs(matches, &pairs)?;
                 let mut flags = match flagged.get(worker.as_bytes())? {
                     Some(bytes) => {
                         StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?
                     }
                     None => StoredFlags::default(),
                 };
-                flags.purged_results += records.len() as u64;
+                flags.purged_results += exact;
                 flags.purged_values += tables + leaf_count;
                 flags.purged_positions = flags.purged_positions.saturating_add(analysed.positions);
-                flags.purged_playouts = flags.purged_playouts.saturating_add(analysed.playouts);
+                flags.purged_playouts = flags.purged_playouts.saturating_add(analysed.games);
+                flags.purged_game_positions =
+                    flags.purged_game_positions.saturating_add(played.positions);
+                flags.purged_games = flags.purged_games.saturating_add(played.games);
+                flags.purged_pairs = flags.purged_pairs.saturating_add(taken_pairs.len() as u64);
                 flagged.insert(worker.as_bytes(), flags.encode_to_vec())?;
-                Ok((tables, leaf_count, reopened, analysed))
+                Ok((
+                    tables,
+                    leaf_count,
+                    reopened,
+                    (analysed, played, taken_pairs),
+                ))
             },
         )?;
         purged.proven_tables = tables;
         purged.leaves = leaf_count;
         purged.reopened = reopened;
-        purged.analyses = analysed;
+        (purged.analyses, purged.games, purged.pairs) = taken;
         // Only a purge that removed exact values invalidates what the deep searches learnt.
         if purged.results > 0 {
             self.purges
@@ -214,30 +279,39 @@ fn reopen(
     Ok(reopened)
 }
 
-/// Counts in the totals what a purge took out of the playout tables. The playouts ever merged
-/// stay as they were (they only grow, as the integrity manifest expects); the tables removed
-/// leave `playout_positions` and join `purged_positions`.
+/// Counts in the totals what a purge took out of the playout tables (`analysed`) and the game
+/// tables (`played`). What was ever merged stays as it was (it only grows, as the integrity
+/// manifest expects); the tables removed leave `playout_positions` or `game_positions` and
+/// join `purged_positions` or `purged_game_positions`.
 fn count_taken_back(
     meta: &TransactionalTree,
-    taken: &TakenBack,
+    analysed: &TakenBack,
+    played: &TakenBack,
 ) -> ConflictableTransactionResult<(), StoreError> {
-    if taken.positions == 0 {
+    if analysed.positions == 0 && played.positions == 0 {
         return Ok(());
     }
     let mut totals: Totals = totals_in(meta)?;
     super::add_count(
         &mut totals.purged_playouts,
-        taken.playouts,
+        analysed.games,
         "purged playouts",
     )?;
     super::add_count(
         &mut totals.purged_positions,
-        taken.tables_removed,
+        analysed.tables_removed,
         "purged positions",
     )?;
     totals.playout_positions = totals
         .playout_positions
-        .saturating_sub(taken.tables_removed);
+        .saturating_sub(analysed.tables_removed);
+    super::add_count(&mut totals.purged_games, played.games, "purged games")?;
+    super::add_count(
+        &mut totals.purged_game_positions,
+        played.tables_removed,
+        "purged game positions",
+    )?;
+    totals.game_positions = totals.game_positions.saturating_sub(played.tables_removed);
     meta.insert(TOTALS, totals.encode_to_vec())?;
     Ok(())
 }
@@ -329,6 +403,9 @@ mod tests {
             leaves: vec![42],
             deep_solve: Some(9),
             solved: None,
+            pair_match: Some(3),
+            pair: Some(0),
+            pair_half_points: vec![2, 1],
         };
         let bytes = word.encode_to_vec();
         assert_eq!(StoredWord::decode(bytes.as_slice()).unwrap(), word);

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use pentago::calculation::{DECK, FOUNDATIONS, Player, Variant};
+use pentagrid_calculation::{DECK, FOUNDATIONS, Player, Variant};
 use pentagrid_proto::DealResult;
 
 use super::InvalidResult;

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use pentago::calculation::{BenchSummary, Player, Variant, bench};
+use pentagrid_calculation::{BenchSummary, Player, Variant, bench};
 use pentagrid_client::solitaire::{SolitairePlan, SolitaireTotals, solitaire_campaign, totals_of};
 use pentagrid_client::{ClientError, jobs};
 use pentagrid_coordinator::CoordinatorSettings;

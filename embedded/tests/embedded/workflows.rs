@@ -3,7 +3,7 @@
 //! (on the cluster and in process, by the same rule), a campaign, and the book's export →
 //! import round trip in both row formats.
 
-use pentago::{Opening, Player, SprtDecision};
+use pentago::{Opening, Player};
 use pentagrid_client::book::{self, RowFormat};
 use pentagrid_client::campaign::{CampaignPlan, campaign};
 use pentagrid_client::jobs;
@@ -12,6 +12,7 @@ use pentagrid_client::puzzles::{self, Goal};
 use pentagrid_client::study::{StudyPlan, study};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
+use pentagrid_rating::SprtDecision;
 use pentagrid_tablebase::Tablebase;
 use tokio::sync::watch;
 

@@ -122,7 +122,7 @@ mod tests {
         assert!(parents(&Position::START).is_empty());
     }
     use crate::play::matches::random_opening;
-    use crate::search::playout::seeded_rng;
+    use pentagrid_gamekit::seeded_rng;
     use rand::RngExt;
 
     fn replay(moves: &[Move]) -> Position {

@@ -5,6 +5,7 @@
 pub(crate) mod bitboard;
 pub(crate) mod children;
 pub(crate) mod color;
+mod diagram;
 pub(crate) mod history;
 pub(crate) mod movegen;
 pub(crate) mod moves;

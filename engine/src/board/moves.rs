@@ -1,4 +1,24 @@
 //! Moves (`c4-1R`: place on c4, then turn quadrant 1 clockwise) and their notation.
+//!
+//! A [`Move`] always names its twist; [`MoveNotation`] is what people may write, where a
+//! placement that wins at once may leave the twist out, and a position resolves it:
+//!
+//! ```
+//! use pentago::{Move, MoveNotation, Position};
+//!
+//! let mv: Move = "c4-1R".parse()?;
+//! assert_eq!(mv.square().to_string(), "c4");
+//! // c4 is quadrant 1's bottom-right corner; turned clockwise it goes to the bottom-left, a4.
+//! assert_eq!(
+//!     Position::START.play(mv)?.to_string(),
+//!     "....../....../x...../....../....../......"
+//! );
+//!
+//! let winning: Position = "....../....../....../....../oooo../xxxx..".parse()?;
+//! let bare: MoveNotation = "e1".parse()?;
+//! assert_eq!(winning.resolve(bare)?.to_string(), "e1-1R"); // printing writes the full form
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fmt;
 use std::str::FromStr;

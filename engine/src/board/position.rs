@@ -1,4 +1,23 @@
 //! Positions: the stones on the board, their notation, the rules of a move, and the game status.
+//!
+//! The notation (`docs/DESIGN.md` §2) is read with [`str::parse`] and written by `Display`; bad
+//! input is a [`ParsePositionError`] that says what is wrong, never a panic:
+//!
+//! ```
+//! use pentago::{Color, Position};
+//!
+//! let start: Position = "start".parse()?;
+//! assert_eq!(start, Position::START);
+//! assert_eq!(start.to_string(), "....../....../....../....../....../......");
+//!
+//! let position: Position = "....../....../..x.../...o../....x./......".parse()?;
+//! assert_eq!(position.stone_count(), 3);
+//! assert_eq!(position.side_to_move(), Color::White); // black has one more
+//!
+//! assert!("xx..../....../....../....../....../......".parse::<Position>().is_err()); // counts
+//! assert!("....../......".parse::<Position>().is_err()); // two ranks, not six
+//! # Ok::<(), pentago::ParsePositionError>(())
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
@@ -300,7 +319,7 @@ impl PositionKey {
 }
 
 impl fmt::Display for Position {
-    /// The notation of DESIGN §2: ranks 6 to 1, `/` between them.
+    /// The notation of `docs/DESIGN.md` §2: ranks 6 to 1, `/` between them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut text = String::with_capacity(41);
         for rank in (0..6).rev() {

@@ -1,5 +1,22 @@
 //! The 8 symmetries of the board (dihedral group D4) acting on squares, moves and positions,
 //! and the canonical form of a position.
+//!
+//! ```
+//! use pentago::{Move, Position};
+//!
+//! // The four corners of the empty board after one stone are one position up to symmetry.
+//! let corners = ["a1-1R", "f1-1R", "a6-4R", "f6-3R"].map(|m| {
+//!     let mv: Move = m.parse().unwrap();
+//!     Position::START.play(mv).unwrap()
+//! });
+//! let canonical = corners[0].canonical();
+//! assert!(corners.iter().all(|p| p.canonical().position == canonical.position));
+//!
+//! // The symmetry maps moves into the canonical frame, and its inverse maps them back.
+//! let reply: Move = "b2-2L".parse().unwrap();
+//! let mapped = canonical.symmetry.apply_move(reply);
+//! assert_eq!(canonical.symmetry.inverse().apply_move(mapped), reply);
+//! ```
 
 use std::fmt;
 

@@ -199,7 +199,7 @@ fn blocking_placements(mine: u64, theirs: u64, free: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::board::position::Position;
-    use crate::search::playout::seeded_rng;
+    use pentagrid_gamekit::seeded_rng;
     use rand::RngExt;
 
     fn bits(squares: &[&str]) -> u64 {

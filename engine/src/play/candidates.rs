@@ -1,4 +1,4 @@
-//! Puzzle candidates aimed at mates of 2–5 moves, from a game's record (DESIGN §8).
+//! Puzzle candidates aimed at mates of 2–5 moves, from a game's record (`docs/DESIGN.md` §8).
 //!
 //! Random late positions mostly give mates in 1 or nothing. A game record holds better places
 //! to look, and a bounded checkmate probe sorts them before anyone verifies them:

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use pentagrid_gamekit::{seeded_rng, splitmix64};
+use pentagrid_rating::{Pentanomial, Sprt, SprtDecision, Trinomial};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -13,9 +15,7 @@ use crate::board::position::Position;
 use crate::board::status::Status;
 use crate::play::adjudication::Adjudicated;
 use crate::play::player::Player;
-use crate::play::rating::{Pentanomial, Sprt, SprtDecision, Trinomial};
 use crate::play::selfplay::{GameRecord, play_game_judged};
-use crate::search::playout::{seeded_rng, splitmix64};
 use crate::search::value::Value;
 
 /// An opening reached by `plies` uniformly random moves from the start with `seed`, avoiding

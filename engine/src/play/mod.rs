@@ -14,7 +14,6 @@ pub(crate) mod named;
 pub(crate) mod openings;
 pub(crate) mod player;
 pub(crate) mod puzzle;
-pub(crate) mod rating;
 pub(crate) mod record;
 pub(crate) mod selfplay;
 pub(crate) mod sprt_stop;

@@ -1,8 +1,8 @@
-//! The openings catalog (DESIGN §7): Monica's five, middle five, straight five and triple
-//! power, each as exact stone patterns, the five-lines it aims at, a recogniser that works in
-//! any position up to symmetry, and the canonical start positions of its study.
+//! The openings catalog (`docs/DESIGN.md` §7): Monica's five, middle five, straight five and triple
+//! power, each as exact stone patterns, the five-lines it aims at, a recogniser that works in any
+//! position up to symmetry, and the canonical start positions of its study.
 //!
-//! Squares are named as in DESIGN §2; the quadrant centres are b5 (quadrant 1), e5 (2),
+//! Squares are named as in `docs/DESIGN.md` §2; the quadrant centres are b5 (quadrant 1), e5 (2),
 //! b2 (3) and e2 (4). Every pattern set below is closed under the eight board symmetries, so
 //! recognising a position recognises all its symmetric images.
 //!

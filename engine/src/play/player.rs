@@ -7,6 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
+use pentagrid_gamekit::seeded_rng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -15,7 +16,7 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::play::exact_clock::exact_move;
 use crate::search::oracle::SharedOracle;
-use crate::search::playout::{Policy, playout, seeded_rng};
+use crate::search::playout::{Policy, playout};
 use crate::search::solver::midsolve;
 use crate::search::uct::{ParseConfigError, SearchControl, SearchOptions, UctConfig, search};
 use crate::search::value::Value;

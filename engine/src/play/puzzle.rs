@@ -1,4 +1,5 @@
-//! Checkmate puzzles (DESIGN §8): verifying a candidate position, and the difficulty scale.
+//! Checkmate puzzles (`docs/DESIGN.md` §8): verifying a candidate position, and the difficulty
+//! scale.
 //!
 //! A candidate becomes a puzzle when the side to move has a checkmate in n ≤ `max_moves`, the
 //! checkmate search finds the shortest one with its proof tree, and the exact solver shows that
@@ -30,9 +31,7 @@
 //!   alternatives, which lose or draw. One lure is 3 points, seven are 9.
 //!
 //! A mate in 1 found at once with no lure thus rates 0, and every mate in n ≥ 2 at least
-//! 10·(n − 1). Labels: below 20 easy, below 40 medium, below 60 hard, else expert; on a
-//! 50-puzzle collection (BENCHMARKS.md, issue 18) mates in 2 rated 26–73 (median 48), mates in 3
-//! 39–94 (median 59), mates in 4 59–101 (median 94).
+//! 10·(n − 1). Labels: below 20 easy, below 40 medium, below 60 hard, else expert.
 
 use std::fmt;
 

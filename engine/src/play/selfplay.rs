@@ -1,5 +1,24 @@
 //! Games between two players, recorded move by move.
+//!
+//! Players have a stable text form (`random`, `flat:playouts=N`, `uct:…`, `perfect`); a game is
+//! reproducible from its seed:
+//!
+//! ```
+//! use pentago::{Player, Position, play_game};
+//!
+//! let black: Player = "uct:playouts=200".parse()?;
+//! let white: Player = "random".parse()?;
+//! let game = play_game(&Position::START, &black, &white, 7, 1);
+//! assert!(game.result.is_over());
+//!
+//! // Replaying the recorded moves by the rules reaches the same end.
+//! let end = game.moves.iter().try_fold(game.start, |position, &mv| position.play(mv))?;
+//! assert_eq!(end.status(), game.result);
+//! assert_eq!(play_game(&Position::START, &black, &white, 7, 1).moves, game.moves);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+use pentagrid_gamekit::splitmix64;
 use serde::{Deserialize, Serialize};
 
 use crate::board::color::Color;
@@ -8,7 +27,6 @@ use crate::board::position::Position;
 use crate::board::status::Status;
 use crate::play::adjudication::Adjudicated;
 use crate::play::player::Player;
-use crate::search::playout::splitmix64;
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,8 +2,9 @@
 //! in process: after each pair the match's SPRT (if it has one) is asked, and its first
 //! decision ends the match.
 
+use pentagrid_rating::{Sprt, SprtDecision};
+
 use super::matches::MatchScore;
-use super::rating::{Sprt, SprtDecision};
 
 /// The SPRT's decision on `score`; [`SprtDecision::Continue`] without an SPRT. A match stops
 /// at the first pair after which this is not `Continue`.

@@ -14,7 +14,7 @@
 
 use thiserror::Error;
 
-use crate::search::playout::splitmix64;
+use pentagrid_gamekit::splitmix64;
 
 /// Most iterations one run may have.
 pub const MAX_TUNE_ITERATIONS: u64 = 10_000;

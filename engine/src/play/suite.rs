@@ -2,12 +2,12 @@
 //! as a position or as the moves reaching it from the start), and the order a match plays
 //! them in (shuffled by the match's seed, each suite once before any repeats).
 
+use pentagrid_gamekit::{seeded_rng, splitmix64};
 use rand::seq::SliceRandom;
 use thiserror::Error;
 
 use crate::board::moves::Move;
 use crate::board::position::Position;
-use crate::search::playout::{seeded_rng, splitmix64};
 
 /// Most openings one suite may hold.
 pub const MAX_SUITE_OPENINGS: usize = 10_000;

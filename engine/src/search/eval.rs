@@ -182,7 +182,7 @@ impl Evaluation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::playout::seeded_rng;
+    use pentagrid_gamekit::seeded_rng;
     use rand::RngExt;
 
     fn counts(text: &str) -> LineCounts {

@@ -3,7 +3,7 @@
 
 use std::str::FromStr;
 
-use pentago::{Move, Opening, Player, Policy, Position, Sprt, Status, UctConfig};
+use pentago::{Move, Opening, Player, Policy, Position, Status, UctConfig};
 
 /// Parses `text` as `T` and returns the error's message.
 fn message<T: FromStr>(text: &str) -> String
@@ -25,25 +25,8 @@ fn every_parser_quotes_a_bounded_prefix_of_bad_input() {
         ("status", message::<Status>(&junk)),
         ("policy", message::<Policy>(&junk)),
         ("opening", message::<Opening>(&junk)),
-        ("sprt", message::<Sprt>(&junk)),
         ("config", message::<UctConfig>(&format!("uct:{junk}"))),
         ("player", message::<Player>(&junk)),
-        (
-            "solitaire move",
-            message::<pentago::calculation::Move>(&junk),
-        ),
-        (
-            "solitaire variant",
-            message::<pentago::calculation::Variant>(&junk),
-        ),
-        (
-            "solitaire table",
-            message::<pentago::calculation::Observation>(&junk),
-        ),
-        (
-            "solitaire player",
-            message::<pentago::calculation::Player>(&junk),
-        ),
     ];
     for (what, message) in messages {
         assert!(

@@ -1,4 +1,5 @@
-//! The reference figures of DESIGN §3: canonical counts and uniform random-play statistics.
+//! The reference figures of `docs/DESIGN.md` §3: canonical counts and uniform random-play
+//! statistics.
 
 use std::collections::HashSet;
 
@@ -40,7 +41,7 @@ fn canonical_counts_match_design() {
     assert_eq!(canonical_count(2, 1), (21_420, 2_715));
 }
 
-/// DESIGN §3, measured over 2,000,000 games with an independent implementation.
+/// `docs/DESIGN.md` §3, measured over 2,000,000 games with an independent implementation.
 #[test]
 fn uniform_random_play_matches_reference_figures() {
     let games = 1_000_000u64;

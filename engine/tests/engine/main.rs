@@ -1,4 +1,4 @@
-//! The engine through its public API: rules, solvers, search, ratings; one binary.
+//! The engine through its public API: rules, solvers, search; one binary.
 
 mod support;
 
@@ -10,7 +10,6 @@ mod midsolver;
 mod naive_rules;
 mod parser_props;
 mod puzzles;
-mod rating_list;
 mod solver;
 mod symmetry_props;
 mod threat_sets;

@@ -8,8 +8,9 @@ use std::str::FromStr;
 
 use pentago::{
     Adjudication, Move, MoveNotation, Opening, OpeningSource, ParamRange, Player, Policy, Position,
-    Sprt, Square, Status, UctConfig,
+    Square, Status, UctConfig,
 };
+use pentagrid_rating::Sprt;
 use proptest::prelude::*;
 use support::random_position;
 

@@ -303,7 +303,7 @@ mod tests {
                 leaves: vec![leaf()],
             },
             Task::Solitaire {
-                variant: pentago::calculation::Variant::Superman,
+                variant: pentagrid_calculation::Variant::Superman,
                 player: "uct:playouts=100,k=1".parse().unwrap(),
                 deals: 7..1007,
                 seed: 3,

@@ -57,6 +57,9 @@ pub fn flagged_worker_to_wire(worker: FlaggedWorker) -> v2::FlaggedWorker {
         purged_values: worker.purged_values,
         purged_analysis_positions: worker.purged_positions,
         purged_playouts: worker.purged_playouts,
+        purged_game_positions: worker.purged_game_positions,
+        purged_games: worker.purged_games,
+        purged_pairs: worker.purged_pairs,
     }
 }
 
@@ -72,6 +75,9 @@ pub fn flagged_worker_of_wire(worker: v2::FlaggedWorker) -> FlaggedWorker {
         purged_values: worker.purged_values,
         purged_positions: worker.purged_analysis_positions,
         purged_playouts: worker.purged_playouts,
+        purged_game_positions: worker.purged_game_positions,
+        purged_games: worker.purged_games,
+        purged_pairs: worker.purged_pairs,
     }
 }
 
@@ -105,6 +111,9 @@ mod tests {
             purged_values: 7,
             purged_positions: 29,
             purged_playouts: 29_000,
+            purged_game_positions: 4,
+            purged_games: 40,
+            purged_pairs: 2,
         };
         assert_eq!(
             flagged_worker_of_wire(flagged_worker_to_wire(flagged.clone())),

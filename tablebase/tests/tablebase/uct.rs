@@ -1,7 +1,6 @@
 //! UCT searching with the shipped tablebase as its oracle: positions of up to 5 stones (every
 //! child within slice 6) are decided without playouts, and the move played keeps the exact
-//! value, where the same search without the table often does not (the measurement:
-//! 30 of 50).
+//! value, where the same search without the table often does not.
 
 use pentago::{
     ExactOracle, Player, Position, SearchControl, SearchOptions, SharedOracle, Value, play_game,

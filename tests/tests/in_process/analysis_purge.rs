@@ -2,7 +2,9 @@
 //! protocol with the worker token against a coordinator on 127.0.0.1. The per-worker sign
 //! test catches the liar, and its purge takes every row it had added back out of the book —
 //! on positions an honest worker analysed too, and on positions only it analysed — while the
-//! honest worker's rows stay exactly. The sign test's tallies survive a coordinator restart.
+//! honest worker's rows stay exactly. Its self-play games leave the game tables the same way,
+//! and the match pairs it played leave their match and are played again by others.
+//! The sign test's tallies survive a coordinator restart.
 
 use std::collections::BTreeMap;
 
@@ -120,6 +122,89 @@ impl TestWorker {
     }
 }
 
+impl TestWorker {
+    /// Queues a game between two random players from `start`, leases it and hands in the game
+    /// it played; whether it was acknowledged.
+    async fn selfplay(&mut self, start: Position) -> bool {
+        let task = Task::Selfplay {
+            start,
+            black: "random".parse().unwrap(),
+            white: "random".parse().unwrap(),
+        };
+        let request = v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(&task)],
+        };
+        self.admin.submit_jobs(request).await.unwrap();
+        let lease = v2::LeaseRequest {
+            worker_id: self.id.clone(),
+            max_jobs: 1,
+            session: self.session.clone(),
+        };
+        let Ok(leased) = self.client.lease(lease).await else {
+            return false; // quarantined: no jobs
+        };
+        let job = leased.into_inner().jobs.remove(0);
+        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
+        let outcome =
+            pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).expect("a game");
+        let request = v2::SubmitRequest {
+            worker_id: self.id.clone(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: format!("{}-{}", self.id, job.job_id),
+            result: Some((&outcome).into()),
+            session: self.session.clone(),
+        };
+        self.client.submit(request).await.is_ok()
+    }
+}
+
+impl TestWorker {
+    /// Leases the next queued job, plays it honestly and hands it in; the match pair it was,
+    /// if it was one. `None` when nothing could be leased.
+    async fn play_next(&mut self) -> Option<Option<u64>> {
+        let lease = v2::LeaseRequest {
+            worker_id: self.id.clone(),
+            max_jobs: 1,
+            session: self.session.clone(),
+        };
+        let mut jobs = self.client.lease(lease).await.ok()?.into_inner().jobs;
+        let job = jobs.pop()?;
+        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
+        let outcome = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new())
+            .expect("a played job");
+        let request = v2::SubmitRequest {
+            worker_id: self.id.clone(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: format!("{}-{}", self.id, job.job_id),
+            result: Some((&outcome).into()),
+            session: self.session.clone(),
+        };
+        self.client.submit(request).await.unwrap();
+        Some(match task {
+            Task::Pair { pair, .. } => Some(pair),
+            _ => None,
+        })
+    }
+}
+
+async fn match_status(admin: &mut Client, match_id: u64) -> v2::MatchStatusResponse {
+    let request = v2::MatchStatusRequest {
+        match_id,
+        ..v2::MatchStatusRequest::default()
+    };
+    admin.match_status(request).await.unwrap().into_inner()
+}
+
+/// The book's game rows of `position`.
+async fn game_rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
+    let request = v2::BookShowRequest {
+        position: position.to_string(),
+    };
+    admin.book_show(request).await.unwrap().into_inner().games
+}
+
 /// The book's playout rows of `position`, as the explorer shows them.
 async fn rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
     let request = v2::BookShowRequest {
@@ -227,6 +312,116 @@ async fn a_caught_workers_analyses_leave_the_book_and_an_honest_workers_stay_exa
         liar.analyse(opening(99), true).await.is_none(),
         "refused once caught"
     );
+}
+
+/// The liar also plays self-play games, from the honest worker's starts and from starts of its
+/// own. Once caught (by its leaning analyses), the shared starts' game tables hold exactly the
+/// honest games again, its own starts hold none, and the status counts the purged games.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_caught_workers_self_play_games_leave_the_game_tables() {
+    let server = Server::start_in(tempfile::tempdir().unwrap()).await;
+    let mut admin = server.served.client(ADMIN);
+    let mut honest = server.worker("honest").await;
+    let mut liar = server.worker("inflater").await;
+    let shared: Vec<Position> = (1..=3).map(|i| opening(2_000 + i)).collect();
+    let own: Vec<Position> = (1..=2).map(|i| opening(3_000 + i)).collect();
+    let mut honest_rows = Vec::new();
+    for &start in &shared {
+        assert!(honest.selfplay(start).await);
+        honest_rows.push(game_rows(&mut admin, start).await);
+        assert!(liar.selfplay(start).await);
+        assert!(games(&game_rows(&mut admin, start).await) == 2);
+    }
+    for &start in &own {
+        assert!(liar.selfplay(start).await);
+    }
+    let before = status(&mut admin).await;
+    for round in 1..=40u64 {
+        liar.analyse(opening(round), true).await;
+        if !status(&mut admin).await.flagged_workers.is_empty() {
+            break;
+        }
+    }
+    for (start, expected) in shared.iter().zip(&honest_rows) {
+        assert_eq!(&game_rows(&mut admin, *start).await, expected, "{start}");
+    }
+    for start in &own {
+        assert!(game_rows(&mut admin, *start).await.is_empty(), "{start}");
+    }
+    let after = status(&mut admin).await;
+    let caught = &after.flagged_workers[0];
+    assert_eq!(caught.worker_id, "inflater");
+    // Each of its five games went through its start and every position after it.
+    assert!(caught.purged_game_positions >= 5, "{caught:?}");
+    assert!(
+        caught.purged_games >= caught.purged_game_positions,
+        "{caught:?}"
+    );
+    assert!(
+        after.game_positions < before.game_positions,
+        "the liar's own lines are gone: {} then {}",
+        before.game_positions,
+        after.game_positions
+    );
+    assert!(!liar.selfplay(opening(4_000)).await, "refused once caught");
+}
+
+/// The liar plays two of a match's four pairs, the honest worker the other two. Once the liar
+/// is caught, its pairs leave the match (the score counts the honest pairs alone) and are
+/// queued again for other workers: the honest worker plays them and the match completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_caught_workers_match_pairs_are_taken_out_and_played_again_by_others() {
+    let server = Server::start_in(tempfile::tempdir().unwrap()).await;
+    let mut admin = server.served.client(ADMIN);
+    let mut honest = server.worker("honest").await;
+    let mut liar = server.worker("inflater").await;
+    let request = v2::CreateMatchRequest {
+        a: "random".into(),
+        b: "uct:playouts=20".into(),
+        pairs: 4,
+        seed: 5,
+        ..v2::CreateMatchRequest::default()
+    };
+    let match_id = admin
+        .create_match(request)
+        .await
+        .unwrap()
+        .into_inner()
+        .match_id;
+    assert_eq!(liar.play_next().await, Some(Some(0)));
+    assert_eq!(liar.play_next().await, Some(Some(1)));
+    assert_eq!(honest.play_next().await, Some(Some(2)));
+    assert_eq!(honest.play_next().await, Some(Some(3)));
+    let full = match_status(&mut admin, match_id).await;
+    assert_eq!(full.pairs_done, 4);
+    let honest_games = |m: &v2::MatchStatusResponse| m.wins + m.draws + m.losses;
+    assert_eq!(honest_games(&full), 8);
+
+    for round in 1..=40u64 {
+        liar.analyse(opening(round), true).await;
+        if !status(&mut admin).await.flagged_workers.is_empty() {
+            break;
+        }
+    }
+    let caught = status(&mut admin).await.flagged_workers.remove(0);
+    assert_eq!(
+        (caught.worker_id.as_str(), caught.purged_pairs),
+        ("inflater", 2)
+    );
+    let purged = match_status(&mut admin, match_id).await;
+    assert_eq!(purged.pairs_done, 2, "the honest pairs alone");
+    assert_eq!(honest_games(&purged), 4);
+
+    // The two pairs are queued again, for anyone but the liar.
+    assert_eq!(liar.play_next().await, None);
+    let mut replayed = vec![
+        honest.play_next().await.unwrap().unwrap(),
+        honest.play_next().await.unwrap().unwrap(),
+    ];
+    replayed.sort_unstable();
+    assert_eq!(replayed, [0, 1]);
+    let done = match_status(&mut admin, match_id).await;
+    assert_eq!((done.pairs_done, honest_games(&done)), (4, 8));
 }
 
 /// A liar cannot start its tally again by waiting for a restart: 20 leaning results before

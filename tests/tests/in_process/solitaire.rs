@@ -4,7 +4,7 @@
 //! deals each count once; the largest deal numbers are stored like any other; the totals
 //! survive a restart.
 
-use pentago::calculation::{Player, Variant};
+use pentagrid_calculation::{Player, Variant};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{DealResult, Outcome, Task, v2};
 use pentagrid_tests::{TestCluster, hello, lease_one};

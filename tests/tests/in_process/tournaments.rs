@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
-use pentago::{NamedPlayer, OpeningSource, Player, RatingOptions, TournamentKind};
+use pentago::{NamedPlayer, OpeningSource, Player, TournamentKind};
 use pentagrid_client::tournaments::{self, TournamentPlan};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
+use pentagrid_rating::RatingOptions;
 use pentagrid_tests::TestCluster;
 
 fn players(texts: &[&str]) -> Vec<NamedPlayer> {

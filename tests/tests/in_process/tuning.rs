@@ -6,11 +6,12 @@
 
 use std::time::Duration;
 
-use pentago::{OpeningSource, Sprt, SpsaSchedule};
+use pentago::{OpeningSource, SpsaSchedule};
 use pentagrid_client::RefusalReason;
 use pentagrid_client::tunes::{self, TunePlan, TuneRun, TuneState};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::{reason_of, v2};
+use pentagrid_rating::Sprt;
 use pentagrid_tests::TestCluster;
 
 /// Tunes `playouts` over 10..300 from 20 with UCT players that know no exact values (so every

@@ -10,9 +10,13 @@
 //! is left out: a module's tests may drive it through the whole crate. A cycle fails the test
 //! with its modules printed in order.
 //!
+//! One level up, `crates` checks the manifests of the pure crates at the bottom of the stack
+//! (the games, the rating statistics, the shared vocabulary): only the crates below them, no I/O.
+//!
 //! Beside it, [`vocabulary`] checks that the coordinator and the client define no public type
 //! under the same name: the shared vocabulary lives once, in `pentagrid-model`.
 
+mod crates;
 mod facts;
 mod graph;
 mod lex;

@@ -7,12 +7,12 @@ use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use pentago::{Color, MoveNotation, Position};
+use pentagrid_rating::{WinRate, win_rate};
 use serde::Serialize;
 
 use super::{ApiError, Params};
 use crate::AppState;
 use crate::source::{BookRow, Source};
-use pentago::{WinRate, win_rate};
 
 /// Most moves one line may have (a game has at most 36).
 const MAX_LINE_MOVES: usize = 36;

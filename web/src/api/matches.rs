@@ -4,7 +4,8 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use pentago::{Accuracy, EloEstimate, MatchAccuracy, MatchScore, Sprt};
+use pentago::{Accuracy, MatchAccuracy, MatchScore};
+use pentagrid_rating::{EloEstimate, Sprt};
 use serde::Serialize;
 
 use super::ApiError;
@@ -287,7 +288,7 @@ mod tests {
             openings: String::new(),
             seed: 0,
             pairs_done: 0,
-            decision: pentago::SprtDecision::Continue,
+            decision: pentagrid_rating::SprtDecision::Continue,
             games: Vec::new(),
             state: MatchState::Running,
             decided_after: 0,

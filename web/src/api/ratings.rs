@@ -1,11 +1,11 @@
 //! `/ratings` (the rating list of every stored match, or of one tournament's), `/tournaments`
 //! (every tournament, newest first) and `/tournaments/{id}` (its matches and rating list).
-//! Lists are fitted here from the stored matches' counts by [`pentago::rating_list`]; a
+//! Lists are fitted here from the stored matches' counts by [`pentagrid_rating::rating_list`]; a
 //! tournament is the set of matches sharing its id (the id of its first match).
 
 use axum::Json;
 use axum::extract::{Path, State};
-use pentago::{
+use pentagrid_rating::{
     Encounter, MAX_PRIOR_DRAWS, RatingError, RatingList, RatingOptions, Trinomial, rating_list,
 };
 use serde::Serialize;
@@ -225,7 +225,7 @@ mod tests {
             openings: String::new(),
             seed: 0,
             pairs_done: 0,
-            decision: pentago::SprtDecision::Continue,
+            decision: pentagrid_rating::SprtDecision::Continue,
             games: Vec::new(),
             state: MatchState::Complete,
             decided_after: 0,

@@ -391,7 +391,7 @@ async fn cluster_status_lists_jobs_workers_and_throughput() {
 /// shows it: the same figures the engine's bench gives for those deals.
 #[tokio::test]
 async fn solitaire_lists_each_player_with_its_intervals() {
-    use pentago::calculation::{Player, Variant, bench};
+    use pentagrid_calculation::{Player, Variant, bench};
     let answer = api("solitaire").await.json();
     let totals = answer["totals"].as_array().expect("totals");
     assert_eq!(totals.len(), 1, "{answer}");

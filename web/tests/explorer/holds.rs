@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use pentagrid_connections::ConnectionLimits;
 use pentagrid_coordinator::CoordinatorSettings;
-use pentagrid_proto::ConnectionLimits;
 use pentagrid_tests::TestCluster;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

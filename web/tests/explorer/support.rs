@@ -119,8 +119,8 @@ async fn build() -> (Fixture, Running) {
     }
     tasks.push(Task::Solve { position: solved.0 });
     tasks.push(Task::Solitaire {
-        variant: pentago::calculation::Variant::Standard,
-        player: pentago::calculation::Player::Random,
+        variant: pentagrid_calculation::Variant::Standard,
+        player: pentagrid_calculation::Player::Random,
         deals: 0..30,
         seed: 1,
     });
@@ -242,7 +242,7 @@ pub async fn start_explorer(cluster: &TestCluster, book_cache: BookCacheSettings
 /// returns its URL.
 pub async fn start_explorer_with(
     cluster: &TestCluster,
-    limits: pentagrid_proto::ConnectionLimits,
+    limits: pentagrid_connections::ConnectionLimits,
 ) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -268,7 +268,7 @@ pub async fn start_explorer_exact(cluster: &TestCluster, exact: ExactBoard) -> S
     let source = Source::new(cluster.client());
     tokio::spawn(async move {
         let book_cache = BookCacheSettings::default();
-        let limits = pentagrid_proto::ConnectionLimits::default();
+        let limits = pentagrid_connections::ConnectionLimits::default();
         let shutdown = std::future::pending();
         pentagrid_web::serve_with_exact(listener, source, book_cache, limits, exact, shutdown)
             .await

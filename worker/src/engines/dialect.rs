@@ -1,4 +1,4 @@
-//! The words engine programs use for the same things: pentagrid's own GTP (DESIGN §2
+//! The words engine programs use for the same things: pentagrid's own GTP (`docs/DESIGN.md` §2
 //! notation, `black`/`white`) and morat's (moves `<row><column><rotation>`, its first player
 //! called `white`). Pure conversions; the referee speaks through them.
 

@@ -1,7 +1,7 @@
 //! The referee: plays one game between two players — built-in [`Player`]s or external engine
-//! programs — applying every move with the engine crate's rules (DESIGN §3) and timing the
-//! engines on the wall clock. An engine that plays an illegal move, answers out of the
-//! framing, crashes, hangs or overruns its time loses the game, with the reason recorded.
+//! programs — applying every move with the engine crate's rules (`docs/DESIGN.md` §3) and timing
+//! the engines on the wall clock. An engine that plays an illegal move, answers out of the framing,
+//! crashes, hangs or overruns its time loses the game, with the reason recorded.
 
 use std::time::{Duration, Instant};
 

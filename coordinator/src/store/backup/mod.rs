@@ -33,7 +33,7 @@ use validate::Validator;
 use super::{Store, StoreError};
 
 /// Every tree of the store, in the order a backup writes them.
-pub const TREES: [&str; 25] = [
+pub const TREES: [&str; 26] = [
     "jobs",
     "results",
     "playouts",
@@ -56,6 +56,7 @@ pub const TREES: [&str; 25] = [
     "imports",
     "on_word",
     "contributions",
+    "game_contributions",
     "sign_tallies",
     "worker_keys",
     "tunes",
@@ -115,6 +116,7 @@ impl Store {
             "imports" => &self.imports,
             "on_word" => &self.on_word,
             "contributions" => &self.contributions,
+            "game_contributions" => &self.game_contributions,
             "sign_tallies" => &self.sign_tallies,
             "worker_keys" => &self.worker_keys,
             "tunes" => &self.tunes,

@@ -653,10 +653,10 @@ fn a_database_after_a_purge_backs_up_restores_and_opens() {
     let source = filled_store(source_dir.path());
     let before = source.totals().unwrap();
     let purged = source.purge_worker("w1").unwrap();
-    assert!(purged.analyses.playouts > 0 && purged.analyses.positions == 7);
+    assert!(purged.analyses.games > 0 && purged.analyses.positions == 7);
     let after = source.totals().unwrap();
     assert_eq!(after.playouts, before.playouts, "merged playouts only grow");
-    assert_eq!(after.purged_playouts, purged.analyses.playouts);
+    assert_eq!(after.purged_playouts, purged.analyses.games);
     assert_eq!(
         after.playout_positions + after.purged_positions,
         before.playout_positions

@@ -153,8 +153,10 @@ impl Validator {
                     invalid(format!("{}: an on-word record that does not read", at()))
                 })?;
             }
-            "contributions" => contributions::check_record(key, value, MAX_WORKER_ID_BYTES)
-                .map_err(|why| invalid(format!("{}: {why}", at())))?,
+            "contributions" | "game_contributions" => {
+                contributions::check_record(key, value, MAX_WORKER_ID_BYTES)
+                    .map_err(|why| invalid(format!("{}: {why}", at())))?
+            }
             "sign_tallies" | "worker_keys" => {
                 if key.is_empty() || key.len() > MAX_WORKER_ID_BYTES {
                     return Err(invalid(format!("{}: not a worker id", at())));

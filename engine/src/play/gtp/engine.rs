@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use pentagrid_gamekit::splitmix64;
 use thiserror::Error;
 
 use super::commands::{COMMANDS, parse_colour};
@@ -14,12 +15,10 @@ use super::protocol::{Request, format_response, parse_request};
 use crate::board::color::Color;
 use crate::board::moves::{MoveNotation, ParseMoveError};
 use crate::board::position::{ParsePositionError, PlayError, Position};
-use crate::board::square::Square;
 use crate::board::status::Status;
 use crate::play::clock::{Clock, SafetyMargin, TimeControl, think_time};
 use crate::play::exact_clock::exact_move;
 use crate::search::oracle::SharedOracle;
-use crate::search::playout::splitmix64;
 use crate::search::uct::{
     Budget, KeptSearch, SearchControl, SearchError, SearchOptions, SearchResult, UctConfig,
 };
@@ -449,28 +448,10 @@ fn search_summary(result: &SearchResult) -> String {
     )
 }
 
-/// The board as `showboard` draws it: files and ranks labelled, quadrants boxed, then who is to
-/// move. Starts with a line break so the board's lines line up under the `=`.
+/// The board as `showboard` draws it: [`Position::diagram`], then who is to move. Starts with a
+/// line break so the board's lines line up under the `=`.
 fn diagram(position: &Position) -> String {
-    const BORDER: &str = "  +-------+-------+\n";
-    let mut out = String::from("\n    a b c   d e f\n");
-    out.push_str(BORDER);
-    for rank in (0..6u8).rev() {
-        out.push_str(&format!("{} |", rank + 1));
-        for file in 0..6u8 {
-            let square = Square::from_coords(file, rank).expect("coordinates below 6");
-            out.push(' ');
-            out.push(position.stone_at(square).map_or('.', Color::stone_char));
-            if file == 2 || file == 5 {
-                out.push_str(" |");
-            }
-        }
-        out.push_str(&format!(" {}\n", rank + 1));
-        if rank == 3 || rank == 0 {
-            out.push_str(BORDER);
-        }
-    }
-    out.push_str("    a b c   d e f\n");
+    let mut out = format!("\n{}", position.diagram());
     let status = position.status();
     if status.is_over() {
         out.push_str(&format!("game over: {status}"));

@@ -1,7 +1,7 @@
 //! Game records: pentagrid's stable text format for finished (or stopped) Pentago games — tag
-//! pairs, then the moves in the notation of DESIGN.md §2 with optional comments — as other tools
-//! read it (docs/game-records.md fixes the format). [`Record`] is one game; its `Display` is the
-//! writer, [`parse_records`] the parser, [`Record::replay`] the referee that checks every move.
+//! pairs, then the moves in the notation of `docs/DESIGN.md` §2 with optional comments — as other
+//! tools read it (docs/game-records.md fixes the format). [`Record`] is one game; its `Display` is
+//! the writer, [`parse_records`] the parser, [`Record::replay`] the referee that checks every move.
 
 mod parse;
 mod write;

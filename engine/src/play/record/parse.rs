@@ -656,7 +656,7 @@ mod tests {
             let mut rng = seed;
             while moves.len() < length && !position.is_over() {
                 let legal = position.legal_moves();
-                rng = crate::search::playout::splitmix64(rng);
+                rng = pentagrid_gamekit::splitmix64(rng);
                 let mv = legal[(rng % legal.len() as u64) as usize];
                 position = position.play(mv).unwrap();
                 moves.push(RecordedMove { mv, note: notes[moves.len()].clone() });

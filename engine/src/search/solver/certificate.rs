@@ -11,9 +11,9 @@
 //! defend <position>                the loser to move; every reply leads to a `win` node
 //! ```
 //!
-//! Every node's position is in canonical form (DESIGN §3), its move in that position's frame;
-//! positions that are symmetric images of each other are one node, so the loser's replies that
-//! reach the same canonical position share it. The root's canonical form must be a `win` node.
+//! Every node's position is in canonical form (`docs/DESIGN.md` §3), its move in that position's
+//! frame; positions that are symmetric images of each other are one node, so the loser's replies
+//! that reach the same canonical position share it. The root's canonical form must be a `win` node.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

@@ -1,4 +1,4 @@
-//! Checkmate search: wins by continuous checks (DESIGN §5), with proof trees.
+//! Checkmate search: wins by continuous checks (`docs/DESIGN.md` §5), with proof trees.
 //!
 //! A *check* is a move after which the mover would have an immediate win if it moved again. A
 //! checkmate in n: every attacker move is a check or the final winning move, the defender may

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use pentagrid_gamekit::seeded_rng;
 use rayon::prelude::*;
 
 use super::search::{TreeSearch, split_budget};
@@ -11,7 +12,6 @@ use super::tree::Tree;
 use super::{SearchControl, SearchError, SearchOptions, SearchResult, UctConfig};
 use super::{finish, max_edges};
 use crate::board::position::Position;
-use crate::search::playout::seeded_rng;
 
 /// The trees of the last search of a game and the position they were searched from.
 ///

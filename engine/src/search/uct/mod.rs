@@ -4,6 +4,28 @@
 //! and the root tables are merged at the end. Threads share nothing while they search (no lock,
 //! no atomic on the hot path), so they scale with the cores; a fixed seed and thread count
 //! reproduce a playout-budget search bit for bit.
+//!
+//! A short search with a fixed playout budget (the configuration's text form is the one jobs,
+//! matches and the command line use):
+//!
+//! ```
+//! use pentago::{Position, SearchControl, SearchOptions, UctConfig, search};
+//!
+//! let position: Position = "....../..x.../...o../....../....../......".parse()?;
+//! let config: UctConfig = "uct:playouts=2000".parse()?;
+//! let options = SearchOptions::default(); // seed 1, one tree
+//! let result = search(&position, &config, &options, &SearchControl::new())?;
+//!
+//! assert_eq!(result.simulations, 2000);
+//! let best = result.best.expect("an ongoing game has a move to play");
+//! assert_eq!(result.pv.first(), Some(&best));
+//! let table: u64 = result.moves.iter().map(|m| m.games).sum();
+//! assert_eq!(table, 2000); // every simulation went through one root move
+//!
+//! let again = search(&position, &config, &options, &SearchControl::new())?;
+//! assert_eq!(again.best, Some(best)); // same seed, same tree count: the same search
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod config;
 mod kept;
@@ -19,6 +41,7 @@ use thiserror::Error;
 
 pub use config::{Budget, ParseConfigError, UctConfig};
 pub use kept::KeptSearch;
+use pentagrid_gamekit::seeded_rng;
 pub use result::{MoveStats, NodeTable, SearchResult};
 pub use search::SearchControl;
 pub use tree::BYTES_PER_EDGE;
@@ -28,7 +51,6 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::status::Status;
 use crate::search::oracle::SharedOracle;
-use crate::search::playout::seeded_rng;
 use search::{TreeSearch, split_budget};
 
 /// Options of one search that are not part of the engine configuration.

@@ -4,13 +4,14 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+use pentagrid_gamekit::EngineRng;
 use rand::RngExt;
 
 use super::config::{Budget, UctConfig};
 use super::tree::{Edge, Tree};
 use crate::board::position::Position;
 use crate::search::oracle::SharedOracle;
-use crate::search::playout::{EngineRng, cut_off_playout};
+use crate::search::playout::cut_off_playout;
 use crate::search::value::Value;
 
 /// Shared, lock-free control of a running search: a stop flag and a simulation counter that

@@ -1,4 +1,5 @@
-//! A deliberately naive implementation of the rules: a 6×6 array, DESIGN §3 read literally.
+//! A deliberately naive implementation of the rules: a 6×6 array, `docs/DESIGN.md` §3 read
+//! literally.
 
 use pentago::{Color, Move, Position, Square, Status, Twist};
 
@@ -95,7 +96,7 @@ impl NaiveBoard {
         }
     }
 
-    /// DESIGN §3 read literally: `mover` places at `(row, col)`, then turns quadrant 0-3.
+    /// `docs/DESIGN.md` §3 read literally: `mover` places at `(row, col)`, then turns quadrant 0-3.
     /// The mover is normally the side to move; threat checks let the other side move again.
     pub fn play_by(
         &self,

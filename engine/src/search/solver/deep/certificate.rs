@@ -18,20 +18,20 @@
 //!                                   at least 18 stones; re-check with any solver
 //! ```
 //!
-//! Lines starting with `#` are comments. Node positions are canonical (DESIGN §3) and moves are
-//! in that frame, so symmetric positions share a node. A win is proven by `best … win` at the
-//! root, a loss by `all … loss`, a draw by both `best … draw` and `all … draw`. Every edge adds a
-//! stone, so the DAG is finite and well-founded.
+//! Lines starting with `#` are comments. Node positions are canonical (`docs/DESIGN.md` §3) and
+//! moves are in that frame, so symmetric positions share a node. A win is proven by `best … win` at
+//! the root, a loss by `all … loss`, a draw by both `best … draw` and `all … draw`. Every edge adds
+//! a stone, so the DAG is finite and well-founded.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};
 
+use pentagrid_gamekit::splitmix64;
 use thiserror::Error;
 
 use super::{DeepSolver, LeafMode, Range, Stopped};
 use crate::board::moves::Move;
 use crate::board::position::Position;
-use crate::search::playout::splitmix64;
 use crate::search::solver::exact::{SolveLimits, Solver};
 use crate::search::solver::mid::MID_MIN_STONES;
 use crate::search::value::Value;

@@ -10,7 +10,7 @@
 //! ```
 //!
 //! The first line is the header; other lines starting with `#` are comments. Positions are
-//! written in canonical form (DESIGN §3) and read in any frame; each has at least
+//! written in canonical form (`docs/DESIGN.md` §3) and read in any frame; each has at least
 //! [`MID_MIN_STONES`] stones and an ongoing game.
 
 use std::collections::HashMap;

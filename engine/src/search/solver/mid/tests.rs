@@ -1,9 +1,9 @@
 //! The midsolver against alpha-beta and against its own move values.
 
+use pentagrid_gamekit::seeded_rng;
 use rand::RngExt;
 
 use super::*;
-use crate::search::playout::seeded_rng;
 use crate::search::solver::{SolveLimits, Solver};
 
 /// A position reached by uniformly random moves with `stones` stones, still ongoing.

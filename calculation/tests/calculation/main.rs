@@ -1,0 +1,3 @@
+//! The solitaire through its public API; one binary.
+
+mod parsers;
