@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Calculation deals, independently of the Rust code: prints deal N of a variant, top card first.
 
-Implements the shuffle documented in engine/src/calculation/deal.rs (rand_core seed_from_u64 into
+Implements the shuffle documented in calculation/src/deal.rs (rand_core seed_from_u64 into
 rand_pcg Pcg64, Fisher-Yates from the back with the high half of x*(i+1)); the engine test
 deal_one_is_pinned was checked against it. Usage: calculation_deal.py N [standard|computer|superman]"""
 import sys
