@@ -23,14 +23,10 @@ pub struct FlaggedWorker {
     pub purged_positions: u64,
     /// The playouts those rows held, removed from the book.
     pub purged_playouts: u64,
-    /// Positions whose game tables lost its self-play games' rows (not served in JSON: the
-    /// explorer's and the CLI's answers predate it).
-    #[serde(skip)]
+    /// Positions whose game tables lost its self-play games' rows.
     pub purged_game_positions: u64,
-    /// Games through moves those rows held (not served in JSON).
-    #[serde(skip)]
+    /// Games through moves those rows held, removed from the book.
     pub purged_games: u64,
-    /// Match pairs it played, taken out of their matches (not served in JSON).
-    #[serde(skip)]
+    /// Match pairs it played, taken out of their matches (played again by others).
     pub purged_pairs: u64,
 }

@@ -200,7 +200,7 @@ fn status_json(s: &ClusterStatus, deep_solves: &[DeepStatus]) -> Result<serde_js
     let flagged: Vec<_> = s
         .flagged_workers
         .iter()
-        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason, "purged_results": w.purged_results, "purged_values": w.purged_values, "purged_positions": w.purged_positions, "purged_playouts": w.purged_playouts}))
+        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason, "purged_results": w.purged_results, "purged_values": w.purged_values, "purged_positions": w.purged_positions, "purged_playouts": w.purged_playouts, "purged_game_positions": w.purged_game_positions, "purged_games": w.purged_games, "purged_pairs": w.purged_pairs}))
         .collect();
     let (jobs, stored) = (&s.jobs, &s.stored);
     // The explorer's `/solitaire` rows: variant, player, deals, wins and both intervals.
@@ -306,6 +306,21 @@ fn print_flagged(flagged: &[FlaggedWorker]) -> Result<()> {
                 "",
                 w.purged_playouts,
                 w.purged_positions
+            );
+        }
+        if w.purged_game_positions > 0 {
+            outln!(
+                "  {:<24} purged {} games from {} positions",
+                "",
+                w.purged_games,
+                w.purged_game_positions
+            );
+        }
+        if w.purged_pairs > 0 {
+            outln!(
+                "  {:<24} purged {} match pairs (played again by others)",
+                "",
+                w.purged_pairs
             );
         }
     }

@@ -106,6 +106,9 @@ async fn the_cluster_api_lists_a_caught_worker_with_what_its_purge_removed() {
     // 29 results stored their rows on one position; the 30th, which tipped the tally, none.
     assert_eq!(caught[0]["purged_positions"], 1, "{caught}");
     assert_eq!(caught[0]["purged_playouts"], 29_000, "{caught}");
+    // It played no self-play game and no match pair.
+    assert_eq!(caught[0]["purged_games"], 0, "{caught}");
+    assert_eq!(caught[0]["purged_pairs"], 0, "{caught}");
     let book = get(&format!("{base}/api/v1/book?position=start")).await;
     assert_eq!(book.status, 200, "{}", book.body);
     let playouts = book.json()["sources"]["playouts"].clone();
