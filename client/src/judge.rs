@@ -1,17 +1,20 @@
 //! Players judged against perfect play: the exact value of a position and of each of its
-//! moves (from a tablebase, or the midsolver where the table does not reach), files of
-//! positions to judge on, positions sampled from play, and a player's chosen moves scored by
-//! whether they keep the exact value. Books are judged in [`crate::judge_book`].
+//! moves (from a tablebase, or the midsolver where the table does not reach; one stone below
+//! the midsolver, the deep solver's value of the position and the midsolver's of the chosen
+//! move), files of positions to judge on, positions sampled from play, and a player's chosen
+//! moves scored by whether they keep the exact value. Books are judged in
+//! [`crate::judge_book`].
 //!
 //! Everything here is pure computation over an [`ExactOracle`] (the caller opens the
 //! tablebase), so the same code judges in the CLI, in tests and in benchmarks.
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
+use std::time::Duration;
 
 use pentago::{
-    ExactOracle, MID_MIN_STONES, Move, Player, Position, PositionKey, SharedOracle, Value, best_of,
-    midsolve, splitmix64,
+    DeepLimits, DeepSolver, ExactOracle, MID_MIN_STONES, Move, Player, Position, PositionKey,
+    SharedOracle, Value, best_of, midsolve, splitmix64,
 };
 use thiserror::Error;
 
@@ -255,11 +258,78 @@ pub struct JudgeProgress {
     pub total: usize,
 }
 
+/// The longest deep solve of one position a judge waits for: a 17-stone position takes a few
+/// seconds (median) to about a minute on one core; one still open then is not judged.
+pub const DEEP_JUDGE_TIME: Duration = Duration::from_secs(300);
+
+/// Transposition table of the judge's deep solves: 2^22 entries (64 MiB).
+const DEEP_JUDGE_TABLE_BITS: u32 = 22;
+
+/// What a judged position's value is known from.
+enum Known {
+    /// Every move's value (the tablebase, the midsolver).
+    Moves(Exact),
+    /// The position's value alone (the deep solver, one stone below the midsolver): the
+    /// chosen move is valued on its own.
+    Value(Value),
+}
+
+impl Known {
+    /// The position's value for the side to move.
+    fn value(&self) -> Value {
+        match self {
+            Known::Moves(exact) => exact.value,
+            Known::Value(value) => *value,
+        }
+    }
+
+    /// Whether `mv` keeps the value (for [`Known::Value`], the midsolver values the move's
+    /// position; `false` when it cannot).
+    fn kept_by(&self, position: &Position, mv: Move) -> bool {
+        match self {
+            Known::Moves(exact) => exact.of(mv) == Some(exact.value),
+            Known::Value(value) => move_value(position, mv) == Some(*value),
+        }
+    }
+}
+
+/// The exact value of `position` (one stone below the midsolver) from the deep solver within
+/// [`DEEP_JUDGE_TIME`]; `None` at other stone counts or when it is not proven in time.
+fn deep_value(position: &Position) -> Option<Value> {
+    if position.is_over() || position.stone_count() + 1 != MID_MIN_STONES {
+        return None;
+    }
+    let limits = DeepLimits {
+        max_time: Some(DEEP_JUDGE_TIME),
+        ..DeepLimits::default()
+    };
+    DeepSolver::new(DEEP_JUDGE_TABLE_BITS)
+        .solve(position, limits)
+        .value
+}
+
+/// The exact value of `mv` for the side to move in `position`: from the game's end when it
+/// ends it, else from the midsolver (the position after it has at least
+/// [`MID_MIN_STONES`] stones).
+fn move_value(position: &Position, mv: Move) -> Option<Value> {
+    let mover = position.side_to_move();
+    let after = position.play(mv).ok()?;
+    if after.is_over() {
+        return Value::of_status(after.status(), mover);
+    }
+    (after.stone_count() >= MID_MIN_STONES)
+        .then(|| midsolve(&after).ok())
+        .flatten()
+        .map(|solved| solved.value.negate())
+}
+
 /// Asks `player` for a move in each won or drawn position of `positions` (position `i`
 /// seeded from `seed` and `i`; `threads` UCT trees; `player_table` the exact values the player
 /// has, as a worker's built-in player and `pentagrid gtp` have the shipped tablebase) and
 /// counts the moves that keep the exact value. Lost positions are counted, not asked;
-/// positions without an exact value are left out.
+/// positions without an exact value are left out. Positions one stone below the midsolver
+/// are valued by the deep solver (within [`DEEP_JUDGE_TIME`]) and the chosen move by the
+/// midsolver.
 pub fn judge_player<O: ExactOracle>(
     oracle: &O,
     player: &Player,
@@ -279,23 +349,29 @@ pub fn judge_player<O: ExactOracle>(
             done: index,
             total: positions.len(),
         });
-        let Some(exact) = exact(oracle, position)? else {
-            unknown += 1;
-            continue;
+        let known = match exact(oracle, position)? {
+            Some(exact) => Known::Moves(exact),
+            None => match deep_value(position) {
+                Some(value) => Known::Value(value),
+                None => {
+                    unknown += 1;
+                    continue;
+                }
+            },
         };
         let stones = position.stone_count();
         let entry = by_stones.entry(stones).or_insert(PlayerStones {
             stones,
             ..PlayerStones::default()
         });
-        if exact.value == Value::Loss {
+        if known.value() == Value::Loss {
             entry.lost += 1;
             continue;
         }
         let seed = splitmix64(seed ^ index as u64);
         let mv = player.choose_with(position, seed, threads.max(1), player_table);
-        let kept = exact.of(mv) == Some(exact.value);
-        match exact.value {
+        let kept = known.kept_by(position, mv);
+        match known.value() {
             Value::Win => entry.won.add(kept),
             _ => entry.drawn.add(kept),
         }
@@ -332,6 +408,27 @@ mod tests {
 
     /// A white-to-move position white wins (see the accuracy tests).
     const WON: &str = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox";
+
+    /// One stone below the midsolver the deep solver values the position: white to move has
+    /// four in a row and a free fifth square, a win the player takes (the move ends the game,
+    /// so no midsolve is needed to value it).
+    #[test]
+    fn a_position_one_stone_below_the_midsolver_is_judged_by_the_deep_solver() {
+        let position: Position = "oooo../x.x.x./.x.x.x/x...../x.o.o./x..o.o".parse().unwrap();
+        assert_eq!(position.stone_count() + 1, MID_MIN_STONES);
+        assert_eq!(deep_value(&position), Some(Value::Win));
+        let player: Player = "uct:playouts=500".parse().unwrap();
+        let judged =
+            judge_player(&NoOracle, &player, None, &[position], 1, 1, &mut |_| {}).unwrap();
+        assert_eq!(judged.unknown, 0);
+        let stones = &judged.stones[0];
+        assert_eq!(
+            (stones.stones, stones.won.positions, stones.won.kept),
+            (17, 1, 1)
+        );
+        // Further from the midsolver there is nothing to value a position with.
+        assert_eq!(deep_value(&Position::START), None);
+    }
 
     #[test]
     fn positions_files_skip_comments_and_refuse_bad_lines_by_number() {

@@ -17,8 +17,9 @@ use super::tablebase::TablebaseOptions;
 use crate::output::{errln, outln};
 
 /// Judge a player's moves against perfect play: the share of its chosen moves that keep the
-/// exact value (from the tablebase, or the midsolver from 18 stones on), per stone count,
-/// split by won and drawn positions.
+/// exact value (from the tablebase, or the midsolver from 18 stones on; at 17 stones the deep
+/// solver values the position and the midsolver the chosen move), per stone count, split by
+/// won and drawn positions.
 #[derive(Args)]
 pub struct JudgeArgs {
     /// The player: `uct:seconds=1`, `uct:playouts=N`, `flat:playouts=N`, `random`, `perfect`.
@@ -242,7 +243,8 @@ pub fn print_book(judged: &BookJudgement) -> Result<()> {
         outln!(
             "{} positions without known exact values for their moves were not judged (a \
              position's moves need the tablebase's slice of one stone more: the shipped 0-6 \
-             judge positions of up to 5 stones; the midsolver from 18 stones on)",
+             judge positions of up to 5 stones; the midsolver from 18 stones on, the deep \
+             solver at 17 within its time)",
             judged.unknown
         );
     }
