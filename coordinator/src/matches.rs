@@ -200,7 +200,7 @@ fn closed(record: &MatchRecord) -> bool {
 
 /// Whether a task is a pair of match `match_id`.
 fn is_pair_of(task: &Task, match_id: u64) -> bool {
-    matches!(task, Task::Pair { match_id: m, .. } if *m == match_id)
+    pair_of(task).is_some_and(|(m, _)| m == match_id)
 }
 
 /// The match and pair index of a pair task.
@@ -231,10 +231,7 @@ impl Matches {
             .jobs
             .active_tasks(|task| matches!(task, Task::Pair { .. }))
             .into_iter()
-            .filter_map(|(_, task)| match task {
-                Task::Pair { match_id, .. } => Some(match_id),
-                _ => None,
-            })
+            .filter_map(|(_, task)| pair_of(&task).map(|(match_id, _)| match_id))
             .collect();
         match_ids.sort_unstable();
         match_ids.dedup();

@@ -2,11 +2,12 @@
 //! (`pentagrid-proto`) speak — a job's [`Task`] and a worker's [`Outcome`] — in engine types,
 //! below both, so that neither depends on the other for them; the one helper that reads a
 //! text field as such a value ([`parse_field`]); and the vocabulary the coordinator and its
-//! clients share for what they report: matches ([`MatchState`], [`MatchWait`]) and tuning runs
-//! ([`TuneState`], [`TuneStep`]), cancelled jobs ([`CancelOutcome`]), the cluster's workers ([`WorkerInfo`], [`FlaggedWorker`]) and
-//! the opening book ([`BookTables`], [`BookRow`], [`ExportRow`], [`TableSource`]) and the puzzle
-//! collection ([`PuzzleFilter`]), and why a call was refused ([`RefusalReason`]), each defined
-//! here once; and the [`limits`] the coordinator owns and its clients keep.
+//! clients share for what they report, each defined here once: matches ([`MatchState`],
+//! [`MatchWait`]) and tuning runs ([`TuneState`], [`TuneStep`]), cancelled jobs
+//! ([`CancelOutcome`]), the cluster's workers ([`WorkerInfo`], [`FlaggedWorker`]), the opening
+//! book ([`BookTables`], [`BookRow`], [`ExportRow`], [`TableSource`]), the puzzle collection
+//! ([`PuzzleFilter`]) and why a call was refused ([`RefusalReason`]); and the [`limits`] the
+//! coordinator owns and its clients keep.
 
 mod book_row;
 mod book_tables;
