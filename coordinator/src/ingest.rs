@@ -59,8 +59,8 @@ pub enum SubmitError {
         job_id: u64,
     },
     /// The worker does not hold this lease on this job.
-    #[error("{0}")]
-    NotLeased(String),
+    #[error(transparent)]
+    NotLeased(NotLeased),
     /// The result fails validation against its job.
     #[error("invalid result: {0}")]
     Invalid(InvalidResult),
@@ -254,11 +254,11 @@ impl ResultIngest {
             if self.cancelled(job_id) {
                 // An admin (or the `run` that asked for it) cancelled the job: its worker's
                 // result is expected to come back and be refused.
-                tracing::debug!(worker = %worker, job = job_id, reason = ?e.0, "result of a cancelled job refused");
+                tracing::debug!(worker = %worker, job = job_id, reason = %e, "result of a cancelled job refused");
             } else {
-                tracing::warn!(worker = %worker, job = job_id, reason = ?e.0, "result refused");
+                tracing::warn!(worker = %worker, job = job_id, reason = %e, "result refused");
             }
-            SubmitError::NotLeased(e.0)
+            SubmitError::NotLeased(e)
         };
         let (job, threads) = self
             .jobs

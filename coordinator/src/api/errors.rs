@@ -315,6 +315,7 @@ pub(crate) fn not_found_message(message: impl Into<String>) -> Status {
 mod tests {
     use super::*;
     use crate::identity::LabelError;
+    use crate::jobs::NotLeased;
     use crate::jobs::registry::RegistryFull;
     use pentagrid_proto::reason_of;
 
@@ -347,7 +348,7 @@ mod tests {
                 ErrorReason::AtCapacity,
             ),
             (
-                SubmitError::NotLeased("gone".into()).into(),
+                SubmitError::NotLeased(NotLeased::NotHeld { lease_id: 7 }).into(),
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
             ),
@@ -387,7 +388,7 @@ mod tests {
                 ErrorReason::InvalidArgument,
             ),
             (
-                FailureError::NotLeased("gone".into()).into(),
+                FailureError::NotLeased(NotLeased::NotHeld { lease_id: 7 }).into(),
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
             ),

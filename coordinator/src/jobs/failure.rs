@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use super::{JobQueue, watch};
+use super::{JobQueue, NotLeased, watch};
 use crate::identity::WorkerId;
 use crate::job::JobState;
 use crate::store::StoreError;
@@ -13,8 +13,8 @@ use crate::store::StoreError;
 pub enum FailureError {
     /// The worker id is empty, too long or unprintable.
     /// The worker does not hold this lease on this job.
-    #[error("{0}")]
-    NotLeased(String),
+    #[error(transparent)]
+    NotLeased(#[from] NotLeased),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -47,8 +47,7 @@ impl JobQueue {
             let mut scheduler = self.scheduler();
             scheduler.seen(id, self.clock.now());
             scheduler.fail_attempt(id, job_id, lease_id, error)
-        }
-        .map_err(|e| FailureError::NotLeased(e.0))?;
+        }?;
         let state = record.state;
         tracing::warn!(
             worker = %id,

@@ -38,9 +38,32 @@ pub struct Lease {
     pub expires: Instant,
 }
 
-/// Why a submission's lease check failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotLeased(pub String);
+/// Why a worker's call about a lease (a result, a reported failure) was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotLeased {
+    /// No such lease: it expired, was returned or cancelled, or was never granted.
+    #[error("lease {lease_id} is not held (expired, returned, cancelled or never granted)")]
+    NotHeld {
+        /// The lease named.
+        lease_id: u64,
+    },
+    /// The lease is held, but not by this worker on this job.
+    #[error("lease {lease_id} is not a lease of worker {worker} on job {job_id}")]
+    OtherHolder {
+        /// The lease named.
+        lease_id: u64,
+        /// The worker that named it.
+        worker: String,
+        /// The job it named.
+        job_id: u64,
+    },
+    /// The job has left the queue (done, failed or cancelled).
+    #[error("job {job_id} is not active")]
+    JobInactive {
+        /// The job named.
+        job_id: u64,
+    },
+}
 
 /// The active analyse and solve jobs of one canonical position.
 #[derive(Clone, Debug)]
@@ -287,13 +310,13 @@ impl Scheduler {
             Some(lease) if lease.worker_id == worker_id && lease.job_id == job_id => self
                 .active
                 .get(&job_id)
-                .ok_or_else(|| NotLeased(format!("job {job_id} is not active"))),
-            Some(_) => Err(NotLeased(format!(
-                "lease {lease_id} is not a lease of worker {worker_id} on job {job_id}"
-            ))),
-            None => Err(NotLeased(format!(
-                "lease {lease_id} is not held (expired, returned, cancelled or never granted)"
-            ))),
+                .ok_or(NotLeased::JobInactive { job_id }),
+            Some(_) => Err(NotLeased::OtherHolder {
+                lease_id,
+                worker: worker_id.to_owned(),
+                job_id,
+            }),
+            None => Err(NotLeased::NotHeld { lease_id }),
         }
     }
 
@@ -308,7 +331,7 @@ impl Scheduler {
         self.check_lease(worker_id, job_id, lease_id)?;
         self.leases.remove(&lease_id);
         self.deactivate(job_id)
-            .ok_or_else(|| NotLeased(format!("job {job_id} is not active")))
+            .ok_or(NotLeased::JobInactive { job_id })
     }
 
     /// Puts a job back at the front of the queue (its result could not be applied, or its
@@ -340,7 +363,7 @@ impl Scheduler {
         }
         self.requeue(job_id, true)
             .map(|(_, record)| record)
-            .ok_or_else(|| NotLeased(format!("job {job_id} is not active")))
+            .ok_or(NotLeased::JobInactive { job_id })
     }
 
     /// The state of a queued or leased job (`None` once it left the scheduler).
