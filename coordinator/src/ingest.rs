@@ -147,7 +147,7 @@ impl ResultIngest {
     /// match pairs it played leave their matches and are played again by others.
     async fn purge(&self, worker: &str) -> Result<(), StoreError> {
         let (store, liar) = (self.store.clone(), worker.to_owned());
-        let purged = blocking(move || store.purge_worker(&liar)).await?;
+        let mut purged = blocking(move || store.purge_worker(&liar)).await?;
         let mut positions: Vec<pentago::Position> = purged
             .solves
             .iter()
@@ -168,7 +168,7 @@ impl ResultIngest {
         let pairs = purged.pairs.len();
         let pairs_again = self
             .matches
-            .replay_purged(worker, purged.pairs.clone())
+            .replay_purged(worker, std::mem::take(&mut purged.pairs))
             .await?;
         tracing::error!(
             worker,

@@ -1,6 +1,6 @@
 //! A tuning run's record as the coordinator's services and its edge know it: its settings, the
-//! point SPSA stands at, its phase and the matches it runs, and its steps (one per finished
-//! iteration). The store keeps them in stable records of their own and converts at its edge
+//! point SPSA stands at, its phase and the matches it runs (its steps, one per finished
+//! iteration, are `pentagrid_model::TuneStep`). The store keeps them in stable records of their own and converts at its edge
 //! (`store::tunes`), as it does for matches ([`crate::match_record`]).
 
 use pentago::SpsaSchedule;
@@ -63,31 +63,4 @@ pub struct TuneRecord {
     pub current_match: u64,
     /// The follow-up SPRT match (0: none yet).
     pub sprt_match: u64,
-}
-
-/// One finished iteration.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TuneStep {
-    /// The iteration, from 0.
-    pub iteration: u64,
-    /// The match that played it (A: θ + cΔ, B: θ − cΔ).
-    pub match_id: u64,
-    /// The signs Δ, each +1 or −1.
-    pub delta: Vec<f64>,
-    /// The perturbation c of the iteration (normalized).
-    pub c: f64,
-    /// The parameter values θ + cΔ played (as the configuration took them).
-    pub plus: Vec<f64>,
-    /// The values θ − cΔ played.
-    pub minus: Vec<f64>,
-    /// θ + cΔ's games won, drawn and lost.
-    pub wins: u64,
-    /// See `wins`.
-    pub draws: u64,
-    /// See `wins`.
-    pub losses: u64,
-    /// The point after the update (normalized).
-    pub theta: Vec<f64>,
-    /// The parameter values after the update.
-    pub values: Vec<f64>,
 }

@@ -199,7 +199,6 @@ pub(super) fn check_record(key: &[u8], value: &[u8], max_id: usize) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{Job, JobState};
     use crate::store::{Applied, Flag, ResultEffect, Store};
     use pentago::{Move, Position};
 
@@ -244,13 +243,7 @@ mod tests {
             flags,
             ..ResultEffect::default()
         };
-        let done = Job {
-            worker_id: worker.to_owned(),
-            ..Job::in_state(JobState::Done)
-        };
-        store
-            .apply(job, &done, &format!("r{job}"), &effect)
-            .unwrap()
+        store.apply_as(worker, job, &effect)
     }
 
     #[test]
@@ -343,12 +336,7 @@ mod tests {
             games,
             ..ResultEffect::default()
         };
-        let done = Job {
-            worker_id: worker.to_owned(),
-            ..Job::in_state(JobState::Done)
-        };
-        let applied = store.apply(job, &done, &format!("r{job}"), &effect);
-        assert_eq!(applied.unwrap(), Applied::Applied);
+        assert_eq!(store.apply_as(worker, job, &effect), Applied::Applied);
     }
 
     #[test]

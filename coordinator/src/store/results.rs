@@ -548,6 +548,19 @@ fn flag_worker(
 }
 
 #[cfg(test)]
+impl Store {
+    /// Applies `effect` as `worker`'s result for job `job` (result id `r{job}`): the store's
+    /// tests hand in results of named workers this way.
+    pub(crate) fn apply_as(&self, worker: &str, job: u64, effect: &ResultEffect) -> Applied {
+        let done = Job {
+            worker_id: worker.to_owned(),
+            ..Job::in_state(JobState::Done)
+        };
+        self.apply(job, &done, &format!("r{job}"), effect).unwrap()
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use pentago::Move;
 
@@ -624,13 +637,7 @@ mod tests {
                 }),
                 ..ResultEffect::default()
             };
-            let done = Job {
-                worker_id: worker.to_owned(),
-                ..Job::in_state(JobState::Done)
-            };
-            store
-                .apply(job, &done, &format!("r{job}"), &effect)
-                .unwrap()
+            store.apply_as(worker, job, &effect)
         };
         assert_eq!(play("honest", 10, 0, [0.5, 0.5]), Applied::Applied);
         assert_eq!(play("liar", 11, 1, [1.0, 1.0]), Applied::Applied);

@@ -319,7 +319,6 @@ fn count_taken_back(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{Job, JobState};
     use crate::store::{ProvenTable, ResultEffect, WordSource};
     use pentago::{Move, Position, Value};
 
@@ -336,13 +335,7 @@ mod tests {
             }),
             ..ResultEffect::default()
         };
-        let done = Job {
-            worker_id: worker.to_owned(),
-            ..Job::in_state(JobState::Done)
-        };
-        store
-            .apply(job, &done, &format!("r{job}"), &effect)
-            .unwrap();
+        store.apply_as(worker, job, &effect);
     }
 
     #[test]

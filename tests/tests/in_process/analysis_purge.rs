@@ -72,6 +72,49 @@ struct TestWorker {
 }
 
 impl TestWorker {
+    /// Queues `task` with the admin client.
+    async fn queue(&mut self, task: &Task) {
+        let request = v2::SubmitJobsRequest {
+            jobs: vec![v2::JobSpec::from(task)],
+        };
+        self.admin.submit_jobs(request).await.unwrap();
+    }
+
+    /// Leases the next queued job and plays it honestly: the job, its task and the outcome.
+    /// `None` when nothing could be leased (a quarantined worker gets no jobs).
+    async fn lease_and_play(&mut self) -> Option<(v2::Job, Task, Outcome)> {
+        let lease = v2::LeaseRequest {
+            worker_id: self.id.clone(),
+            max_jobs: 1,
+            session: self.session.clone(),
+        };
+        let job = self
+            .client
+            .lease(lease)
+            .await
+            .ok()?
+            .into_inner()
+            .jobs
+            .pop()?;
+        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
+        let outcome = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new())
+            .expect("a played job");
+        Some((job, task, outcome))
+    }
+
+    /// Hands in `outcome` for `job`; whether it was acknowledged.
+    async fn hand_in(&mut self, job: &v2::Job, outcome: &Outcome) -> bool {
+        let request = v2::SubmitRequest {
+            worker_id: self.id.clone(),
+            job_id: job.job_id,
+            lease_id: job.lease_id,
+            result_id: format!("{}-{}", self.id, job.job_id),
+            result: Some(outcome.into()),
+            session: self.session.clone(),
+        };
+        self.client.submit(request).await.is_ok()
+    }
+
     /// Queues an analysis of `position`, leases it and hands in what it computed honestly,
     /// inflated when `inflate` (every playout reported won: the score can only come out above
     /// the coordinator's own, or equal where that one won every playout too). Returns
@@ -83,46 +126,20 @@ impl TestWorker {
             config: "uct".parse().unwrap(),
             playouts: 1_000,
         };
-        let jobs = vec![v2::JobSpec::from(&task)];
-        let request = v2::SubmitJobsRequest { jobs };
-        self.admin.submit_jobs(request).await.unwrap();
-        let lease = v2::LeaseRequest {
-            worker_id: self.id.clone(),
-            max_jobs: 1,
-            session: self.session.clone(),
+        self.queue(&task).await;
+        let (job, _, mut outcome) = self.lease_and_play().await?;
+        let Outcome::Analyse { rows, .. } = &mut outcome else {
+            panic!("an analysis outcome");
         };
-        let Ok(leased) = self.client.lease(lease).await else {
-            return None; // quarantined: no jobs
-        };
-        let job = leased.into_inner().jobs.remove(0);
-        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
-        let mut outcome = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new())
-            .expect("an honest analysis");
         if inflate {
-            let Outcome::Analyse { rows, .. } = &mut outcome else {
-                panic!("an analysis outcome");
-            };
             for row in rows.iter_mut() {
                 (row.wins, row.draws) = (row.games, 0);
             }
         }
-        let request = v2::SubmitRequest {
-            worker_id: self.id.clone(),
-            job_id: job.job_id,
-            lease_id: job.lease_id,
-            result_id: format!("{}-{}", self.id, job.job_id),
-            result: Some((&outcome).into()),
-            session: self.session.clone(),
-        };
-        let Outcome::Analyse { rows, .. } = &outcome else {
-            panic!("an analysis outcome");
-        };
         let reported = rows.iter().map(|row| row.games).sum();
-        self.client.submit(request).await.ok().map(|_| reported)
+        self.hand_in(&job, &outcome).await.then_some(reported)
     }
-}
 
-impl TestWorker {
     /// Queues a game between two random players from `start`, leases it and hands in the game
     /// it played; whether it was acknowledged.
     async fn selfplay(&mut self, start: Position) -> bool {
@@ -131,57 +148,22 @@ impl TestWorker {
             black: "random".parse().unwrap(),
             white: "random".parse().unwrap(),
         };
-        let request = v2::SubmitJobsRequest {
-            jobs: vec![v2::JobSpec::from(&task)],
-        };
-        self.admin.submit_jobs(request).await.unwrap();
-        let lease = v2::LeaseRequest {
-            worker_id: self.id.clone(),
-            max_jobs: 1,
-            session: self.session.clone(),
-        };
-        let Ok(leased) = self.client.lease(lease).await else {
-            return false; // quarantined: no jobs
-        };
-        let job = leased.into_inner().jobs.remove(0);
-        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
-        let outcome =
-            pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new()).expect("a game");
-        let request = v2::SubmitRequest {
-            worker_id: self.id.clone(),
-            job_id: job.job_id,
-            lease_id: job.lease_id,
-            result_id: format!("{}-{}", self.id, job.job_id),
-            result: Some((&outcome).into()),
-            session: self.session.clone(),
-        };
-        self.client.submit(request).await.is_ok()
+        self.queue(&task).await;
+        match self.lease_and_play().await {
+            Some((job, _, outcome)) => self.hand_in(&job, &outcome).await,
+            None => false,
+        }
     }
-}
 
-impl TestWorker {
     /// Leases the next queued job, plays it honestly and hands it in; the match pair it was,
     /// if it was one. `None` when nothing could be leased.
     async fn play_next(&mut self) -> Option<Option<u64>> {
-        let lease = v2::LeaseRequest {
-            worker_id: self.id.clone(),
-            max_jobs: 1,
-            session: self.session.clone(),
-        };
-        let mut jobs = self.client.lease(lease).await.ok()?.into_inner().jobs;
-        let job = jobs.pop()?;
-        let task = Task::try_from(job.spec.as_ref().unwrap()).unwrap();
-        let outcome = pentagrid_worker::execute(&task, job.seed, 1, &SearchControl::new())
-            .expect("a played job");
-        let request = v2::SubmitRequest {
-            worker_id: self.id.clone(),
-            job_id: job.job_id,
-            lease_id: job.lease_id,
-            result_id: format!("{}-{}", self.id, job.job_id),
-            result: Some((&outcome).into()),
-            session: self.session.clone(),
-        };
-        self.client.submit(request).await.unwrap();
+        let (job, task, outcome) = self.lease_and_play().await?;
+        assert!(
+            self.hand_in(&job, &outcome).await,
+            "job {} refused",
+            job.job_id
+        );
         Some(match task {
             Task::Pair { pair, .. } => Some(pair),
             _ => None,
@@ -197,25 +179,23 @@ async fn match_status(admin: &mut Client, match_id: u64) -> v2::MatchStatusRespo
     admin.match_status(request).await.unwrap().into_inner()
 }
 
-/// The book's game rows of `position`.
-async fn game_rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
+/// The book's answer for `position`: its playout rows and its game rows, as the explorer shows
+/// them.
+async fn book_show(admin: &mut Client, position: Position) -> v2::BookShowResponse {
     let request = v2::BookShowRequest {
         position: position.to_string(),
     };
-    admin.book_show(request).await.unwrap().into_inner().games
+    admin.book_show(request).await.unwrap().into_inner()
 }
 
-/// The book's playout rows of `position`, as the explorer shows them.
+/// The book's playout rows of `position`.
 async fn rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
-    let request = v2::BookShowRequest {
-        position: position.to_string(),
-    };
-    admin
-        .book_show(request)
-        .await
-        .unwrap()
-        .into_inner()
-        .playouts
+    book_show(admin, position).await.playouts
+}
+
+/// The book's game rows of `position`.
+async fn game_rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
+    book_show(admin, position).await.games
 }
 
 async fn status(admin: &mut Client) -> v2::StatusResponse {

@@ -125,20 +125,9 @@ fn leaseholders(leases: &HashMap<u64, Lease>) -> HashSet<String> {
 mod tests {
     use std::time::Duration;
 
+    use super::super::tests::job;
     use super::*;
-    use crate::job::Job;
     use crate::jobs::registry::DEFAULT_MAX_WORKERS;
-    use pentago::Position;
-    use pentagrid_proto::Task;
-
-    fn job() -> Job {
-        let task = Task::Analyse {
-            position: Position::START,
-            config: "uct".parse().unwrap(),
-            playouts: 10,
-        };
-        Job::queued(task, 0)
-    }
 
     fn worker(name: &str, at: Instant, key: &str) -> WorkerEntry {
         WorkerEntry {

@@ -562,7 +562,8 @@ mod tests {
     use crate::jobs::registry::DEFAULT_MAX_WORKERS;
     use pentago::Move;
 
-    fn job() -> Job {
+    /// A queued analysis of the start (the membership tests use it too).
+    pub(super) fn job() -> Job {
         let task = Task::Analyse {
             position: Position::START,
             config: "uct".parse().unwrap(),
