@@ -1,5 +1,5 @@
 //! `pentagrid games`: game record files (docs/game-records.md) — listed, replayed under the
-//! rules, imported into one checked file, and exported from a cluster's stored matches — and
+//! rules, imported into one checked file, rated, and exported from a cluster's stored matches — and
 //! the `--games-out FILE` writer that matches, tournaments and self-play append to.
 
 use std::fs::{File, OpenOptions};
@@ -59,6 +59,9 @@ enum GamesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Rate the players of record files (maximum-likelihood Elo with 95% intervals), as
+    /// `ratings` rates stored matches.
+    Ratings(super::record_ratings::RecordRatingsArgs),
     /// Write a stored match's games (or every match of a tournament with --tournament) as
     /// records.
     Export {
@@ -80,6 +83,7 @@ pub fn run(args: &GamesArgs) -> Result<()> {
         GamesCommand::Show { file, long, json } => show(&read(file)?, *long, *json),
         GamesCommand::Replay { file, json } => replay(&read(file)?, *json),
         GamesCommand::Import { files, out, json } => import(files, out.as_deref(), *json),
+        GamesCommand::Ratings(ratings) => super::record_ratings::run(ratings),
         GamesCommand::Export {
             id,
             tournament,
@@ -94,7 +98,7 @@ const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// The records of `path` (`-`: standard input) with the line each starts on; a file that does
 /// not read is an error naming the file, the line and the reason.
-fn read(path: &Path) -> Result<Vec<(usize, Record)>> {
+pub(super) fn read(path: &Path) -> Result<Vec<(usize, Record)>> {
     let mut text = String::new();
     let name = path.display();
     let read = if path == Path::new("-") {
@@ -118,7 +122,7 @@ fn read(path: &Path) -> Result<Vec<(usize, Record)>> {
 
 /// Replays every record, or fails on the first that does not replay (naming its game number
 /// and line).
-fn replayed(records: &[(usize, Record)]) -> Result<Vec<pentago::Position>> {
+pub(super) fn replayed(records: &[(usize, Record)]) -> Result<Vec<pentago::Position>> {
     records
         .iter()
         .enumerate()

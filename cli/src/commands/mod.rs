@@ -21,6 +21,7 @@ mod playouts;
 mod progress;
 mod puzzles;
 mod ratings;
+mod record_ratings;
 mod run;
 mod selfplay;
 mod serve;

@@ -1,6 +1,6 @@
 //! Named players and game records through the real binary: a match on an embedded cluster
-//! between named players writes its games with `--games-out`; `games show`, `replay`, `import`
-//! and `export` read them back; self-play and in-process matches write records too; bad record
+//! between named players writes its games with `--games-out`; `games show`, `replay`, `import`,
+//! `export` and `ratings` read them back; self-play and in-process matches write records too; bad record
 //! files are refused with the line and reason (or the game and move) and change nothing.
 
 use crate::common;
@@ -106,6 +106,28 @@ fn a_cluster_match_writes_records_that_read_replay_and_export_the_same() {
         "{imported}"
     );
     assert_eq!(finals(&collection).len(), 8);
+
+    // Rated from the records as `ratings` rates the stored match: the same difference.
+    let stored: serde_json::Value =
+        serde_json::from_str(&ok(&["ratings", "--local", "--db", db, "--json"])).unwrap();
+    let rated: serde_json::Value = serde_json::from_str(&ok(&[
+        "games",
+        "ratings",
+        games.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(rated["games_rated"], 4, "{rated}");
+    assert_eq!(rated["specs"]["rnd"], "random", "{rated}");
+    let difference = |list: &serde_json::Value| list["pairs"][0]["difference"]["elo"].as_f64();
+    let (a, b) = (difference(&stored).unwrap(), difference(&rated).unwrap());
+    assert!((a - b).abs() < 1e-6, "stored {stored} records {rated}");
+    let table = ok(&["games", "ratings", games.to_str().unwrap(), "--long"]);
+    assert!(
+        table.starts_with("4 games rated from 1 file(s)\n"),
+        "{table}"
+    );
+    assert!(table.contains("  rnd = random"), "{table}");
 }
 
 #[test]
@@ -186,6 +208,17 @@ fn bad_records_are_refused_with_the_line_and_reason_and_change_nothing() {
     ]);
     assert!(!out.status.success());
     assert!(!collection.exists(), "a refused import writes nothing");
+    let out = pentagrid(&["games", "ratings", file]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+
+    // Only unfinished games: nothing to rate, said so.
+    let unfinished = dir.path().join("unfinished.pgr");
+    std::fs::write(&unfinished, ILLEGAL.replace(" 2. a1-2L", "")).unwrap();
+    let out = pentagrid(&["games", "ratings", unfinished.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no finished games"), "{stderr}");
 
     std::fs::write(&bad, ILLEGAL.replace("b1-1R", "b9-1R")).unwrap();
     let out = pentagrid(&["games", "show", file]);
