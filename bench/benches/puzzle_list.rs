@@ -10,8 +10,8 @@ use std::time::Instant;
 use pentago::{MateSearch, Puzzle};
 use pentagrid_bench::late_positions;
 use pentagrid_coordinator::puzzles::PuzzleQuery;
-use pentagrid_coordinator::store::{CandidateState, ResultEffect, Store};
 use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Job, JobState};
+use pentagrid_store::{CandidateState, ResultEffect, Store};
 
 /// Puzzle records of positions from random games with a forced win in at most two moves.
 fn puzzles(count: usize) -> Vec<(u64, String)> {

@@ -9,7 +9,7 @@ use std::path::Path;
 use pentago::{
     Move, Player, Position, Symmetry, play_game, random_opening, seeded_rng, splitmix64,
 };
-use pentagrid_coordinator::store::{BookEntry, Counts, Store, StoreError, Table};
+use pentagrid_store::{BookEntry, Counts, Store, StoreError, Table};
 use rand::RngExt;
 
 /// Rows per stored table in a benchmark book: a typical analysed position's most visited moves.

@@ -5,9 +5,9 @@
 
 use pentagrid_proto::Task;
 
-use crate::claim::{ClaimKind, ClaimState};
-use crate::job::{Job, JobState};
-use crate::store::{CandidateState, ReleasedClaim, Store, StoreError};
+use pentagrid_store::claim::{ClaimKind, ClaimState};
+use pentagrid_store::job::{Job, JobState};
+use pentagrid_store::{CandidateState, ReleasedClaim, Store, StoreError};
 
 /// Gives back what job `job_id`, now stored as `record`, held if it ended without a result.
 pub(crate) fn release(store: &Store, job_id: u64, record: &Job) -> Result<(), StoreError> {
@@ -71,9 +71,9 @@ fn unresolved_claim(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claim::{Answer, Claim, PuzzleAnswer};
-    use crate::store::ResultEffect;
     use pentago::{MateSearch, Position, Puzzle};
+    use pentagrid_store::ResultEffect;
+    use pentagrid_store::claim::{Answer, Claim, PuzzleAnswer};
 
     const CANDIDATE: &str = "oooo../....../....../....../.....x/xxx...";
 

@@ -8,14 +8,14 @@ use pentago::{Move, MoveGroups, Position, PositionKey, Symmetry, Value};
 use pentagrid_model::ExactSource;
 use thiserror::Error;
 
-use crate::game::Game;
 use crate::jobs::JobQueue;
 use crate::offload::blocking;
 use crate::paging::{self, PageError, check_start};
-use crate::store::{
+use crate::table_values::{Backfill, TableValues};
+use pentagrid_store::game::Game;
+use pentagrid_store::{
     BookEntry, Counts, ImportMark, ImportOutcome, Proven, ProvenRows, Store, StoreError, Table,
 };
-use crate::table_values::{Backfill, TableValues};
 
 pub use pentagrid_model::limits::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 pub use pentagrid_model::{BookRow, BookTables, ExportRow, TableSource};
@@ -512,7 +512,7 @@ impl Book {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::ProvenTable;
+    use pentagrid_store::ProvenTable;
 
     fn counts(games: u64) -> Counts {
         Counts {
@@ -543,7 +543,7 @@ mod tests {
         let entry = BookEntry {
             playouts: Table::from([(both, counts(40))]),
             games: Table::from([(both, counts(6)), (games_only, counts(3))]),
-            proven: crate::store::rows_of(
+            proven: pentagrid_store::rows_of(
                 &ProvenTable::from([
                     (both, Value::Win),
                     (games_only, Value::Loss),
@@ -561,8 +561,8 @@ mod tests {
 
     #[test]
     fn a_proven_position_shows_its_value_and_line_in_the_askers_frame() {
-        use crate::job::{Job, JobState};
-        use crate::store::ResultEffect;
+        use pentagrid_store::ResultEffect;
+        use pentagrid_store::job::{Job, JobState};
         let undecided = |p: &Position| {
             !p.is_over()
                 && MoveGroups::of(p, true)
@@ -657,9 +657,9 @@ mod tests {
         );
         // And they read back into the same entry, the importer's values as imported.
         let imported = import_entries(&rows).unwrap();
-        let values = crate::store::values_of(&entry.proven);
+        let values = pentagrid_store::values_of(&entry.proven);
         let expected = BookEntry {
-            proven: crate::store::rows_of(&values, ExactSource::Imported),
+            proven: pentagrid_store::rows_of(&values, ExactSource::Imported),
             ..entry
         };
         assert_eq!(imported[&key], expected);

@@ -20,10 +20,10 @@ use crate::matches::Matches;
 use crate::metrics::{Metrics, MetricsSnapshot, SizeGauges};
 use crate::puzzles::PuzzleMiner;
 use crate::settings::CoordinatorSettings;
-use crate::store::backup::{BackupError, BackupSnapshot};
-use crate::store::solitaire::MAX_LISTED_TOTALS;
-use crate::store::{SolitaireSums, Store, StoreError, StoreSizes, Totals};
 use crate::tunes::Tunes;
+use pentagrid_store::backup::{BackupError, BackupSnapshot};
+use pentagrid_store::solitaire::MAX_LISTED_TOTALS;
+use pentagrid_store::{SolitaireSums, Store, StoreError, StoreSizes, Totals};
 
 /// Job counts, workers and stored totals as the services report them, with the cursor of the
 /// next page of workers (clients read the wire's answer as their `ClusterStatus`).
@@ -172,7 +172,7 @@ impl Coordinator {
     }
 
     /// A consistent backup of the whole database in a temporary file beside it (see
-    /// [`crate::store::backup`]), copied on the blocking pool; writes wait while it is copied.
+    /// [`pentagrid_store::backup`]), copied on the blocking pool; writes wait while it is copied.
     pub async fn backup(&self) -> Result<BackupSnapshot, BackupError> {
         let store = self.store.clone();
         let created_unix_ms = std::time::SystemTime::now()

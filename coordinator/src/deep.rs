@@ -13,7 +13,7 @@
 //! record says so and the solve's jobs still in flight are cancelled.
 //!
 //! Leaf values live in the store's `deep_leaves` tree, written with the result that proved
-//! them (see [`crate::store::deep`]); the search's own state is only a cache of them, so after
+//! them (see [`pentagrid_store::deep`]); the search's own state is only a cache of them, so after
 //! a restart a solve carries on from the stored leaves and the jobs still queued or leased.
 
 use std::collections::HashMap;
@@ -23,10 +23,10 @@ use pentago::{DeepLimits, DeepSolver, MID_MIN_STONES, Position};
 use pentagrid_proto::{MAX_DEEP_LEAVES, Task};
 use thiserror::Error;
 
-use crate::deep_record::DeepSolve;
 use crate::jobs::JobQueue;
 use crate::offload::blocking;
-use crate::store::{Store, StoreError};
+use pentagrid_store::deep_record::DeepSolve;
+use pentagrid_store::{Store, StoreError};
 
 /// Leaves per job when a request leaves it open.
 pub const DEFAULT_DEEP_BATCH: u32 = 8;

@@ -7,9 +7,9 @@ use std::sync::{Mutex, MutexGuard};
 
 use pentagrid_model::FlaggedWorker;
 
-use crate::store::{Flag, Store, StoreError};
+use pentagrid_store::{Flag, Store, StoreError};
 
-pub use crate::store::claims::QUARANTINE_FLAGS;
+pub use pentagrid_store::claims::QUARANTINE_FLAGS;
 
 /// The flag count of every flagged worker.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::store::Store;
+use pentagrid_store::Store;
 
 type Waiter = oneshot::Sender<Result<(), String>>;
 

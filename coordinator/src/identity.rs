@@ -9,8 +9,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-/// Longest worker id, in bytes.
-pub const MAX_WORKER_ID_BYTES: usize = 200;
+pub use pentagrid_model::limits::MAX_WORKER_ID_BYTES;
 
 /// Longest worker name, in bytes.
 pub const MAX_WORKER_NAME_BYTES: usize = 100;
@@ -180,7 +179,7 @@ impl WorkerKey {
     }
 
     /// The digest of this key as worker `id`'s, the form in which it is stored (see
-    /// [`crate::store::worker_keys`]): SHA-256 over `pentagrid worker key`, a zero byte, the
+    /// [`pentagrid_store::worker_keys`]): SHA-256 over `pentagrid worker key`, a zero byte, the
     /// id, a zero byte and the key (stable). The id is in it so that one key used under two
     /// ids gives two unrelated digests. `None` without a key.
     #[must_use]

@@ -13,15 +13,15 @@ use thiserror::Error;
 use crate::crosscheck::CrossCheck;
 use crate::flags::WorkerFlags;
 use crate::identity::{ResultId, WorkerId};
-use crate::job::JobState;
 use crate::jobs::{JobQueue, NotLeased};
 use crate::matches::Matches;
 use crate::metrics::{Metrics, RefusedReason, ResultAnswer};
 use crate::offload::blocking;
-use crate::store::{Applied, Store, StoreError};
 use crate::table_values::TableValues;
 use crate::tunes::Tunes;
 use crate::validate::{InvalidResult, result_effect};
+use pentagrid_store::job::JobState;
+use pentagrid_store::{Applied, Store, StoreError};
 
 /// A result handed in by a worker (already read from the wire, not yet validated).
 #[derive(Clone, Debug)]
@@ -141,8 +141,8 @@ impl ResultIngest {
     }
 
     /// Undoes what a worker caught lying stored on its word alone (see
-    /// [`crate::store::word`]) and takes its analyses and games back out of the book (see
-    /// [`crate::store::contributions`]): the values go, the positions it solved are solved
+    /// [`pentagrid_store::word`]) and takes its analyses and games back out of the book (see
+    /// [`pentagrid_store::contributions`]): the values go, the positions it solved are solved
     /// again by other workers, the deep solves it served carry on without its leaves, and the
     /// match pairs it played leave their matches and are played again by others.
     async fn purge(&self, worker: &str) -> Result<(), StoreError> {

@@ -11,13 +11,12 @@
 //! - [`puzzles`]: mining candidates and listing puzzles;
 //! - [`deep`]: deep solves, whose leaves go out as jobs and come back as stored values;
 //! - [`table_values`]: exact values from Irving's tablebase written into the stored book;
-//! - [`store`]: the only module that touches sled;
+//! - the store (crate `pentagrid-store`): the only crate that touches sled, with the records
+//!   it keeps (jobs, claims, games, matches, tuning runs, builds, deep solves);
 //! - `api`: the only module that names wire types or builds gRPC statuses;
 //! - `health` and `metrics`: what operators and probes see (`metrics` renders plain snapshots
 //!   and knows no service);
 //! - [`identity`]: worker and result ids, parsed once at the edge into typed values;
-//! - [`job`] and [`claim`]: a job and an exact claim as the services know them (their states
-//!   enums), below the store, which alone converts them to and from its stored records;
 //! - `settings`: one [`CoordinatorSettings`] composed of each component's own settings;
 //! - `seed` and `flags`: a job's seed and the workers cross-checks flagged, below both the job
 //!   queue and the cross-checks;
@@ -30,24 +29,18 @@
 mod abandoned;
 mod api;
 pub mod book;
-pub mod build_record;
 pub mod builder;
-pub mod claim;
 pub mod clock;
 mod coordinator;
 pub mod crosscheck;
 pub mod deep;
-pub mod deep_record;
 mod flags;
 mod flusher;
-pub mod game;
 mod health;
 pub mod identity;
 pub mod ingest;
-pub mod job;
 pub mod jobs;
 pub mod match_openings;
-pub mod match_record;
 pub mod matches;
 mod metrics;
 mod offload;
@@ -56,10 +49,8 @@ pub mod puzzles;
 mod seed;
 mod server;
 mod settings;
-pub mod store;
 pub mod table_values;
 mod tune_matches;
-pub mod tune_record;
 pub mod tunes;
 mod validate;
 
@@ -74,7 +65,6 @@ pub use coordinator::{Coordinator, StatusReport};
 pub use crosscheck::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};
 pub use flags::QUARANTINE_FLAGS;
 pub use identity::{BadResultId, BadWorkerId, LabelError, ResultId, WorkerId};
-pub use job::{Job, JobState};
 pub use jobs::{
     JobSettings, JobSettingsError, MAX_JOBS_PER_SUBMISSION, MAX_LEASE, MAX_PRUNE_AFTER_LEASES,
     MAX_WORKERS,
@@ -83,6 +73,7 @@ pub use matches::MAX_MATCH_PAIRS;
 pub use metrics::{Metrics, MetricsSnapshot, SizeGauges};
 pub use offload::BackgroundPriority;
 pub use pentagrid_connections::{ConnectionLimits, LimitsError};
+pub use pentagrid_store::job::{Job, JobState};
 pub use puzzles::MAX_PUZZLE_CANDIDATES;
 pub use seed::job_seed;
 pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening, serve_with};

@@ -8,8 +8,8 @@ use pentago::{
 };
 use pentagrid_tablebase::TablebaseError;
 
-use crate::store::{Store, StoreError};
 use crate::table_values::TableValues;
+use pentagrid_store::{Store, StoreError};
 
 /// Most random positions drawn for one opening of an exact suite before the match is refused.
 pub const MAX_EXACT_DRAWS: u64 = 2_000;

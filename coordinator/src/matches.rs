@@ -17,15 +17,15 @@ use pentagrid_proto::Task;
 use pentagrid_rating::{Sprt, SprtDecision};
 use thiserror::Error;
 
-use crate::game::Game;
 use crate::jobs::JobQueue;
 use crate::jobs::fair::MAX_MATCH_WEIGHT;
 use crate::match_openings::{OpeningsError, draw_openings};
-use crate::match_record::{MatchControl, MatchRecord};
 use crate::offload::blocking;
 use crate::paging::{PageError, check_start, page_size};
-use crate::store::{PurgedPair, Store, StoreError};
 use crate::table_values::TableValues;
+use pentagrid_store::game::Game;
+use pentagrid_store::match_record::{MatchControl, MatchRecord};
+use pentagrid_store::{PurgedPair, Store, StoreError};
 
 pub use pentagrid_model::limits::{MATCH_PAGE_PAIRS, MAX_MATCH_PAIRS};
 

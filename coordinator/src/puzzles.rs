@@ -22,8 +22,8 @@ use thiserror::Error;
 use crate::jobs::JobQueue;
 use crate::offload::{BackgroundPriority, blocking};
 use crate::paging::PageError;
-use crate::store::{Store, StoreError};
 use index::IndexCache;
+use pentagrid_store::{Store, StoreError};
 
 pub use listing::{
     BadCursor, MAX_PUZZLES_PAGE, MAX_PUZZLES_PAGE_BYTES, PUZZLES_PAGE_SIZE, PuzzleCursor,

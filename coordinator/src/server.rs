@@ -16,7 +16,7 @@ use crate::api::{Service, grpc_service};
 use crate::coordinator::Coordinator;
 use crate::health::{Gate, HealthSwitch};
 use crate::metrics::{Metrics, RpcLatencyLayer};
-use crate::store::StoreError;
+use pentagrid_store::StoreError;
 
 /// How often the server requeues expired leases and advances book builds.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -32,7 +32,7 @@ pub enum ServeError {
     Limits(#[from] LimitsError),
     /// The final flush failed.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] pentagrid_store::StoreError),
 }
 
 /// PEM certificate and key for TLS.

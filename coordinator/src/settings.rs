@@ -8,8 +8,8 @@ use crate::crosscheck::{CrossCheckSettings, CrossCheckSettingsError};
 use crate::jobs::{JobSettings, JobSettingsError};
 use crate::metrics::Metrics;
 use crate::offload::BackgroundPriority;
-use crate::store::OpenCheck;
 use crate::table_values::TableValues;
+use pentagrid_store::OpenCheck;
 
 /// Everything a coordinator is opened with.
 #[derive(Clone, Debug, Default)]

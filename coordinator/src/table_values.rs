@@ -23,7 +23,7 @@ use std::sync::Arc;
 use pentago::{MoveGroups, Position, PositionKey, Value};
 use pentagrid_tablebase::{Tablebase, TablebaseError};
 
-use crate::store::{ProvenTable, ResultEffect, Store, StoreError};
+use pentagrid_store::{ProvenTable, ResultEffect, Store, StoreError};
 
 /// Most book positions one [`TableValues::backfill`] call looks at.
 pub const MAX_BACKFILL_POSITIONS: usize = 10_000;
@@ -231,8 +231,8 @@ mod tests {
     use crate::identity::{ResultId, WorkerId};
     use crate::ingest::Submission;
     use crate::settings::CoordinatorSettings;
-    use crate::store::{BookEntry, Counts, Table};
     use pentagrid_model::ExactSource;
+    use pentagrid_store::{BookEntry, Counts, Table};
 
     fn shipped() -> TableValues {
         TableValues::new(Arc::new(Tablebase::shipped().unwrap()))

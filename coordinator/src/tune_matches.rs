@@ -10,7 +10,7 @@ use pentagrid_rating::Sprt;
 use thiserror::Error;
 
 use crate::matches::MatchSpec;
-use crate::tune_record::{TunePhase, TuneRecord};
+use pentagrid_store::tune_record::{TunePhase, TuneRecord};
 
 /// A stored run whose settings do not read back (what does not).
 #[derive(Debug, Error)]
@@ -101,8 +101,8 @@ pub(crate) fn next_match(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune_record::TuneControl;
     use pentago::{Budget, SpsaSchedule};
+    use pentagrid_store::tune_record::TuneControl;
 
     fn record() -> TuneRecord {
         TuneRecord {

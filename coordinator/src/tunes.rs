@@ -30,12 +30,12 @@ use tokio::sync::Mutex;
 
 use crate::jobs::JobQueue;
 use crate::jobs::fair::MAX_MATCH_WEIGHT;
-use crate::match_record::MatchControl;
 use crate::matches::{MAX_MATCH_PAIRS, MatchError, MatchReport, MatchSpec, Matches};
 use crate::paging::{PageError, check_start, page_size};
-use crate::store::{Store, StoreError};
 use crate::tune_matches;
-use crate::tune_record::{TuneControl, TunePhase, TuneRecord};
+use pentagrid_store::match_record::MatchControl;
+use pentagrid_store::tune_record::{TuneControl, TunePhase, TuneRecord};
+use pentagrid_store::{Store, StoreError};
 
 pub use pentagrid_model::limits::MAX_TUNE_PAIRS_PER_ITERATION;
 
@@ -532,7 +532,7 @@ impl Tunes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::StoredMatch;
+    use pentagrid_store::StoredMatch;
 
     fn report(id: u64, pairs_done: u64) -> MatchReport {
         let stored = StoredMatch {

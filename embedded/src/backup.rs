@@ -1,17 +1,17 @@
 //! Backups: fetching a consistent backup of a running coordinator into a file, reading a
 //! backup file through to check it, and restoring one into a new database directory. The
 //! format and the restore itself live in the coordinator's store
-//! ([`pentagrid_coordinator::store::backup`]); this module moves the files.
+//! ([`pentagrid_store::backup`]); this module moves the files.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use pentagrid_client::{Client, ClientError};
-use pentagrid_coordinator::store::backup::{restore_backup, verify_backup};
 use pentagrid_proto::v2;
+use pentagrid_store::backup::{restore_backup, verify_backup};
 
-pub use pentagrid_coordinator::store::backup::{BackupError, BackupHeader, BackupSummary, TREES};
+pub use pentagrid_store::backup::{BackupError, BackupHeader, BackupSummary, TREES};
 
 use crate::error::{EmbeddedError, Result};
 

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use pentago::{MID_MIN_STONES, splitmix64};
 use pentagrid_client::{Client, ClientError};
-use pentagrid_coordinator::store::StoreError;
 use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, ServeError, serve};
+use pentagrid_store::StoreError;
 use pentagrid_worker::{EngineSettings, WorkerError, WorkerOptions, WorkerReport};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;

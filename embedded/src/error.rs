@@ -3,8 +3,8 @@
 
 use pentagrid_client::ClientError;
 use pentagrid_coordinator::ServeError;
-use pentagrid_coordinator::store::StoreError;
-use pentagrid_coordinator::store::backup::BackupError;
+use pentagrid_store::StoreError;
+use pentagrid_store::backup::BackupError;
 use thiserror::Error;
 
 /// Why starting or stopping an embedded cluster, or a backup, failed.

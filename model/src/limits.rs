@@ -29,3 +29,6 @@ pub const MATCH_PAGE_PAIRS: u64 = 250;
 
 /// Most puzzles per listed page.
 pub const MAX_PUZZLES_PAGE: u64 = 100;
+
+/// Longest worker id, in bytes.
+pub const MAX_WORKER_ID_BYTES: usize = 200;

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use pentagrid_bench::{book_positions, book_table, fill_book};
-use pentagrid_coordinator::store::manifest;
-use pentagrid_coordinator::store::{BookEntry, Store, StoreError};
+use pentagrid_store::manifest;
+use pentagrid_store::{BookEntry, Store, StoreError};
 
 const OPENS: usize = 5;
 const CALLS: usize = 1_000;

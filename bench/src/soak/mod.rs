@@ -97,7 +97,7 @@ pub enum SoakError {
     },
     /// Filling the book.
     #[error("filling the book: {0}")]
-    Store(#[from] pentagrid_coordinator::store::StoreError),
+    Store(#[from] pentagrid_store::StoreError),
     /// The coordinator process did not come up or misbehaved.
     #[error("coordinator: {0}")]
     Coordinator(String),

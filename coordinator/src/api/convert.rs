@@ -13,12 +13,12 @@ use super::errors::invalid;
 use crate::book::ExportRow;
 use crate::builder::BuildReport;
 use crate::coordinator::StatusReport;
-use crate::game::Game;
-use crate::job::JobState;
 use crate::jobs::registry::WorkerCursor;
 use crate::jobs::{JobsUpdate, LeasedJob};
 use crate::matches::MatchReport;
 use crate::puzzles::PuzzleListing;
+use pentagrid_store::game::Game;
+use pentagrid_store::job::JobState;
 
 pub(crate) fn job(job: LeasedJob) -> v2::Job {
     v2::Job {
@@ -133,7 +133,7 @@ pub(crate) fn jobs_update(update: JobsUpdate) -> v2::JobsUpdate {
 /// its part below its parts.
 pub(crate) fn import_mark(
     request: &v2::BookImportRequest,
-) -> Result<Option<crate::store::ImportMark>, Status> {
+) -> Result<Option<pentagrid_store::ImportMark>, Status> {
     if request.book_digest.is_empty() {
         return Ok(None);
     }
@@ -149,7 +149,7 @@ pub(crate) fn import_mark(
             request.part, request.parts
         )));
     }
-    Ok(Some(crate::store::ImportMark {
+    Ok(Some(pentagrid_store::ImportMark {
         digest,
         part: request.part,
         parts: request.parts,

@@ -17,9 +17,9 @@ use crate::jobs::{FailureError, JobError, WatchError};
 use crate::match_openings::OpeningsError;
 use crate::matches::MatchError;
 use crate::puzzles::PuzzleError;
-use crate::store::StoreError;
-use crate::store::backup::BackupError;
 use crate::tunes::TuneError;
+use pentagrid_store::StoreError;
+use pentagrid_store::backup::BackupError;
 
 /// A status with `code`, `reason` in its details and `message` cut to a length every peer's
 /// header limits allow (a message quoting a huge input would otherwise reach the caller as
@@ -33,8 +33,11 @@ pub(crate) fn invalid(message: impl Into<String>) -> Status {
     error_status(Code::InvalidArgument, ErrorReason::InvalidArgument, message)
 }
 
-impl From<StoreError> for Status {
-    fn from(error: StoreError) -> Status {
+/// A storage failure as a status (the store's crate cannot name gRPC, so this is a function
+/// rather than a `From`): an overflow the request caused is the caller's to fix, anything else
+/// is the coordinator's.
+pub(crate) fn store_status(error: StoreError) -> Status {
+    {
         if let StoreError::Overflow { .. } = error {
             // The request itself would push a count past its range: the caller's to fix.
             return error_status(
@@ -52,10 +55,11 @@ impl From<StoreError> for Status {
     }
 }
 
-impl From<BackupError> for Status {
-    fn from(error: BackupError) -> Status {
+/// A failed backup as a status.
+pub(crate) fn backup_status(error: BackupError) -> Status {
+    {
         match error {
-            BackupError::Store(error) => error.into(),
+            BackupError::Store(error) => store_status(error),
             // Taking a backup only writes one: anything else failing is the coordinator's disk.
             other => {
                 tracing::error!(error = %other, "backup failed");
@@ -101,7 +105,7 @@ impl From<BadResultId> for Status {
 impl From<JobError> for Status {
     fn from(error: JobError) -> Status {
         match error {
-            JobError::Store(error) => error.into(),
+            JobError::Store(error) => store_status(error),
             JobError::UnknownWorker(_) => error_status(
                 Code::FailedPrecondition,
                 ErrorReason::UnknownWorker,
@@ -146,7 +150,7 @@ impl From<super::watches::TooManyWatches> for Status {
 impl From<WatchError> for Status {
     fn from(error: WatchError) -> Status {
         match error {
-            WatchError::Store(error) => error.into(),
+            WatchError::Store(error) => store_status(error),
             WatchError::ShuttingDown => error_status(
                 Code::Unavailable,
                 ErrorReason::Unspecified,
@@ -159,7 +163,7 @@ impl From<WatchError> for Status {
 impl From<FailureError> for Status {
     fn from(error: FailureError) -> Status {
         match error {
-            FailureError::Store(error) => error.into(),
+            FailureError::Store(error) => store_status(error),
             FailureError::NotLeased(_) => error_status(
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
@@ -172,7 +176,7 @@ impl From<FailureError> for Status {
 impl From<SubmitError> for Status {
     fn from(error: SubmitError) -> Status {
         let (code, reason) = match error {
-            SubmitError::Store(error) => return error.into(),
+            SubmitError::Store(error) => return store_status(error),
             SubmitError::ResultIdReused { .. } => {
                 (Code::InvalidArgument, ErrorReason::ResultIdReused)
             }
@@ -187,7 +191,7 @@ impl From<SubmitError> for Status {
 impl From<MatchError> for Status {
     fn from(error: MatchError) -> Status {
         match error {
-            MatchError::Store(error) => error.into(),
+            MatchError::Store(error) => store_status(error),
             MatchError::PairsOutOfRange(_)
             | MatchError::AccuracyStonesOutOfRange(_)
             | MatchError::EngineNeedsTimeLimit(_)
@@ -201,7 +205,7 @@ impl From<MatchError> for Status {
                 ErrorReason::Unspecified,
                 error.to_string(),
             ),
-            MatchError::Openings(OpeningsError::Store(error)) => error.into(),
+            MatchError::Openings(OpeningsError::Store(error)) => store_status(error),
             MatchError::Openings(OpeningsError::Table(_)) => {
                 error_status(Code::Internal, ErrorReason::Unspecified, error.to_string())
             }
@@ -218,7 +222,7 @@ impl From<MatchError> for Status {
 impl From<TuneError> for Status {
     fn from(error: TuneError) -> Status {
         match error {
-            TuneError::Store(error) => error.into(),
+            TuneError::Store(error) => store_status(error),
             TuneError::Match(error) => error.into(),
             TuneError::Space(_)
             | TuneError::Schedule(_)
@@ -243,7 +247,7 @@ impl From<TuneError> for Status {
 impl From<BookError> for Status {
     fn from(error: BookError) -> Status {
         match error {
-            BookError::Store(error) => error.into(),
+            BookError::Store(error) => store_status(error),
             BookError::AlreadyImported(_) => error_status(
                 Code::AlreadyExists,
                 ErrorReason::InvalidArgument,
@@ -264,7 +268,7 @@ impl From<BookError> for Status {
 impl From<BuildError> for Status {
     fn from(error: BuildError) -> Status {
         match error {
-            BuildError::Store(error) => error.into(),
+            BuildError::Store(error) => store_status(error),
             BuildError::Invalid(_) => invalid(error.to_string()),
             BuildError::NotFound(_) => not_found(&error),
         }
@@ -274,7 +278,7 @@ impl From<BuildError> for Status {
 impl From<DeepError> for Status {
     fn from(error: DeepError) -> Status {
         match error {
-            DeepError::Store(error) => error.into(),
+            DeepError::Store(error) => store_status(error),
             DeepError::Stones { .. }
             | DeepError::LeafStones(_)
             | DeepError::Finished(_)
@@ -287,7 +291,7 @@ impl From<DeepError> for Status {
 impl From<PuzzleError> for Status {
     fn from(error: PuzzleError) -> Status {
         match error {
-            PuzzleError::Store(error) => error.into(),
+            PuzzleError::Store(error) => store_status(error),
             PuzzleError::Invalid(_) | PuzzleError::Page(_) => invalid(error.to_string()),
         }
     }
@@ -403,7 +407,7 @@ mod tests {
                 ErrorReason::Quarantined,
             ),
             (
-                StoreError::Durability("disk".into()).into(),
+                store_status(StoreError::Durability("disk".into())),
                 Code::Internal,
                 ErrorReason::Storage,
             ),

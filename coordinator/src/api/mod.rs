@@ -127,7 +127,9 @@ async fn stream_backup(
             Ok(_) => Ok(v2::BackupChunk { data }),
             Err(source) => {
                 let context = "reading the backup's temporary file".to_owned();
-                Err(crate::store::backup::BackupError::Io { context, source }.into())
+                Err(errors::backup_status(
+                    pentagrid_store::backup::BackupError::Io { context, source },
+                ))
             }
         };
         let failed = message.is_err();
@@ -143,7 +145,11 @@ impl CoordinatorApi for Service {
     type BackupStream = ReceiverStream<Result<v2::BackupChunk, Status>>;
 
     async fn backup(&self, _request: Request<v2::BackupRequest>) -> Answer<Self::BackupStream> {
-        let snapshot = self.coordinator.backup().await?;
+        let snapshot = self
+            .coordinator
+            .backup()
+            .await
+            .map_err(errors::backup_status)?;
         let (sender, receiver) = tokio::sync::mpsc::channel(WATCH_BUFFER);
         // The file has no name: it is gone once this task drops it.
         tokio::spawn(stream_backup(snapshot.file, sender));
@@ -290,7 +296,8 @@ impl CoordinatorApi for Service {
             .coordinator
             .jobs
             .cancel_each(&request.get_ref().job_ids)
-            .await?;
+            .await
+            .map_err(errors::store_status)?;
         Ok(Response::new(convert::cancel_jobs_response(&outcomes)))
     }
 
@@ -304,7 +311,9 @@ impl CoordinatorApi for Service {
             },
         };
         Ok(Response::new(convert::status(
-            self.coordinator.status_page(&page)?,
+            self.coordinator
+                .status_page(&page)
+                .map_err(errors::store_status)?,
         )))
     }
 

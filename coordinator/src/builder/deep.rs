@@ -12,9 +12,9 @@
 use pentago::{Position, PositionKey};
 
 use super::{BookBuilder, BuildError};
-use crate::build_record::Build;
 use crate::deep::DeepError;
-use crate::store::position_value;
+use pentagrid_store::build_record::Build;
+use pentagrid_store::position_value;
 
 /// Deep solves a build keeps running at once when the spec leaves it open.
 pub const DEFAULT_DEEP_WINDOW: u32 = 4;
@@ -184,7 +184,6 @@ mod cluster_tests {
     use pentago::{Position, SolveLimits, Solver, Value};
     use pentagrid_proto::{Outcome, Row, Task};
 
-    use crate::build_record::Build;
     use crate::builder::BuildSpec;
     use crate::clock::ManualClock;
     use crate::coordinator::Coordinator;
@@ -192,6 +191,7 @@ mod cluster_tests {
     use crate::identity::{ResultId, WorkerId};
     use crate::ingest::Submission;
     use crate::settings::CoordinatorSettings;
+    use pentagrid_store::build_record::Build;
 
     /// A reference position of 24 stones won for the side to move, without a win at once.
     fn won_24() -> Position {

@@ -15,8 +15,8 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use pentago::Position;
 
 use crate::jobs::JobQueue;
-use crate::store::{ProvenTable, Store, StoreError, Table, position_value};
 use crate::table_values::TableValues;
+use pentagrid_store::{ProvenTable, Store, StoreError, Table, position_value};
 
 /// Where a position sits in the best-first order: its priority and its ply below a root.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -197,7 +197,7 @@ impl Frontier {
     /// popped. A position the tablebase covers first gets its table values (see
     /// [`crate::table_values`]). A position with a table is expanded (below `limits.depth`, its
     /// proven moves left out); one with an exact value (proven by its own moves, see
-    /// [`crate::store::position_value`]) is a leaf, not analysed (a root is, once, but not
+    /// [`pentagrid_store::position_value`]) is a leaf, not analysed (a root is, once, but not
     /// expanded); one without a table is chosen unless the build queued it before (its job
     /// failed) or the job `pending` gives for its canonical key analyses it already. The heap is
     /// cut back to the best `limits.cap` entries whenever it grows past twice that.
@@ -378,7 +378,7 @@ fn finished(store: &Store, job_id: u64) -> Result<bool, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Counts;
+    use pentagrid_store::Counts;
 
     fn place(priority: f64) -> Place {
         Place { priority, ply: 1 }
@@ -434,7 +434,7 @@ mod tests {
 
     #[test]
     fn selection_counts_the_stored_positions_it_walks_through() {
-        use crate::store::BookEntry;
+        use pentagrid_store::BookEntry;
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         // The start has a stored table with one move: the walk expands it, then picks its child.
@@ -469,8 +469,8 @@ mod tests {
 
     #[test]
     fn proven_moves_are_not_explored_and_proven_positions_are_leaves() {
-        use crate::store::BookEntry;
         use pentago::{MoveGroups, Value};
+        use pentagrid_store::BookEntry;
         let start = Position::START;
         let firsts: Vec<_> = MoveGroups::of(&start, true)
             .iter()
@@ -488,7 +488,7 @@ mod tests {
             let store = Store::open(dir.path()).unwrap();
             let entry = BookEntry {
                 playouts: playouts.clone(),
-                proven: crate::store::rows_of(&proven, pentagrid_model::ExactSource::Solver),
+                proven: pentagrid_store::rows_of(&proven, pentagrid_model::ExactSource::Solver),
                 ..BookEntry::default()
             };
             store.import_one(&start, entry);
@@ -512,8 +512,8 @@ mod tests {
 
     #[test]
     fn a_position_the_table_covers_gets_its_values_and_is_a_leaf_without_a_pick() {
-        use crate::store::BookEntry;
         use pentagrid_model::ExactSource;
+        use pentagrid_store::BookEntry;
         use std::sync::Arc;
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();

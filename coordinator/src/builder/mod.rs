@@ -51,14 +51,14 @@ use pentago::{Position, UctConfig};
 use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
 
-use crate::build_record::Build;
 use crate::deep::DeepSolves;
 use crate::jobs::JobQueue;
 use crate::metrics::Metrics;
 use crate::offload::{BackgroundPriority, background};
-use crate::store::{Store, StoreError};
 use crate::table_values::TableValues;
 use frontier::{Flight, Frontier, Limits, Pick, Selection};
+use pentagrid_store::build_record::Build;
+use pentagrid_store::{Store, StoreError};
 
 pub use deep::{DEFAULT_DEEP_WINDOW, MAX_DEEP_WINDOW};
 

@@ -17,12 +17,12 @@
 //! e.g. 67 of 80), the worker is flagged (and so quarantined) and the result's rows are not
 //! stored.
 //!
-//! The tallies are stored (see [`crate::store::tallies`]) as each toss is counted, durable
+//! The tallies are stored (see [`pentagrid_store::tallies`]) as each toss is counted, durable
 //! with the result that moved them, and read back at start, so a restart does not start a
 //! worker's clock again. The check skips results of more than [`MAX_CHECK_PLAYOUTS`]
 //! playouts, which the coordinator cannot afford to repeat. Once a worker is caught, its
 //! analyses are taken back out of the book as it is purged (see
-//! [`crate::store::contributions`]).
+//! [`pentagrid_store::contributions`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -31,7 +31,7 @@ use pentago::{Budget, Position, SearchControl, SearchOptions, UctConfig, search}
 
 use super::CrossCheck;
 use crate::offload::blocking;
-use crate::store::{Flag, ResultEffect, Store, StoreError, Table};
+use pentagrid_store::{Flag, ResultEffect, Store, StoreError, Table};
 
 /// The largest analysis the coordinator repeats (a fraction of a second of one core for the
 /// optimised engine; the sample rate bounds how often).
@@ -158,7 +158,7 @@ impl CrossCheck {
                 .moves
                 .iter()
                 .map(|m| {
-                    let counts = crate::store::Counts {
+                    let counts = pentagrid_store::Counts {
                         games: m.games,
                         wins: m.wins,
                         draws: m.draws,
@@ -271,7 +271,7 @@ mod tests {
     fn scores_count_half_the_draws() {
         let table: Table = [(
             pentago::Move::from_index(0).unwrap(),
-            crate::store::Counts {
+            pentagrid_store::Counts {
                 games: 10,
                 wins: 4,
                 draws: 2,

@@ -15,8 +15,8 @@ use pentago::{
     midsolve,
 };
 
-use crate::claim::{Answer, ClaimKind, PuzzleAnswer};
 use crate::validate::canonical_values;
+use pentagrid_store::claim::{Answer, ClaimKind, PuzzleAnswer};
 
 /// Alpha-beta node budgets tried in turn on each other first move of a puzzle claim: a few
 /// thousand nodes settle most moves of a late position, a few need more; a midsolve of an

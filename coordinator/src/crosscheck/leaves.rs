@@ -10,7 +10,7 @@ use pentago::{Position, SolveLimits, Solver, Value, midsolve, rotated_variants};
 
 use super::CrossCheck;
 use crate::offload::blocking;
-use crate::store::{Flag, ResultEffect};
+use pentagrid_store::{Flag, ResultEffect};
 
 /// The judge's alpha-beta table: 2^20 entries.
 const TABLE_BITS: u32 = 20;

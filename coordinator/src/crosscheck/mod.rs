@@ -15,7 +15,6 @@
 //! unresolved and its puzzle unpublished ([`crate::abandoned`]).
 
 mod analysis;
-pub mod answer;
 mod judge;
 mod leaves;
 mod settings;
@@ -25,11 +24,11 @@ use std::sync::Arc;
 use pentago::Puzzle;
 use pentagrid_proto::Task;
 
-use crate::claim::{Answer, Claim, ClaimKind, ClaimState, PuzzleAnswer};
-use crate::job::Job;
 use crate::offload::blocking;
 use crate::seed::job_seed;
-use crate::store::{
+use pentagrid_store::claim::{Answer, Claim, ClaimKind, ClaimState, PuzzleAnswer};
+use pentagrid_store::job::Job;
+use pentagrid_store::{
     CandidateState, Flag, ProvenTable, ResultEffect, Store, StoreError, WordSource, corrupt,
 };
 pub use settings::{CrossCheckSettings, CrossCheckSettingsError, MAX_JUDGE_STONES};

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use pentagrid_model::CancelOutcome;
 
 use super::JobQueue;
-use crate::job::JobState;
-use crate::store::StoreError;
+use pentagrid_store::StoreError;
+use pentagrid_store::job::JobState;
 
 impl JobQueue {
     /// Cancels the unfinished jobs among `job_ids` (as [`JobQueue::cancel`]) and answers, once
@@ -55,7 +55,7 @@ mod tests {
     use crate::clock::ManualClock;
     use crate::identity::WorkerId;
     use crate::jobs::JobSettings;
-    use crate::store::Store;
+    use pentagrid_store::Store;
 
     #[tokio::test]
     async fn each_id_says_whether_it_was_cancelled_or_why_not() {

@@ -5,8 +5,8 @@ use thiserror::Error;
 
 use super::{JobQueue, NotLeased, watch};
 use crate::identity::WorkerId;
-use crate::job::JobState;
-use crate::store::StoreError;
+use pentagrid_store::StoreError;
+use pentagrid_store::job::JobState;
 
 /// Why a reported job failure was refused. Nothing changed.
 #[derive(Debug, Error)]

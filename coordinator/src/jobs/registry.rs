@@ -10,7 +10,7 @@
 //! of workers that said hello with a key are then *reserved* (see [`Registry::reserve`]): for
 //! one lease period from the start, and while the id still holds a lease restored from before
 //! the restart, a hello under it must bring a key whose stored digest matches (see
-//! [`crate::store::worker_keys`]), so the first caller to say hello does not win an honest
+//! [`pentagrid_store::worker_keys`]), so the first caller to say hello does not win an honest
 //! worker's id.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -18,7 +18,7 @@ use std::ops::Bound;
 use std::time::Instant;
 
 use crate::identity::{Session, WorkerKey, proves};
-use crate::store::worker_keys::KeyDigest;
+use pentagrid_store::worker_keys::KeyDigest;
 
 /// What the registry keeps of a worker: its session and key as well as what a status shows of
 /// it (that view is [`pentagrid_model::WorkerInfo`], built by `JobQueue::status_page`).

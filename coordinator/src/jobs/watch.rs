@@ -9,8 +9,8 @@ use thiserror::Error;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::{JobError, JobEvent, JobQueue};
-use crate::job::{Job, JobState};
-use crate::store::StoreError;
+use pentagrid_store::StoreError;
+use pentagrid_store::job::{Job, JobState};
 
 /// Most jobs one watch may follow.
 pub const MAX_WATCHED_JOBS: usize = 100_000;
@@ -291,7 +291,7 @@ mod tests {
     use crate::clock::ManualClock;
     use crate::identity::WorkerId;
     use crate::jobs::JobSettings;
-    use crate::store::Store;
+    use pentagrid_store::Store;
 
     fn id(text: &str) -> WorkerId {
         WorkerId::parse(text).unwrap()

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use pentago::Theme;
 
 use super::{PuzzleCursor, read_puzzle};
-use crate::store::{Store, StoreError, corrupt};
+use pentagrid_store::{Store, StoreError, corrupt};
 
 /// One stored puzzle as the listing sees it.
 #[derive(Clone)]

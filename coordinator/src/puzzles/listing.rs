@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use super::{PuzzleError, PuzzleMiner};
 use crate::paging::{check_start, page_size};
-use crate::store::{CandidateState, corrupt};
+use pentagrid_store::{CandidateState, corrupt};
 
 /// Puzzles per listed page unless asked otherwise.
 pub const PUZZLES_PAGE_SIZE: u64 = 20;
@@ -220,13 +220,13 @@ mod tests {
     use crate::jobs::JobQueue;
     use crate::offload::BackgroundPriority;
     use crate::puzzles::read_puzzle;
-    use crate::store::Store;
+    use pentagrid_store::Store;
 
     /// A result storing puzzle records of `positions` (their mates in 1, with made-up
     /// difficulties from `positions.len()` down to 1: the listing reads records, it does not
     /// judge them).
-    fn puzzles_effect(positions: &[&str]) -> crate::store::ResultEffect {
-        let mut effect = crate::store::ResultEffect::default();
+    fn puzzles_effect(positions: &[&str]) -> pentagrid_store::ResultEffect {
+        let mut effect = pentagrid_store::ResultEffect::default();
         for (index, text) in positions.iter().enumerate() {
             let position: Position = text.parse().unwrap();
             let proof = pentago::MateSearch::new().find(&position, 1).unwrap();
@@ -247,7 +247,7 @@ mod tests {
     fn miner_with_puzzles(positions: &[&str]) -> (tempfile::TempDir, PuzzleMiner) {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(&dir.path().join("db")).unwrap());
-        let done = crate::job::Job::in_state(crate::job::JobState::Done);
+        let done = pentagrid_store::job::Job::in_state(pentagrid_store::job::JobState::Done);
         store
             .apply(1, &done, "r1", &puzzles_effect(positions))
             .unwrap();
@@ -276,9 +276,9 @@ mod tests {
             &miner.index.current(&miner.store).unwrap()
         ));
         // A verdict without a puzzle leaves the index as it is.
-        let mut no_puzzle = crate::store::ResultEffect::default();
+        let mut no_puzzle = pentagrid_store::ResultEffect::default();
         no_puzzle.verdicts.push((1, CandidateState::NoMate, None));
-        let done = crate::job::Job::in_state(crate::job::JobState::Done);
+        let done = pentagrid_store::job::Job::in_state(pentagrid_store::job::JobState::Done);
         miner.store.apply(2, &done, "r2", &no_puzzle).unwrap();
         assert!(Arc::ptr_eq(
             &first,

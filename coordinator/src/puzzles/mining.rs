@@ -14,7 +14,7 @@ use super::{
     PROBE_NODES, PuzzleError, PuzzleMiner,
 };
 use crate::offload::{BackgroundPriority, background};
-use crate::store::{Store, StoreError};
+use pentagrid_store::{Store, StoreError};
 
 /// Games (stored or random) one blocking step of mining looks at.
 const GAMES_PER_STEP: usize = 1_000;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use pentago::{Position, Value, rotated_variants};
 
 use super::InvalidResult;
-use crate::store::ResultEffect;
+use pentagrid_store::ResultEffect;
 
 /// The effect of `values` (and the leaves' `rotated` values, see
 /// [`pentagrid_proto::Outcome::DeepLeaves`]) as the result of a job valuing `leaves`.

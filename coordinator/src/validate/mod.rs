@@ -18,8 +18,8 @@ use pentagrid_proto::{GameNote, Outcome, RejectionKind, Task, Verdict};
 
 pub use invalid::InvalidResult;
 
-use crate::game::Game;
-use crate::store::{CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, Table};
+use pentagrid_store::game::Game;
+use pentagrid_store::{CandidateState, Counts, PairEffect, ProvenTable, ResultEffect, Table};
 
 /// Validates `outcome` as the result of `task` and computes what it adds.
 pub fn result_effect(

@@ -6,7 +6,7 @@ use pentagrid_calculation::{DECK, FOUNDATIONS, Player, Variant};
 use pentagrid_proto::DealResult;
 
 use super::InvalidResult;
-use crate::store::{ResultEffect, SolitaireEffect};
+use pentagrid_store::{ResultEffect, SolitaireEffect};
 
 /// The effect of a solitaire result: the deals of `deals` with how each ended, for `variant`
 /// and `player`. Refused unless there is one result per deal and each is possible: at most 52

@@ -6,11 +6,11 @@
 //! checked cannot be told in advance.
 
 use pentago::{MateSearch, Position, Puzzle, SearchControl, Value};
-use pentagrid_coordinator::claim::ClaimState;
-use pentagrid_coordinator::store::Store;
 use pentagrid_coordinator::{CoordinatorSettings, Credentials, CrossCheckSettings, Grant, Role};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, RejectionKind, Task, Verdict, reason_of, v2};
+use pentagrid_store::Store;
+use pentagrid_store::claim::ClaimState;
 use pentagrid_tests::ServedCoordinator;
 use tonic::Code;
 

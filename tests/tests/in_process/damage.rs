@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use pentago::Position;
 use pentagrid_coordinator::CoordinatorSettings;
-use pentagrid_coordinator::store::manifest::{self, Fact};
-use pentagrid_coordinator::store::{OpenCheck, Store, StoreError, Totals};
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_proto::Task;
+use pentagrid_store::manifest::{self, Fact};
+use pentagrid_store::{OpenCheck, Store, StoreError, Totals};
 
 const ANALYSES: usize = 50;
 const GAMES: usize = 20;
@@ -582,8 +582,8 @@ fn all_zero_manifests_with_valid_checksums_are_refused() {
     let (_dir, db) = copy();
     for identity in [
         None,
-        Some(pentagrid_coordinator::store::Identity(0)),
-        Some(pentagrid_coordinator::store::Identity(7)),
+        Some(pentagrid_store::Identity(0)),
+        Some(pentagrid_store::Identity(7)),
     ] {
         let zero = manifest::Manifest {
             identity,

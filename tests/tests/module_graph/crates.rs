@@ -1,7 +1,8 @@
 //! The crate graph at the bottom of the stack: the games, their statistics and the shared
 //! vocabulary are pure, so Cargo keeps them apart from the I/O above. Each pure crate may name
 //! only the workspace crates listed for it (a one-way stack: `gamekit` ← `rating` ← `pentago`,
-//! `calculation` ← `model`) and none of the crates that do I/O.
+//! `calculation` ← `model`) and none of the crates that do I/O. Above them, the store is the
+//! only crate that names sled, and it names no network crate and no wire type.
 
 use std::path::Path;
 
@@ -71,6 +72,66 @@ fn the_pure_crates_name_only_the_crates_below_them() {
             }
             if IO.contains(&name.as_str()) {
                 failures.push_str(&format!("{folder} is pure but depends on {name}\n"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures}");
+}
+
+/// Every dependency of a manifest, whatever its table (normal, dev, build).
+fn all_dependencies(manifest: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line.ends_with("dependencies]");
+        } else if inside && !line.is_empty() && !line.starts_with('#') {
+            names.push(
+                line.split(['.', '=', ' '])
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
+        }
+    }
+    names
+}
+
+#[test]
+fn only_the_store_touches_sled_and_the_store_touches_no_network() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
+    let members = root[root.find("members").unwrap()..]
+        .split(']')
+        .next()
+        .unwrap()
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    assert!(
+        members.len() > 10 && members.iter().any(|m| m == "store"),
+        "{members:?}"
+    );
+    let mut failures = String::new();
+    for member in &members {
+        let manifest = std::fs::read_to_string(workspace.join(member).join("Cargo.toml")).unwrap();
+        let names = all_dependencies(&manifest);
+        if member != "store" && names.iter().any(|n| n == "sled") {
+            failures.push_str(&format!("{member} depends on sled: only the store may\n"));
+        }
+        if member == "store" {
+            for network in [
+                "tonic",
+                "axum",
+                "hyper",
+                "pentagrid-proto",
+                "pentagrid-coordinator",
+            ] {
+                if dependencies(&manifest).iter().any(|n| n == network) {
+                    failures.push_str(&format!("the store depends on {network}\n"));
+                }
             }
         }
     }

@@ -105,7 +105,7 @@ fn the_coordinator_graph_is_read_in_full() {
     for (from, to) in [
         ("coordinator", "jobs"),
         ("ingest", "crosscheck"),
-        ("jobs", "store"),
+        ("jobs", "offload"),
         ("server", "api"),
     ] {
         assert!(

@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::super::registry::{Registry, RegistryFull, WorkerEntry};
 use super::{Lease, Scheduler};
 use crate::identity::Session;
-use crate::store::worker_keys::KeyDigest;
+use pentagrid_store::worker_keys::KeyDigest;
 
 /// Why a hello was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]

@@ -15,8 +15,8 @@ use super::engines::{WorkerEngines, can_run};
 use super::fair::PairQueues;
 use super::registry::Registry;
 pub use super::registry::WorkerEntry;
-use crate::job::{Job, JobState};
 pub use membership::{JoinError, SessionCheck};
+use pentagrid_store::job::{Job, JobState};
 
 /// A job that is queued or leased.
 #[derive(Clone, Debug)]

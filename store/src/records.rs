@@ -528,14 +528,20 @@ pub struct StoredGame {
     pub time_scale: f64,
 }
 
+/// A stored game's adjudication source (`table`, `midsolver`); anything else (empty: not
+/// adjudicated) reads as none.
+fn adjudication_source(text: &str) -> Option<pentago::SolveMethod> {
+    [pentago::SolveMethod::Table, pentago::SolveMethod::Midsolver]
+        .into_iter()
+        .find(|method| method.name() == text)
+}
+
 impl From<StoredGame> for crate::game::Game {
     fn from(stored: StoredGame) -> crate::game::Game {
         crate::game::Game {
             forfeit: stored.forfeit.as_ref().and_then(StoredForfeit::read),
             // A source that no longer reads back reads as none, as a forfeit does.
-            adjudicated: pentagrid_proto::adjudication_source_of_wire(&stored.adjudicated)
-                .ok()
-                .flatten(),
+            adjudicated: adjudication_source(&stored.adjudicated),
             // A scale that no longer reads back reads as 1, as a lost source does.
             time_scale: pentagrid_model::TimeScale::of_stored(stored.time_scale)
                 .unwrap_or_default(),

@@ -144,7 +144,7 @@ mod tests {
     use super::*;
     use crate::claim::{Answer, Claim};
     use crate::job::{Job, JobState};
-    use crate::store::{ReleasedClaim, ResultEffect};
+    use crate::{ReleasedClaim, ResultEffect};
     use pentago::Position;
 
     /// One write to the candidates, on keys drawn from a few so that writes meet.

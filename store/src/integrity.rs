@@ -52,7 +52,7 @@ impl Committer {
         // means holding them.
         self.meta.insert(GENERATION, &generation.to_be_bytes())?;
         self.db.flush()?;
-        keeper.record(generation, facts)
+        Ok(keeper.record(generation, facts)?)
     }
 }
 
@@ -152,11 +152,11 @@ impl Store {
             self.db.flush()?;
         }
         found.set(Fact::LastId, next);
-        self.manifest.rewrite(Manifest {
+        Ok(self.manifest.rewrite(Manifest {
             identity: Some(identity),
             generation,
             facts: found,
-        })
+        })?)
     }
 
     /// The check itself: `Ok` with the manifest's generation (0 where there is none to

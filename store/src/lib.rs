@@ -1,5 +1,8 @@
-//! Storage: the only module that touches sled. Everything else uses this typed API, so the
-//! storage engine can be replaced here alone.
+//! Storage: the only crate that touches sled (Cargo keeps it so: no other crate depends on
+//! sled). Everything else uses this typed API, so the storage engine can be replaced here alone.
+//! Beside the trees it holds the domain records it stores — jobs ([`job`]), games ([`game`]),
+//! matches ([`match_record`]), tuning runs ([`tune_record`]), book builds ([`build_record`]),
+//! deep solves ([`deep_record`]) and claims ([`claim`]) — so that it depends on no service.
 //!
 //! Trees: `jobs` (job id → [`StoredJob`]), `results` (result id → job id), `playouts` and
 //! `game_tables` (canonical position key → move table, see [`table`]), `games` (job id →
@@ -37,16 +40,23 @@
 //! refused ([`StoreError::MissingManifest`]).
 
 mod access;
+mod answer;
 pub mod backup;
 pub mod book;
 mod build_deep;
+pub mod build_record;
+pub mod claim;
 pub mod claims;
 pub mod contributions;
 pub mod deep;
+pub mod deep_record;
 mod error;
+pub mod game;
 mod games;
 mod integrity;
+pub mod job;
 pub mod manifest;
+pub mod match_record;
 pub mod match_records;
 mod propagate;
 mod puzzles;
@@ -55,6 +65,7 @@ mod results;
 pub mod solitaire;
 pub mod table;
 pub mod tallies;
+pub mod tune_record;
 pub mod tunes;
 pub mod word;
 pub mod worker_keys;
@@ -96,7 +107,8 @@ pub(crate) use access::{
     read_u64, totals_in,
 };
 pub use error::StoreError;
-pub(crate) use error::{abort, corrupt};
+pub(crate) use error::abort;
+pub use error::corrupt;
 
 /// The coordinator's database.
 pub struct Store {
@@ -325,9 +337,13 @@ impl Store {
         self.quarantine.len() as u64
     }
 
-    /// Writes raw bytes as a job record, as a damaged database would hold.
-    #[cfg(test)]
-    pub(crate) fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Writes raw bytes as a job record, as a damaged database would hold (tests only).
+    ///
+    /// # Errors
+    ///
+    /// A storage failure.
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn put_raw_job(&self, id: u64, bytes: &[u8]) -> Result<(), StoreError> {
         self.jobs.insert(id.to_be_bytes(), bytes)?;
         Ok(())
     }

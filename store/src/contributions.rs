@@ -199,7 +199,7 @@ pub(super) fn check_record(key: &[u8], value: &[u8], max_id: usize) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Applied, Flag, ResultEffect, Store};
+    use crate::{Applied, Flag, ResultEffect, Store};
     use pentago::{Move, Position};
 
     /// Two canonical positions and three moves legal in each.

@@ -6,7 +6,7 @@
 //!
 //! Stable format. `worker_keys`: key = the worker id's bytes; value = 32 bytes, the digest of
 //! the worker's key (SHA-256 over a fixed label, the id, a zero byte and the key; see
-//! [`crate::identity::WorkerKey::digest`]). A worker that says hello without a key has no
+//! the coordinator's `WorkerKey::digest`). A worker that says hello without a key has no
 //! record. A database without the tree reads as having no digests.
 
 use super::{Store, StoreError, corrupt};

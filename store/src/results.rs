@@ -565,7 +565,7 @@ mod tests {
     use pentago::Move;
 
     use super::*;
-    use crate::store::Counts;
+    use crate::Counts;
 
     fn effect(games: u64) -> ResultEffect {
         let mut table = Table::new();

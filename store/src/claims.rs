@@ -306,7 +306,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::job::{Job, JobState};
-    use crate::store::{Applied, ResultEffect};
+    use crate::{Applied, ResultEffect};
     use pentago::{Move, Value};
     use pentagrid_model::Task;
     use std::collections::BTreeMap;
@@ -429,7 +429,7 @@ mod tests {
                 claims: vec![(5, claim.clone())],
                 new_jobs: vec![(9, check.clone())],
                 flags: ["first", "second"]
-                    .map(|reason| crate::store::Flag {
+                    .map(|reason| crate::Flag {
                         worker: "liar".into(),
                         reason: reason.into(),
                     })

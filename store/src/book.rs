@@ -313,16 +313,6 @@ impl Store {
         }
     }
 
-    /// The exact value of the canonical position `key` for the side to move, with a move (in
-    /// its canonical frame) that achieves it, when its stored proven values and the rules prove
-    /// one (see [`super::position_value`]).
-    pub fn position_value(&self, key: u64) -> Result<Option<(Value, Move)>, StoreError> {
-        let Ok(position) = pentago::Position::from_key(pentago::PositionKey(key)) else {
-            return Ok(None);
-        };
-        Ok(super::position_value(&position, &self.proven_table(key)?))
-    }
-
     /// The slices (their stone counts) with which a walk over the whole book last gave every
     /// stored position its table values, if one finished since the book last grew without
     /// them.
@@ -339,34 +329,6 @@ impl Store {
             None => self.meta.remove(TABLE_WALK).map(drop)?,
         }
         Ok(())
-    }
-
-    /// Adds exact move values from the tablebase (source [`ExactSource::Table`]) to the
-    /// proven tables of canonical positions, and carries what they prove up the stored book,
-    /// in one transaction (not yet durable). Values already stored stay.
-    pub fn add_table_values(
-        &self,
-        tables: &[(u64, ProvenTable)],
-    ) -> Result<super::propagate::Propagated, StoreError> {
-        let _writing = self.writing();
-        let trees = (&self.proven, &self.playouts, &self.game_tables);
-        let done = trees.transaction(|(proven, playouts, game_tables)| {
-            let book = super::propagate::BookTrees {
-                proven,
-                playouts,
-                game_tables,
-            };
-            let mut seeds = Vec::with_capacity(tables.len());
-            for (key, table) in tables {
-                let mut rows = book.proven_rows(*key)?;
-                if add_values(&mut rows, table, ExactSource::Table) {
-                    proven.insert(&key.to_be_bytes(), encode_rows(&rows))?;
-                    seeds.push(super::propagate::Seed::Table(*key));
-                }
-            }
-            book.propagate(&seeds)
-        })?;
-        Ok(done)
     }
 
     /// Writes a build record (durable at the next flush).
@@ -448,7 +410,7 @@ impl Store {
     /// Adds imported rows: counts add to the stored tables, proven values replace stored ones.
     /// One transaction; not yet durable. Imported exact values are stored as given and not
     /// propagated (an exported book already carries the values propagation gave it; see
-    /// [`super::propagate`]).
+    /// the `propagate` module).
     /// With a `mark`, a book whose digest is recorded is refused at its first call unless
     /// asked again, each applied part is recorded with its rows (a retry skips it), and the
     /// digest's count grows with the last.
@@ -517,12 +479,17 @@ impl Store {
     }
 }
 
-/// Test set-up shared by the book's, the builder's and the deep solves' tests.
-#[cfg(test)]
+/// Test set-up shared by the book's, the builder's and the deep solves' tests (the
+/// coordinator's tests reach it through the `test-support` feature).
+#[cfg(any(test, feature = "test-support"))]
 impl Store {
     /// Imports `entry` as the tables of `position` (its key as given: callers pass canonical
     /// positions).
-    pub(crate) fn import_one(&self, position: &pentago::Position, entry: BookEntry) {
+    ///
+    /// # Panics
+    ///
+    /// When the import fails: for tests only.
+    pub fn import_one(&self, position: &pentago::Position, entry: BookEntry) {
         self.import(&BTreeMap::from([(position.key().bits(), entry)]), None)
             .expect("import");
     }
@@ -531,7 +498,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::table::Counts;
+    use crate::table::Counts;
 
     #[test]
     fn proven_tables_round_trip() {

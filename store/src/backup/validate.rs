@@ -31,7 +31,7 @@ use super::super::records::Totals;
 use super::super::{TOTALS, book, contributions, table, tallies};
 use super::ID_BASE;
 use super::format::{BackupError, BackupHeader};
-use crate::identity::MAX_WORKER_ID_BYTES;
+use pentagrid_model::limits::MAX_WORKER_ID_BYTES;
 
 /// A restored database must still be able to hand out this many ids.
 pub const ID_HEADROOM: u64 = 1 << 62;

@@ -319,7 +319,7 @@ fn count_taken_back(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{ProvenTable, ResultEffect, WordSource};
+    use crate::{ProvenTable, ResultEffect, WordSource};
     use pentago::{Move, Position, Value};
 
     /// Applies a solve result of `worker` for `job` that stores `table` for `position` and a

@@ -285,7 +285,7 @@ fn split_records(payload: &[u8], count: u32) -> Option<Vec<(Vec<u8>, Vec<u8>)>> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::backup::BackupWriter;
+    use crate::backup::BackupWriter;
 
     fn header() -> BackupHeader {
         BackupHeader {

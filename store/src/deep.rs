@@ -237,7 +237,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::job::{Job, JobState};
-    use crate::store::{Applied, ResultEffect};
+    use crate::{Applied, ResultEffect};
 
     fn leaf(text: &str) -> Position {
         text.parse::<Position>().unwrap().canonical().position
@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn a_finished_deep_solve_proves_its_place_in_the_book() {
-        use crate::store::{BookEntry, Counts, Table};
+        use crate::{BookEntry, Counts, Table};
         use pentago::{MoveGroups, Symmetry, random_opening};
         let undecided = |p: &Position| {
             !p.is_over()

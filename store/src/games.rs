@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use pentagrid_proto::Task;
+use pentagrid_model::Task;
 use prost::Message;
 
 use crate::game::Game;

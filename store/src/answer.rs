@@ -4,7 +4,7 @@
 use pentago::{Position, Puzzle};
 
 use crate::claim::{Answer, ClaimKind, PuzzleAnswer};
-use crate::store::{CandidateState, ProvenTable, ResultEffect};
+use crate::{CandidateState, ProvenTable, ResultEffect};
 
 impl Answer {
     /// Whether the two answers say the same (`position` is the claim's, which tells moves

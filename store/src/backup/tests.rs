@@ -13,13 +13,13 @@ use pentagrid_model::TuneStep;
 use prost::Message;
 
 use super::*;
+use crate::TOTALS;
 use crate::game::Game;
+use crate::integrity::{GENERATION, IDENTITY};
 use crate::job::{Job, JobState};
-use crate::store::TOTALS;
-use crate::store::integrity::{GENERATION, IDENTITY};
-use crate::store::records::Totals;
-use crate::store::{Counts, ResultEffect, StoredMatch, Table};
+use crate::records::Totals;
 use crate::tune_record::{TuneControl, TunePhase, TuneRecord};
+use crate::{Counts, ResultEffect, StoredMatch, Table};
 
 fn done() -> Job {
     Job::in_state(JobState::Done)
@@ -535,7 +535,7 @@ fn crafted_backups_with_valid_checksums_are_refused_by_verify_and_restore_alike(
                         .iter()
                         .position(|(k, _)| k == &key.to_be_bytes())
                         .unwrap();
-                    records[at].1 = crate::store::table::encode(&table);
+                    records[at].1 = crate::table::encode(&table);
                 }
             }),
             "is not legal",
@@ -544,10 +544,10 @@ fn crafted_backups_with_valid_checksums_are_refused_by_verify_and_restore_alike(
             "more wins than games",
             crafted(&bytes, same, |tree, records| {
                 if tree == "playouts" {
-                    let mut table = crate::store::table::decode(&records[0].1).unwrap();
+                    let mut table = crate::table::decode(&records[0].1).unwrap();
                     let counts = table.values_mut().next().unwrap();
                     counts.wins = counts.games + 1;
-                    records[0].1 = crate::store::table::encode(&table);
+                    records[0].1 = crate::table::encode(&table);
                 }
             }),
             "wins and",

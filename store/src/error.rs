@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use thiserror::Error;
 
-use super::manifest::{self, ManifestError, Shortfall};
+use super::manifest::{self, ManifestError, ManifestWriteError, Shortfall};
 
 /// A storage failure.
 #[derive(Debug, Error)]
@@ -149,8 +149,14 @@ impl From<TransactionError<StoreError>> for StoreError {
     }
 }
 
+impl From<ManifestWriteError> for StoreError {
+    fn from(error: ManifestWriteError) -> StoreError {
+        StoreError::Durability(error.to_string())
+    }
+}
+
 /// A record of kind `what` that does not read, and why.
-pub(crate) fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
+pub fn corrupt(what: &'static str, why: impl ToString) -> StoreError {
     StoreError::Corrupt {
         what,
         why: why.to_string(),

@@ -9,7 +9,7 @@
 
 use super::{Store, StoreError, all_records, id_of};
 use crate::deep_record::DeepSolve;
-use crate::store::records::StoredBuild;
+use crate::records::StoredBuild;
 use pentago::Position;
 
 const WAITING: u8 = 0;

@@ -28,8 +28,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::StoreError;
-
 /// The manifest's file name inside the database directory.
 pub const FILE_NAME: &str = "pentagrid.manifest";
 const MAGIC: &str = "pentagrid-manifest";
@@ -473,7 +471,7 @@ impl Keeper {
 
     /// Records generation `generation` with `facts`, read before a flush that has since
     /// returned. Facts only grow, so a stale read cannot lower them.
-    pub(super) fn record(&self, generation: u64, facts: Facts) -> Result<(), StoreError> {
+    pub(super) fn record(&self, generation: u64, facts: Facts) -> Result<(), ManifestWriteError> {
         let mut recorded = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
         let next = Manifest {
             identity: recorded.identity,
@@ -484,21 +482,33 @@ impl Keeper {
     }
 
     /// Writes `manifest` as it is, even below what was recorded (at open).
-    pub(super) fn rewrite(&self, manifest: Manifest) -> Result<(), StoreError> {
+    pub(super) fn rewrite(&self, manifest: Manifest) -> Result<(), ManifestWriteError> {
         let mut recorded = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
         self.replace(&mut recorded, manifest)
     }
 
-    fn replace(&self, recorded: &mut Manifest, manifest: Manifest) -> Result<(), StoreError> {
-        write(&self.dir, &manifest).map_err(|e| {
-            StoreError::Durability(format!(
-                "could not write the integrity manifest {}: {e}",
-                self.dir.join(FILE_NAME).display()
-            ))
+    fn replace(
+        &self,
+        recorded: &mut Manifest,
+        manifest: Manifest,
+    ) -> Result<(), ManifestWriteError> {
+        write(&self.dir, &manifest).map_err(|source| ManifestWriteError {
+            path: self.dir.join(FILE_NAME),
+            source,
         })?;
         *recorded = manifest;
         Ok(())
     }
+}
+
+/// The manifest could not be written (the store reports it as a durability failure).
+#[derive(Debug, thiserror::Error)]
+#[error("could not write the integrity manifest {}: {source}", path.display())]
+pub struct ManifestWriteError {
+    /// The manifest file.
+    pub path: std::path::PathBuf,
+    /// Why.
+    pub source: io::Error,
 }
 
 #[cfg(test)]

@@ -30,10 +30,13 @@ use std::collections::VecDeque;
 
 use pentago::{Move, MoveGroups, Position, PositionKey, Value, parents};
 use pentagrid_model::ExactSource;
+use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
-use super::book::{Proven, ProvenRows, ProvenTable, decode_rows, encode_rows, values_of};
-use super::{StoreError, abort};
+use super::book::{
+    Proven, ProvenRows, ProvenTable, add_values, decode_rows, encode_rows, values_of,
+};
+use super::{Store, StoreError, abort};
 
 /// Most proven positions whose parents one update looks up (see the module's documentation).
 pub const MAX_PROPAGATION_VISITS: usize = 64;
@@ -74,6 +77,46 @@ pub(crate) enum Seed {
     Table(u64),
     /// A canonical position proven as a whole (a deep-solve leaf).
     Value(u64, Value),
+}
+
+impl Store {
+    /// The exact value of the canonical position `key` for the side to move, with a move (in
+    /// its canonical frame) that achieves it, when its stored proven values and the rules prove
+    /// one (see [`position_value`]).
+    pub fn position_value(&self, key: u64) -> Result<Option<(Value, Move)>, StoreError> {
+        let Ok(position) = pentago::Position::from_key(pentago::PositionKey(key)) else {
+            return Ok(None);
+        };
+        Ok(position_value(&position, &self.proven_table(key)?))
+    }
+
+    /// Adds exact move values from the tablebase (source [`ExactSource::Table`]) to the
+    /// proven tables of canonical positions, and carries what they prove up the stored book,
+    /// in one transaction (not yet durable). Values already stored stay.
+    pub fn add_table_values(
+        &self,
+        tables: &[(u64, ProvenTable)],
+    ) -> Result<Propagated, StoreError> {
+        let _writing = self.writing();
+        let trees = (&self.proven, &self.playouts, &self.game_tables);
+        let done = trees.transaction(|(proven, playouts, game_tables)| {
+            let book = BookTrees {
+                proven,
+                playouts,
+                game_tables,
+            };
+            let mut seeds = Vec::with_capacity(tables.len());
+            for (key, table) in tables {
+                let mut rows = book.proven_rows(*key)?;
+                if add_values(&mut rows, table, ExactSource::Table) {
+                    proven.insert(&key.to_be_bytes(), encode_rows(&rows))?;
+                    seeds.push(Seed::Table(*key));
+                }
+            }
+            book.propagate(&seeds)
+        })?;
+        Ok(done)
+    }
 }
 
 /// What one propagation did.
@@ -231,7 +274,7 @@ mod tests {
 
     use super::*;
     use crate::job::{Job, JobState};
-    use crate::store::{BookEntry, Counts, ResultEffect, Store, Table};
+    use crate::{BookEntry, Counts, ResultEffect, Store, Table};
 
     /// A late, ongoing canonical position none of whose moves the rules decide, with its
     /// distinct canonical children (ongoing ones), a canonical parent none of whose moves the
