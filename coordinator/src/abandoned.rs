@@ -3,7 +3,7 @@
 //! offer them again), and the claim a check job was checking ends unresolved, its puzzle never
 //! published.
 
-use pentagrid_proto::Task;
+use pentagrid_model::Task;
 
 use pentagrid_store::claim::{ClaimKind, ClaimState};
 use pentagrid_store::job::{Job, JobState};

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pentago::{DeepLimits, DeepSolver, MID_MIN_STONES, Position};
-use pentagrid_proto::{MAX_DEEP_LEAVES, Task};
+use pentagrid_model::{MAX_DEEP_LEAVES, Task};
 use thiserror::Error;
 
 use crate::jobs::JobQueue;

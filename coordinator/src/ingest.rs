@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use pentagrid_proto::{Outcome, Task};
+use pentagrid_model::{Outcome, Task};
 use thiserror::Error;
 
 use crate::crosscheck::CrossCheck;
@@ -339,7 +339,7 @@ mod tests {
     use crate::Coordinator;
     use crate::settings::CoordinatorSettings;
     use pentago::Position;
-    use pentagrid_proto::Task;
+    use pentagrid_model::Task;
 
     #[tokio::test]
     async fn only_a_cancelled_job_makes_a_refused_result_expected() {

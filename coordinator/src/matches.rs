@@ -12,8 +12,8 @@ use pentago::{
     ACCURACY_STONES, Accuracy, Adjudication, MAX_SUITE_OPENINGS, MatchAccuracy, MatchScore,
     NamedPlayer, OpeningSource, Player, Position, TimeLimit, TournamentKind,
 };
+use pentagrid_model::Task;
 use pentagrid_model::{MatchState, MatchWait};
-use pentagrid_proto::Task;
 use pentagrid_rating::{Sprt, SprtDecision};
 use thiserror::Error;
 

@@ -16,7 +16,7 @@ mod mining;
 use std::sync::Arc;
 
 use pentago::{CandidateFinder, Position, PositionKey, Puzzle};
-use pentagrid_proto::Task;
+use pentagrid_model::Task;
 use thiserror::Error;
 
 use crate::jobs::JobQueue;

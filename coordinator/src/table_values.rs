@@ -224,7 +224,7 @@ mod tests {
     use std::sync::Arc;
 
     use pentago::{ExactOracle, Value};
-    use pentagrid_proto::{Outcome, Row, Task};
+    use pentagrid_model::{Outcome, Row, Task};
 
     use super::*;
     use crate::coordinator::Coordinator;

@@ -182,7 +182,7 @@ mod cluster_tests {
     use std::time::{Duration, Instant};
 
     use pentago::{Position, SolveLimits, Solver, Value};
-    use pentagrid_proto::{Outcome, Row, Task};
+    use pentagrid_model::{Outcome, Row, Task};
 
     use crate::builder::BuildSpec;
     use crate::clock::ManualClock;

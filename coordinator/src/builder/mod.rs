@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
 use pentago::{Position, UctConfig};
-use pentagrid_proto::{MAX_JOB_PLAYOUTS, Task};
+use pentagrid_model::{MAX_JOB_PLAYOUTS, Task};
 use thiserror::Error;
 
 use crate::deep::DeepSolves;
@@ -469,7 +469,7 @@ mod tests {
     fn id(text: &str) -> WorkerId {
         WorkerId::parse(text).unwrap()
     }
-    use pentagrid_proto::{Outcome, Row};
+    use pentagrid_model::{Outcome, Row};
 
     /// A made-up but valid analysis: the whole budget on the first legal move, all lost.
     /// Settings for a coordinator that is handed invented analyses: its statistical check of

@@ -22,7 +22,7 @@ mod settings;
 use std::sync::Arc;
 
 use pentago::Puzzle;
-use pentagrid_proto::Task;
+use pentagrid_model::Task;
 
 use crate::offload::blocking;
 use crate::seed::job_seed;

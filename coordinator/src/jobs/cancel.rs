@@ -49,7 +49,7 @@ mod tests {
     use std::sync::Arc;
 
     use pentago::Position;
-    use pentagrid_proto::Task;
+    use pentagrid_model::Task;
 
     use super::*;
     use crate::clock::ManualClock;

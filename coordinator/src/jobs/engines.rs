@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use pentago::valid_engine_name;
-use pentagrid_proto::Task;
+use pentagrid_model::Task;
 use thiserror::Error;
 
 use crate::identity::{LabelError, worker_name};

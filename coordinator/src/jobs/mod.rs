@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use pentago::Position;
-use pentagrid_proto::Task;
+use pentagrid_model::Task;
 use thiserror::Error;
 use tokio::sync::broadcast;
 

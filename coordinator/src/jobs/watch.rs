@@ -285,7 +285,7 @@ mod tests {
     use std::time::Duration;
 
     use pentago::Position;
-    use pentagrid_proto::Task;
+    use pentagrid_model::Task;
 
     use super::*;
     use crate::clock::ManualClock;

@@ -9,7 +9,7 @@ use super::InvalidResult;
 use pentagrid_store::ResultEffect;
 
 /// The effect of `values` (and the leaves' `rotated` values, see
-/// [`pentagrid_proto::Outcome::DeepLeaves`]) as the result of a job valuing `leaves`.
+/// [`pentagrid_model::Outcome::DeepLeaves`]) as the result of a job valuing `leaves`.
 pub(super) fn leaves_effect(
     leaves: &[Position],
     values: &[Value],

@@ -14,7 +14,7 @@ use pentago::{
     Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
     game_points, judged_moves,
 };
-use pentagrid_proto::{GameNote, Outcome, RejectionKind, Task, Verdict};
+use pentagrid_model::{GameNote, Outcome, RejectionKind, Task, Verdict};
 
 pub use invalid::InvalidResult;
 
@@ -153,7 +153,7 @@ fn play(position: &Position, mv: Move) -> Result<Position, InvalidResult> {
 fn analyse_effect(
     position: &Position,
     playouts: u64,
-    rows: &[pentagrid_proto::Row],
+    rows: &[pentagrid_model::Row],
     simulations: u64,
 ) -> Result<ResultEffect, InvalidResult> {
     if rows.is_empty() {

@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use pentagrid_calculation::{DECK, FOUNDATIONS, Player, Variant};
-use pentagrid_proto::DealResult;
+use pentagrid_model::DealResult;
 
 use super::InvalidResult;
 use pentagrid_store::{ResultEffect, SolitaireEffect};
@@ -53,7 +53,7 @@ pub(super) fn solitaire_effect(
 
 #[cfg(test)]
 mod tests {
-    use pentagrid_proto::{Outcome, Task};
+    use pentagrid_model::{Outcome, Task};
 
     use super::super::result_effect;
     use super::*;

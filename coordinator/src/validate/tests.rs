@@ -2,7 +2,7 @@
 
 use super::*;
 use pentago::{NoOracle, Player};
-use pentagrid_proto::Row;
+use pentagrid_model::Row;
 
 fn mv(text: &str) -> Move {
     text.parse().unwrap()

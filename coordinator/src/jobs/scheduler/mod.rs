@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use pentago::Position;
-use pentagrid_proto::Task;
+use pentagrid_model::Task;
 
 use super::engines::{WorkerEngines, can_run};
 use super::fair::PairQueues;
