@@ -1,12 +1,14 @@
 //! Game records of matches, tournaments and self-play (the format is [`pentago::Record`]'s,
-//! documented in docs/game-records.md): a stored match game as a record, the games of a
+//! documented in docs/game-records.md): a stored match game as a record (with each move's
+//! time and, under a whole-game control, the mover's clock, where known), the games of a
 //! running match that were not yet written (`--games-out`, streamed as pairs finish), and a
 //! stored match's export.
 
 use std::collections::{BTreeSet, HashMap};
 
 use pentago::{
-    GameRecord, MatchScore, NamedPlayer, Position, Record, RecordPlayer, RecordedMove, Termination,
+    GameRecord, MatchScore, MoveNote, NamedPlayer, Position, Record, RecordPlayer, RecordedMove,
+    Termination,
 };
 use pentagrid_proto::Client;
 
@@ -41,8 +43,13 @@ pub fn match_game_record(
 ) -> Record {
     let (a, b) = (record_player(&record.a), record_player(&record.b));
     let (black, white) = if first { (a, b) } else { (b, a) };
-    let moves = game.moves.iter().copied().map(RecordedMove::from).collect();
-    let mut out = Record::new(black, white, game.opening, moves, game.result);
+    let mut out = Record::new(
+        black,
+        white,
+        game.opening,
+        timed_moves(record, game),
+        game.result,
+    );
     out.event = match record.tournament_id {
         0 => format!("match {}", record.id),
         t => format!("tournament {t} match {}", record.id),
@@ -72,6 +79,25 @@ pub fn match_game_record(
             .push(("TimeScale".into(), game.time_scale.to_string()));
     }
     out
+}
+
+/// The moves of a stored match game, each with the time it took where known and, under a
+/// whole-game control, the mover's clock after it.
+fn timed_moves(record: &MatchRecord, game: &MatchGame) -> Vec<RecordedMove> {
+    let clocks = game.clocks(&record.time_limit);
+    let first = game.opening.side_to_move();
+    game.moves
+        .iter()
+        .enumerate()
+        .map(|(index, &mv)| RecordedMove {
+            mv,
+            note: MoveNote {
+                time: game.move_times.seconds(index),
+                clock: clocks.as_ref().and_then(|c| c.mover_after(first, index)),
+                ..MoveNote::default()
+            },
+        })
+        .collect()
 }
 
 /// The record of a game played here (self-play): `event` and `round` name it.
@@ -247,10 +273,16 @@ mod tests {
             stderr_black: String::new(),
             stderr_white: String::new(),
             time_scale: crate::TimeScale::from_speeds(100_000, 40_000),
+            move_times: crate::matches::MoveTimes::from_millis(vec![120, 5]),
         };
         let out = match_game_record(&record, &game, false, "2026.11.27");
         let text = out.to_string();
         assert!(text.contains("[TimeScale \"2.5\"]"), "{text}");
+        // A per-move limit: each move's time, no clock.
+        assert!(
+            text.contains("a1-1R {time=0.12} 1... b1-1R {time=0.005}"),
+            "{text}"
+        );
         assert_eq!(out.black.name, "flat:playouts=10");
         assert_eq!(out.white.name, "fast");
         assert_eq!(out.white.spec, "random");
@@ -258,6 +290,51 @@ mod tests {
         assert_eq!(out.time_control, "move:0.5");
         assert_eq!(out.to_string().parse::<Record>(), Ok(out.clone()));
         assert!(out.replay().is_ok());
+    }
+
+    #[test]
+    fn a_game_control_records_each_movers_clock_after_its_move() {
+        let mut record = stored("a=random", "b=random");
+        record.time_limit = "game:2+0.5".into();
+        let game = MatchGame {
+            pair: 1,
+            opening: Position::START,
+            black: "random".into(),
+            white: "random".into(),
+            moves: ["a1-1R", "b1-1R", "c1-1R"]
+                .iter()
+                .map(|m| m.parse().unwrap())
+                .collect(),
+            result: Status::Ongoing,
+            forfeit: None,
+            adjudicated: None,
+            stderr_black: String::new(),
+            stderr_white: String::new(),
+            time_scale: crate::TimeScale::ONE,
+            move_times: crate::matches::MoveTimes::from_millis(vec![500, 1000, 2500]),
+        };
+        let out = match_game_record(&record, &game, true, pentago::UNKNOWN_DATE);
+        let text = out.to_string();
+        // Black ran out on its second move: its clock stopped at 0 before the increment. (The
+        // writer wraps at 80 columns.)
+        assert!(
+            text.replace('\n', " ").contains(
+                "1. a1-1R {time=0.5 clock=2} 1... b1-1R {time=1 clock=1.5} \
+                 2. c1-1R {time=2.5 clock=0.5} ongoing"
+            ),
+            "{text}"
+        );
+        assert_eq!(text.parse::<Record>(), Ok(out.clone()));
+        assert!(out.replay().is_ok());
+        assert_eq!(game.side_seconds(), Some([3.0, 1.0]));
+        // The same game without times: plain moves.
+        let untimed = MatchGame {
+            move_times: crate::matches::MoveTimes::default(),
+            ..game
+        };
+        let text = match_game_record(&record, &untimed, true, pentago::UNKNOWN_DATE).to_string();
+        assert!(!text.contains('{'), "{text}");
+        assert_eq!(untimed.side_seconds(), None);
     }
 
     #[test]
@@ -277,6 +354,7 @@ mod tests {
             stderr_black: String::new(),
             stderr_white: String::new(),
             time_scale: crate::TimeScale::ONE,
+            move_times: crate::matches::MoveTimes::default(),
         };
         let out = match_game_record(&record, &game, true, "2026.11.27");
         assert_eq!(

@@ -22,7 +22,7 @@ use crate::jobs::poll;
 use crate::judge::JudgeError;
 use crate::suites::suite_positions;
 
-pub use pentagrid_model::{GameForfeit, LossReason, MatchState, MatchWait};
+pub use pentagrid_model::{GameClocks, GameForfeit, LossReason, MatchState, MatchWait, MoveTimes};
 
 /// A match to play.
 #[derive(Clone, Debug)]
@@ -417,10 +417,40 @@ pub struct MatchGame {
     /// The factor the worker multiplied the match's time limit by (its coordinator's
     /// reference speed over its own; 1: none).
     pub time_scale: TimeScale,
+    /// The time each move took on its worker's wall clock (unknown for games stored before
+    /// times were kept).
+    pub move_times: MoveTimes,
 }
 
 impl MatchGame {
+    /// Both clocks through the game under `time_limit` (the match's, in its stored text form)
+    /// and the game's time scale: `None` unless it is a whole-game control (`game:BASE+INC`)
+    /// and the move times are known.
+    #[must_use]
+    pub fn clocks(&self, time_limit: &str) -> Option<GameClocks> {
+        let limit: TimeLimit = time_limit.parse().ok()?;
+        let first = self.opening.side_to_move();
+        self.move_times.clocks(limit, self.time_scale, first)
+    }
+
+    /// Seconds each side (black, white) spent on its moves, when the times are known.
+    #[must_use]
+    pub fn side_seconds(&self) -> Option<[f64; 2]> {
+        let first = self.opening.side_to_move();
+        self.move_times
+            .is_known()
+            .then(|| self.move_times.totals(first))
+    }
+
     fn of_wire(game: &v2::MatchGame) -> Result<MatchGame> {
+        let times = game.move_millis.len();
+        if times != 0 && times != game.moves.len() {
+            return Err(ClientError::Unreadable(format!(
+                "move_millis: {times} times for the {} moves of pair {}",
+                game.moves.len(),
+                game.pair
+            )));
+        }
         Ok(MatchGame {
             pair: game.pair,
             opening: game
@@ -449,6 +479,7 @@ impl MatchGame {
             stderr_white: game.stderr_white.clone(),
             time_scale: time_scale_of_wire(game.time_scale)
                 .map_err(|e| unreadable("time scale", &game.time_scale.to_string(), e))?,
+            move_times: MoveTimes::from_millis(game.move_millis.clone()),
         })
     }
 }

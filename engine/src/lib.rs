@@ -94,7 +94,7 @@ pub use play::record::{
     RecordErrorKind, RecordPlayer, RecordedMove, ReplayError, Termination, UNKNOWN_DATE,
     parse_records, parse_records_at,
 };
-pub use play::selfplay::{GameRecord, play_game, play_game_judged};
+pub use play::selfplay::{GameRecord, GameWatch, play_game, play_game_judged};
 pub use play::sprt_stop::sprt_stop;
 pub use play::spsa::{
     DEFAULT_C_END, DEFAULT_R_END, MAX_TUNE_ITERATIONS, SPSA_ALPHA, SPSA_GAMMA, SpsaError,

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use pentago::{Color, SolveMethod};
 use thiserror::Error;
 
-use crate::TimeScale;
+use crate::{MoveTimes, TimeScale};
 
 /// Why an external engine lost a game without it being played out. Text form (stable, stored):
 /// the names [`LossReason::name`] gives.
@@ -114,8 +114,9 @@ pub struct GameForfeit {
 
 /// What a match game leaves besides its moves: the forfeit that ended it, if any, where the
 /// exact value that adjudicated it came from, if it was (its result is that value's), and the
-/// end of each external engine's standard error (black, white; empty for built-in players), and
-/// the time scale the worker played it under (1 unless the coordinator scales time controls).
+/// end of each external engine's standard error (black, white; empty for built-in players), the
+/// time scale the worker played it under (1 unless the coordinator scales time controls), and
+/// the time each move took.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameNote {
     /// The forfeit that ended the game.
@@ -126,6 +127,8 @@ pub struct GameNote {
     pub stderr: [String; 2],
     /// The factor the worker multiplied the match's time limit by (refereed games only).
     pub time_scale: TimeScale,
+    /// The time each move took (empty: not measured, as by older workers).
+    pub move_times: MoveTimes,
 }
 
 impl GameNote {
@@ -135,6 +138,7 @@ impl GameNote {
         self.forfeit.is_none()
             && self.adjudicated.is_none()
             && self.time_scale.is_one()
+            && !self.move_times.is_known()
             && self.stderr.iter().all(String::is_empty)
     }
 

@@ -1,8 +1,9 @@
 //! Wire forms of what match games leave besides their moves: forfeits with their typed
-//! reasons, the engines' standard error, and the source of an adjudicating exact value.
+//! reasons, the engines' standard error, the source of an adjudicating exact value, the time
+//! scale and each move's time.
 
 use pentago::{Color, SolveMethod};
-use pentagrid_model::{GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, TimeScale};
+use pentagrid_model::{GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, MoveTimes, TimeScale};
 
 use crate::errors::ConversionError;
 use crate::v2;
@@ -71,6 +72,7 @@ pub fn note_to_wire(note: &GameNote) -> v2::GameNote {
             .map(|source| source.name().to_owned())
             .unwrap_or_default(),
         time_scale: note.time_scale.get(),
+        move_millis: note.move_times.millis().to_vec(),
     }
 }
 
@@ -84,6 +86,8 @@ pub fn note_of_wire(note: &v2::GameNote) -> Result<GameNote, ConversionError> {
             bounded("stderr", &note.stderr_white)?,
         ],
         time_scale: time_scale_of_wire(note.time_scale)?,
+        // Their count and range are checked against the game by the coordinator.
+        move_times: MoveTimes::from_millis(note.move_millis.clone()),
     })
 }
 
@@ -144,6 +148,7 @@ mod tests {
                 adjudicated: None,
                 stderr: [String::new(), "thinking\n".into()],
                 time_scale: TimeScale::ONE,
+                move_times: MoveTimes::from_millis(vec![12, 0, 950]),
             };
             assert_eq!(note_of_wire(&note_to_wire(&note)), Ok(note));
         }
@@ -157,6 +162,12 @@ mod tests {
             ..GameNote::default()
         };
         assert_eq!(note_of_wire(&note_to_wire(&scaled)), Ok(scaled));
+        let timed = GameNote {
+            move_times: MoveTimes::from_millis(vec![1, 86_400_000]),
+            ..GameNote::default()
+        };
+        assert!(!timed.is_empty() && !timed.is_refereed());
+        assert_eq!(note_of_wire(&note_to_wire(&timed)), Ok(timed));
         let mut wire = note_to_wire(&GameNote::default());
         wire.time_scale = 0.0;
         assert_eq!(

@@ -3,7 +3,7 @@
 //! own and converts at its edge (`store::records`), as it does for jobs ([`crate::job`]).
 
 use pentago::SolveMethod;
-use pentagrid_model::{GameForfeit, TimeScale};
+use pentagrid_model::{GameForfeit, MoveTimes, TimeScale};
 
 /// A finished game: where it started, its moves, how it ended, who played, and what the
 /// referee and the engines said.
@@ -31,6 +31,9 @@ pub struct Game {
     pub stderr_white: String,
     /// The factor the worker multiplied the match's time limit by (1: none).
     pub time_scale: TimeScale,
+    /// The time each move took (unknown for self-play games and games stored before times
+    /// were kept).
+    pub move_times: MoveTimes,
 }
 
 impl Game {

@@ -526,6 +526,11 @@ pub struct StoredGame {
     /// and unscaled ones) reads as 1.
     #[prost(double, tag = "10")]
     pub time_scale: f64,
+    /// Match games: the whole milliseconds each move took, in move order, one per move (each
+    /// at most [`pentagrid_model::MAX_MOVE_MILLIS`]); empty (self-play games, games stored
+    /// before times were kept) means unknown.
+    #[prost(uint32, repeated, packed = "true", tag = "11")]
+    pub move_millis: Vec<u32>,
 }
 
 /// A stored game's adjudication source (`table`, `midsolver`); anything else (empty: not
@@ -545,6 +550,7 @@ impl From<StoredGame> for crate::game::Game {
             // A scale that no longer reads back reads as 1, as a lost source does.
             time_scale: pentagrid_model::TimeScale::of_stored(stored.time_scale)
                 .unwrap_or_default(),
+            move_times: pentagrid_model::MoveTimes::from_millis(stored.move_millis),
             start: stored.start,
             moves: stored.moves,
             result: stored.result,
@@ -576,6 +582,7 @@ impl From<&crate::game::Game> for StoredGame {
             } else {
                 game.time_scale.get()
             },
+            move_millis: game.move_times.millis().to_vec(),
         }
     }
 }
@@ -875,5 +882,34 @@ mod tests {
             ..StoredGame::default()
         };
         assert!(crate::game::Game::from(damaged).time_scale.is_one());
+    }
+
+    #[test]
+    fn games_keep_their_move_times_packed_and_old_records_read_as_unknown() {
+        let game = crate::game::Game {
+            moves: vec!["a1-1R".into(), "b2-2L".into(), "c3-3R".into()],
+            result: "ongoing".into(),
+            move_times: pentagrid_model::MoveTimes::from_millis(vec![12, 86_400_000, 0]),
+            ..crate::game::Game::default()
+        };
+        let bytes = StoredGame::from(&game).encode_to_vec();
+        // Packed: field 11 as one length-delimited run (tag byte 0x5a), not a tag per time.
+        let packed = [0x5a, 6, 12, 0x80, 0xb8, 0x99, 0x29, 0];
+        assert!(
+            bytes.windows(packed.len()).any(|w| w == packed),
+            "{bytes:x?}"
+        );
+        let back = crate::game::Game::from(StoredGame::decode(bytes.as_slice()).unwrap());
+        assert_eq!(back, game);
+        // A record written before move times (no field 11): its times are unknown.
+        let old = StoredGame {
+            moves: game.moves.clone(),
+            result: "ongoing".into(),
+            ..StoredGame::default()
+        }
+        .encode_to_vec();
+        let back = crate::game::Game::from(StoredGame::decode(old.as_slice()).unwrap());
+        assert_eq!(back.moves, game.moves);
+        assert!(!back.move_times.is_known());
     }
 }

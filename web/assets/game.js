@@ -1,7 +1,9 @@
 // The game viewer: one stored game of a match (`?match=ID&pair=P&game=1|2`, optionally
 // `&ply=N`) stepped through move by move — the board with the last placement and twist, every
-// position's exact values where known (from /api/v1/exact, as on the analysis board), the move
-// list with each played move's exact value, first/prev/next/last buttons and the arrow keys.
+// position's exact values where known (from /api/v1/exact, as on the analysis board), the time
+// each move took and, under a whole-game time control, both clocks (where the stored game has
+// move times), the move list with each played move's exact value, first/prev/next/last buttons
+// and the arrow keys.
 "use strict";
 
 markNavigation("matches");
@@ -28,6 +30,24 @@ function ending() {
   if (t.kind === "forfeit") return `${result}: ${t.loser} forfeited (${t.reason}${t.detail ? ": " + t.detail : ""})`;
   if (t.kind === "adjudicated") return `${result}: adjudicated by the exact value (from ${SOURCES[t.source] || t.source})`;
   return result;
+}
+
+/** Seconds as shown. */
+function seconds(s) {
+  return `${s} s`;
+}
+
+/** The time limit, the time move `n` took and both clocks after it (at the opening: before the
+ * first move), where the game has them. */
+function clockText(n) {
+  const scale = game.time_scale !== 1 ? `, scaled ×${game.time_scale} for the worker's speed` : "";
+  const parts = [game.time_limit ? `time limit ${game.time_limit}${scale}` : "no time limit: the players' own budgets"];
+  const played = n > 0 ? game.plies[n - 1] : null;
+  if (played && played.seconds !== null) parts.push(`${played.mover} took ${seconds(played.seconds)}`);
+  const clocks = played ? played.clocks : game.start_clocks;
+  if (clocks) parts.push(`clocks: black ${seconds(clocks.black)}, white ${seconds(clocks.white)}`);
+  if (!game.time_used && game.plies.length > 0) parts.push("the stored game has no per-move times");
+  return parts.join(" · ");
 }
 
 /** The move list, each move a button to its position; the shown one marked. */
@@ -67,6 +87,7 @@ function show(n) {
     ? "The opening" : `After move ${ply}: ${game.plies[ply - 1].move} by ${game.plies[ply - 1].mover}`;
   document.getElementById("standing").textContent = ply === total
     ? `End of the game: ${ending()}` : `${board.sideToMove()} to move`;
+  document.getElementById("clock").textContent = clockText(ply);
   const url = new URL(location.href);
   url.searchParams.set("ply", ply);
   history.replaceState(null, "", url);
@@ -96,11 +117,10 @@ async function load() {
   document.getElementById("game-title").textContent =
     `Match ${game.match_id}, pair ${game.pair} game ${game.game}: ${game.black.name} (black) vs ${game.white.name} (white)`;
   const info = document.getElementById("game-info");
-  info.replaceChildren(`${ending()} · ${game.plies.length} moves from `, el("code", {}, game.opening));
+  const used = game.time_used
+    ? ` · time used: black ${seconds(game.time_used.black)}, white ${seconds(game.time_used.white)}` : "";
+  info.replaceChildren(`${ending()} · ${game.plies.length} moves from `, el("code", {}, game.opening), used);
   info.title = `black: ${game.black.spec}\nwhite: ${game.white.spec}`;
-  const scale = game.time_scale !== 1 ? `, scaled ×${game.time_scale} for the worker's speed` : "";
-  document.getElementById("clock").textContent = game.time_limit
-    ? `time limit ${game.time_limit}${scale}; the stored game has no per-move times` : "no time limit: the players' own budgets";
   document.getElementById("record").textContent = game.record;
   renderMoves();
   const asked = Number.parseInt(params.get("ply") || "0", 10);

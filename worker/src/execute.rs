@@ -7,12 +7,13 @@ use pentago::{
     UctConfig, play_game, play_pair_judged, search, solve_leaf,
 };
 use pentagrid_calculation::{Player as SolitairePlayer, Variant, play_deal};
-use pentagrid_proto::GameNote;
 use pentagrid_proto::{DealResult, Outcome, RejectionKind, Row, Task, Verdict};
+use pentagrid_proto::{GameNote, MoveTimes};
 use rayon::prelude::*;
 
-use crate::accuracy::{adjudicate, judge};
+use crate::accuracy::judge;
 use crate::engines::{EngineSettings, PairError, RefereedPair};
+use crate::timed_watch::TimedWatch;
 
 /// Solver nodes allowed for settling each other first move of a puzzle candidate; beyond it
 /// the candidate is rejected as undecided.
@@ -123,10 +124,12 @@ fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Optio
             adjudicate: adjudication,
             ..
         } => {
-            let mut judge_position =
-                |position: &Position| adjudication.and_then(|adj| adjudicate(&adj, position));
-            let (pair, verdicts) =
-                play_pair_judged(opening, a, b, seed, threads, &mut judge_position);
+            let mut watches = [
+                TimedWatch::new(*adjudication),
+                TimedWatch::new(*adjudication),
+            ];
+            let [first, second] = &mut watches;
+            let (pair, verdicts) = play_pair_judged(opening, a, b, seed, threads, [first, second]);
             if control.is_stopped() {
                 return None;
             }
@@ -140,11 +143,15 @@ fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Optio
                     return None;
                 }
             };
+            let [first, second] = watches;
+            let [first_verdict, second_verdict] = verdicts;
+            let times = [(first, first_verdict), (second, second_verdict)];
             Some(Outcome::Pair {
                 games: pair.games.map(|game| (game.moves, game.result)),
                 accuracy,
-                notes: Box::new(verdicts.map(|verdict| GameNote {
+                notes: Box::new(times.map(|(watch, verdict)| GameNote {
                     adjudicated: verdict.map(|v| v.source),
+                    move_times: MoveTimes::from_seconds(watch.into_move_seconds()),
                     ..GameNote::default()
                 })),
             })

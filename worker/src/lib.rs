@@ -14,6 +14,7 @@ mod session;
 mod shipped;
 mod speed;
 mod standing;
+mod timed_watch;
 
 use std::path::PathBuf;
 

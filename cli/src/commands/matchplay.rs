@@ -486,14 +486,19 @@ pub(super) fn record_json(record: &MatchRecord) -> serde_json::Value {
         .iter()
         .map(|g| {
             let moves: Vec<String> = g.moves.iter().map(ToString::to_string).collect();
-            json!({
+            let mut game = json!({
                 "pair": g.pair, "opening": g.opening.to_string(), "black": g.black,
                 "white": g.white, "moves": moves, "result": g.result.to_string(),
                 "forfeit": g.forfeit.as_ref().map(forfeit_json),
                 "adjudicated": g.adjudicated.map(|source| source.name()),
                 "stderr_black": g.stderr_black, "stderr_white": g.stderr_white,
                 "time_scale": g.time_scale.get(),
-            })
+            });
+            // Only where known: games stored before times were kept read as they always did.
+            if g.move_times.is_known() {
+                game["move_millis"] = json!(g.move_times.millis());
+            }
+            game
         })
         .collect();
     let elo = score.pairs.stats().map(|s| s.elo());
@@ -577,9 +582,12 @@ fn print_games(record: &MatchRecord) -> Result<()> {
     Ok(())
 }
 
-/// A game's time scale (when not 1), forfeit (its loser and typed reason) or adjudication,
-/// and the engines' standard error.
+/// A game's time used by each side (where known), time scale (when not 1), forfeit (its loser
+/// and typed reason) or adjudication, and the engines' standard error.
 fn print_notes(game: &MatchGame) -> Result<()> {
+    if let Some([black, white]) = game.side_seconds() {
+        outln!("  time used: black {black} s, white {white} s");
+    }
     if !game.time_scale.is_one() {
         outln!(
             "  time scale {}: its worker played under the match's time limit times {}",

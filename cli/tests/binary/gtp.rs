@@ -373,7 +373,7 @@ fn a_controller_plays_whole_games_between_engine_processes() {
             position = position.play(mv).unwrap();
         }
         assert_eq!(position.status(), game.record.result);
-        assert!(game.seconds.iter().all(|s| *s < 3.0 + 0.05 * 18.0));
+        assert!(game.seconds().iter().all(|s| *s < 3.0 + 0.05 * 18.0));
     }
     let game = referee
         .play_game(

@@ -246,6 +246,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
                     .map(|source| source.name().to_owned())
                     .unwrap_or_default(),
                 time_scale: game.time_scale.get(),
+                move_millis: game.move_times.millis().to_vec(),
             })
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,

@@ -4,6 +4,8 @@
 use pentago::{Color, Move, PlayError, Position, SolveMethod, Status, Value};
 use thiserror::Error;
 
+use pentagrid_model::MAX_MOVE_MILLIS;
+
 use super::MAX_RESULT_SECONDS;
 
 /// Why a result was refused: what is wrong with it, with the data that shows it.
@@ -176,6 +178,26 @@ pub enum InvalidResult {
     /// An adjudicated game with moves past its end.
     #[error("an adjudicated game goes on after it was over ({0})")]
     AdjudicatedGameOver(Position),
+    /// A game's move times are not one per move played.
+    #[error(
+        "move_millis has {times} times for the {moves} moves played: expected one per move, or none"
+    )]
+    MoveTimeCount {
+        /// Times given.
+        times: usize,
+        /// Moves of the game.
+        moves: usize,
+    },
+    /// A move is said to have taken longer than any move may.
+    #[error(
+        "move_millis: move {ply} took {millis} ms, over the {MAX_MOVE_MILLIS} ms a move may take"
+    )]
+    MoveTimeTooLong {
+        /// The move (from 1).
+        ply: usize,
+        /// Its reported time.
+        millis: u32,
+    },
     /// One game of a pair (`game` counted from 1) is wrong.
     #[error("game {game}: {error}")]
     PairGame {

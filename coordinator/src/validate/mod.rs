@@ -14,7 +14,9 @@ use pentago::{
     Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
     game_points, judged_moves,
 };
-use pentagrid_model::{GameNote, Outcome, RejectionKind, Task, Verdict};
+use pentagrid_model::{
+    GameNote, MAX_MOVE_MILLIS, MoveTimes, Outcome, RejectionKind, Task, Verdict,
+};
 
 pub use invalid::InvalidResult;
 
@@ -370,9 +372,28 @@ fn check_accuracy(
     Ok(())
 }
 
+/// A game's move times: none (not measured), or one per move played, each at most
+/// [`MAX_MOVE_MILLIS`].
+fn check_move_times(times: &MoveTimes, moves: usize) -> Result<(), InvalidResult> {
+    let millis = times.millis();
+    if !millis.is_empty() && millis.len() != moves {
+        return Err(InvalidResult::MoveTimeCount {
+            times: millis.len(),
+            moves,
+        });
+    }
+    match millis.iter().position(|&ms| ms > MAX_MOVE_MILLIS) {
+        Some(index) => Err(InvalidResult::MoveTimeTooLong {
+            ply: index + 1,
+            millis: millis[index],
+        }),
+        None => Ok(()),
+    }
+}
+
 /// A pair result: both games legal and finished from the opening (or, refereed, ended by an
-/// external engine's forfeit), A black first, with an accuracy report exactly when the job
-/// asked for one.
+/// external engine's forfeit), A black first, each with a time per move or none, with an
+/// accuracy report exactly when the job asked for one.
 fn pair_effect(
     task: &Task,
     job_id: u64,
@@ -413,6 +434,7 @@ fn pair_effect(
             }
             (Some(_), Some(_)) => Err(InvalidResult::ForfeitedAndAdjudicated),
         }
+        .and_then(|()| check_move_times(&note.move_times, moves.len()))
         .map_err(|error| InvalidResult::PairGame {
             game: index + 1,
             error: Box::new(error),
@@ -427,6 +449,7 @@ fn pair_effect(
             stderr_black,
             stderr_white,
             time_scale: note.time_scale,
+            move_times: note.move_times.clone(),
             ..played_game(opening, moves, *result)
         });
     }

@@ -261,3 +261,72 @@ fn analyses_with_unreal_durations_are_refused() {
     }
     assert!(result_effect(&task, 1, &rows(&[("a1-1R", 10, 5, 0)])).is_ok());
 }
+
+#[test]
+fn a_pair_games_move_times_are_one_per_move_and_bounded() {
+    let opening: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
+    let task = Task::Pair {
+        match_id: 1,
+        pair: 0,
+        opening,
+        a: Player::Random,
+        b: Player::Random,
+        accuracy_stones: None,
+        time: None,
+        adjudicate: None,
+    };
+    let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
+    let moves = played.games[1].moves.len();
+    assert!(moves >= 2, "{played:?}");
+    let games = played.games.map(|game| (game.moves, game.result));
+    let outcome = |second: Vec<u32>| Outcome::Pair {
+        games: games.clone(),
+        accuracy: None,
+        notes: Box::new([
+            GameNote::default(),
+            GameNote {
+                move_times: MoveTimes::from_millis(second),
+                ..GameNote::default()
+            },
+        ]),
+    };
+    let mut honest = vec![7; moves];
+    honest[0] = MAX_MOVE_MILLIS;
+    let effect = result_effect(&task, 3, &outcome(honest.clone())).unwrap();
+    let stored = effect.pair.unwrap().games;
+    assert!(!stored[0].move_times.is_known(), "none given: unknown");
+    assert_eq!(stored[1].move_times.millis(), honest);
+    let game_two = |error| InvalidResult::PairGame {
+        game: 2,
+        error: Box::new(error),
+    };
+    let mut too_long = honest.clone();
+    too_long[1] = MAX_MOVE_MILLIS + 1;
+    for (times, refusal) in [
+        (
+            vec![7; moves - 1],
+            InvalidResult::MoveTimeCount {
+                times: moves - 1,
+                moves,
+            },
+        ),
+        (
+            vec![7; moves + 1],
+            InvalidResult::MoveTimeCount {
+                times: moves + 1,
+                moves,
+            },
+        ),
+        (
+            too_long,
+            InvalidResult::MoveTimeTooLong {
+                ply: 2,
+                millis: MAX_MOVE_MILLIS + 1,
+            },
+        ),
+    ] {
+        let refused = result_effect(&task, 3, &outcome(times)).unwrap_err();
+        assert!(refused.to_string().contains("move_millis"), "{refused}");
+        assert_eq!(refused, game_two(refusal));
+    }
+}

@@ -15,7 +15,7 @@ use crate::board::position::Position;
 use crate::board::status::Status;
 use crate::play::adjudication::Adjudicated;
 use crate::play::player::Player;
-use crate::play::selfplay::{GameRecord, play_game_judged};
+use crate::play::selfplay::{GameRecord, GameWatch, Unwatched, play_game_judged};
 use crate::search::value::Value;
 
 /// An opening reached by `plies` uniformly random moves from the start with `seed`, avoiding
@@ -202,11 +202,19 @@ pub fn play_pair(
     seed: u64,
     threads: usize,
 ) -> PairResult {
-    play_pair_judged(opening, a, b, seed, threads, &mut |_| None).0
+    play_pair_judged(
+        opening,
+        a,
+        b,
+        seed,
+        threads,
+        [&mut Unwatched, &mut Unwatched],
+    )
+    .0
 }
 
-/// [`play_pair`] with each game stopped as soon as `judge` values a position (see
-/// [`play_game_judged`]), with each game's verdict.
+/// [`play_pair`] with each game watched by its own watch (A black first): stopped as soon as
+/// it values a position, told each move (see [`play_game_judged`]); with each game's verdict.
 #[must_use]
 pub fn play_pair_judged(
     opening: &Position,
@@ -214,11 +222,13 @@ pub fn play_pair_judged(
     b: &Player,
     seed: u64,
     threads: usize,
-    judge: &mut dyn FnMut(&Position) -> Option<Adjudicated>,
+    watches: [&mut dyn GameWatch; 2],
 ) -> (PairResult, [Option<Adjudicated>; 2]) {
-    let (first, first_verdict) = play_game_judged(opening, a, b, splitmix64(seed), threads, judge);
+    let [first_watch, second_watch] = watches;
+    let (first, first_verdict) =
+        play_game_judged(opening, a, b, splitmix64(seed), threads, first_watch);
     let (second, second_verdict) =
-        play_game_judged(opening, b, a, splitmix64(seed ^ 1), threads, judge);
+        play_game_judged(opening, b, a, splitmix64(seed ^ 1), threads, second_watch);
     let a_points =
         game_points(first.result, Color::Black) + game_points(second.result, Color::White);
     let pair = PairResult {

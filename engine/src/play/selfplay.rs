@@ -51,12 +51,34 @@ pub fn play_game(
     seed: u64,
     threads: usize,
 ) -> GameRecord {
-    play_game_judged(start, black, white, seed, threads, &mut |_| None).0
+    play_game_judged(start, black, white, seed, threads, &mut Unwatched).0
 }
 
-/// [`play_game`], stopped as soon as `judge` gives a position's exact value (each position is
+/// What the caller of [`play_game_judged`] sees of a game as it is played: each position
+/// before its move, where it may end the game with the position's exact value, and each move
+/// as soon as it is chosen. The engine keeps no clock: a caller that times the moves does it
+/// here (a move's time runs from its `judge` to its `chosen`).
+pub trait GameWatch {
+    /// Asked before each move (the start position too): `Some` ends the game with that value.
+    fn judge(&mut self, position: &Position) -> Option<Adjudicated>;
+    /// Told of each move once its player has chosen it, before it is played.
+    fn chosen(&mut self, mv: Move);
+}
+
+/// A watch that ends no game early and keeps nothing.
+pub(crate) struct Unwatched;
+
+impl GameWatch for Unwatched {
+    fn judge(&mut self, _: &Position) -> Option<Adjudicated> {
+        None
+    }
+
+    fn chosen(&mut self, _: Move) {}
+}
+
+/// [`play_game`], stopped as soon as `watch` gives a position's exact value (each position is
 /// asked before its move, the start too): the result is then that value's, and the verdict
-/// comes back with the game.
+/// comes back with the game. `watch` is told each move as it is chosen.
 #[must_use]
 pub fn play_game_judged(
     start: &Position,
@@ -64,12 +86,12 @@ pub fn play_game_judged(
     white: &Player,
     seed: u64,
     threads: usize,
-    judge: &mut dyn FnMut(&Position) -> Option<Adjudicated>,
+    watch: &mut dyn GameWatch,
 ) -> (GameRecord, Option<Adjudicated>) {
     let mut position = *start;
     let mut moves = Vec::new();
     while !position.is_over() {
-        if let Some(verdict) = judge(&position) {
+        if let Some(verdict) = watch.judge(&position) {
             let result = verdict.status(position.side_to_move());
             let record = GameRecord {
                 start: *start,
@@ -87,6 +109,7 @@ pub fn play_game_judged(
             splitmix64(seed.wrapping_add(moves.len() as u64)),
             threads,
         );
+        watch.chosen(mv);
         position = position.play_unchecked(mv);
         moves.push(mv);
     }
@@ -114,5 +137,36 @@ mod tests {
         assert_eq!(position.status(), game.result);
         assert!(game.result.is_over());
         assert_eq!(play_game(&Position::START, &player, &random, 9, 1), game);
+    }
+
+    /// Keeps the moves it is told and the positions it is asked about.
+    #[derive(Default)]
+    struct Keeper {
+        asked: Vec<Position>,
+        chosen: Vec<Move>,
+    }
+
+    impl GameWatch for Keeper {
+        fn judge(&mut self, position: &Position) -> Option<Adjudicated> {
+            self.asked.push(*position);
+            None
+        }
+
+        fn chosen(&mut self, mv: Move) {
+            self.chosen.push(mv);
+        }
+    }
+
+    #[test]
+    fn a_watch_is_asked_before_each_move_and_told_each_move_chosen() {
+        let mut keeper = Keeper::default();
+        let random = Player::Random;
+        let (game, verdict) =
+            play_game_judged(&Position::START, &random, &random, 4, 1, &mut keeper);
+        assert_eq!(verdict, None);
+        assert_eq!(keeper.chosen, game.moves);
+        assert_eq!(keeper.asked.len(), game.moves.len());
+        assert_eq!(keeper.asked[0], Position::START);
+        assert_eq!(play_game(&Position::START, &random, &random, 4, 1), game);
     }
 }

@@ -302,6 +302,7 @@ mod tests {
                     adjudicated: Some(pentago::SolveMethod::Midsolver),
                     stderr: ["boom".into(), String::new()],
                     time_scale: pentagrid_model::TimeScale::from_speeds(5, 2),
+                    move_times: pentagrid_model::MoveTimes::from_millis(vec![40, 7]),
                 },
             ]),
         };

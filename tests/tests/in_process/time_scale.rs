@@ -280,7 +280,12 @@ async fn a_bad_time_scale_in_a_result_is_refused_and_changes_nothing() {
     let v2::submit_request::Result::Pair(pair) = &honest else {
         panic!("a pair result");
     };
-    assert!(pair.notes.is_empty(), "an untimed pair has no notes");
+    assert!(
+        pair.notes
+            .iter()
+            .all(|n| n.time_scale == 1.0 && n.forfeit.is_none() && n.stderr_white.is_empty()),
+        "an untimed pair's notes carry only its move times: {pair:?}"
+    );
     let error = client
         .submit(v2::SubmitRequest {
             worker_id: "w".into(),

@@ -1,12 +1,14 @@
 //! `/matches/{id}/games` (a stored match's games, a page of pairs at a time) and
 //! `/matches/{id}/games/{pair}/{game}` (one game move by move, for the game viewer: every
-//! position from the opening to the end, and the game's record).
+//! position from the opening to the end with each move's time and the clocks where known, and
+//! the game's record).
 
 use axum::Json;
 use axum::extract::{Path, State};
 use pentago::{Position, UNKNOWN_DATE};
 use pentagrid_client::game_records::{match_game_record, record_player};
 use pentagrid_client::match_games::PairGame;
+use pentagrid_client::matches::GameClocks;
 use serde::Serialize;
 
 use super::matches::match_id;
@@ -111,6 +113,19 @@ pub struct GameList {
     games: Vec<GameSummary>,
 }
 
+/// Seconds for each side: clocks, or time used.
+#[derive(Serialize)]
+struct BySide {
+    black: f64,
+    white: f64,
+}
+
+impl BySide {
+    fn of([black, white]: [f64; 2]) -> BySide {
+        BySide { black, white }
+    }
+}
+
 /// One move of a game and the position it led to.
 #[derive(Serialize)]
 struct Ply {
@@ -122,6 +137,11 @@ struct Ply {
     mover: &'static str,
     /// The position after the move.
     position: String,
+    /// Seconds the move took on its worker's wall clock (null: the stored game has no times).
+    seconds: Option<f64>,
+    /// Both clocks after the move, under a whole-game time control (null: another control,
+    /// or no times).
+    clocks: Option<BySide>,
 }
 
 /// One game, move by move.
@@ -136,11 +156,15 @@ pub struct GameDetail {
     opening: String,
     result: &'static str,
     termination: Termination,
-    /// The match's wall-clock time limit (null: the players' own budgets). Stored games carry
-    /// no per-move times.
+    /// The match's wall-clock time limit (null: the players' own budgets).
     time_limit: Option<String>,
     /// The factor the worker that played the game multiplied the time limit by (1: none).
     time_scale: f64,
+    /// Both clocks at the opening, under a whole-game time control with the move times known
+    /// (null otherwise).
+    start_clocks: Option<BySide>,
+    /// Seconds each side spent on its moves (null: the stored game has no times).
+    time_used: Option<BySide>,
     plies: Vec<Ply>,
     /// The position after the last move (the opening when no move was played).
     final_position: String,
@@ -212,9 +236,15 @@ pub async fn list(
     }))
 }
 
-/// Every move of `game` with the position after it (a stored move that does not play is the
-/// coordinator's fault: its games are checked when stored).
-fn plies(game: &MatchGame, pair: u64, which: PairGame) -> Result<(Vec<Ply>, Position), ApiError> {
+/// Every move of `game` with the position after it, its time and the clocks after it where
+/// known (`clocks`: the game's under its match's time limit). A stored move that does not play
+/// is the coordinator's fault: its games are checked when stored.
+fn plies(
+    game: &MatchGame,
+    clocks: Option<&GameClocks>,
+    pair: u64,
+    which: PairGame,
+) -> Result<(Vec<Ply>, Position), ApiError> {
     let mut position = game.opening;
     let mut plies = Vec::with_capacity(game.moves.len());
     for (index, mv) in game.moves.iter().enumerate() {
@@ -231,6 +261,10 @@ fn plies(game: &MatchGame, pair: u64, which: PairGame) -> Result<(Vec<Ply>, Posi
             mv: mv.to_string(),
             mover,
             position: position.to_string(),
+            seconds: game.move_times.seconds(index),
+            clocks: clocks
+                .and_then(|c| c.after.get(index))
+                .map(|&both| BySide::of(both)),
         });
     }
     Ok((plies, position))
@@ -261,7 +295,8 @@ pub async fn one(
                 "pair {pair} of match {id} is not stored: not played yet, or cancelled"
             ))
         })?;
-    let (plies, last) = plies(&game, pair, which)?;
+    let clocks = game.clocks(&record.time_limit);
+    let (plies, last) = plies(&game, clocks.as_ref(), pair, which)?;
     let text = match_game_record(&record, &game, which == PairGame::First, UNKNOWN_DATE);
     Ok(Json(GameDetail {
         match_id: id,
@@ -274,6 +309,8 @@ pub async fn one(
         termination: Termination::of(&game),
         time_limit: Some(record.time_limit.clone()).filter(|t| !t.is_empty()),
         time_scale: game.time_scale.get(),
+        start_clocks: clocks.as_ref().map(|c| BySide::of([c.start; 2])),
+        time_used: game.side_seconds().map(BySide::of),
         plies,
         final_position: last.to_string(),
         record: text.to_string(),
@@ -283,7 +320,7 @@ pub async fn one(
 #[cfg(test)]
 mod tests {
     use pentago::{Color, SolveMethod, Status};
-    use pentagrid_client::matches::{GameForfeit, LossReason};
+    use pentagrid_client::matches::{GameForfeit, LossReason, MoveTimes};
     use pentagrid_proto::TimeScale;
 
     use super::*;
@@ -301,13 +338,14 @@ mod tests {
             stderr_black: String::new(),
             stderr_white: String::new(),
             time_scale: TimeScale::ONE,
+            move_times: MoveTimes::default(),
         }
     }
 
     #[test]
     fn plies_replay_the_moves_from_the_opening() {
         let game = game(&["c4-1R", "d3-4L"]);
-        let (plies, last) = plies(&game, 3, PairGame::First).unwrap();
+        let (plies, last) = plies(&game, None, 3, PairGame::First).unwrap();
         let mut position = Position::START;
         for (ply, mv) in plies.iter().zip(&game.moves) {
             position = position.play(*mv).unwrap();
@@ -316,9 +354,34 @@ mod tests {
         assert_eq!(last, position);
         assert_eq!((plies[0].ply, plies[0].mover), (1, "black"));
         assert_eq!((plies[1].mv.as_str(), plies[1].mover), ("d3-4L", "white"));
-        let (none, opening) = super::plies(&self::game(&[]), 3, PairGame::Second).unwrap();
+        assert!(
+            plies
+                .iter()
+                .all(|p| p.seconds.is_none() && p.clocks.is_none())
+        );
+        let (none, opening) = super::plies(&self::game(&[]), None, 3, PairGame::Second).unwrap();
         assert!(none.is_empty());
         assert_eq!(opening, Position::START);
+    }
+
+    #[test]
+    fn plies_carry_each_moves_time_and_both_clocks_under_a_game_control() {
+        let game = MatchGame {
+            move_times: MoveTimes::from_millis(vec![250, 1_500]),
+            ..game(&["c4-1R", "d3-4L"])
+        };
+        let clocks = game.clocks("game:1+0.5").unwrap();
+        assert_eq!(clocks.start, 1.0);
+        let (plies, _) = plies(&game, Some(&clocks), 3, PairGame::First).unwrap();
+        assert_eq!(plies[0].seconds, Some(0.25));
+        let after = |p: &Ply| p.clocks.as_ref().map(|c| (c.black, c.white));
+        assert_eq!(after(&plies[0]), Some((1.25, 1.0)));
+        assert_eq!(after(&plies[1]), Some((1.25, 0.5)));
+        // A per-move limit has times but no clocks.
+        assert!(game.clocks("move:1").is_none());
+        let (plies, _) = super::plies(&game, None, 3, PairGame::First).unwrap();
+        assert_eq!(plies[1].seconds, Some(1.5));
+        assert!(plies[1].clocks.is_none());
     }
 
     #[test]
@@ -326,7 +389,7 @@ mod tests {
         // a1 (quadrant 3) twice with quadrant 1 turned: the second finds a1 taken.
         let game = game(&["a1-1R", "a1-1R"]);
         let Err(ApiError::Source(SourceError::Malformed(message))) =
-            plies(&game, 3, PairGame::Second)
+            plies(&game, None, 3, PairGame::Second)
         else {
             panic!("an illegal stored move is refused");
         };

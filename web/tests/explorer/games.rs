@@ -1,12 +1,13 @@
 //! A match's games over the API: the listing agrees with the games the client library reads
 //! from the coordinator, every game replays (by the engine's rules, here) to the final
-//! position the API gives, and bad ids are refused with a 400 naming the parameter or a 404.
+//! position the API gives, with each move's time as stored and both clocks under the match's
+//! game control, and bad ids are refused with a 400 naming the parameter or a 404.
 
 use pentago::Position;
 use pentagrid_client::matches::MatchGame;
 use serde_json::Value;
 
-use crate::support::{api, assert_bad, fixture};
+use crate::support::{FIXTURE_TIME_LIMIT, api, assert_bad, fixture};
 
 /// The positions after each move of `game`, replayed here from its opening.
 fn replay(game: &MatchGame) -> Vec<Position> {
@@ -75,8 +76,23 @@ async fn every_game_replays_to_its_final_position() {
         let plies = game["plies"].as_array().unwrap();
         assert_eq!(plies.len(), stored.moves.len(), "{path}");
         let mut before = stored.opening;
-        for ((ply, mv), after) in plies.iter().zip(&stored.moves).zip(&positions) {
+        assert!(
+            stored.move_times.is_known(),
+            "{path}: the worker timed the moves"
+        );
+        let clocks = stored
+            .clocks(FIXTURE_TIME_LIMIT)
+            .expect("a game control's clocks");
+        for (index, ((ply, mv), after)) in
+            plies.iter().zip(&stored.moves).zip(&positions).enumerate()
+        {
             assert_eq!(ply["move"], mv.to_string(), "{path}");
+            assert_eq!(ply["seconds"].as_f64(), stored.move_times.seconds(index));
+            let [black, white] = clocks.after[index];
+            assert_eq!(ply["clocks"]["black"].as_f64(), Some(black), "{path}");
+            assert_eq!(ply["clocks"]["white"].as_f64(), Some(white), "{path}");
+            // Random players take no time to speak of: the increment outruns what they use.
+            assert!(black >= 60.0 && white >= 60.0, "{path}: {clocks:?}");
             assert_eq!(ply["mover"], before.side_to_move().name(), "{path}");
             assert_eq!(ply["position"], after.to_string(), "{path}");
             before = *after;
@@ -91,7 +107,21 @@ async fn every_game_replays_to_its_final_position() {
             record.contains(&format!("[Round \"pair {} game {number}\"]", stored.pair)),
             "{record}"
         );
-        assert!(game["time_limit"].is_null(), "{game}");
+        assert_eq!(game["time_limit"], FIXTURE_TIME_LIMIT, "{game}");
+        assert_eq!(game["start_clocks"]["black"], 60.0, "{game}");
+        assert_eq!(game["start_clocks"]["white"], 60.0, "{game}");
+        let used = &game["time_used"];
+        let total = used["black"].as_f64().unwrap() + used["white"].as_f64().unwrap();
+        let stored_total: u64 = stored
+            .move_times
+            .millis()
+            .iter()
+            .map(|&ms| u64::from(ms))
+            .sum();
+        assert!((total * 1000.0 - stored_total as f64).abs() < 0.5, "{game}");
+        for word in ["time=", "clock="] {
+            assert_eq!(record.matches(word).count(), stored.moves.len(), "{record}");
+        }
     }
 }
 

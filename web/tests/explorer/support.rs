@@ -17,6 +17,9 @@ use pentagrid_web::{BookCacheSettings, ExactBoard, Source};
 /// The move the browser test plays from the start (the book has its own table).
 pub const FIRST_MOVE: &str = "c4-1R";
 
+/// The fixture match's time limit: far more than random players use, so nobody loses on time.
+pub const FIXTURE_TIME_LIMIT: &str = "game:60+1";
+
 /// The match judges moves from positions with this many stones on against perfect play (late
 /// enough for the exact solver to be quick, early enough for random games to reach it).
 pub const MATCH_ACCURACY_STONES: u32 = 26;
@@ -144,6 +147,8 @@ async fn build() -> (Fixture, Running) {
             accuracy_stones: Some(MATCH_ACCURACY_STONES),
             // A tournament of one match, so the tournament routes have one to show.
             tournament_kind: "round-robin".into(),
+            // A whole-game control, refereed on the wall clock: the game viewer shows clocks.
+            time_limit: FIXTURE_TIME_LIMIT.into(),
             ..v2::CreateMatchRequest::default()
         })
         .await

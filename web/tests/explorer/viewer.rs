@@ -1,7 +1,8 @@
 //! The game viewer and the match page's charts in a real headless Chromium: the Elo and LLR
 //! charts' ticks are round numbers with labelled axes; a game of the fixture's match, opened
 //! from the match page's games, steps by buttons and arrow keys through every position to the
-//! end, which is the game's final position as the engine replays it here. Skipped, with the
+//! end, which is the game's final position as the engine replays it here, showing the time
+//! each move took and both clocks. Skipped, with the
 //! reason printed, only where Chromium or its driver is not installed.
 
 use fantoccini::Client;
@@ -12,7 +13,7 @@ use pentago::Position;
 use crate::browser::{
     click, connect, find_program, screenshot, skip_without_browser, start_driver, text_of, wait_for,
 };
-use crate::support::{api, fixture};
+use crate::support::{FIXTURE_TIME_LIMIT, api, fixture};
 
 /// The number a tick label stands for (`−1,500`, `130k`, `2.5M`), `None` when it does not read.
 pub(crate) fn label_value(label: &str) -> Option<f64> {
@@ -190,7 +191,16 @@ async fn game_viewer_in_headless_chromium() {
         positions.push(next);
     }
     let last = *positions.last().unwrap();
+    let clocks = game
+        .clocks(FIXTURE_TIME_LIMIT)
+        .expect("a game control's clocks");
     wait_for_position(&browser, &game.opening).await;
+    let clock = text_of(&browser, "document.getElementById('clock').textContent").await;
+    let start = clocks.start;
+    assert!(
+        clock.contains(&format!("clocks: black {start} s, white {start} s")),
+        "{clock:?}"
+    );
 
     // The opening's exact values (2 stones: the shipped tablebase) colour the board, and the
     // first move played gets its value, the one /exact gives.
@@ -236,6 +246,21 @@ async fn game_viewer_in_headless_chromium() {
         assert_eq!(
             text_of(&browser, "document.getElementById('ply-info').textContent").await,
             format!("move {ply} of {}", game.moves.len())
+        );
+        // The time the move took shows, as stored, and both clocks after it under the
+        // fixture match's game control.
+        let took = game
+            .move_times
+            .seconds(ply - 1)
+            .expect("the fixture's games are timed");
+        let mover = positions[ply - 1].side_to_move().name();
+        let [black, white] = clocks.after[ply - 1];
+        let clock = text_of(&browser, "document.getElementById('clock').textContent").await;
+        assert!(
+            clock.contains(&format!(
+                "{mover} took {took} s · clocks: black {black} s, white {white} s"
+            )),
+            "move {ply}: {clock:?}"
         );
         // The last placement is marked, and the twisted quadrant unless the placement won.
         assert_eq!(

@@ -3,6 +3,7 @@
 //! dialects, and the referee that plays games between them and built-in players.
 
 mod dialect;
+mod external;
 mod pair;
 mod process;
 mod referee;
@@ -13,12 +14,11 @@ use std::str::FromStr;
 use thiserror::Error;
 
 pub use dialect::{BadMove, Dialect, ParseDialectError, morat_move, parse_morat_move};
+pub use external::ExternalEngine;
 pub use pair::{EngineSettings, EngineStartError, IDENTIFY_TIMEOUT, PairError, RefereedPair};
 pub use pentago::{ParseTimeLimitError, TimeLimit};
 pub use process::{EngineProcess, MAX_ANSWER_LINE, ProcessError, STDERR_KEPT};
-pub use referee::{
-    Contestant, ExternalEngine, Forfeit, ForfeitReason, RefereeError, RefereeOptions, RefereedGame,
-};
+pub use referee::{Contestant, Forfeit, ForfeitReason, RefereeError, RefereeOptions, RefereedGame};
 
 /// A program and its arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,13 +1,16 @@
 //! A match's game pair under the referee: the worker's engine programs started for the job
-//! (and killed with it), both games played under the match's time limit, each forfeit and the
-//! engines' standard error kept for the record, and accuracy judged as for built-in players.
+//! (and killed with it), both games played under the match's time limit, each forfeit, each
+//! move's time and the engines' standard error kept for the record, and accuracy judged as for
+//! built-in players.
 
 use std::time::Duration;
 
 use pentago::{
     Adjudication, Color, PairResult, Player, Position, TimeLimit, game_points, splitmix64,
 };
-use pentagrid_proto::{GameForfeit, GameNote, LossReason, Outcome, TimeScale, clip_note};
+use pentagrid_proto::{
+    GameForfeit, GameNote, LossReason, MoveTimes, Outcome, TimeScale, clip_note,
+};
 use thiserror::Error;
 
 use super::{
@@ -192,6 +195,7 @@ impl RefereedPair<'_> {
             adjudicated: game.adjudicated.map(|v| v.source),
             stderr: game.stderr.map(clip_note),
             time_scale,
+            move_times: MoveTimes::from_seconds(game.move_seconds),
         });
         let records = games.map(|game| game.record);
         let accuracy = self

@@ -11,8 +11,9 @@ use pentago::{
 };
 use thiserror::Error;
 
-use super::process::{EngineProcess, ProcessError};
-use super::{Dialect, EngineSpec};
+use super::external::{failure, millis};
+use super::process::ProcessError;
+use super::{Dialect, ExternalEngine};
 
 /// How the referee runs games.
 #[derive(Clone, Debug)]
@@ -121,10 +122,24 @@ pub struct RefereedGame {
     pub forfeit: Option<Forfeit>,
     /// Set when the game was adjudicated: its result is this value's.
     pub adjudicated: Option<Adjudicated>,
-    /// Seconds each side (black, white) spent on its moves, on the wall clock.
-    pub seconds: [f64; 2],
+    /// Seconds each move took on the wall clock, in move order.
+    pub move_seconds: Vec<f64>,
     /// The end of each external engine's standard error during the game (black, white).
     pub stderr: [String; 2],
+}
+
+impl RefereedGame {
+    /// Seconds each side (black, white) spent on its moves, on the wall clock.
+    #[must_use]
+    pub fn seconds(&self) -> [f64; 2] {
+        let mut seconds = [0.0; 2];
+        let mut mover = self.record.start.side_to_move();
+        for used in &self.move_seconds {
+            seconds[mover as usize] += used;
+            mover = mover.opponent();
+        }
+        seconds
+    }
 }
 
 /// A game the referee cannot start.
@@ -136,148 +151,6 @@ pub enum RefereeError {
     /// No way to tell the engines the start position was found.
     #[error("no sequence of moves reaches the start position {0}")]
     Unreachable(Position),
-}
-
-/// An external engine: its configuration, and its process while it runs.
-pub struct ExternalEngine {
-    spec: EngineSpec,
-    process: Option<EngineProcess>,
-    /// Standard error of processes stopped since it was last taken (a hung or crashed
-    /// engine's last words belong to the game it lost).
-    stopped_stderr: String,
-}
-
-impl ExternalEngine {
-    /// An engine that is not started yet.
-    #[must_use]
-    pub fn new(spec: EngineSpec) -> ExternalEngine {
-        ExternalEngine {
-            spec,
-            process: None,
-            stopped_stderr: String::new(),
-        }
-    }
-
-    /// Its configuration.
-    #[must_use]
-    pub fn spec(&self) -> &EngineSpec {
-        &self.spec
-    }
-
-    /// Whether its process is running (as far as the referee knows).
-    #[must_use]
-    pub fn is_running(&self) -> bool {
-        self.process.is_some()
-    }
-
-    /// Stops the process (it is killed), keeping what it wrote to standard error.
-    pub fn stop(&mut self) {
-        if let Some(process) = self.process.take() {
-            self.stopped_stderr.push_str(&process.finish());
-        }
-    }
-
-    /// Starts the engine if it is not running and asks for its `name` and `version`, as
-    /// `NAME VERSION`.
-    pub fn identify(&mut self, timeout: Duration) -> Result<String, ForfeitReason> {
-        let mut words = Vec::new();
-        for command in ["name", "version"] {
-            let answer = self.ask(command, timeout, None)?;
-            words.push(answer);
-        }
-        Ok(words.join(" "))
-    }
-
-    fn process(&mut self, threads: Option<usize>) -> Result<&mut EngineProcess, ForfeitReason> {
-        if self.process.is_none() {
-            let mut process = EngineProcess::spawn(&self.spec.command)
-                .map_err(|e| ForfeitReason::Spawn(e.to_string()))?;
-            if let Some(line) = threads.and_then(|t| self.spec.dialect.threads(t)) {
-                let deadline = Instant::now() + Duration::from_secs(10);
-                // Threads are a wish: an engine that refuses them still plays.
-                let _ = process.ask(&line, deadline);
-            }
-            self.process = Some(process);
-        }
-        Ok(self.process.as_mut().expect("just started"))
-    }
-
-    /// Sends `line` and returns the text of a `=` answer; a failure stops the process.
-    fn ask(
-        &mut self,
-        line: &str,
-        timeout: Duration,
-        threads: Option<usize>,
-    ) -> Result<String, ForfeitReason> {
-        let answer = self.ask_answer(line, timeout, threads)?;
-        if answer.success {
-            Ok(answer.text)
-        } else {
-            Err(ForfeitReason::Refused {
-                command: command_name(line),
-                reason: pentago::excerpt(&answer.text),
-            })
-        }
-    }
-
-    /// Sends `line` and returns its answer, `=` or `?`; a failure to answer stops the process.
-    fn ask_answer(
-        &mut self,
-        line: &str,
-        timeout: Duration,
-        threads: Option<usize>,
-    ) -> Result<pentago::gtp::Answer, ForfeitReason> {
-        let process = self.process(threads)?;
-        match process.ask(line, Instant::now() + timeout) {
-            Ok(answer) => Ok(answer),
-            Err(error) => {
-                let reason = failure(&error, process, line, timeout);
-                self.stop();
-                Err(reason)
-            }
-        }
-    }
-
-    fn take_stderr(&mut self) -> String {
-        let mut text = std::mem::take(&mut self.stopped_stderr);
-        if let Some(process) = &self.process {
-            text.push_str(&process.take_stderr());
-        }
-        text
-    }
-}
-
-/// The reason a process failed to answer `line`.
-fn failure(
-    error: &ProcessError,
-    process: &mut EngineProcess,
-    line: &str,
-    waited: Duration,
-) -> ForfeitReason {
-    match error {
-        ProcessError::Spawn { .. } => ForfeitReason::Spawn(error.to_string()),
-        ProcessError::Exited(_) => ForfeitReason::Crashed(
-            process
-                .exit_status()
-                .map_or_else(|| "its output closed".to_owned(), |s| s.to_string()),
-        ),
-        ProcessError::Timeout => ForfeitReason::Hung {
-            command: command_name(line),
-            waited_ms: millis(waited),
-        },
-        ProcessError::Malformed(_) | ProcessError::TooLong => ForfeitReason::Malformed {
-            command: command_name(line),
-            why: error.to_string(),
-        },
-    }
-}
-
-fn command_name(line: &str) -> String {
-    line.split_whitespace().next().unwrap_or("").to_owned()
-}
-
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// One side of a game.
@@ -295,7 +168,7 @@ struct Game {
     position: Position,
     moves: Vec<Move>,
     clocks: [Clock; 2],
-    seconds: [f64; 2],
+    move_seconds: Vec<f64>,
     adjudicated: Option<Adjudicated>,
 }
 
@@ -319,7 +192,7 @@ impl RefereeOptions {
             position: *start,
             moves: Vec::new(),
             clocks: [initial, initial],
-            seconds: [0.0; 2],
+            move_seconds: Vec::new(),
             adjudicated: None,
         };
         let forfeit = self
@@ -356,7 +229,7 @@ impl RefereeOptions {
             },
             forfeit,
             adjudicated: game.adjudicated,
-            seconds: game.seconds,
+            move_seconds: game.move_seconds,
             stderr,
         })
     }
@@ -467,7 +340,7 @@ impl RefereeOptions {
             Contestant::Engine(engine) => self.engine_move(engine, colour, game, allowed)?,
         };
         let used = started.elapsed().as_secs_f64();
-        game.seconds[index] += used;
+        game.move_seconds.push(used);
         game.clocks[index] = clock.after_move(&self.time.control(), used);
         Ok(mv)
     }
@@ -584,6 +457,9 @@ mod tests {
             .unwrap();
         assert!(game.record.result.is_over());
         assert_eq!(game.forfeit, None);
+        assert_eq!(game.move_seconds.len(), game.record.moves.len());
+        let [black, white] = game.seconds();
+        assert!(black > 0.0 && white >= 0.0, "{:?}", game.move_seconds);
         let over: Position = "....../....../....../....../oooo../xxxxx.".parse().unwrap();
         assert!(matches!(
             referee.play_game(
