@@ -55,6 +55,7 @@ mod results;
 pub mod solitaire;
 pub mod table;
 pub mod tallies;
+mod tune_purge;
 pub mod tunes;
 pub mod word;
 pub mod worker_keys;

@@ -13,7 +13,8 @@
 //! back out of the playout tables and its self-play games out of the game tables (see
 //! [`super::contributions`]), counts what went in the totals (`purged_playouts`,
 //! `purged_positions`, `purged_games`, `purged_game_positions`), takes the match pairs it
-//! played out of their matches (a pair result is recorded here too, with A's points) and
+//! played out of their matches (a pair result is recorded here too, with A's points), and
+//! out of the tuning runs whose iterations they were (see [`super::tune_purge`]), and
 //! records it all on the worker's flag record.
 //!
 //! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
@@ -28,6 +29,7 @@ use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
 use super::contributions::{self, TakenBack};
 use super::match_records::{PurgedPair, WordPair, take_back_pairs};
+use super::tune_purge::take_back_from_runs;
 use super::{
     Store, StoreError, StoredDeepSolve, StoredFlags, TOTALS, Totals, abort, corrupt, totals_in,
 };
@@ -144,6 +146,7 @@ impl Store {
             .iter()
             .filter_map(|(_, w)| w.pair_played())
             .collect();
+        let located = self.tune_iterations(pairs.iter().map(|pair| pair.match_id))?;
         // Results that stored exact values (a pair's record holds none).
         let exact = records
             .iter()
@@ -172,6 +175,7 @@ impl Store {
             &self.game_tables,
             &self.matches,
             &self.meta,
+            &self.tunes,
         );
         let solves = purged.deep_solves.clone();
         let (tables, leaf_count, reopened, taken) = trees.transaction(
@@ -187,6 +191,7 @@ impl Store {
                 game_tables,
                 matches,
                 meta,
+                tunes,
             )| {
                 let mut tables = 0;
                 for key in &proven {
@@ -203,7 +208,8 @@ impl Store {
                 let analysed = contributions::take_back(shares, playouts, &analyses)?;
                 let played = contributions::take_back(game_shares, game_tables, &games)?;
                 count_taken_back(meta, &analysed, &played)?;
-                let taken_pairs = take_back_pairs(matches, &pairs)?;
+                let mut taken_pairs = take_back_pairs(matches, &pairs)?;
+                take_back_from_runs(tunes, &mut taken_pairs, &located)?;
                 let mut flags = match flagged.get(worker.as_bytes())? {
                     Some(bytes) => {
                         StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?

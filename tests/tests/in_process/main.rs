@@ -28,5 +28,6 @@ mod solitaire;
 mod time_scale;
 mod tls;
 mod tournaments;
+mod tune_purge;
 mod tuning;
 mod waits;
