@@ -13,6 +13,7 @@ mod engines;
 mod game_records;
 mod health;
 mod holds;
+mod keyless;
 mod match_accuracy;
 mod match_control;
 mod matches;
