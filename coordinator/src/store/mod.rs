@@ -43,6 +43,7 @@ mod build_deep;
 pub mod claims;
 pub mod contributions;
 pub mod deep;
+mod demote;
 mod error;
 mod games;
 mod integrity;
