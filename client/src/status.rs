@@ -177,6 +177,8 @@ mod tests {
                 purged_game_positions: 4,
                 purged_games: 40,
                 purged_pairs: 2,
+                reopened_solves: 1,
+                demoted_values: 5,
             }],
             worker_count: 0,
             next_workers_after: String::new(),

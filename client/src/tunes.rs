@@ -7,14 +7,14 @@
 
 use pentago::{OpeningSource, ParamRange, SpsaSchedule, TuneSpace, UctConfig, excerpt};
 use pentagrid_model::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT, MAX_TUNE_PAIRS_PER_ITERATION};
-use pentagrid_proto::{Client, tune_state_of_wire, tune_step_of_wire, v2};
+use pentagrid_proto::{Client, tune_purges_of_wire, tune_state_of_wire, tune_step_of_wire, v2};
 use pentagrid_rating::Sprt;
 
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
 use crate::matches::{MatchRecord, match_record};
 
-pub use pentagrid_model::{TuneState, TuneStep};
+pub use pentagrid_model::{TunePurges, TuneState, TuneStep};
 
 /// A tuning run to start.
 #[derive(Clone, Debug)]
@@ -141,6 +141,8 @@ pub struct TuneRun {
     pub sprt_match: Option<MatchRecord>,
     /// The steps, when asked for (every one, read page by page).
     pub steps: Vec<TuneStep>,
+    /// What purges of caught workers took out of the run.
+    pub purges: TunePurges,
 }
 
 impl TuneRun {
@@ -171,6 +173,7 @@ impl TuneRun {
             theta: r.theta,
             values: r.values,
             tuned: r.tuned,
+            purges: tune_purges_of_wire(r.purges),
             steps,
         })
     }

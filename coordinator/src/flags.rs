@@ -86,6 +86,8 @@ pub(crate) fn flagged_workers(store: &Store) -> Result<Vec<FlaggedWorker>, Store
             purged_game_positions: record.purged_game_positions,
             purged_games: record.purged_games,
             purged_pairs: record.purged_pairs,
+            reopened_solves: record.reopened_solves,
+            demoted_values: record.demoted_values,
         })
         .collect())
 }

@@ -177,6 +177,7 @@ impl ResultIngest {
             leaves = purged.leaves,
             deep_solves = purged.deep_solves.len(),
             reopened = purged.reopened,
+            demoted = purged.demoted,
             solving_again,
             analysed_positions = purged.analyses.positions,
             playouts = purged.analyses.games,

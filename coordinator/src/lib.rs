@@ -57,7 +57,7 @@ mod validate;
 pub use api::auth::{CredentialError, Credentials};
 pub use api::roles::{Grant, REQUIRED_ROLES, Role};
 pub use api::untrusted::{check_book_import, check_result};
-pub use api::watches::MAX_WATCHES_PER_GRANT;
+pub use api::watches::{MAX_WATCHES, MAX_WATCHES_PER_GRANT};
 pub use book::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 pub use builder::{MAX_BUILD_WINDOW, MIN_BUILD_WINDOW};
 pub use clock::{Clock, ManualClock, SystemClock};

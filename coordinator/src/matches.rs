@@ -544,8 +544,9 @@ impl Matches {
 
     /// Queues again, for workers other than `worker`, the pairs a purge took out of their
     /// matches (see [`Store::purge_worker`]): those of matches neither stopped nor decided
-    /// (a tuning run's iteration keeps its step: its pairs are not played again), and for a
-    /// match whose SPRT decision rested on a purged pair, the pairs that decision cancelled.
+    /// (of a tuning run's, only those of the iteration being played: a step already taken
+    /// has its purged pairs' shift undone instead), and for a match whose SPRT decision
+    /// rested on a purged pair, the pairs that decision cancelled.
     /// Returns how many pairs were queued.
     pub(crate) async fn replay_purged(
         &self,
@@ -570,7 +571,7 @@ impl Matches {
                 let Some(record) = store.match_record(taken.match_id)? else {
                     continue;
                 };
-                if closed(&record) || record.tune != 0 {
+                if closed(&record) || !taken.replay {
                     continue;
                 }
                 weights.insert(taken.match_id, record.weight);

@@ -121,6 +121,7 @@ mod tests {
             control: TuneControl::Open,
             current_match: 9,
             sprt_match: 0,
+            purges: Default::default(),
         }
     }
 

@@ -272,6 +272,7 @@ impl Tunes {
             control: TuneControl::Open,
             current_match: self.store.generate_id()?,
             sprt_match: 0,
+            purges: Default::default(),
         };
         let first = next_match(id, &record, &space)?;
         self.create_match(record.current_match, &first).await?;
@@ -360,19 +361,24 @@ impl Tunes {
             if !over {
                 return Ok(());
             }
-            self.step(id, &record, &space, &report)?;
+            if !self.step(id, &record, &space, &report)? {
+                // A purge or a stop came between: the next tick looks again.
+                return Ok(());
+            }
         }
     }
 
     /// Stores the step of `record`'s iteration, whose match `report` is over, with the
-    /// run's record after it (and the id of its next match, reserved).
+    /// run's record after it (and the id of its next match, reserved), adding the shift the
+    /// run owes for purged pairs of earlier steps. `false`: nothing stored, the run or the
+    /// match changed since they were read.
     fn step(
         &self,
         id: u64,
         record: &TuneRecord,
         space: &TuneSpace,
         report: &MatchReport,
-    ) -> Result<(), TuneError> {
+    ) -> Result<bool, TuneError> {
         let k = record.iterations_done;
         let schedule = &record.schedule;
         let delta = perturbation(record.seed, k, record.theta.len());
@@ -381,7 +387,12 @@ impl Tunes {
         let games = report.record.score.games;
         let net = i64::try_from(games.wins).unwrap_or(i64::MAX)
             - i64::try_from(games.losses).unwrap_or(i64::MAX);
-        let theta = spsa_update(&record.theta, &delta, schedule.step(k), net);
+        // What purged pairs of earlier steps had moved the point goes back with this step.
+        let correction = record.purges.owed.clone();
+        let theta = corrected(
+            &spsa_update(&record.theta, &delta, schedule.step(k), net),
+            &correction,
+        );
         let step = TuneStep {
             iteration: k,
             match_id: record.current_match,
@@ -394,12 +405,16 @@ impl Tunes {
             losses: games.losses,
             values: space.values(&theta),
             theta: theta.clone(),
+            correction,
+            ..TuneStep::default()
         };
         let mut after = TuneRecord {
             iterations_done: k + 1,
             theta,
             ..record.clone()
         };
+        after.purges.owed.clear();
+        after.purges.owed_pairs = 0;
         if after.iterations_done < schedule.iterations {
             after.current_match = self.store.generate_id()?;
         } else if record.sprt.is_empty() {
@@ -409,7 +424,9 @@ impl Tunes {
             after.current_match = self.store.generate_id()?;
             after.sprt_match = after.current_match;
         }
-        self.store.record_tune_step(id, &step, &after)?;
+        if !self.store.record_tune_step(id, record, &step, &after)? {
+            return Ok(false);
+        }
         tracing::info!(
             tune_id = id,
             iteration = k,
@@ -418,7 +435,7 @@ impl Tunes {
             values = ?step.values,
             "tuning step"
         );
-        Ok(())
+        Ok(true)
     }
 
     /// Where run `id` stands, with a page of its steps if asked: `(from, most)` (most 0:
@@ -529,10 +546,29 @@ impl Tunes {
     }
 }
 
+/// `theta` shifted by `shift` (when given), each coordinate kept in 0..1.
+fn corrected(theta: &[f64], shift: &[f64]) -> Vec<f64> {
+    if shift.len() != theta.len() {
+        return theta.to_vec();
+    }
+    theta
+        .iter()
+        .zip(shift)
+        .map(|(t, s)| (t + s).clamp(0.0, 1.0))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pentagrid_store::StoredMatch;
+
+    #[test]
+    fn an_owed_shift_moves_the_point_within_its_range() {
+        assert_eq!(corrected(&[0.5, 0.9], &[0.25, 0.25]), [0.75, 1.0]);
+        assert_eq!(corrected(&[0.5, 0.1], &[-0.25, -0.25]), [0.25, 0.0]);
+        assert_eq!(corrected(&[0.5], &[]), [0.5], "nothing owed");
+    }
 
     fn report(id: u64, pairs_done: u64) -> MatchReport {
         let stored = StoredMatch {

@@ -29,4 +29,9 @@ pub struct FlaggedWorker {
     pub purged_games: u64,
     /// Match pairs it played, taken out of their matches (played again by others).
     pub purged_pairs: u64,
+    /// Finished deep solves that took in one of its leaves, reopened.
+    pub reopened_solves: u64,
+    /// Proven move values carried up the book from its purged values (and the reopened
+    /// solves' roots), taken back with them.
+    pub demoted_values: u64,
 }

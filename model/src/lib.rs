@@ -53,5 +53,5 @@ pub use task::{
 };
 pub use time_scale::{MAX_TIME_SCALE, MIN_TIME_SCALE, TimeScale, TimeScaleError};
 pub use tune_state::TuneState;
-pub use tune_step::TuneStep;
+pub use tune_step::{TunePurges, TuneStep};
 pub use worker_info::WorkerInfo;

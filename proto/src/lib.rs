@@ -19,9 +19,9 @@ pub use convert::{
     book_row_to_wire, book_tables_to_wire, cancel_outcome_of_wire, cancel_outcome_to_wire,
     export_row_to_wire, flagged_worker_of_wire, flagged_worker_to_wire, match_state_of_wire,
     match_state_to_wire, match_wait_of_wire, match_wait_to_wire, puzzle_filter_of_wire,
-    puzzle_filter_to_wire, table_source_of_wire, table_source_to_wire, tune_state_of_wire,
-    tune_state_to_wire, tune_step_of_wire, tune_step_to_wire, worker_info_of_wire,
-    worker_info_to_wire,
+    puzzle_filter_to_wire, table_source_of_wire, table_source_to_wire, tune_purges_of_wire,
+    tune_purges_to_wire, tune_state_of_wire, tune_state_to_wire, tune_step_of_wire,
+    tune_step_to_wire, worker_info_of_wire, worker_info_to_wire,
 };
 pub use errors::{ConversionError, error_status, reason_of};
 pub use notes::{

@@ -122,6 +122,13 @@ pub struct StoredFlags {
     /// Match pairs it played, taken out of their matches once it was caught.
     #[prost(uint64, tag = "9")]
     pub purged_pairs: u64,
+    /// Finished deep solves reopened because they took in one of its leaves.
+    #[prost(uint64, tag = "10")]
+    pub reopened_solves: u64,
+    /// Propagated move values taken back because the values below them went with its purge
+    /// (see `store::demote`).
+    #[prost(uint64, tag = "11")]
+    pub demoted_values: u64,
 }
 
 /// Why a stored claim does not read back.

@@ -253,6 +253,14 @@ pub struct PurgedPair {
     /// Whether the match's SPRT had decided and no longer does without the pair: its pairs
     /// cancelled at the decision are to be played too.
     pub undecided: bool,
+    /// The tuning run the match is an iteration of (0: none).
+    pub tune: u64,
+    /// A's points in each of the pair's games, doubled, as the score had them.
+    pub a_half_points: Vec<u32>,
+    /// Whether the pair is to be played again as far as its match's owner goes: always for an
+    /// ordinary match; for a tuning run's, only while its iteration's step is not taken (see
+    /// [`super::tune_purge`]).
+    pub replay: bool,
 }
 
 impl StoredMatch {
@@ -319,6 +327,9 @@ pub(super) fn take_back_pairs(
             pair: word.pair,
             job_id: stored.job_id,
             undecided: decided && record.decided_after == 0,
+            tune: record.tune,
+            a_half_points: word.a_half_points.clone(),
+            replay: record.tune == 0,
         });
     }
     Ok(taken)

@@ -4,6 +4,7 @@
 //! (`store::tunes`), as it does for matches ([`crate::match_record`]).
 
 use pentago::SpsaSchedule;
+use pentagrid_model::TunePurges;
 
 /// Where a run is in its course, as stored.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -63,4 +64,7 @@ pub struct TuneRecord {
     pub current_match: u64,
     /// The follow-up SPRT match (0: none yet).
     pub sprt_match: u64,
+    /// What purges of caught workers took out of it, and the shift of the point its next
+    /// step owes for them.
+    pub purges: TunePurges,
 }

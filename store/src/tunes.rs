@@ -3,13 +3,18 @@
 //! iteration (16 bytes), so a run's steps are one key range after its record. Encoded with
 //! protobuf (prost) field tags that never change meaning, so the format is stable and evolves
 //! only by adding fields; records written before a field existed read it as its default.
-//! A step and the record's new point are written in one transaction.
+//! A step and the record's new point are written in one transaction, which checks that the
+//! run and the step's match still stand as the step was computed from (a purge may have
+//! changed either, see [`super::tune_purge`]).
 
 use pentago::SpsaSchedule;
-use pentagrid_model::TuneStep;
+use pentagrid_model::{TunePurges, TuneStep};
 use prost::Message;
+use sled::Transactional;
 
-use super::{Store, StoreError, abort, corrupt, get_record, id_of, pair_key, put_record};
+use super::{
+    Store, StoreError, StoredMatch, abort, corrupt, get_record, id_of, pair_key, put_record,
+};
 use crate::tune_record::{TuneControl, TunePhase, TuneRecord};
 
 /// A tuning run, stored under its id.
@@ -76,6 +81,18 @@ pub struct StoredTune {
     /// The follow-up SPRT match; 0: none yet.
     #[prost(uint64, tag = "20")]
     pub sprt_match: u64,
+    /// Pairs of caught workers taken out of iterations whose steps were already taken.
+    #[prost(uint64, tag = "21")]
+    pub purged_stepped_pairs: u64,
+    /// Pairs of caught workers taken out of the iteration being played, played again.
+    #[prost(uint64, tag = "22")]
+    pub purged_replayed_pairs: u64,
+    /// The shift of the point (normalized) owed for stepped pairs, added at the next step.
+    #[prost(double, repeated, tag = "23")]
+    pub owed: Vec<f64>,
+    /// How many stepped pairs the owed shift undoes.
+    #[prost(uint64, tag = "24")]
+    pub owed_pairs: u64,
 }
 
 /// One finished iteration of a run, stored under run id ‖ iteration.
@@ -111,6 +128,21 @@ pub struct StoredTuneStep {
     /// The parameter values after the update.
     #[prost(double, repeated, tag = "10")]
     pub values: Vec<f64>,
+    /// Pairs of caught workers taken out after the step was taken (the counts above stay).
+    #[prost(uint64, tag = "11")]
+    pub purged_pairs: u64,
+    /// θ + cΔ's games won in them.
+    #[prost(uint64, tag = "12")]
+    pub purged_wins: u64,
+    /// θ + cΔ's games drawn in them.
+    #[prost(uint64, tag = "13")]
+    pub purged_draws: u64,
+    /// θ + cΔ's games lost in them.
+    #[prost(uint64, tag = "14")]
+    pub purged_losses: u64,
+    /// The shift (normalized) the step added for earlier steps' purged pairs.
+    #[prost(double, repeated, tag = "15")]
+    pub correction: Vec<f64>,
 }
 
 fn phase_number(phase: TunePhase) -> u32 {
@@ -147,6 +179,10 @@ impl From<&TuneRecord> for StoredTune {
             },
             current_match: r.current_match,
             sprt_match: r.sprt_match,
+            purged_stepped_pairs: r.purges.stepped_pairs,
+            purged_replayed_pairs: r.purges.replayed_pairs,
+            owed: r.purges.owed.clone(),
+            owed_pairs: r.purges.owed_pairs,
         }
     }
 }
@@ -183,6 +219,12 @@ impl From<&StoredTune> for TuneRecord {
             },
             current_match: s.current_match,
             sprt_match: s.sprt_match,
+            purges: TunePurges {
+                stepped_pairs: s.purged_stepped_pairs,
+                replayed_pairs: s.purged_replayed_pairs,
+                owed: s.owed.clone(),
+                owed_pairs: s.owed_pairs,
+            },
         }
     }
 }
@@ -200,6 +242,11 @@ impl From<&TuneStep> for StoredTuneStep {
             losses: step.losses,
             theta: step.theta.clone(),
             values: step.values.clone(),
+            purged_pairs: step.purged_pairs,
+            purged_wins: step.purged_wins,
+            purged_draws: step.purged_draws,
+            purged_losses: step.purged_losses,
+            correction: step.correction.clone(),
         }
     }
 }
@@ -220,6 +267,11 @@ impl StoredTuneStep {
             losses: self.losses,
             theta: self.theta.clone(),
             values: self.values.clone(),
+            purged_pairs: self.purged_pairs,
+            purged_wins: self.purged_wins,
+            purged_draws: self.purged_draws,
+            purged_losses: self.purged_losses,
+            correction: self.correction.clone(),
         }
     }
 }
@@ -238,11 +290,14 @@ impl Store {
     }
 
     /// Stores iteration `step` of run `id` and the run's record after it in one transaction,
-    /// once: `false` (and nothing written) when the stored run has already finished that
-    /// iteration, or is gone.
+    /// once, and only while both still stand as the step was computed from: `false` (and
+    /// nothing written) when the stored run is no longer `before` (it has finished that
+    /// iteration, was stopped, or a purge changed it; or it is gone), or the step's match no
+    /// longer holds the games the step counts (a purge took a pair out).
     pub fn record_tune_step(
         &self,
         id: u64,
+        before: &TuneRecord,
         step: &TuneStep,
         after: &TuneRecord,
     ) -> Result<bool, StoreError> {
@@ -250,12 +305,21 @@ impl Store {
         let key = id.to_be_bytes();
         let step_key = pair_key(id, step.iteration);
         let (record, stored_step) = (StoredTune::from(after), StoredTuneStep::from(step));
-        let written = self.tunes.transaction(|tunes| {
+        let games = (step.wins, step.draws, step.losses);
+        let trees = (&self.tunes, &self.matches);
+        let written = trees.transaction(|(tunes, matches)| {
             let Some(bytes) = tunes.get(key)? else {
                 return Ok(false);
             };
             let current = StoredTune::decode(bytes.as_ref()).map_err(abort("tuning run"))?;
-            if current.iterations_done != step.iteration {
+            if TuneRecord::from(&current) != *before || before.iterations_done != step.iteration {
+                return Ok(false);
+            }
+            let Some(bytes) = matches.get(step.match_id.to_be_bytes())? else {
+                return Ok(false);
+            };
+            let played = StoredMatch::decode(bytes.as_ref()).map_err(abort("match"))?;
+            if (played.wins, played.draws, played.losses) != games {
                 return Ok(false);
             }
             tunes.insert(&step_key, stored_step.encode_to_vec())?;
@@ -332,6 +396,7 @@ mod tests {
             control: TuneControl::Open,
             current_match: 5,
             sprt_match: 0,
+            purges: Default::default(),
         }
     }
 
@@ -348,6 +413,10 @@ mod tests {
             losses: 3,
             theta: vec![0.3],
             values: vec![67.0],
+            purged_pairs: 1,
+            purged_wins: 2,
+            correction: vec![0.0625],
+            ..TuneStep::default()
         }
     }
 
@@ -360,15 +429,61 @@ mod tests {
         let after = TuneRecord {
             iterations_done: 1,
             theta: vec![0.3],
+            purges: TunePurges {
+                stepped_pairs: 2,
+                replayed_pairs: 1,
+                owed: vec![-0.125],
+                owed_pairs: 1,
+            },
             ..record()
         };
-        assert!(store.record_tune_step(7, &step(0), &after).unwrap());
+        // The step's match holds other games than the step counts (a purge took a pair out
+        // meanwhile): nothing is written.
+        let played = StoredMatch {
+            wins: 1,
+            losses: 4,
+            ..StoredMatch::default()
+        };
+        store.put_match(5, &played).unwrap();
         assert!(
-            !store.record_tune_step(7, &step(0), &after).unwrap(),
+            !store
+                .record_tune_step(7, &record(), &step(0), &after)
+                .unwrap()
+        );
+        store
+            .put_match(
+                5,
+                &StoredMatch {
+                    losses: 3,
+                    ..played
+                },
+            )
+            .unwrap();
+        // Nor when the run is no longer what the step was computed from.
+        let changed = TuneRecord {
+            theta: vec![0.25],
+            ..record()
+        };
+        assert!(
+            !store
+                .record_tune_step(7, &changed, &step(0), &after)
+                .unwrap()
+        );
+        assert!(
+            store
+                .record_tune_step(7, &record(), &step(0), &after)
+                .unwrap()
+        );
+        assert!(
+            !store
+                .record_tune_step(7, &record(), &step(0), &after)
+                .unwrap(),
             "once"
         );
         assert!(
-            !store.record_tune_step(8, &step(0), &after).unwrap(),
+            !store
+                .record_tune_step(8, &record(), &step(0), &after)
+                .unwrap(),
             "no run"
         );
         assert_eq!(store.tune(7).unwrap(), Some(after.clone()));

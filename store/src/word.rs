@@ -8,12 +8,14 @@
 //! stored that way, in one transaction, and says what it removed so the services can have it
 //! worked out again by other workers. A finished deep solve that took in a purged leaf is
 //! reopened (its record back to unproven, its root's `proven` table removed) in the same
-//! transaction; values its finish had carried further up the book are not traced (a known
-//! limit, see the README's cross-checks). The same transaction takes the worker's analyses
+//! transaction, and every propagated value that rested on a removed value or a reopened root,
+//! however far up the book it was carried, is taken back too (see [`super::demote`]). The
+//! same transaction takes the worker's analyses
 //! back out of the playout tables and its self-play games out of the game tables (see
 //! [`super::contributions`]), counts what went in the totals (`purged_playouts`,
 //! `purged_positions`, `purged_games`, `purged_game_positions`), takes the match pairs it
-//! played out of their matches (a pair result is recorded here too, with A's points) and
+//! played out of their matches (a pair result is recorded here too, with A's points), and
+//! out of the tuning runs whose iterations they were (see [`super::tune_purge`]), and
 //! records it all on the worker's flag record.
 //!
 //! Stable format (a protobuf record, fields only ever added). `on_word`: key = the worker id's
@@ -27,9 +29,12 @@ use sled::Transactional;
 use sled::transaction::{ConflictableTransactionResult, TransactionalTree};
 
 use super::contributions::{self, TakenBack};
+use super::demote::{Demotion, SolvedRoots};
 use super::match_records::{PurgedPair, WordPair, take_back_pairs};
+use super::tune_purge::take_back_from_runs;
 use super::{
-    Store, StoreError, StoredDeepSolve, StoredFlags, TOTALS, Totals, abort, corrupt, totals_in,
+    Store, StoreError, StoredDeepSolve, StoredFlags, TOTALS, Totals, abort, all_records, corrupt,
+    totals_in,
 };
 
 /// What one result stored on its worker's word alone.
@@ -115,6 +120,9 @@ pub struct Purged {
     pub deep_solves: BTreeSet<u64>,
     /// Of those, the finished ones that were reopened.
     pub reopened: u64,
+    /// Propagated move values taken back because what they were derived from went (see
+    /// [`super::demote`]).
+    pub demoted: u64,
     /// What went from the playout tables: its analyses' rows.
     pub analyses: TakenBack,
     /// What went from the game tables: its self-play games' rows.
@@ -129,36 +137,20 @@ impl Store {
     /// rows back out of the playout tables and its games' rows out of the game tables, and adds
     /// the counts to the worker's flag record and the totals, in one transaction. Idempotent: a second purge finds nothing.
     pub fn purge_worker(&self, worker: &str) -> Result<Purged, StoreError> {
-        let mut records = Vec::new();
-        for entry in self.on_word.scan_prefix(worker_prefix(worker)) {
-            let (key, value) = entry?;
-            let word =
-                StoredWord::decode(value.as_ref()).map_err(|e| corrupt("on-word record", e))?;
-            records.push((key, word));
-        }
+        let exact_values = self.word_values(worker)?;
         // Read again inside the transaction; no result of the worker commits after the one
         // that caught it (see `Applied::WorkerQuarantined`), so no record is missed.
         let analyses = contributions::keys_of(&self.contributions, worker)?;
         let games = contributions::keys_of(&self.game_contributions, worker)?;
-        let pairs: Vec<WordPair> = records
-            .iter()
-            .filter_map(|(_, w)| w.pair_played())
-            .collect();
-        // Results that stored exact values (a pair's record holds none).
-        let exact = records
-            .iter()
-            .filter(|(_, w)| !w.proven.is_empty() || !w.leaves.is_empty())
-            .count() as u64;
+        let pairs = &exact_values.pairs;
+        let located = self.tune_iterations(pairs.iter().map(|pair| pair.match_id))?;
+        let exact = exact_values.results;
         let mut purged = Purged {
             results: exact,
+            solves: exact_values.solved_positions.clone(),
+            deep_solves: exact_values.solves.clone(),
             ..Purged::default()
         };
-        let proven: BTreeSet<u64> = records.iter().flat_map(|(_, w)| w.proven.clone()).collect();
-        let leaves: BTreeSet<u64> = records.iter().flat_map(|(_, w)| w.leaves.clone()).collect();
-        for (_, word) in &records {
-            purged.solves.extend(word.solved.clone());
-            purged.deep_solves.extend(word.deep_solve);
-        }
         let _writing = self.writing();
         let trees = (
             &self.on_word,
@@ -172,9 +164,9 @@ impl Store {
             &self.game_tables,
             &self.matches,
             &self.meta,
+            &self.tunes,
         );
-        let solves = purged.deep_solves.clone();
-        let (tables, leaf_count, reopened, taken) = trees.transaction(
+        let (removed, taken) = trees.transaction(
             |(
                 on_word,
                 proven_tree,
@@ -187,49 +179,35 @@ impl Store {
                 game_tables,
                 matches,
                 meta,
+                tunes,
             )| {
-                let mut tables = 0;
-                for key in &proven {
-                    tables += u64::from(proven_tree.remove(&key.to_be_bytes())?.is_some());
-                }
-                let mut leaf_count = 0;
-                for key in &leaves {
-                    leaf_count += u64::from(deep_leaves.remove(&key.to_be_bytes())?.is_some());
-                }
-                for (key, _) in &records {
-                    on_word.remove(key.as_ref())?;
-                }
-                let reopened = reopen(deep_solves, proven_tree, &solves)?;
+                let trees = ExactTrees {
+                    on_word,
+                    proven: proven_tree,
+                    deep_leaves,
+                    deep_solves,
+                };
+                let removed = trees.remove(&exact_values)?;
                 let analysed = contributions::take_back(shares, playouts, &analyses)?;
                 let played = contributions::take_back(game_shares, game_tables, &games)?;
                 count_taken_back(meta, &analysed, &played)?;
-                let taken_pairs = take_back_pairs(matches, &pairs)?;
-                let mut flags = match flagged.get(worker.as_bytes())? {
-                    Some(bytes) => {
-                        StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?
-                    }
-                    None => StoredFlags::default(),
+                let mut taken_pairs = take_back_pairs(matches, pairs)?;
+                take_back_from_runs(tunes, &mut taken_pairs, &located)?;
+                let counts = PurgeCounts {
+                    results: exact,
+                    removed,
+                    analysed: &analysed,
+                    played: &played,
+                    pairs: taken_pairs.len() as u64,
                 };
-                flags.purged_results += exact;
-                flags.purged_values += tables + leaf_count;
-                flags.purged_positions = flags.purged_positions.saturating_add(analysed.positions);
-                flags.purged_playouts = flags.purged_playouts.saturating_add(analysed.games);
-                flags.purged_game_positions =
-                    flags.purged_game_positions.saturating_add(played.positions);
-                flags.purged_games = flags.purged_games.saturating_add(played.games);
-                flags.purged_pairs = flags.purged_pairs.saturating_add(taken_pairs.len() as u64);
-                flagged.insert(worker.as_bytes(), flags.encode_to_vec())?;
-                Ok((
-                    tables,
-                    leaf_count,
-                    reopened,
-                    (analysed, played, taken_pairs),
-                ))
+                add_to_flags(flagged, worker, &counts)?;
+                Ok((removed, (analysed, played, taken_pairs)))
             },
         )?;
-        purged.proven_tables = tables;
-        purged.leaves = leaf_count;
-        purged.reopened = reopened;
+        purged.proven_tables = removed.tables;
+        purged.leaves = removed.leaves;
+        purged.reopened = removed.reopened;
+        purged.demoted = removed.demoted;
         (purged.analyses, purged.games, purged.pairs) = taken;
         // Only a purge that removed exact values invalidates what the deep searches learnt.
         if purged.results > 0 {
@@ -251,14 +229,162 @@ impl Store {
     }
 }
 
+/// What a worker's results stored on its word, read before its purge's transaction.
+struct ExactValues {
+    /// The worker's `on_word` records (key, record).
+    records: Vec<(sled::IVec, StoredWord)>,
+    /// Of those, the results that stored exact values (a pair's record holds none).
+    results: u64,
+    /// The `proven` tables its results wrote.
+    proven: BTreeSet<u64>,
+    /// The deep leaves they stored.
+    leaves: BTreeSet<u64>,
+    /// The positions its solves solved (text form).
+    solved_positions: Vec<String>,
+    /// The deep solves its leaves were for.
+    solves: BTreeSet<u64>,
+    /// The finished deep solves that stay finished.
+    solved: SolvedRoots,
+    /// The match pairs it played.
+    pairs: Vec<WordPair>,
+}
+
+impl Store {
+    /// What `worker`'s results stored on its word (see [`ExactValues`]).
+    fn word_values(&self, worker: &str) -> Result<ExactValues, StoreError> {
+        let mut records = Vec::new();
+        for entry in self.on_word.scan_prefix(worker_prefix(worker)) {
+            let (key, value) = entry?;
+            let word =
+                StoredWord::decode(value.as_ref()).map_err(|e| corrupt("on-word record", e))?;
+            records.push((key, word));
+        }
+        let words = || records.iter().map(|(_, word)| word);
+        let solves: BTreeSet<u64> = words().filter_map(|w| w.deep_solve).collect();
+        Ok(ExactValues {
+            results: words()
+                .filter(|w| !w.proven.is_empty() || !w.leaves.is_empty())
+                .count() as u64,
+            proven: words().flat_map(|w| w.proven.clone()).collect(),
+            leaves: words().flat_map(|w| w.leaves.clone()).collect(),
+            solved_positions: words().filter_map(|w| w.solved.clone()).collect(),
+            solved: self.solved_roots(&solves)?,
+            solves,
+            pairs: words().filter_map(StoredWord::pair_played).collect(),
+            records,
+        })
+    }
+}
+
+/// What a purge removed of exact values.
+#[derive(Clone, Copy, Debug, Default)]
+struct Removed {
+    /// `proven` tables.
+    tables: u64,
+    /// Deep leaves.
+    leaves: u64,
+    /// Finished deep solves reopened.
+    reopened: u64,
+    /// Propagated move values demoted.
+    demoted: u64,
+}
+
+/// The trees exact values live in, inside a purge's transaction.
+struct ExactTrees<'a> {
+    on_word: &'a TransactionalTree,
+    proven: &'a TransactionalTree,
+    deep_leaves: &'a TransactionalTree,
+    deep_solves: &'a TransactionalTree,
+}
+
+impl ExactTrees<'_> {
+    /// Removes `values` with their records, reopens the finished deep solves that took in
+    /// their leaves, and demotes what the book had derived from any of it.
+    fn remove(&self, values: &ExactValues) -> ConflictableTransactionResult<Removed, StoreError> {
+        // The positions whose values go: what proved them may have been carried up.
+        let mut gone = Vec::new();
+        for key in &values.proven {
+            if self.proven.remove(&key.to_be_bytes())?.is_some() {
+                gone.push(*key);
+            }
+        }
+        let tables = gone.len() as u64;
+        let mut leaves = 0;
+        for key in &values.leaves {
+            if self.deep_leaves.remove(&key.to_be_bytes())?.is_some() {
+                leaves += 1;
+                gone.push(*key);
+            }
+        }
+        for (key, _) in &values.records {
+            self.on_word.remove(key.as_ref())?;
+        }
+        let (reopened, roots) = reopen(self.deep_solves, self.proven, &values.solves)?;
+        gone.extend(roots);
+        let demotion = Demotion {
+            proven: self.proven,
+            deep_leaves: self.deep_leaves,
+            solved: &values.solved,
+        };
+        let demoted = demotion.demote(&gone)?;
+        Ok(Removed {
+            tables,
+            leaves,
+            reopened,
+            demoted,
+        })
+    }
+}
+
+/// What one purge counts on its worker's flag record.
+struct PurgeCounts<'a> {
+    results: u64,
+    removed: Removed,
+    analysed: &'a TakenBack,
+    played: &'a TakenBack,
+    pairs: u64,
+}
+
+/// Adds `counts` to `worker`'s flag record, inside the purge's transaction.
+fn add_to_flags(
+    flagged: &TransactionalTree,
+    worker: &str,
+    counts: &PurgeCounts<'_>,
+) -> ConflictableTransactionResult<(), StoreError> {
+    let mut flags = match flagged.get(worker.as_bytes())? {
+        Some(bytes) => StoredFlags::decode(bytes.as_ref()).map_err(abort("flagged worker"))?,
+        None => StoredFlags::default(),
+    };
+    let removed = counts.removed;
+    flags.purged_results = flags.purged_results.saturating_add(counts.results);
+    flags.purged_values = flags
+        .purged_values
+        .saturating_add(removed.tables + removed.leaves);
+    flags.purged_positions = flags
+        .purged_positions
+        .saturating_add(counts.analysed.positions);
+    flags.purged_playouts = flags.purged_playouts.saturating_add(counts.analysed.games);
+    flags.purged_game_positions = flags
+        .purged_game_positions
+        .saturating_add(counts.played.positions);
+    flags.purged_games = flags.purged_games.saturating_add(counts.played.games);
+    flags.purged_pairs = flags.purged_pairs.saturating_add(counts.pairs);
+    flags.reopened_solves = flags.reopened_solves.saturating_add(removed.reopened);
+    flags.demoted_values = flags.demoted_values.saturating_add(removed.demoted);
+    flagged.insert(worker.as_bytes(), flags.encode_to_vec())?;
+    Ok(())
+}
+
 /// Reopens the finished deep solves among `solves` (their leaves are being purged): each goes
-/// back to unproven and its root's `proven` table is removed. Returns how many were reopened.
+/// back to unproven and its root's `proven` table is removed. Returns how many were reopened,
+/// and their roots' canonical keys.
 fn reopen(
     deep_solves: &TransactionalTree,
     proven: &TransactionalTree,
     solves: &BTreeSet<u64>,
-) -> ConflictableTransactionResult<u64, StoreError> {
+) -> ConflictableTransactionResult<(u64, Vec<u64>), StoreError> {
     let mut reopened = 0;
+    let mut roots = Vec::new();
     for id in solves {
         let Some(bytes) = deep_solves.get(id.to_be_bytes())? else {
             continue;
@@ -269,6 +395,7 @@ fn reopen(
         }
         if let Some((key, ..)) = super::deep::proven_root(&record) {
             proven.remove(&key.to_be_bytes())?;
+            roots.push(key);
         }
         record.done = false;
         (record.lower, record.upper) = (-1, 1);
@@ -276,7 +403,26 @@ fn reopen(
         deep_solves.insert(&id.to_be_bytes(), record.encode_to_vec())?;
         reopened += 1;
     }
-    Ok(reopened)
+    Ok((reopened, roots))
+}
+
+impl Store {
+    /// The roots of the finished deep solves outside `reopening` (the ones a purge reopens),
+    /// with their values: they stay proven whatever their `proven` tables hold. Read before
+    /// the purge's transaction.
+    fn solved_roots(&self, reopening: &BTreeSet<u64>) -> Result<SolvedRoots, StoreError> {
+        let mut roots = SolvedRoots::new();
+        for entry in all_records::<StoredDeepSolve>(&self.deep_solves, "deep solve") {
+            let (id, record) = entry?;
+            if reopening.contains(&id) {
+                continue;
+            }
+            if let Some((key, value, _)) = super::deep::proven_root(&record) {
+                roots.insert(key, value);
+            }
+        }
+        Ok(roots)
+    }
 }
 
 /// Counts in the totals what a purge took out of the playout tables (`analysed`) and the game

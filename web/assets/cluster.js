@@ -57,6 +57,7 @@ async function refresh() {
     document.getElementById("caught").replaceChildren(...(caught.length ? caught.map((w) => el("li", { "data-caught": w.id },
       el("span", { class: "mono" }, w.id), ` ${w.quarantined ? "quarantined" : `flagged ${w.flags}×`}: ${w.last_reason}`,
       w.purged_results ? ` — purged ${count(w.purged_values)} values of ${count(w.purged_results)} results (solved again by others)` : "",
+      w.reopened_solves || w.demoted_values ? ` — reopened ${count(w.reopened_solves)} deep solves, demoted ${count(w.demoted_values)} values carried up the book from them` : "",
       w.purged_positions ? ` — purged ${count(w.purged_playouts)} playouts of its analyses from ${count(w.purged_positions)} positions` : "",
       w.purged_game_positions ? ` — purged ${count(w.purged_games)} games from ${count(w.purged_game_positions)} positions` : "",
       w.purged_pairs ? ` — purged ${count(w.purged_pairs)} match pairs (played again by others)` : ""))

@@ -200,7 +200,7 @@ fn status_json(s: &ClusterStatus, deep_solves: &[DeepStatus]) -> Result<serde_js
     let flagged: Vec<_> = s
         .flagged_workers
         .iter()
-        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason, "purged_results": w.purged_results, "purged_values": w.purged_values, "purged_positions": w.purged_positions, "purged_playouts": w.purged_playouts, "purged_game_positions": w.purged_game_positions, "purged_games": w.purged_games, "purged_pairs": w.purged_pairs}))
+        .map(|w| json!({"id": w.id, "flags": w.flags, "quarantined": w.quarantined, "last_reason": w.last_reason, "purged_results": w.purged_results, "purged_values": w.purged_values, "purged_positions": w.purged_positions, "purged_playouts": w.purged_playouts, "purged_game_positions": w.purged_game_positions, "purged_games": w.purged_games, "purged_pairs": w.purged_pairs, "reopened_solves": w.reopened_solves, "demoted_values": w.demoted_values}))
         .collect();
     let (jobs, stored) = (&s.jobs, &s.stored);
     // The explorer's `/solitaire` rows: variant, player, deals, wins and both intervals.
@@ -298,6 +298,14 @@ fn print_flagged(flagged: &[FlaggedWorker]) -> Result<()> {
                 "",
                 w.purged_values,
                 w.purged_results
+            );
+        }
+        if w.reopened_solves > 0 || w.demoted_values > 0 {
+            outln!(
+                "  {:<24} reopened {} finished deep solves; demoted {} values carried up the book from what was purged",
+                "",
+                w.reopened_solves,
+                w.demoted_values
             );
         }
         if w.purged_positions > 0 {

@@ -8,7 +8,7 @@ use pentago::{
     DEFAULT_C_END, DEFAULT_R_END, OpeningSource, ParamRange, SPSA_ALPHA, SPSA_GAMMA, SpsaSchedule,
     UctConfig,
 };
-use pentagrid_client::tunes::{self, TunePlan, TuneRun, TuneStep};
+use pentagrid_client::tunes::{self, TunePlan, TunePurges, TuneRun, TuneState, TuneStep};
 use pentagrid_rating::Sprt;
 use serde_json::json;
 
@@ -243,7 +243,7 @@ fn progress_json(run: &TuneRun) -> serde_json::Value {
 fn run_json(run: &TuneRun) -> serde_json::Value {
     let s = &run.schedule;
     let steps: Vec<&TuneStep> = run.steps.iter().collect();
-    json!({
+    let mut object = json!({
         "tune_id": run.id, "state": run.state.name(), "base": run.base, "params": run.params,
         "param_names": run.param_names(),
         "iterations": s.iterations, "pairs_per_iteration": run.pairs_per_iteration,
@@ -255,7 +255,12 @@ fn run_json(run: &TuneRun) -> serde_json::Value {
         "iteration_match_id": run.iteration_match.map(|(id, _)| id),
         "sprt_match": run.sprt_match.as_ref().map(record_json),
         "steps": steps,
-    })
+    });
+    // Only a run something was purged from says so: others read as they always did.
+    if run.purges != TunePurges::default() {
+        object["purges"] = json!(run.purges);
+    }
+    object
 }
 
 /// The steps a table shows: every one, or at most [`SHOWN_STEPS`] evenly spaced, the last
@@ -304,7 +309,7 @@ fn print_run(run: &TuneRun, all: bool, as_json: bool) -> Result<()> {
         outln!("iteration      c  plus vs minus ({names}): plus won/drew/lost -> {names}");
         for step in shown_steps(&run.steps, all) {
             outln!(
-                "{:>9} {:>6.3}  {} vs {}: {}/{}/{} -> {}",
+                "{:>9} {:>6.3}  {} vs {}: {}/{}/{} -> {}{}",
                 step.iteration,
                 step.c,
                 numbers(&step.plus),
@@ -312,7 +317,8 @@ fn print_run(run: &TuneRun, all: bool, as_json: bool) -> Result<()> {
                 step.wins,
                 step.draws,
                 step.losses,
-                numbers(&step.values)
+                numbers(&step.values),
+                step_purges(step)
             );
         }
         if !all && run.steps.len() > SHOWN_STEPS {
@@ -326,6 +332,9 @@ fn print_run(run: &TuneRun, all: bool, as_json: bool) -> Result<()> {
         values_text(run, &run.values)
     );
     outln!("tuned     {}", output::peer_full(&run.tuned));
+    for line in purge_lines(run) {
+        outln!("{line}");
+    }
     match &run.sprt_match {
         Some(m) => {
             outln!(
@@ -340,6 +349,69 @@ fn print_run(run: &TuneRun, all: bool, as_json: bool) -> Result<()> {
         None => outln!("sprt      {} after the last iteration", run.sprt),
     }
     Ok(())
+}
+
+/// `s` when `count` is not one.
+fn plural(count: u64) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// What purges changed in a step, for the end of its row: the pairs taken out of it (the row's
+/// games are what stays) and the shift it added for earlier steps' purged pairs.
+fn step_purges(step: &TuneStep) -> String {
+    let mut notes = Vec::new();
+    if step.purged_pairs > 0 {
+        notes.push(format!(
+            "{} purged pair{} taken out: {}/{}/{}",
+            step.purged_pairs,
+            plural(step.purged_pairs),
+            step.purged_wins,
+            step.purged_draws,
+            step.purged_losses
+        ));
+    }
+    if !step.correction.is_empty() {
+        notes.push(format!(
+            "undid purged pairs' shift {}",
+            numbers(&step.correction)
+        ));
+    }
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", notes.join("; "))
+    }
+}
+
+/// The lines `tune show` prints about what purges of caught workers took out of a run (none
+/// when nothing was purged).
+fn purge_lines(run: &TuneRun) -> Vec<String> {
+    let p = &run.purges;
+    if p.stepped_pairs == 0 && p.replayed_pairs == 0 {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "purged    {} pair{} of caught workers taken out of steps already taken, {} of the \
+         iteration being played (played again by others)",
+        p.stepped_pairs,
+        plural(p.stepped_pairs),
+        p.replayed_pairs
+    )];
+    if p.owed_pairs > 0 {
+        let when = if run.state == TuneState::Iterating {
+            "is added at the next step"
+        } else {
+            "was not added: the run takes no more steps, so its point still includes them"
+        };
+        lines.push(format!(
+            "          the shift undoing {} of them ({}) {when}",
+            p.owed_pairs,
+            numbers(&p.owed)
+        ));
+    } else if p.stepped_pairs > 0 {
+        lines.push("          their shift of the point was undone at a later step".to_owned());
+    }
+    lines
 }
 
 /// Values separated by commas, as [`short`] prints them.
@@ -426,6 +498,7 @@ mod tests {
             losses: 0,
             theta: vec![0.5],
             values: vec![0.5],
+            ..TuneStep::default()
         }
     }
 
@@ -446,5 +519,90 @@ mod tests {
         assert_eq!(shown.last().unwrap().iteration, 100);
         assert_eq!(shown_steps(&steps, true).len(), 101);
         assert_eq!(shown_steps(&steps[..5], false).len(), 5);
+    }
+
+    fn run(state: TuneState, purges: TunePurges) -> TuneRun {
+        TuneRun {
+            id: 4,
+            base: "uct".into(),
+            params: vec!["k=0..3".into()],
+            schedule: SpsaSchedule::standard(10),
+            pairs_per_iteration: 2,
+            seed: 1,
+            openings: "random:plies=2".into(),
+            weight: 1,
+            sprt: String::new(),
+            sprt_pairs: 0,
+            state,
+            iterations_done: 3,
+            theta: vec![0.5],
+            values: vec![1.5],
+            tuned: "uct:k=1.5".into(),
+            iteration_match: None,
+            sprt_match: None,
+            steps: Vec::new(),
+            purges,
+        }
+    }
+
+    #[test]
+    fn purges_are_told_per_step_and_for_the_run() {
+        assert!(purge_lines(&run(TuneState::Iterating, TunePurges::default())).is_empty());
+        let owing = TunePurges {
+            stepped_pairs: 2,
+            replayed_pairs: 1,
+            owed: vec![0.0125],
+            owed_pairs: 2,
+        };
+        let lines = purge_lines(&run(TuneState::Iterating, owing.clone()));
+        assert_eq!(
+            lines,
+            [
+                "purged    2 pairs of caught workers taken out of steps already taken, 1 of the \
+                 iteration being played (played again by others)",
+                "          the shift undoing 2 of them (0.0125) is added at the next step"
+            ]
+        );
+        let done = purge_lines(&run(TuneState::Done, owing));
+        assert!(done[1].contains("was not added"), "{done:?}");
+        let undone = TunePurges {
+            stepped_pairs: 1,
+            ..TunePurges::default()
+        };
+        let lines = purge_lines(&run(TuneState::Done, undone));
+        assert!(lines[1].contains("undone at a later step"), "{lines:?}");
+        let purged = TuneStep {
+            purged_pairs: 1,
+            purged_wins: 2,
+            correction: vec![-0.0125],
+            ..step(3)
+        };
+        assert_eq!(
+            step_purges(&purged),
+            "  [1 purged pair taken out: 2/0/0; undid purged pairs' shift -0.0125]"
+        );
+        assert_eq!(step_purges(&step(4)), "");
+        // JSON: a run and a step no purge touched read as before; others say what went.
+        let clean = run_json(&run(TuneState::Done, TunePurges::default()));
+        assert!(clean.get("purges").is_none(), "{clean}");
+        assert!(
+            serde_json::to_value(step(4))
+                .unwrap()
+                .get("purged_pairs")
+                .is_none()
+        );
+        let owing = TunePurges {
+            stepped_pairs: 1,
+            owed: vec![0.5],
+            owed_pairs: 1,
+            ..TunePurges::default()
+        };
+        let told = run_json(&run(TuneState::Iterating, owing));
+        assert_eq!(told["purges"]["owed_pairs"], 1, "{told}");
+        let step = serde_json::to_value(&purged).unwrap();
+        assert_eq!(
+            (step["purged_pairs"].clone(), step["purged_wins"].clone()),
+            (1.into(), 2.into())
+        );
     }
 }

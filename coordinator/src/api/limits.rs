@@ -203,6 +203,11 @@ fn a_full_page_of_tuning_steps_and_of_runs_is_well_below_the_cap() {
         losses: u64::MAX,
         theta: numbers.clone(),
         values: numbers.clone(),
+        purged_pairs: u64::MAX,
+        purged_wins: u64::MAX,
+        purged_draws: u64::MAX,
+        purged_losses: u64::MAX,
+        correction: numbers.clone(),
     };
     let run = v2::TuneStatusResponse {
         tune_id: u64::MAX,
@@ -210,8 +215,14 @@ fn a_full_page_of_tuning_steps_and_of_runs_is_well_below_the_cap() {
         params: vec![format!("nodes=1000..{}", 1e10); params],
         sprt: "elo0=-1.5,elo1=2.5,alpha=0.05,beta=0.05".into(),
         theta: numbers.clone(),
-        values: numbers,
+        values: numbers.clone(),
         tuned: player(),
+        purges: Some(v2::TunePurges {
+            stepped_pairs: u64::MAX,
+            replayed_pairs: u64::MAX,
+            owed: numbers,
+            owed_pairs: u64::MAX,
+        }),
         sprt_match: Some(v2::MatchStatusResponse {
             a: player(),
             b: player(),

@@ -2,7 +2,7 @@
 //! written back.
 
 use pentago::{OpeningSource, ParamRange, Player, SpsaSchedule};
-use pentagrid_proto::{tune_state_to_wire, tune_step_to_wire, v2};
+use pentagrid_proto::{tune_purges_to_wire, tune_state_to_wire, tune_step_to_wire, v2};
 use pentagrid_rating::Sprt;
 use tonic::Status;
 
@@ -94,5 +94,6 @@ pub(super) fn report(report: TuneReport) -> v2::TuneStatusResponse {
         sprt_match: sprt_match.map(convert::match_report),
         steps: steps.into_iter().map(tune_step_to_wire).collect(),
         next_steps_from: next_step,
+        purges: tune_purges_to_wire(record.purges),
     }
 }

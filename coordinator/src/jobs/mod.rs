@@ -182,9 +182,17 @@ impl JobQueue {
         for (id, job) in store.load_jobs()? {
             scheduler.restore(id, job, now);
         }
-        // Sessions did not survive the restart; their ids stay with their keys a while.
+        // Sessions did not survive the restart; their ids stay with their keys a while, and
+        // the ids of keyless workers holding restored leases with nobody.
         for (id, digest) in store.worker_key_digests()? {
-            scheduler.reserve_worker(&id, digest, now);
+            scheduler.reserve_worker(&id, Some(digest), now);
+        }
+        let keyless = scheduler.reserve_keyless_leaseholders(now);
+        if keyless > 0 {
+            tracing::info!(
+                workers = keyless,
+                "ids of keyless workers holding leases kept from every caller for a lease period"
+            );
         }
         Ok(JobQueue {
             flags,
@@ -327,6 +335,13 @@ impl JobQueue {
                 return Err(JobError::WorkerIdInUse(id.to_owned()));
             }
         };
+        if digest.is_none() {
+            tracing::warn!(
+                worker = %id,
+                "worker said hello without a key: once its session goes silent or the \
+                 coordinator restarts (and it holds no lease), another caller may take its id"
+            );
+        }
         // Durable with the next flush: a restart keeps the id for this key a while.
         self.store.set_worker_key_digest(id, digest.as_ref())?;
         if let Some(evicted) = evicted {

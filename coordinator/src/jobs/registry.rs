@@ -11,7 +11,9 @@
 //! one lease period from the start, and while the id still holds a lease restored from before
 //! the restart, a hello under it must bring a key whose stored digest matches (see
 //! [`pentagrid_store::worker_keys`]), so the first caller to say hello does not win an honest
-//! worker's id.
+//! worker's id. An id that holds a restored lease but said hello without a key (a worker
+//! that does not send one) is reserved for nobody as long: no caller can prove to be its
+//! worker, so none takes it, and its lease stays where it was until it expires.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
@@ -56,8 +58,9 @@ pub type WorkerCursor = (String, String);
 /// An id kept for the holder of its key after a restart.
 #[derive(Clone, Copy, Debug)]
 struct Reservation {
-    /// The stored digest of the key the id's last session said hello with.
-    digest: KeyDigest,
+    /// The stored digest of the key the id's last session said hello with; `None`: it said
+    /// hello without a key, so nobody can claim the id before the reservation lapses.
+    digest: Option<KeyDigest>,
     /// When the session that may still be live would have expired.
     until: Instant,
 }
@@ -86,9 +89,9 @@ impl Registry {
         }
     }
 
-    /// Keeps `id` (not known yet) for the worker whose key has `digest` until `until` (see
-    /// the module documentation).
-    pub fn reserve(&mut self, id: &str, digest: KeyDigest, until: Instant) {
+    /// Keeps `id` (not known yet) for the worker whose key has `digest` (`None`: for nobody)
+    /// until `until` (see the module documentation).
+    pub fn reserve(&mut self, id: &str, digest: Option<KeyDigest>, until: Instant) {
         if !self.workers.contains_key(id) {
             self.reserved
                 .insert(id.to_owned(), Reservation { digest, until });
@@ -110,7 +113,10 @@ impl Registry {
             return true;
         };
         let lapsed = now >= reservation.until && !holds_lease;
-        if lapsed || proves(key, id, &reservation.digest) {
+        let owner = reservation
+            .digest
+            .is_some_and(|digest| proves(key, id, &digest));
+        if lapsed || owner {
             self.reserved.remove(id);
             return true;
         }
@@ -140,6 +146,12 @@ impl Registry {
     #[must_use]
     pub fn reserved(&self) -> usize {
         self.reserved.len()
+    }
+
+    /// Whether `id` is reserved now.
+    #[must_use]
+    pub fn is_reserved(&self, id: &str) -> bool {
+        self.reserved.contains_key(id)
     }
 
     /// The worker `id`.
@@ -331,9 +343,9 @@ mod tests {
         let mut r = Registry::new(10);
         let key = WorkerKey::parse("the-owners-key-0123456789").unwrap();
         let other = WorkerKey::parse("another-key-0123456789").unwrap();
-        r.reserve("w", key.digest("w").unwrap(), t0 + minute);
+        r.reserve("w", key.digest("w"), t0 + minute);
         // The same key's digest as another id's proves nothing for this one.
-        r.reserve("v", key.digest("other-id").unwrap(), t0 + minute);
+        r.reserve("v", key.digest("other-id"), t0 + minute);
         assert_eq!(r.reserved(), 2);
         assert!(!r.claim_reserved("w", &other, t0, false));
         assert!(!r.claim_reserved("w", &WorkerKey::NONE, t0, false));
@@ -351,8 +363,28 @@ mod tests {
         assert_eq!(r.reserved(), 0);
         // A known worker is never reserved.
         r.join("k", info("k", t0), HashSet::new).unwrap();
-        r.reserve("k", key.digest("k").unwrap(), t0 + minute);
+        r.reserve("k", key.digest("k"), t0 + minute);
         assert_eq!(r.reserved(), 0);
+    }
+
+    #[test]
+    fn a_keyless_reservation_is_taken_by_nobody_until_it_lapses() {
+        let t0 = Instant::now();
+        let minute = Duration::from_secs(60);
+        let mut r = Registry::new(10);
+        let key = WorkerKey::parse("some-callers-key-0123456789").unwrap();
+        r.reserve("legacy", None, t0 + minute);
+        assert!(r.is_reserved("legacy"));
+        for caller in [&WorkerKey::NONE, &key] {
+            assert!(!r.claim_reserved("legacy", caller, t0, true));
+            assert!(!r.claim_reserved("legacy", caller, t0, false));
+            // Past its time, the restored lease it still holds keeps it.
+            assert!(!r.claim_reserved("legacy", caller, t0 + minute, true));
+        }
+        assert!(r.is_reserved("legacy"));
+        // Lapsed, with its lease gone: first come again.
+        assert!(r.claim_reserved("legacy", &WorkerKey::NONE, t0 + minute, false));
+        assert!(!r.is_reserved("legacy"));
     }
 
     #[test]

@@ -20,7 +20,10 @@ pub use matches::{
     match_state_of_wire, match_state_to_wire, match_wait_of_wire, match_wait_to_wire,
 };
 pub use puzzles::{puzzle_filter_of_wire, puzzle_filter_to_wire};
-pub use tunes::{tune_state_of_wire, tune_state_to_wire, tune_step_of_wire, tune_step_to_wire};
+pub use tunes::{
+    tune_purges_of_wire, tune_purges_to_wire, tune_state_of_wire, tune_state_to_wire,
+    tune_step_of_wire, tune_step_to_wire,
+};
 pub use workers::{
     flagged_worker_of_wire, flagged_worker_to_wire, worker_info_of_wire, worker_info_to_wire,
 };

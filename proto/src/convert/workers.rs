@@ -60,6 +60,8 @@ pub fn flagged_worker_to_wire(worker: FlaggedWorker) -> v2::FlaggedWorker {
         purged_game_positions: worker.purged_game_positions,
         purged_games: worker.purged_games,
         purged_pairs: worker.purged_pairs,
+        reopened_solves: worker.reopened_solves,
+        demoted_values: worker.demoted_values,
     }
 }
 
@@ -78,6 +80,8 @@ pub fn flagged_worker_of_wire(worker: v2::FlaggedWorker) -> FlaggedWorker {
         purged_game_positions: worker.purged_game_positions,
         purged_games: worker.purged_games,
         purged_pairs: worker.purged_pairs,
+        reopened_solves: worker.reopened_solves,
+        demoted_values: worker.demoted_values,
     }
 }
 
@@ -114,6 +118,8 @@ mod tests {
             purged_game_positions: 4,
             purged_games: 40,
             purged_pairs: 2,
+            reopened_solves: 1,
+            demoted_values: 5,
         };
         assert_eq!(
             flagged_worker_of_wire(flagged_worker_to_wire(flagged.clone())),

@@ -116,6 +116,7 @@ fn filled_store(dir: &Path) -> Store {
         control: TuneControl::Open,
         current_match: 9,
         sprt_match: 0,
+        purges: Default::default(),
     };
     store.put_tune(11, &run).unwrap();
     let step = TuneStep {
@@ -125,17 +126,15 @@ fn filled_store(dir: &Path) -> Store {
         c: 0.1,
         plus: vec![0.4],
         minus: vec![0.2],
-        wins: 1,
-        draws: 0,
-        losses: 1,
         theta: vec![0.3],
         values: vec![0.3],
+        ..TuneStep::default()
     };
     let after = TuneRecord {
         iterations_done: 1,
-        ..run
+        ..run.clone()
     };
-    assert!(store.record_tune_step(11, &step, &after).unwrap());
+    assert!(store.record_tune_step(11, &run, &step, &after).unwrap());
     store.put_sign_tally("w1", (3, 2)).unwrap();
     store.set_worker_key_digest("w1", Some(&[7; 32])).unwrap();
     store

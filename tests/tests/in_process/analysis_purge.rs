@@ -14,7 +14,7 @@ use pentagrid_proto::{Client, Outcome, Task, v2};
 use pentagrid_tests::ServedCoordinator;
 
 const WORKER: &str = "worker-token";
-const ADMIN: &str = "admin-token";
+pub(super) const ADMIN: &str = "admin-token";
 
 /// Every analysis result is repeated by the coordinator and tallied.
 fn every_analysis() -> CrossCheckSettings {
@@ -25,13 +25,13 @@ fn every_analysis() -> CrossCheckSettings {
 }
 
 /// A coordinator on a temporary database, served on a loopback port with role tokens.
-struct Server {
-    served: ServedCoordinator,
+pub(super) struct Server {
+    pub(super) served: ServedCoordinator,
     dir: tempfile::TempDir,
 }
 
 impl Server {
-    async fn start_in(dir: tempfile::TempDir) -> Server {
+    pub(super) async fn start_in(dir: tempfile::TempDir) -> Server {
         let settings = CoordinatorSettings {
             crosscheck: every_analysis(),
             ..CoordinatorSettings::default()
@@ -51,7 +51,7 @@ impl Server {
         Server::start_in(self.dir).await
     }
 
-    async fn worker(&self, id: &str) -> TestWorker {
+    pub(super) async fn worker(&self, id: &str) -> TestWorker {
         let mut client = self.served.client(WORKER);
         let session = pentagrid_tests::hello(&mut client, id).await;
         TestWorker {
@@ -64,10 +64,10 @@ impl Server {
 }
 
 /// A worker driven by the test, with an admin client to queue its own jobs.
-struct TestWorker {
-    client: Client,
-    id: String,
-    session: String,
+pub(super) struct TestWorker {
+    pub(super) client: Client,
+    pub(super) id: String,
+    pub(super) session: String,
     admin: Client,
 }
 
@@ -82,7 +82,7 @@ impl TestWorker {
 
     /// Leases the next queued job and plays it honestly: the job, its task and the outcome.
     /// `None` when nothing could be leased (a quarantined worker gets no jobs).
-    async fn lease_and_play(&mut self) -> Option<(v2::Job, Task, Outcome)> {
+    pub(super) async fn lease_and_play(&mut self) -> Option<(v2::Job, Task, Outcome)> {
         let lease = v2::LeaseRequest {
             worker_id: self.id.clone(),
             max_jobs: 1,
@@ -103,7 +103,7 @@ impl TestWorker {
     }
 
     /// Hands in `outcome` for `job`; whether it was acknowledged.
-    async fn hand_in(&mut self, job: &v2::Job, outcome: &Outcome) -> bool {
+    pub(super) async fn hand_in(&mut self, job: &v2::Job, outcome: &Outcome) -> bool {
         let request = v2::SubmitRequest {
             worker_id: self.id.clone(),
             job_id: job.job_id,
@@ -120,7 +120,7 @@ impl TestWorker {
     /// the coordinator's own, or equal where that one won every playout too). Returns
     /// the playouts it reported when the result was acknowledged, `None` when it was refused
     /// (a quarantined worker's).
-    async fn analyse(&mut self, position: Position, inflate: bool) -> Option<u64> {
+    pub(super) async fn analyse(&mut self, position: Position, inflate: bool) -> Option<u64> {
         let task = Task::Analyse {
             position,
             config: "uct".parse().unwrap(),
@@ -157,7 +157,7 @@ impl TestWorker {
 
     /// Leases the next queued job, plays it honestly and hands it in; the match pair it was,
     /// if it was one. `None` when nothing could be leased.
-    async fn play_next(&mut self) -> Option<Option<u64>> {
+    pub(super) async fn play_next(&mut self) -> Option<Option<u64>> {
         let (job, task, outcome) = self.lease_and_play().await?;
         assert!(
             self.hand_in(&job, &outcome).await,
@@ -198,13 +198,13 @@ async fn game_rows(admin: &mut Client, position: Position) -> Vec<v2::BookRow> {
     book_show(admin, position).await.games
 }
 
-async fn status(admin: &mut Client) -> v2::StatusResponse {
+pub(super) async fn status(admin: &mut Client) -> v2::StatusResponse {
     let request = v2::StatusRequest::default();
     admin.status(request).await.unwrap().into_inner()
 }
 
 /// Distinct early positions: six random plies from a seed of each round's own.
-fn opening(round: u64) -> Position {
+pub(super) fn opening(round: u64) -> Position {
     let game = pentago::play_game(
         &Position::START,
         &pentago::Player::Random,

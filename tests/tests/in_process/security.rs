@@ -40,7 +40,7 @@ async fn raw_client(
 }
 
 /// Everything a client can see of the stored data.
-async fn snapshot(cluster: &TestCluster) -> (u64, u64, u64, u64, u64, Vec<v2::BookRow>) {
+pub(super) async fn snapshot(cluster: &TestCluster) -> (u64, u64, u64, u64, u64, Vec<v2::BookRow>) {
     let s = cluster.status().await;
     let book = cluster
         .client()

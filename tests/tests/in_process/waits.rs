@@ -1,6 +1,7 @@
 //! Per-job waits and workers over a real coordinator and real workers: two users' campaigns
-//! on one coordinator each wait for exactly their own jobs, `WatchJobs` refuses unknown ids,
-//! and a restarted worker keeps its id. (That a panicking job is reported failed and retried
+//! on one coordinator each wait for exactly their own jobs, `WatchJobs` refuses unknown ids
+//! and more open watches than a token, or all tokens together, may hold, and a restarted
+//! worker keeps its id. (That a panicking job is reported failed and retried
 //! is tested in the worker crate, where its test hook lives.)
 
 use pentago::{Player, Position};
@@ -169,10 +170,20 @@ async fn one_token_holds_a_bounded_number_of_open_watches() {
     );
     // Hung up, the watches give their places back (once the coordinator sees the streams end).
     drop(open);
+    watch_once_room(&client, &ids).await;
+    cluster.stop().await;
+}
+
+/// Opens a watch on `job_ids` with `client`, retrying while the coordinator is at capacity
+/// (a hung-up watch gives its place back once the coordinator sees its stream end).
+async fn watch_once_room(client: &Client, job_ids: &[u64]) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        match watch().await {
-            Ok(_) => break,
+        let request = v2::WatchJobsRequest {
+            job_ids: job_ids.to_vec(),
+        };
+        match client.clone().watch_jobs(request).await {
+            Ok(_) => return,
             Err(status) if status.code() == Code::ResourceExhausted => {
                 assert!(std::time::Instant::now() < deadline, "never given back");
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -180,7 +191,71 @@ async fn one_token_holds_a_bounded_number_of_open_watches() {
             Err(status) => panic!("{status:?}"),
         }
     }
-    cluster.stop().await;
+}
+
+/// Several tokens together are bounded too: with the read token at its own bound and the
+/// admin token at its own, the one-person token gets what is left of the coordinator's
+/// bound and no more, with a RESOURCE_EXHAUSTED that says which bound; a watch that ends
+/// makes room for any token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_tokens_together_hold_a_bounded_number_of_open_watches() {
+    use pentagrid_coordinator::{Credentials, Grant, MAX_WATCHES, MAX_WATCHES_PER_GRANT, Role};
+    let dir = tempfile::tempdir().unwrap();
+    let credentials = Credentials::new(vec![
+        (Grant::Role(Role::Read), "read-token".into()),
+        (Grant::Role(Role::Admin), "admin-token".into()),
+        (Grant::All, "all-token".into()),
+    ])
+    .unwrap();
+    let served = pentagrid_tests::ServedCoordinator::start(
+        dir.path(),
+        CoordinatorSettings::default(),
+        credentials,
+    )
+    .await;
+    let [read, admin, all] = ["read-token", "admin-token", "all-token"].map(|t| served.client(t));
+    let task = Task::Solve {
+        position: Position::START,
+    };
+    let ids = pentagrid_client::jobs::submit(&admin, &[task])
+        .await
+        .unwrap();
+    let watch = |client: &Client| {
+        let mut client = client.clone();
+        let job_ids = ids.clone();
+        async move { client.watch_jobs(v2::WatchJobsRequest { job_ids }).await }
+    };
+    let mut open = Vec::new();
+    for client in [&read, &admin] {
+        for _ in 0..MAX_WATCHES_PER_GRANT {
+            open.push(watch(client).await.expect("a watch within the bounds"));
+        }
+    }
+    let per_token = watch(&read).await.unwrap_err();
+    assert_eq!(
+        (per_token.code(), reason_of(&per_token)),
+        (Code::ResourceExhausted, ErrorReason::AtCapacity)
+    );
+    assert!(per_token.message().contains("this token"), "{per_token:?}");
+    let left = MAX_WATCHES - 2 * MAX_WATCHES_PER_GRANT;
+    assert!(left < MAX_WATCHES_PER_GRANT, "the whole bound binds first");
+    for _ in 0..left {
+        open.push(watch(&all).await.expect("within the coordinator's bound"));
+    }
+    let whole = watch(&all).await.unwrap_err();
+    assert_eq!(
+        (whole.code(), reason_of(&whole)),
+        (Code::ResourceExhausted, ErrorReason::AtCapacity)
+    );
+    assert!(
+        whole.message().contains("the coordinator already holds"),
+        "{whole:?}"
+    );
+    // A read watch that ends makes room for the one-person token.
+    drop(open.remove(0));
+    watch_once_room(&all, &ids).await;
+    drop(open);
+    served.stop().await;
 }
 
 /// A worker on `cluster` with its own options.

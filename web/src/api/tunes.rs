@@ -10,6 +10,7 @@ use super::ApiError;
 use super::matches::MatchSummary;
 use crate::AppState;
 use crate::source::{TuneRun, TuneState};
+use pentagrid_client::tunes::TunePurges;
 
 /// Most steps a trajectory shows (longer ones are thinned evenly, the last always kept).
 const MAX_STEPS: usize = 500;
@@ -40,6 +41,9 @@ struct Step {
     wins: u64,
     draws: u64,
     losses: u64,
+    /// Pairs of caught workers taken out of the iteration after its step (the games above
+    /// are what stays).
+    purged_pairs: u64,
 }
 
 /// A run as the API shows it.
@@ -68,6 +72,8 @@ pub struct TuneDetail {
     sprt_match: Option<MatchSummary>,
     /// The steps, thinned to at most [`MAX_STEPS`].
     steps: Vec<Step>,
+    /// What purges of caught workers took out of the run.
+    purges: TunePurges,
 }
 
 /// A run in the listing.
@@ -151,8 +157,10 @@ impl TuneDetail {
                     wins: step.wins,
                     draws: step.draws,
                     losses: step.losses,
+                    purged_pairs: step.purged_pairs,
                 })
                 .collect(),
+            purges: run.purges.clone(),
         }
     }
 }
@@ -213,6 +221,7 @@ mod tests {
             losses: 1,
             theta: vec![0.5],
             values: vec![1.5],
+            ..TuneStep::default()
         };
         let run = TuneRun {
             id: 4,
@@ -233,6 +242,7 @@ mod tests {
             iteration_match: None,
             sprt_match: None,
             steps: (0..1234).map(step).collect(),
+            purges: Default::default(),
         };
         let detail = TuneDetail::of(&run);
         assert!(detail.steps.len() <= MAX_STEPS + 1);

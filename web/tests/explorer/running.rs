@@ -109,6 +109,7 @@ async fn the_cluster_api_lists_a_caught_worker_with_what_its_purge_removed() {
     // It played no self-play game and no match pair.
     assert_eq!(caught[0]["purged_games"], 0, "{caught}");
     assert_eq!(caught[0]["purged_pairs"], 0, "{caught}");
+    assert_eq!(caught[0]["demoted_values"], 0, "{caught}");
     let book = get(&format!("{base}/api/v1/book?position=start")).await;
     assert_eq!(book.status, 200, "{}", book.body);
     let playouts = book.json()["sources"]["playouts"].clone();

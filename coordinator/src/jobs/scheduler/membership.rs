@@ -49,10 +49,26 @@ impl Scheduler {
         self.workers.prune(cutoff, |id| holders.contains(id))
     }
 
-    /// Keeps `id` for its key's holder for one lease period from `now` (see
-    /// [`Registry::reserve`]): a coordinator start does so for every stored key digest.
-    pub fn reserve_worker(&mut self, id: &str, digest: KeyDigest, now: Instant) {
+    /// Keeps `id` for its key's holder (`None`: for nobody) for one lease period from `now`
+    /// (see [`Registry::reserve`]): a coordinator start does so for every stored key digest,
+    /// and for nobody for each id without one that holds a restored lease.
+    pub fn reserve_worker(&mut self, id: &str, digest: Option<KeyDigest>, now: Instant) {
         self.workers.reserve(id, digest, now + self.lease_duration);
+    }
+
+    /// Reserves for nobody, for one lease period from `now`, each id that holds a restored
+    /// lease and is not reserved already (it said hello without a key): see
+    /// [`Registry::reserve`].
+    pub fn reserve_keyless_leaseholders(&mut self, now: Instant) -> usize {
+        let keyless: Vec<String> = self
+            .leaseholders()
+            .into_iter()
+            .filter(|id| !self.workers.is_reserved(id) && !self.workers.contains_key(id))
+            .collect();
+        for id in &keyless {
+            self.reserve_worker(id, None, now);
+        }
+        keyless.len()
     }
 
     /// Drops the reservations lapsed at `now` (see [`Registry::lapse_reservations`]).
