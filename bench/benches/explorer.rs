@@ -19,7 +19,8 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use pentago::{Position, Symmetry};
 use pentagrid_bench::{book_positions, fill_book};
-use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
+use pentagrid_edge::{Credentials, serve};
 use pentagrid_web::{BookCacheSettings, Source};
 
 const TOKEN: &str = "bench-token";

@@ -183,7 +183,7 @@ fn bad(row: usize, why: impl std::fmt::Display) -> BookError {
 
 /// Checks imported rows and groups them by canonical key: positions must be canonical, moves
 /// legal there and already the representative of their group, counts consistent.
-pub(crate) fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEntry>, BookError> {
+pub fn import_entries(rows: &[ExportRow]) -> Result<BTreeMap<u64, BookEntry>, BookError> {
     let mut entries: BTreeMap<u64, BookEntry> = BTreeMap::new();
     // Rows come grouped by position: the group leaders are worked out once per position.
     let mut leaders: Option<(Position, Vec<Move>)> = None;

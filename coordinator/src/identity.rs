@@ -137,7 +137,7 @@ pub const MAX_WORKER_KEY_BYTES: usize = 64;
 
 /// Whether two secrets (tokens, keys, sessions) are equal, in time that does not depend on
 /// where they differ (a peer that times refusals learns nothing of a secret byte by byte).
-pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
+pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

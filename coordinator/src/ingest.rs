@@ -201,7 +201,7 @@ impl ResultIngest {
     }
 
     /// Counts a submission refused at the edge for a bad worker or result id.
-    pub(crate) fn count_malformed(&self) {
+    pub fn count_malformed(&self) {
         self.metrics
             .result(ResultAnswer::Refused(RefusedReason::Malformed));
     }

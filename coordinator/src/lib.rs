@@ -1,5 +1,6 @@
-//! `pentagrid-coordinator`: the coordinator of a pentagrid cluster, as domain services over one
-//! store behind one gRPC edge.
+//! `pentagrid-coordinator`: the coordinator of a pentagrid cluster as domain services, over the
+//! store (crate `pentagrid-store`) and behind the gRPC edge (crate `pentagrid-edge`, which alone
+//! names wire types). This crate names neither sled nor gRPC.
 //!
 //! - [`jobs`]: workers, the job queue and leases (how a lease is granted, renewed, expires);
 //! - [`ingest`]: results checked against their lease and job ([`validate`]) and applied once;
@@ -13,51 +14,42 @@
 //! - [`table_values`]: exact values from Irving's tablebase written into the stored book;
 //! - the store (crate `pentagrid-store`): the only crate that touches sled, with the records
 //!   it keeps (jobs, claims, games, matches, tuning runs, builds, deep solves);
-//! - `api`: the only module that names wire types or builds gRPC statuses;
-//! - `health` and `metrics`: what operators and probes see (`metrics` renders plain snapshots
-//!   and knows no service);
-//! - [`identity`]: worker and result ids, parsed once at the edge into typed values;
-//! - `settings`: one [`CoordinatorSettings`] composed of each component's own settings;
-//! - `seed` and `flags`: a job's seed and the workers cross-checks flagged, below both the job
+//! - [`metrics`]: what operators see (it renders plain snapshots and knows no service);
+//! - [`identity`]: worker and result ids, which the edge parses once into typed values;
+//! - [`settings`]: one [`CoordinatorSettings`] composed of each component's own settings;
+//! - [`seed`] and [`flags`]: a job's seed and the workers cross-checks flagged, below both the job
 //!   queue and the cross-checks;
-//! - `offload`: running store walks and engine play on the blocking pool, off the runtime, and
+//! - [`offload`]: running store walks and engine play on the blocking pool, off the runtime, and
 //!   long background work (mining, build rounds) at a lower priority where asked.
 //!
 //! Services call each other with domain types and return their own error enums. The modules
 //! form a one-way stack (no cycle; `tests/tests/module_graph/` checks it for every crate).
 
 mod abandoned;
-mod api;
 pub mod book;
 pub mod builder;
 pub mod clock;
-mod coordinator;
+pub mod coordinator;
 pub mod crosscheck;
 pub mod deep;
-mod flags;
+pub mod flags;
 mod flusher;
-mod health;
 pub mod identity;
 pub mod ingest;
 pub mod jobs;
 pub mod match_openings;
 pub mod matches;
-mod metrics;
-mod offload;
+pub mod metrics;
+pub mod offload;
 pub mod paging;
 pub mod puzzles;
-mod seed;
-mod server;
-mod settings;
+pub mod seed;
+pub mod settings;
 pub mod table_values;
 mod tune_matches;
 pub mod tunes;
-mod validate;
+pub mod validate;
 
-pub use api::auth::{CredentialError, Credentials};
-pub use api::roles::{Grant, REQUIRED_ROLES, Role};
-pub use api::untrusted::{check_book_import, check_result};
-pub use api::watches::{MAX_WATCHES, MAX_WATCHES_PER_GRANT};
 pub use book::{MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
 pub use builder::{MAX_BUILD_WINDOW, MIN_BUILD_WINDOW};
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -72,10 +64,8 @@ pub use jobs::{
 pub use matches::MAX_MATCH_PAIRS;
 pub use metrics::{Metrics, MetricsSnapshot, SizeGauges};
 pub use offload::BackgroundPriority;
-pub use pentagrid_connections::{ConnectionLimits, LimitsError};
 pub use pentagrid_store::job::{Job, JobState};
 pub use puzzles::MAX_PUZZLE_CANDIDATES;
 pub use seed::job_seed;
-pub use server::{ServeError, TICK, TlsFiles, serve, serve_opening, serve_with};
 pub use settings::{CoordinatorSettings, SettingsError};
 pub use table_values::TableValues;

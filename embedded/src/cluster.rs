@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use pentago::{MID_MIN_STONES, splitmix64};
 use pentagrid_client::{Client, ClientError};
-use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, ServeError, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
+use pentagrid_edge::{Credentials, ServeError, serve};
 use pentagrid_store::StoreError;
 use pentagrid_worker::{EngineSettings, WorkerError, WorkerOptions, WorkerReport};
 use tokio::sync::watch;

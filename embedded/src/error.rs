@@ -2,7 +2,7 @@
 //! the coordinator's (its database, its server, the backup format) that only this crate meets.
 
 use pentagrid_client::ClientError;
-use pentagrid_coordinator::ServeError;
+use pentagrid_edge::ServeError;
 use pentagrid_store::StoreError;
 use pentagrid_store::backup::BackupError;
 use thiserror::Error;

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use pentagrid_client::book::{RowFormat, parse_rows};
-use pentagrid_coordinator::check_book_import;
+use pentagrid_edge::check_book_import;
 
 fuzz_target!(|data: &[u8]| {
     let _ = check_book_import(data);

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pentagrid_coordinator::check_result;
+use pentagrid_edge::check_result;
 
 fuzz_target!(|data: &[u8]| {
     // The first byte says how many of the rest are the job; the remainder is the submission.

@@ -4,7 +4,8 @@
 use std::ops::Deref;
 use std::time::{Duration, Instant};
 
-use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
+use pentagrid_edge::{Credentials, serve};
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_proto::{Client, v2};
 use tokio::sync::watch;

@@ -273,9 +273,8 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 mod tests {
     use pentago::Position;
     use pentagrid_client::jobs::run_jobs;
-    use pentagrid_coordinator::{
-        Coordinator, CoordinatorSettings, Credentials, JobSettings, serve,
-    };
+    use pentagrid_coordinator::{Coordinator, CoordinatorSettings, JobSettings};
+    use pentagrid_edge::{Credentials, serve};
 
     use super::*;
     use crate::{EngineSettings, WorkerIdentity, WorkerMetrics, WorkerOptions};

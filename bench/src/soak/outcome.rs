@@ -100,7 +100,7 @@ fn random_game(start: Position, rng: &mut impl Rng) -> (Vec<Move>, Status) {
 mod tests {
     use super::*;
     use pentago::{Player, UctConfig};
-    use pentagrid_coordinator::check_result;
+    use pentagrid_edge::check_result;
     use pentagrid_proto::v2;
     use prost::Message;
 

@@ -10,10 +10,10 @@ use clap::Args;
 use pentago::MID_MIN_STONES;
 use pentagrid_client::{Client, read_token};
 use pentagrid_coordinator::{
-    BackgroundPriority, ConnectionLimits, Coordinator, CoordinatorSettings, Credentials,
-    CrossCheckSettings, Grant, JobSettings, MAX_JUDGE_STONES, MAX_LEASE, MAX_PRUNE_AFTER_LEASES,
-    MAX_WORKERS, Metrics, Role, TlsFiles, serve_opening,
+    BackgroundPriority, Coordinator, CoordinatorSettings, CrossCheckSettings, JobSettings,
+    MAX_JUDGE_STONES, MAX_LEASE, MAX_PRUNE_AFTER_LEASES, MAX_WORKERS, Metrics,
 };
+use pentagrid_edge::{ConnectionLimits, Credentials, Grant, Role, TlsFiles, serve_opening};
 use pentagrid_store::OpenCheck;
 use pentagrid_worker::{WorkerIdentity, WorkerMetrics, WorkerOptions};
 

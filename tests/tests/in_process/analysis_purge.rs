@@ -9,7 +9,8 @@
 use std::collections::BTreeMap;
 
 use pentago::{Position, SearchControl};
-use pentagrid_coordinator::{CoordinatorSettings, Credentials, CrossCheckSettings, Grant, Role};
+use pentagrid_coordinator::{CoordinatorSettings, CrossCheckSettings};
+use pentagrid_edge::{Credentials, Grant, Role};
 use pentagrid_proto::{Client, Outcome, Task, v2};
 use pentagrid_tests::ServedCoordinator;
 

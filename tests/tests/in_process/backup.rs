@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use pentago::Position;
 use pentagrid_client::Client;
-use pentagrid_coordinator::{CoordinatorSettings, Credentials, Grant, Role};
+use pentagrid_coordinator::CoordinatorSettings;
+use pentagrid_edge::{Credentials, Grant, Role};
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_embedded::backup::{BackupSummary, fetch, restore, verify};
 use pentagrid_proto::v2::ErrorReason;

@@ -6,7 +6,8 @@
 //! checked cannot be told in advance.
 
 use pentago::{MateSearch, Position, Puzzle, SearchControl, Value};
-use pentagrid_coordinator::{CoordinatorSettings, Credentials, CrossCheckSettings, Grant, Role};
+use pentagrid_coordinator::{CoordinatorSettings, CrossCheckSettings};
+use pentagrid_edge::{Credentials, Grant, Role};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, RejectionKind, Task, Verdict, reason_of, v2};
 use pentagrid_store::Store;

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use pentagrid_coordinator::{
-    ConnectionLimits, Coordinator, CoordinatorSettings, Credentials, Metrics, serve_opening,
-};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Metrics};
+use pentagrid_edge::ConnectionLimits;
+use pentagrid_edge::{Credentials, serve_opening};
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 use tokio::sync::watch;

@@ -8,9 +8,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pentagrid_coordinator::{
-    ConnectionLimits, Coordinator, CoordinatorSettings, Credentials, TlsFiles, serve_with,
-};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
+use pentagrid_edge::ConnectionLimits;
+use pentagrid_edge::{Credentials, TlsFiles, serve_with};
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

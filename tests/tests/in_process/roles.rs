@@ -3,7 +3,8 @@
 //! anything, and a single all-roles token still does everything.
 
 use pentago::{Position, SearchControl};
-use pentagrid_coordinator::{CoordinatorSettings, Credentials, Grant, REQUIRED_ROLES, Role};
+use pentagrid_coordinator::CoordinatorSettings;
+use pentagrid_edge::{Credentials, Grant, REQUIRED_ROLES, Role};
 use pentagrid_proto::v2::ErrorReason;
 use pentagrid_proto::{Client, Outcome, Task, reason_of, v2};
 use pentagrid_tests::{ServedCoordinator, lease_one};

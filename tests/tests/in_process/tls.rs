@@ -1,7 +1,8 @@
 //! TLS: a coordinator started with a certificate serves https; a client that trusts the
 //! certificate gets through, a plain-text client does not.
 
-use pentagrid_coordinator::{Coordinator, CoordinatorSettings, Credentials, TlsFiles, serve};
+use pentagrid_coordinator::{Coordinator, CoordinatorSettings};
+use pentagrid_edge::{Credentials, TlsFiles, serve};
 use pentagrid_proto::v2;
 use pentagrid_tests::TOKEN;
 

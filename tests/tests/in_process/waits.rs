@@ -138,7 +138,7 @@ async fn watching_unknown_or_too_many_jobs_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_token_holds_a_bounded_number_of_open_watches() {
-    use pentagrid_coordinator::MAX_WATCHES_PER_GRANT;
+    use pentagrid_edge::MAX_WATCHES_PER_GRANT;
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
     let client = cluster.client();
     let ids = pentagrid_client::jobs::submit(
@@ -199,7 +199,7 @@ async fn watch_once_room(client: &Client, job_ids: &[u64]) {
 /// makes room for any token.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn all_tokens_together_hold_a_bounded_number_of_open_watches() {
-    use pentagrid_coordinator::{Credentials, Grant, MAX_WATCHES, MAX_WATCHES_PER_GRANT, Role};
+    use pentagrid_edge::{Credentials, Grant, MAX_WATCHES, MAX_WATCHES_PER_GRANT, Role};
     let dir = tempfile::tempdir().unwrap();
     let credentials = Credentials::new(vec![
         (Grant::Role(Role::Read), "read-token".into()),

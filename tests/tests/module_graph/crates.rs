@@ -2,7 +2,8 @@
 //! vocabulary are pure, so Cargo keeps them apart from the I/O above. Each pure crate may name
 //! only the workspace crates listed for it (a one-way stack: `gamekit` ← `rating` ← `pentago`,
 //! `calculation` ← `model`) and none of the crates that do I/O. Above them, the store is the
-//! only crate that names sled, and it names no network crate and no wire type.
+//! only crate that names sled, and it names no network crate and no wire type; the coordinator's
+//! services name neither sled nor gRPC nor the wire: only its edge does.
 
 use std::path::Path;
 
@@ -98,7 +99,7 @@ fn all_dependencies(manifest: &str) -> Vec<String> {
 }
 
 #[test]
-fn only_the_store_touches_sled_and_the_store_touches_no_network() {
+fn only_the_store_touches_sled_and_only_the_edge_puts_the_services_on_the_wire() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let root = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
     let members = root[root.find("members").unwrap()..]

@@ -106,7 +106,7 @@ fn the_coordinator_graph_is_read_in_full() {
         ("coordinator", "jobs"),
         ("ingest", "crosscheck"),
         ("jobs", "offload"),
-        ("server", "api"),
+        ("tunes", "tune_matches"),
     ] {
         assert!(
             graph[from].contains(to),

@@ -1,5 +1,5 @@
 //! One vocabulary: no public type name is defined both on the coordinator's side (the
-//! coordinator and its store) and in the client.
+//! coordinator, its store and its edge) and in the client.
 //! A domain value both sides speak is defined once, in `pentagrid-model`, and each side
 //! re-exports or uses it; a name that two different concepts share is a rename away.
 //!
@@ -69,8 +69,10 @@ fn definitions(dir: &Path) -> BTreeMap<String, Vec<PathBuf>> {
 fn no_type_name_is_defined_in_both_the_coordinator_and_the_client() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut coordinator = definitions(&workspace.join("coordinator/src"));
-    for (name, files) in definitions(&workspace.join("store/src")) {
-        coordinator.entry(name).or_default().extend(files);
+    for side in ["store/src", "edge/src"] {
+        for (name, files) in definitions(&workspace.join(side)) {
+            coordinator.entry(name).or_default().extend(files);
+        }
     }
     let client = definitions(&workspace.join("client/src"));
     assert!(

@@ -8,7 +8,7 @@ use tonic::Status;
 
 use super::errors::invalid;
 use super::{convert, parse};
-use crate::tunes::{TuneReport, TuneSpec};
+use pentagrid_coordinator::tunes::{TuneReport, TuneSpec};
 
 /// The run a create request asks for; a malformed field is refused, naming it.
 pub(super) fn spec(r: &v2::CreateTuneRequest) -> Result<TuneSpec, Status> {

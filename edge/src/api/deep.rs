@@ -3,7 +3,7 @@
 use pentago::{Position, Value};
 use pentagrid_proto::{v2, value_to_wire};
 
-use crate::deep::DeepReport;
+use pentagrid_coordinator::deep::DeepReport;
 
 /// Leaves per page of `DeepLeaves` when the request leaves it open, and the most it may ask:
 /// about 60 bytes each, far below the message cap.

@@ -7,8 +7,8 @@ use pentagrid_proto::{Outcome, Task, v2};
 use prost::Message;
 
 use super::convert::import_rows;
-use crate::book::import_entries;
-use crate::validate::result_effect;
+use pentagrid_coordinator::book::import_entries;
+use pentagrid_coordinator::validate::result_effect;
 
 /// Decodes `job` (a `JobSpec`, as `SubmitJobs` takes it) and `submission` (a `SubmitRequest`,
 /// as a worker sends it) and validates the result against the job, exactly as `Submit` does

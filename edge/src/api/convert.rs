@@ -10,13 +10,13 @@ use pentagrid_proto::{
 use tonic::Status;
 
 use super::errors::invalid;
-use crate::book::ExportRow;
-use crate::builder::BuildReport;
-use crate::coordinator::StatusReport;
-use crate::jobs::registry::WorkerCursor;
-use crate::jobs::{JobsUpdate, LeasedJob};
-use crate::matches::MatchReport;
-use crate::puzzles::PuzzleListing;
+use pentagrid_coordinator::book::ExportRow;
+use pentagrid_coordinator::builder::BuildReport;
+use pentagrid_coordinator::coordinator::StatusReport;
+use pentagrid_coordinator::jobs::registry::WorkerCursor;
+use pentagrid_coordinator::jobs::{JobsUpdate, LeasedJob};
+use pentagrid_coordinator::matches::MatchReport;
+use pentagrid_coordinator::puzzles::PuzzleListing;
 use pentagrid_store::game::Game;
 use pentagrid_store::job::JobState;
 

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use pentago::{DeepLimits, DeepSolver, Position, SolveLimits, Solver, Value, midsolve, solve_leaf};
 use pentagrid_coordinator::JobState;
 use pentagrid_coordinator::{
-    Coordinator, CoordinatorSettings, Credentials, CrossCheckSettings, Grant, JobSettings,
-    ManualClock, Role, serve,
+    Coordinator, CoordinatorSettings, CrossCheckSettings, JobSettings, ManualClock,
 };
+use pentagrid_edge::{Credentials, Grant, Role, serve};
 use pentagrid_proto::{Client, Outcome, Task, v2};
 use pentagrid_store::Store;
 use tokio::sync::watch;

@@ -8,16 +8,16 @@ use tonic::{Code, Status};
 use super::quote::capped;
 
 use super::auth::AuthError;
-use crate::book::BookError;
-use crate::builder::BuildError;
-use crate::deep::DeepError;
-use crate::identity::{BadResultId, BadWorkerId};
-use crate::ingest::SubmitError;
-use crate::jobs::{FailureError, JobError, WatchError};
-use crate::match_openings::OpeningsError;
-use crate::matches::MatchError;
-use crate::puzzles::PuzzleError;
-use crate::tunes::TuneError;
+use pentagrid_coordinator::book::BookError;
+use pentagrid_coordinator::builder::BuildError;
+use pentagrid_coordinator::deep::DeepError;
+use pentagrid_coordinator::identity::{BadResultId, BadWorkerId};
+use pentagrid_coordinator::ingest::SubmitError;
+use pentagrid_coordinator::jobs::{FailureError, JobError, WatchError};
+use pentagrid_coordinator::match_openings::OpeningsError;
+use pentagrid_coordinator::matches::MatchError;
+use pentagrid_coordinator::puzzles::PuzzleError;
+use pentagrid_coordinator::tunes::TuneError;
 use pentagrid_store::StoreError;
 use pentagrid_store::backup::BackupError;
 
@@ -33,11 +33,30 @@ pub(crate) fn invalid(message: impl Into<String>) -> Status {
     error_status(Code::InvalidArgument, ErrorReason::InvalidArgument, message)
 }
 
-/// A storage failure as a status (the store's crate cannot name gRPC, so this is a function
-/// rather than a `From`): an overflow the request caused is the caller's to fix, anything else
-/// is the coordinator's.
-pub(crate) fn store_status(error: StoreError) -> Status {
-    {
+/// A domain error as a gRPC status: the one mapping. A trait of this crate rather than
+/// `From`, because neither the domain errors nor `Status` are this crate's.
+pub(crate) trait ToStatus {
+    /// The status that answers a call failing with this error.
+    fn to_status(self) -> Status;
+}
+
+/// `.or_status()?` turns a domain result into the call's answer.
+pub(crate) trait OrStatus<T> {
+    /// The value, or the error's status.
+    fn or_status(self) -> Result<T, Status>;
+}
+
+impl<T, E: ToStatus> OrStatus<T> for Result<T, E> {
+    fn or_status(self) -> Result<T, Status> {
+        self.map_err(ToStatus::to_status)
+    }
+}
+
+/// A storage failure: an overflow the request caused is the caller's to fix, anything else is
+/// the coordinator's.
+impl ToStatus for StoreError {
+    fn to_status(self) -> Status {
+        let error = self;
         if let StoreError::Overflow { .. } = error {
             // The request itself would push a count past its range: the caller's to fix.
             return error_status(
@@ -55,11 +74,11 @@ pub(crate) fn store_status(error: StoreError) -> Status {
     }
 }
 
-/// A failed backup as a status.
-pub(crate) fn backup_status(error: BackupError) -> Status {
-    {
-        match error {
-            BackupError::Store(error) => store_status(error),
+/// A failed backup.
+impl ToStatus for BackupError {
+    fn to_status(self) -> Status {
+        match self {
+            BackupError::Store(error) => error.to_status(),
             // Taking a backup only writes one: anything else failing is the coordinator's disk.
             other => {
                 tracing::error!(error = %other, "backup failed");
@@ -90,22 +109,25 @@ impl From<AuthError> for Status {
     }
 }
 
-impl From<BadWorkerId> for Status {
-    fn from(error: BadWorkerId) -> Status {
+impl ToStatus for BadWorkerId {
+    fn to_status(self) -> Status {
+        let error = self;
         invalid(error.to_string())
     }
 }
 
-impl From<BadResultId> for Status {
-    fn from(error: BadResultId) -> Status {
+impl ToStatus for BadResultId {
+    fn to_status(self) -> Status {
+        let error = self;
         invalid(error.to_string())
     }
 }
 
-impl From<JobError> for Status {
-    fn from(error: JobError) -> Status {
+impl ToStatus for JobError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            JobError::Store(error) => store_status(error),
+            JobError::Store(error) => error.to_status(),
             JobError::UnknownWorker(_) => error_status(
                 Code::FailedPrecondition,
                 ErrorReason::UnknownWorker,
@@ -147,10 +169,11 @@ impl From<super::watches::TooManyWatches> for Status {
     }
 }
 
-impl From<WatchError> for Status {
-    fn from(error: WatchError) -> Status {
+impl ToStatus for WatchError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            WatchError::Store(error) => store_status(error),
+            WatchError::Store(error) => error.to_status(),
             WatchError::ShuttingDown => error_status(
                 Code::Unavailable,
                 ErrorReason::Unspecified,
@@ -160,10 +183,11 @@ impl From<WatchError> for Status {
     }
 }
 
-impl From<FailureError> for Status {
-    fn from(error: FailureError) -> Status {
+impl ToStatus for FailureError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            FailureError::Store(error) => store_status(error),
+            FailureError::Store(error) => error.to_status(),
             FailureError::NotLeased(_) => error_status(
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
@@ -173,10 +197,11 @@ impl From<FailureError> for Status {
     }
 }
 
-impl From<SubmitError> for Status {
-    fn from(error: SubmitError) -> Status {
+impl ToStatus for SubmitError {
+    fn to_status(self) -> Status {
+        let error = self;
         let (code, reason) = match error {
-            SubmitError::Store(error) => return store_status(error),
+            SubmitError::Store(error) => return error.to_status(),
             SubmitError::ResultIdReused { .. } => {
                 (Code::InvalidArgument, ErrorReason::ResultIdReused)
             }
@@ -188,10 +213,11 @@ impl From<SubmitError> for Status {
     }
 }
 
-impl From<MatchError> for Status {
-    fn from(error: MatchError) -> Status {
+impl ToStatus for MatchError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            MatchError::Store(error) => store_status(error),
+            MatchError::Store(error) => error.to_status(),
             MatchError::PairsOutOfRange(_)
             | MatchError::AccuracyStonesOutOfRange(_)
             | MatchError::EngineNeedsTimeLimit(_)
@@ -205,7 +231,7 @@ impl From<MatchError> for Status {
                 ErrorReason::Unspecified,
                 error.to_string(),
             ),
-            MatchError::Openings(OpeningsError::Store(error)) => store_status(error),
+            MatchError::Openings(OpeningsError::Store(error)) => error.to_status(),
             MatchError::Openings(OpeningsError::Table(_)) => {
                 error_status(Code::Internal, ErrorReason::Unspecified, error.to_string())
             }
@@ -219,11 +245,12 @@ impl From<MatchError> for Status {
     }
 }
 
-impl From<TuneError> for Status {
-    fn from(error: TuneError) -> Status {
+impl ToStatus for TuneError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            TuneError::Store(error) => store_status(error),
-            TuneError::Match(error) => error.into(),
+            TuneError::Store(error) => error.to_status(),
+            TuneError::Match(error) => error.to_status(),
             TuneError::Space(_)
             | TuneError::Schedule(_)
             | TuneError::Pairs(_)
@@ -244,10 +271,11 @@ impl From<TuneError> for Status {
     }
 }
 
-impl From<BookError> for Status {
-    fn from(error: BookError) -> Status {
+impl ToStatus for BookError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            BookError::Store(error) => store_status(error),
+            BookError::Store(error) => error.to_status(),
             BookError::AlreadyImported(_) => error_status(
                 Code::AlreadyExists,
                 ErrorReason::InvalidArgument,
@@ -265,20 +293,22 @@ impl From<BookError> for Status {
     }
 }
 
-impl From<BuildError> for Status {
-    fn from(error: BuildError) -> Status {
+impl ToStatus for BuildError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            BuildError::Store(error) => store_status(error),
+            BuildError::Store(error) => error.to_status(),
             BuildError::Invalid(_) => invalid(error.to_string()),
             BuildError::NotFound(_) => not_found(&error),
         }
     }
 }
 
-impl From<DeepError> for Status {
-    fn from(error: DeepError) -> Status {
+impl ToStatus for DeepError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            DeepError::Store(error) => store_status(error),
+            DeepError::Store(error) => error.to_status(),
             DeepError::Stones { .. }
             | DeepError::LeafStones(_)
             | DeepError::Finished(_)
@@ -288,10 +318,11 @@ impl From<DeepError> for Status {
     }
 }
 
-impl From<PuzzleError> for Status {
-    fn from(error: PuzzleError) -> Status {
+impl ToStatus for PuzzleError {
+    fn to_status(self) -> Status {
+        let error = self;
         match error {
-            PuzzleError::Store(error) => store_status(error),
+            PuzzleError::Store(error) => error.to_status(),
             PuzzleError::Invalid(_) | PuzzleError::Page(_) => invalid(error.to_string()),
         }
     }
@@ -318,46 +349,47 @@ pub(crate) fn not_found_message(message: impl Into<String>) -> Status {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::identity::LabelError;
-    use crate::jobs::NotLeased;
-    use crate::jobs::registry::RegistryFull;
+    use pentagrid_coordinator::identity::LabelError;
+    use pentagrid_coordinator::jobs::NotLeased;
+    use pentagrid_coordinator::jobs::registry::RegistryFull;
     use pentagrid_proto::reason_of;
 
     #[test]
     fn each_error_maps_to_its_code_and_reason() {
         let cases: Vec<(Status, Code, ErrorReason)> = vec![
             (
-                JobError::UnknownWorker("w".into()).into(),
+                JobError::UnknownWorker("w".into()).to_status(),
                 Code::FailedPrecondition,
                 ErrorReason::UnknownWorker,
             ),
             (
-                BadWorkerId(LabelError::Empty).into(),
+                BadWorkerId(LabelError::Empty).to_status(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidArgument,
             ),
             (
-                BadResultId(0).into(),
+                BadResultId(0).to_status(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidArgument,
             ),
             (
-                JobError::BadWorkerName(LabelError::TooLong { len: 101, max: 100 }).into(),
+                JobError::BadWorkerName(LabelError::TooLong { len: 101, max: 100 }).to_status(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidArgument,
             ),
             (
-                JobError::RegistryFull(RegistryFull(3)).into(),
+                JobError::RegistryFull(RegistryFull(3)).to_status(),
                 Code::ResourceExhausted,
                 ErrorReason::AtCapacity,
             ),
             (
-                SubmitError::NotLeased(NotLeased::NotHeld { lease_id: 7 }).into(),
+                SubmitError::NotLeased(NotLeased::NotHeld { lease_id: 7 }).to_status(),
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
             ),
             (
-                SubmitError::Invalid(crate::validate::InvalidResult::WrongKind).into(),
+                SubmitError::Invalid(pentagrid_coordinator::validate::InvalidResult::WrongKind)
+                    .to_status(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidResult,
             ),
@@ -377,42 +409,42 @@ mod tests {
                 ErrorReason::Forbidden,
             ),
             (
-                MatchError::NotFound(3).into(),
+                MatchError::NotFound(3).to_status(),
                 Code::NotFound,
                 ErrorReason::NotFound,
             ),
             (
-                JobError::UnknownJob(3).into(),
+                JobError::UnknownJob(3).to_status(),
                 Code::NotFound,
                 ErrorReason::NotFound,
             ),
             (
-                JobError::TooManyWatched.into(),
+                JobError::TooManyWatched.to_status(),
                 Code::InvalidArgument,
                 ErrorReason::InvalidArgument,
             ),
             (
-                FailureError::NotLeased(NotLeased::NotHeld { lease_id: 7 }).into(),
+                FailureError::NotLeased(NotLeased::NotHeld { lease_id: 7 }).to_status(),
                 Code::FailedPrecondition,
                 ErrorReason::LeaseNotHeld,
             ),
             (
-                SubmitError::Quarantined("w".into()).into(),
+                SubmitError::Quarantined("w".into()).to_status(),
                 Code::PermissionDenied,
                 ErrorReason::Quarantined,
             ),
             (
-                JobError::Quarantined("w".into()).into(),
+                JobError::Quarantined("w".into()).to_status(),
                 Code::PermissionDenied,
                 ErrorReason::Quarantined,
             ),
             (
-                store_status(StoreError::Durability("disk".into())),
+                StoreError::Durability("disk".into()).to_status(),
                 Code::Internal,
                 ErrorReason::Storage,
             ),
             (
-                BookError::Store(StoreError::Overflow { what: "playouts" }).into(),
+                BookError::Store(StoreError::Overflow { what: "playouts" }).to_status(),
                 Code::OutOfRange,
                 ErrorReason::InvalidArgument,
             ),

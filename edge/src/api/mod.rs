@@ -26,17 +26,19 @@ use pentagrid_rating::Sprt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::builder::BuildSpec;
-use crate::coordinator::Coordinator;
-use crate::identity::{ResultId, Session, WorkerId, WorkerKey};
-use crate::ingest::{Submission, Submitted};
-use crate::jobs::engines::check_engines;
-use crate::jobs::{DEFAULT_WORKERS_PAGE, JobError, WorkerPage};
-use crate::matches::{GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec, TournamentEntry};
-use crate::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleQuery};
-use crate::tunes::MAX_LISTED_TUNES;
 use auth::{Credentials, Guarded};
-use errors::invalid;
+use errors::{OrStatus, ToStatus, invalid};
+use pentagrid_coordinator::builder::BuildSpec;
+use pentagrid_coordinator::coordinator::Coordinator;
+use pentagrid_coordinator::identity::{ResultId, Session, WorkerId, WorkerKey};
+use pentagrid_coordinator::ingest::{Submission, Submitted};
+use pentagrid_coordinator::jobs::engines::check_engines;
+use pentagrid_coordinator::jobs::{DEFAULT_WORKERS_PAGE, JobError, WorkerPage};
+use pentagrid_coordinator::matches::{
+    GamesPageRequest, MAX_LISTED_MATCHES, MatchSpec, TournamentEntry,
+};
+use pentagrid_coordinator::puzzles::{MAX_PUZZLES_PAGE, MineRequest, PuzzleCursor, PuzzleQuery};
+use pentagrid_coordinator::tunes::MAX_LISTED_TUNES;
 use quote::{QUOTED_BYTES, bounded};
 
 /// The gRPC service for `coordinator`, behind authentication and roles (`credentials`) and
@@ -73,10 +75,11 @@ impl Service {
 impl Service {
     /// The worker a worker call names, once its session proves the caller is that worker.
     fn worker(&self, worker_id: &str, session: &str) -> Result<WorkerId, Status> {
-        let worker = WorkerId::parse(worker_id)?;
+        let worker = WorkerId::parse(worker_id).or_status()?;
         self.coordinator
             .jobs
-            .authenticate(&worker, &Session::presented(session))?;
+            .authenticate(&worker, &Session::presented(session))
+            .or_status()?;
         Ok(worker)
     }
 }
@@ -127,9 +130,7 @@ async fn stream_backup(
             Ok(_) => Ok(v2::BackupChunk { data }),
             Err(source) => {
                 let context = "reading the backup's temporary file".to_owned();
-                Err(errors::backup_status(
-                    pentagrid_store::backup::BackupError::Io { context, source },
-                ))
+                Err(pentagrid_store::backup::BackupError::Io { context, source }.to_status())
             }
         };
         let failed = message.is_err();
@@ -145,11 +146,7 @@ impl CoordinatorApi for Service {
     type BackupStream = ReceiverStream<Result<v2::BackupChunk, Status>>;
 
     async fn backup(&self, _request: Request<v2::BackupRequest>) -> Answer<Self::BackupStream> {
-        let snapshot = self
-            .coordinator
-            .backup()
-            .await
-            .map_err(errors::backup_status)?;
+        let snapshot = self.coordinator.backup().await.or_status()?;
         let (sender, receiver) = tokio::sync::mpsc::channel(WATCH_BUFFER);
         // The file has no name: it is gone once this task drops it.
         tokio::spawn(stream_backup(snapshot.file, sender));
@@ -163,7 +160,11 @@ impl CoordinatorApi for Service {
         // Authentication put the caller's grant on the request.
         let grant = request.extensions().get::<roles::Grant>().copied();
         let slot = self.watches.take(grant)?;
-        let mut watch = self.coordinator.jobs.watch(&request.get_ref().job_ids)?;
+        let mut watch = self
+            .coordinator
+            .jobs
+            .watch(&request.get_ref().job_ids)
+            .or_status()?;
         let (sender, receiver) = tokio::sync::mpsc::channel(WATCH_BUFFER);
         tokio::spawn(async move {
             // Held while the watch runs: its end gives the slot back.
@@ -175,7 +176,7 @@ impl CoordinatorApi for Service {
                     () = sender.closed() => return,
                 };
                 let Some(update) = update else { return };
-                let message = update.map(convert::jobs_update).map_err(Status::from);
+                let message = update.map(convert::jobs_update).or_status();
                 if sender.send(message).await.is_err() {
                     return;
                 }
@@ -191,15 +192,20 @@ impl CoordinatorApi for Service {
                 .iter()
                 .map(|e| (e.name.as_str(), e.version.as_str())),
         )
-        .map_err(JobError::from)?;
+        .map_err(JobError::from)
+        .or_status()?;
         let key = WorkerKey::parse(&r.worker_key).map_err(|e| invalid(e.to_string()))?;
-        let (terms, session) = self.coordinator.jobs.hello_with_engines(
-            &WorkerId::parse(&r.worker_id)?,
-            &r.name,
-            r.threads,
-            engines,
-            key,
-        )?;
+        let (terms, session) = self
+            .coordinator
+            .jobs
+            .hello_with_engines(
+                &WorkerId::parse(&r.worker_id).or_status()?,
+                &r.name,
+                r.threads,
+                engines,
+                key,
+            )
+            .or_status()?;
         Ok(Response::new(v2::HelloResponse {
             lease_seconds: terms.lease.as_secs().max(1) as u32,
             heartbeat_seconds: terms.heartbeat.as_secs().max(1) as u32,
@@ -211,7 +217,11 @@ impl CoordinatorApi for Service {
     async fn lease(&self, request: Request<v2::LeaseRequest>) -> Answer<v2::LeaseResponse> {
         let r = request.get_ref();
         let worker = self.worker(&r.worker_id, &r.session)?;
-        let jobs = self.coordinator.jobs.lease(&worker, r.max_jobs)?;
+        let jobs = self
+            .coordinator
+            .jobs
+            .lease(&worker, r.max_jobs)
+            .or_status()?;
         Ok(Response::new(v2::LeaseResponse {
             jobs: jobs.into_iter().map(convert::job).collect(),
         }))
@@ -223,7 +233,11 @@ impl CoordinatorApi for Service {
     ) -> Answer<v2::HeartbeatResponse> {
         let r = request.get_ref();
         let worker = self.worker(&r.worker_id, &r.session)?;
-        let lost_lease_ids = self.coordinator.jobs.heartbeat(&worker, &r.lease_ids)?;
+        let lost_lease_ids = self
+            .coordinator
+            .jobs
+            .heartbeat(&worker, &r.lease_ids)
+            .or_status()?;
         Ok(Response::new(v2::HeartbeatResponse { lost_lease_ids }))
     }
 
@@ -239,13 +253,15 @@ impl CoordinatorApi for Service {
             self.coordinator
                 .jobs
                 .report_failure(&worker, r.job_id, r.lease_id, &failure.message)
-                .await?;
+                .await
+                .or_status()?;
             return Ok(Response::new(v2::SubmitResponse {
                 outcome: v2::SubmitOutcome::FailureRecorded as i32,
             }));
         }
         let outcome = Outcome::try_from(wire).map_err(|e| invalid(e.0))?;
-        let ids = authenticated.and_then(|worker| Ok((worker, ResultId::parse(&r.result_id)?)));
+        let ids = authenticated
+            .and_then(|worker| Ok((worker, ResultId::parse(&r.result_id).or_status()?)));
         let (worker_id, result_id) =
             ids.inspect_err(|_| self.coordinator.ingest.count_malformed())?;
         let submission = Submission {
@@ -255,7 +271,13 @@ impl CoordinatorApi for Service {
             result_id,
             outcome,
         };
-        let outcome = match self.coordinator.ingest.submit(&submission).await? {
+        let outcome = match self
+            .coordinator
+            .ingest
+            .submit(&submission)
+            .await
+            .or_status()?
+        {
             Submitted::Applied => v2::SubmitOutcome::Applied,
             Submitted::Duplicate => v2::SubmitOutcome::Duplicate,
         };
@@ -270,7 +292,11 @@ impl CoordinatorApi for Service {
     ) -> Answer<v2::ReturnLeasesResponse> {
         let r = request.get_ref();
         let worker = self.worker(&r.worker_id, &r.session)?;
-        let returned = self.coordinator.jobs.return_leases(&worker, &r.lease_ids)?;
+        let returned = self
+            .coordinator
+            .jobs
+            .return_leases(&worker, &r.lease_ids)
+            .or_status()?;
         Ok(Response::new(v2::ReturnLeasesResponse {
             returned: returned as u32,
         }))
@@ -281,10 +307,17 @@ impl CoordinatorApi for Service {
         request: Request<v2::SubmitJobsRequest>,
     ) -> Answer<v2::SubmitJobsResponse> {
         let specs = &request.get_ref().jobs;
-        if specs.len() > crate::jobs::MAX_JOBS_PER_SUBMISSION {
-            return Err(crate::jobs::JobError::TooManyJobs(specs.len()).into());
+        if specs.len() > pentagrid_coordinator::jobs::MAX_JOBS_PER_SUBMISSION {
+            return Err(
+                pentagrid_coordinator::jobs::JobError::TooManyJobs(specs.len()).to_status(),
+            );
         }
-        let job_ids = self.coordinator.jobs.submit(tasks(specs)?).await?;
+        let job_ids = self
+            .coordinator
+            .jobs
+            .submit(tasks(specs)?)
+            .await
+            .or_status()?;
         Ok(Response::new(v2::SubmitJobsResponse { job_ids }))
     }
 
@@ -297,7 +330,7 @@ impl CoordinatorApi for Service {
             .jobs
             .cancel_each(&request.get_ref().job_ids)
             .await
-            .map_err(errors::store_status)?;
+            .or_status()?;
         Ok(Response::new(convert::cancel_jobs_response(&outcomes)))
     }
 
@@ -311,9 +344,7 @@ impl CoordinatorApi for Service {
             },
         };
         Ok(Response::new(convert::status(
-            self.coordinator
-                .status_page(&page)
-                .map_err(errors::store_status)?,
+            self.coordinator.status_page(&page).or_status()?,
         )))
     }
 
@@ -322,7 +353,7 @@ impl CoordinatorApi for Service {
         request: Request<v2::BookShowRequest>,
     ) -> Answer<v2::BookShowResponse> {
         let position: Position = parse("position", &request.get_ref().position)?;
-        let view = self.coordinator.book.show(&position)?;
+        let view = self.coordinator.book.show(&position).or_status()?;
         Ok(Response::new(book_tables_to_wire(view)))
     }
 
@@ -372,7 +403,7 @@ impl CoordinatorApi for Service {
                 }),
             },
         };
-        let match_id = self.coordinator.matches.create(&spec).await?;
+        let match_id = self.coordinator.matches.create(&spec).await.or_status()?;
         Ok(Response::new(v2::CreateMatchResponse { match_id }))
     }
 
@@ -385,7 +416,11 @@ impl CoordinatorApi for Service {
             from_pair: r.games_from_pair,
             pairs: u64::from(r.games_page_pairs),
         });
-        let report = self.coordinator.matches.status(r.match_id, games)?;
+        let report = self
+            .coordinator
+            .matches
+            .status(r.match_id, games)
+            .or_status()?;
         Ok(Response::new(convert::match_report(report)))
     }
 
@@ -409,7 +444,8 @@ impl CoordinatorApi for Service {
         let reports = self
             .coordinator
             .matches
-            .list(r.before_id, limit as usize, &states)?;
+            .list(r.before_id, limit as usize, &states)
+            .or_status()?;
         let next_before_id = if reports.len() == limit as usize {
             reports.last().map_or(0, |report| report.id)
         } else {
@@ -429,7 +465,8 @@ impl CoordinatorApi for Service {
             .coordinator
             .matches
             .stop(request.get_ref().match_id)
-            .await?;
+            .await
+            .or_status()?;
         Ok(Response::new(v2::StopMatchResponse {
             r#match: Some(convert::match_report(stopped.report)),
             cancelled_pairs: stopped.cancelled_pairs,
@@ -452,7 +489,8 @@ impl CoordinatorApi for Service {
                 random_games: r.random_games,
                 seed: r.seed,
             })
-            .await?;
+            .await
+            .or_status()?;
         Ok(Response::new(v2::GeneratePuzzlesResponse {
             queued: mined.queued,
             job_ids: mined.job_ids,
@@ -465,20 +503,24 @@ impl CoordinatorApi for Service {
     ) -> Answer<v2::ListPuzzlesResponse> {
         let r = request.get_ref();
         let filter = puzzle_filter_of_wire(r).map_err(|e| invalid(e.0))?;
-        let listing = self.coordinator.puzzles.list(&PuzzleQuery {
-            filter,
-            page: u64::from(r.page),
-            cursor: match r.cursor.as_str() {
-                "" => None,
-                text => Some(parse::<PuzzleCursor>("cursor", text)?),
-            },
-            // The older `limit` still sizes the page when `page_size` is not given; it was a
-            // bound, not a page, so it is clamped rather than refused.
-            page_size: match r.page_size {
-                0 => u64::from(r.limit).min(MAX_PUZZLES_PAGE),
-                size => u64::from(size),
-            },
-        })?;
+        let listing = self
+            .coordinator
+            .puzzles
+            .list(&PuzzleQuery {
+                filter,
+                page: u64::from(r.page),
+                cursor: match r.cursor.as_str() {
+                    "" => None,
+                    text => Some(parse::<PuzzleCursor>("cursor", text)?),
+                },
+                // The older `limit` still sizes the page when `page_size` is not given; it was a
+                // bound, not a page, so it is clamped rather than refused.
+                page_size: match r.page_size {
+                    0 => u64::from(r.limit).min(MAX_PUZZLES_PAGE),
+                    size => u64::from(size),
+                },
+            })
+            .or_status()?;
         Ok(Response::new(convert::puzzle_listing(listing)))
     }
 
@@ -490,7 +532,8 @@ impl CoordinatorApi for Service {
         let puzzle_json = self
             .coordinator
             .puzzles
-            .get(key)?
+            .get(key)
+            .or_status()?
             .ok_or_else(|| errors::not_found_message(format!("no puzzle {key:016x}")))?;
         Ok(Response::new(v2::GetPuzzleResponse { puzzle_json }))
     }
@@ -500,7 +543,7 @@ impl CoordinatorApi for Service {
         request: Request<v2::StartBuildRequest>,
     ) -> Answer<v2::StartBuildResponse> {
         let r = request.get_ref();
-        if r.roots.len() > crate::builder::MAX_BUILD_ROOTS {
+        if r.roots.len() > pentagrid_coordinator::builder::MAX_BUILD_ROOTS {
             return Err(invalid("a build has 1 to 10000 roots"));
         }
         let config: UctConfig = r.config.parse().map_err(|e| {
@@ -527,7 +570,7 @@ impl CoordinatorApi for Service {
             deep_window: r.deep_window,
             deep_leaf_stones: r.deep_leaf_stones,
         };
-        let build_id = self.coordinator.builder.start(&spec).await?;
+        let build_id = self.coordinator.builder.start(&spec).await.or_status()?;
         Ok(Response::new(v2::StartBuildResponse { build_id }))
     }
 
@@ -538,7 +581,8 @@ impl CoordinatorApi for Service {
         let report = self
             .coordinator
             .builder
-            .status(request.get_ref().build_id)?;
+            .status(request.get_ref().build_id)
+            .or_status()?;
         Ok(Response::new(convert::build_report(report)))
     }
 
@@ -551,7 +595,8 @@ impl CoordinatorApi for Service {
             .coordinator
             .book
             .export(r.from_key, r.limit as usize, r.min_games)
-            .await?;
+            .await
+            .or_status()?;
         Ok(Response::new(v2::BookExportResponse {
             rows: page.rows.iter().map(export_row_to_wire).collect(),
             next_key: page.next_key,
@@ -563,13 +608,15 @@ impl CoordinatorApi for Service {
         request: Request<v2::BookImportRequest>,
     ) -> Answer<v2::BookImportResponse> {
         let wire = &request.get_ref().rows;
-        if wire.len() > crate::book::MAX_IMPORT_ROWS {
-            let (max, asked) = (crate::book::MAX_IMPORT_ROWS, wire.len());
-            return Err(crate::book::BookError::TooMany("rows", max, asked).into());
+        if wire.len() > pentagrid_coordinator::book::MAX_IMPORT_ROWS {
+            let (max, asked) = (pentagrid_coordinator::book::MAX_IMPORT_ROWS, wire.len());
+            return Err(
+                pentagrid_coordinator::book::BookError::TooMany("rows", max, asked).to_status(),
+            );
         }
         let rows = convert::import_rows(wire)?;
         let mark = convert::import_mark(request.get_ref())?;
-        let imported = self.coordinator.book.import(rows, mark).await?;
+        let imported = self.coordinator.book.import(rows, mark).await.or_status()?;
         Ok(Response::new(v2::BookImportResponse {
             rows: imported as u64,
         }))
@@ -583,7 +630,8 @@ impl CoordinatorApi for Service {
         let page = self
             .coordinator
             .book
-            .games(&r.job_ids, r.offset, u64::from(r.page_size))?;
+            .games(&r.job_ids, r.offset, u64::from(r.page_size))
+            .or_status()?;
         Ok(Response::new(v2::GetGamesResponse {
             games: page
                 .games
@@ -604,7 +652,8 @@ impl CoordinatorApi for Service {
             .coordinator
             .deep
             .start(&position, r.batch, r.leaf_stones)
-            .await?;
+            .await
+            .or_status()?;
         Ok(Response::new(v2::StartDeepSolveResponse { solve_id }))
     }
 
@@ -612,7 +661,11 @@ impl CoordinatorApi for Service {
         &self,
         request: Request<v2::DeepSolveStatusRequest>,
     ) -> Answer<v2::DeepSolveStatusResponse> {
-        let report = self.coordinator.deep.status(request.get_ref().solve_id)?;
+        let report = self
+            .coordinator
+            .deep
+            .status(request.get_ref().solve_id)
+            .or_status()?;
         Ok(Response::new(deep::report(&report)))
     }
 
@@ -620,7 +673,7 @@ impl CoordinatorApi for Service {
         &self,
         _request: Request<v2::ListDeepSolvesRequest>,
     ) -> Answer<v2::ListDeepSolvesResponse> {
-        let reports = self.coordinator.deep.list()?;
+        let reports = self.coordinator.deep.list().or_status()?;
         Ok(Response::new(v2::ListDeepSolvesResponse {
             solves: reports.iter().map(deep::report).collect(),
         }))
@@ -632,7 +685,11 @@ impl CoordinatorApi for Service {
     ) -> Answer<v2::DeepLeavesResponse> {
         let r = request.get_ref();
         let limit = deep::page_limit(r.limit);
-        let leaves = self.coordinator.deep.leaves(r.after_key, limit)?;
+        let leaves = self
+            .coordinator
+            .deep
+            .leaves(r.after_key, limit)
+            .or_status()?;
         Ok(Response::new(deep::leaves_page(&leaves, limit)))
     }
 
@@ -641,7 +698,7 @@ impl CoordinatorApi for Service {
         request: Request<v2::CreateTuneRequest>,
     ) -> Answer<v2::CreateTuneResponse> {
         let spec = tunes::spec(request.get_ref())?;
-        let tune_id = self.coordinator.tunes.create(&spec).await?;
+        let tune_id = self.coordinator.tunes.create(&spec).await.or_status()?;
         Ok(Response::new(v2::CreateTuneResponse { tune_id }))
     }
 
@@ -653,7 +710,11 @@ impl CoordinatorApi for Service {
         let steps = r
             .include_steps
             .then_some((r.steps_from, u64::from(r.steps_page)));
-        let report = self.coordinator.tunes.status(r.tune_id, steps)?;
+        let report = self
+            .coordinator
+            .tunes
+            .status(r.tune_id, steps)
+            .or_status()?;
         Ok(Response::new(tunes::report(report)))
     }
 
@@ -666,7 +727,11 @@ impl CoordinatorApi for Service {
             0 => MAX_LISTED_TUNES,
             n => n.min(MAX_LISTED_TUNES),
         };
-        let reports = self.coordinator.tunes.list(r.before_id, limit as usize)?;
+        let reports = self
+            .coordinator
+            .tunes
+            .list(r.before_id, limit as usize)
+            .or_status()?;
         let next_before_id = if reports.len() == limit as usize {
             reports.last().map_or(0, |report| report.id)
         } else {
@@ -686,7 +751,8 @@ impl CoordinatorApi for Service {
             .coordinator
             .tunes
             .stop(request.get_ref().tune_id)
-            .await?;
+            .await
+            .or_status()?;
         Ok(Response::new(v2::StopTuneResponse {
             tune: Some(tunes::report(stopped.report)),
             cancelled_pairs: stopped.cancelled_pairs,

@@ -14,7 +14,7 @@ use tonic::codegen::{BoxFuture, Service, http};
 use tonic::server::NamedService;
 
 use super::roles::{Grant, Role, required_role};
-use crate::identity::same_secret;
+use pentagrid_coordinator::identity::same_secret;
 
 /// Why a call was refused before reaching a handler.
 #[derive(Debug, thiserror::Error)]

@@ -13,9 +13,9 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use crate::api::auth::Credentials;
 use crate::api::{Service, grpc_service};
-use crate::coordinator::Coordinator;
 use crate::health::{Gate, HealthSwitch};
-use crate::metrics::{Metrics, RpcLatencyLayer};
+use pentagrid_coordinator::coordinator::Coordinator;
+use pentagrid_coordinator::metrics::{Metrics, RpcLatencyLayer};
 use pentagrid_store::StoreError;
 
 /// How often the server requeues expired leases and advances book builds.

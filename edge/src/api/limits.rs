@@ -4,8 +4,10 @@
 use pentagrid_proto::{MAX_MESSAGE_BYTES, v2};
 use prost::Message;
 
-use crate::book::{EXPORT_PAGE_ROWS, GAMES_PAGE_SIZE, MAX_BOOK_ROWS, MAX_IMPORT_ROWS};
-use crate::matches::MATCH_PAGE_PAIRS;
+use pentagrid_coordinator::book::{
+    EXPORT_PAGE_ROWS, GAMES_PAGE_SIZE, MAX_BOOK_ROWS, MAX_IMPORT_ROWS,
+};
+use pentagrid_coordinator::matches::MATCH_PAGE_PAIRS;
 
 /// "Well below": half the cap.
 const BUDGET: usize = MAX_MESSAGE_BYTES / 2;
@@ -108,7 +110,7 @@ fn a_full_submission_of_small_jobs_is_well_below_the_cap() {
         })),
     };
     let request = v2::SubmitJobsRequest {
-        jobs: vec![spec; crate::jobs::MAX_JOBS_PER_SUBMISSION],
+        jobs: vec![spec; pentagrid_coordinator::jobs::MAX_JOBS_PER_SUBMISSION],
     };
     assert!(request.encoded_len() < BUDGET, "{}", request.encoded_len());
 }
@@ -121,10 +123,10 @@ mod hello_status {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::coordinator::Coordinator;
-    use crate::identity::{MAX_WORKER_ID_BYTES, MAX_WORKER_NAME_BYTES, WorkerId};
-    use crate::jobs::{JobError, WorkerPage};
-    use crate::settings::CoordinatorSettings;
+    use pentagrid_coordinator::coordinator::Coordinator;
+    use pentagrid_coordinator::identity::{MAX_WORKER_ID_BYTES, MAX_WORKER_NAME_BYTES, WorkerId};
+    use pentagrid_coordinator::jobs::{JobError, WorkerPage};
+    use pentagrid_coordinator::settings::CoordinatorSettings;
 
     fn coordinator() -> (tokio::runtime::Runtime, tempfile::TempDir, Arc<Coordinator>) {
         let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -188,7 +190,7 @@ mod hello_status {
 
 #[test]
 fn a_full_page_of_tuning_steps_and_of_runs_is_well_below_the_cap() {
-    use crate::tunes::{MAX_LISTED_TUNES, TUNE_PAGE_STEPS};
+    use pentagrid_coordinator::tunes::{MAX_LISTED_TUNES, TUNE_PAGE_STEPS};
     let params = pentago::MAX_TUNE_PARAMS;
     let numbers = vec![f64::MIN_POSITIVE; params];
     let step = v2::TuneStep {
