@@ -381,13 +381,13 @@ pub fn jsonl(collection: &Collection) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use pentago::{MateSearch, Move, Position, ProofTree};
 
     /// A real mate (from the engine's theme examples) of length 1 or 2, with a chosen
     /// difficulty and source.
-    pub(crate) fn puzzle(mate_in: u32, difficulty: f64, source: &str) -> Puzzle {
+    fn puzzle(mate_in: u32, difficulty: f64, source: &str) -> Puzzle {
         let text = match mate_in {
             1 => "....../....../....../....../oooo../xxxx..",
             _ => "oox.o./x.xoxo/.xxooo/ox.x.x/o...../xo.oxx",

@@ -7,14 +7,14 @@
 //! The client is thin: it speaks to a coordinator over the wire only and links neither the
 //! coordinator nor the worker (a whole cluster in this process is `pentagrid-embedded`'s).
 //!
-//! Workflows report progress through callbacks and return plain reports; refusals by the
+//! Workflows report progress through callbacks and return plain reports (the pages made of
+//! them are `pentagrid-render`'s); refusals by the
 //! coordinator keep their typed reason ([`ClientError::reason`]).
 
 pub mod book;
 mod book_tables;
 pub mod campaign;
 pub mod collection;
-mod collection_html;
 mod connect;
 pub mod deep;
 mod error;
@@ -30,14 +30,10 @@ pub mod solitaire;
 pub mod status;
 pub mod study;
 mod study_exact;
-mod study_html;
 pub mod suites;
-pub mod svg;
 pub mod tournaments;
 pub mod tunes;
 
-pub use collection_html::collection_html;
 pub use connect::{connect, read_token};
 pub use error::{ClientError, RefusalReason, Result};
 pub use pentagrid_proto::{Client, TimeScale};
-pub use study_html::study_html;

@@ -11,7 +11,8 @@ use crate::book::{BookRow, BookTables, tables, win_rate, win_rate_interval};
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsProgress, poll, run_jobs};
 use crate::judge::exact;
-use crate::study_exact::{KeyTruth, key_values, ranked_moves};
+pub use crate::study_exact::KeyTruth;
+use crate::study_exact::{key_values, ranked_moves};
 
 pub use crate::study_exact::{KEY_POSITION_BUDGET, KeyValue, MIN_EXACT_STONES, exact_value};
 
@@ -446,7 +447,7 @@ fn mark_separable(defences: &mut [Defence]) {
 /// For each `(win rate, 95% interval)`, whether its interval lies wholly below the lower end of
 /// the best rate's interval: `false` for the best and for every rate the samples cannot tell
 /// apart from it. The one rule of study reports, text and HTML alike.
-pub(crate) fn separable_from_best(rates: &[(f64, (f64, f64))]) -> Vec<bool> {
+pub fn separable_from_best(rates: &[(f64, (f64, f64))]) -> Vec<bool> {
     let best_low = rates
         .iter()
         .max_by(|a, b| a.0.total_cmp(&b.0))

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use pentago::Theme;
+use pentagrid_client::Client;
 use pentagrid_client::collection::{self, Collection, Selection};
 use pentagrid_client::puzzles::{self, PuzzleRound};
-use pentagrid_client::{Client, collection_html};
+use pentagrid_render::collection_html;
 
 use super::progress::Bars;
 use super::target::Target;

@@ -305,7 +305,7 @@ fn write_studies(report: &CampaignReport, db: &Path) -> Result<Vec<PathBuf>> {
         .iter()
         .map(|study| {
             let page = db.join(format!("study-{}.html", study.opening.name()));
-            std::fs::write(&page, pentagrid_client::study_html(study))
+            std::fs::write(&page, pentagrid_render::study_html(study))
                 .with_context(|| format!("writing {}", page.display()))?;
             Ok(page)
         })

@@ -7,8 +7,9 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use pentago::{Opening, Player, UctConfig};
+use pentagrid_client::Client;
 use pentagrid_client::study::{self, StudyReport};
-use pentagrid_client::{Client, study_html};
+use pentagrid_render::study_html;
 use pentagrid_tablebase::Tablebase;
 use serde_json::json;
 

@@ -8,9 +8,9 @@ use std::process::Command;
 
 use pentago::{ExactOracle, Opening};
 use pentagrid_client::study::{KeyValue, StudyPlan, StudyReport, study};
-use pentagrid_client::study_html;
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
+use pentagrid_render::study_html;
 use pentagrid_tablebase::Tablebase;
 
 async fn small_study() -> StudyReport {
@@ -140,7 +140,7 @@ async fn a_key_position_reports_its_exact_value_and_the_moves_that_hold() {
     assert!(page.contains("Exact value: "), "{page}");
     assert!(page.contains("(table)"), "{page}");
     assert!(
-        page.contains(&pentagrid_client::svg::escape(&note)),
+        page.contains(&pentagrid_render::svg::escape(&note)),
         "{page}"
     );
 }

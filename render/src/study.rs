@@ -5,9 +5,9 @@
 
 use std::fmt::Write;
 
-use crate::book::{BookRow, BookTables, win_rate, win_rate_interval};
-use crate::study::{KeyValue, StudyReport, separable_from_best};
 use crate::svg::{RateBar, board, escape, rate_bars};
+use pentagrid_client::book::{BookRow, BookTables, win_rate, win_rate_interval};
+use pentagrid_client::study::{KeyValue, StudyReport, separable_from_best};
 
 /// Most moves charted per key position.
 const CHARTED_MOVES: usize = 12;
@@ -173,8 +173,8 @@ fn defences(out: &mut String, report: &StudyReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::study::BuildSummary;
     use pentago::{Opening, Position, Status, Value};
+    use pentagrid_client::study::BuildSummary;
 
     fn tables(position: Position, proven: Option<Value>, line: Vec<pentago::Move>) -> BookTables {
         BookTables {
@@ -242,7 +242,7 @@ mod tests {
         // The truth beside the statistics, under key position 1, flagged where they disagree.
         let mut report = report;
         let top = open.legal_moves()[0];
-        report.truth = Some(crate::study_exact::KeyTruth {
+        report.truth = Some(pentagrid_client::study::KeyTruth {
             mover: open.side_to_move(),
             value: Value::Loss,
             moves: open.legal_moves().len(),

@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use pentago::Theme;
 
-use crate::collection::{Collection, Summary, description, main_line, task};
 use crate::svg::{board, escape};
+use pentagrid_client::collection::{Collection, Summary, description, main_line, task};
 
 const STYLE: &str = "body { font-family: Georgia, serif; margin: 2em; max-width: 62em; }\n\
     .puzzle, .solution { display: inline-block; width: 300px; margin: 0.8em; vertical-align: top; break-inside: avoid; }\n\
@@ -123,8 +123,27 @@ fn theme_definition(theme: Theme) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collection::Selection;
-    use crate::collection::tests::puzzle;
+    use pentago::{MateSearch, Position, Puzzle};
+    use pentagrid_client::collection::Selection;
+
+    /// A puzzle of `mate_in` 1 or 2 moves with this difficulty and source.
+    fn puzzle(mate_in: u32, difficulty: f64, source: &str) -> Puzzle {
+        let text = if mate_in == 1 {
+            "....../....../....../....../oooo../xxxx.."
+        } else {
+            "oox.o./x.xoxo/.xxooo/ox.x.x/o...../xo.oxx"
+        };
+        let position: Position = text.parse().expect("a position");
+        let proof = MateSearch::new().find(&position, 2).expect("a mate");
+        assert_eq!(proof.mate_in, mate_in);
+        Puzzle {
+            reply_groups: 1,
+            uct_playouts: Some(100),
+            difficulty,
+            source: source.to_owned(),
+            ..Puzzle::from_proof(proof)
+        }
+    }
 
     /// Every opened element is closed in order (void elements aside): the page parses as the
     /// tree it was written as.
