@@ -81,7 +81,7 @@ fn main() -> std::process::ExitCode {
                 Some(error @ pentagrid_client::ClientError::Rpc(_)) => {
                     output::errln!("error: the coordinator refused: {error}");
                 }
-                _ => output::errln!("error: {error:#}"),
+                _ => output::errln!("error: {}", output::in_flags(&error)),
             }
             std::process::ExitCode::FAILURE
         }

@@ -217,6 +217,37 @@ pub fn signed(x: f64, decimals: usize) -> String {
 /// Whether the error is a write to standard output whose reader went away (`head`, a closed
 /// pager): the conventional quiet end of a command in a pipeline. A broken pipe while standard
 /// output is open (a socket the coordinator closed mid-call) is an error like any other.
+/// `error` and its causes as `{error:#}` prints them, the client library's refusals in the
+/// command line's words: a parameter by its flag (`--pairs`), a short puzzle round with the
+/// flags that would find more.
+pub fn in_flags(error: &anyhow::Error) -> String {
+    let flag = |parameter: pentagrid_client::Parameter| format!("--{}", parameter.key());
+    let mut parts: Vec<String> = Vec::new();
+    for cause in error.chain() {
+        let client = cause
+            .downcast_ref::<pentagrid_client::ClientError>()
+            .or_else(|| {
+                cause
+                    .downcast_ref::<pentagrid_embedded::EmbeddedError>()
+                    .and_then(pentagrid_embedded::EmbeddedError::client_error)
+            });
+        let part = match client {
+            Some(pentagrid_client::ClientError::Parameter(refused)) => refused.render(&flag),
+            Some(short @ pentagrid_client::ClientError::PuzzlesShort { stored_only, .. }) => {
+                let random = if *stored_only {
+                    " (drop --stored-only to mine random games too)"
+                } else {
+                    ""
+                };
+                format!("{short}{random}; raise --rounds or --max-moves, or lower --min-stones")
+            }
+            _ => cause.to_string(),
+        };
+        parts.push(part);
+    }
+    parts.join(": ")
+}
+
 pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
     closed_pipe(error, STDOUT_CLOSED.load(Ordering::Relaxed))
 }

@@ -12,6 +12,7 @@ use pentagrid_proto::{Client, Task};
 use crate::book::tables;
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsOutcome, JobsProgress, run_jobs};
+use crate::parameter::{Parameter, ParameterError, Problem, range};
 use crate::puzzles::{Goal, PuzzleProgress, PuzzleRound, generate};
 use crate::study::{StudyPlan, StudyProgress, StudyReport, study};
 
@@ -37,27 +38,38 @@ pub struct CampaignPlan {
 impl CampaignPlan {
     /// Checks the plan's numbers.
     pub fn validate(&self) -> Result<()> {
-        let check = |ok: bool, why: &str| {
+        let check = |ok: bool, parameter: Parameter, problem: Problem| {
             if ok {
                 Ok(())
             } else {
-                Err(ClientError::Invalid(why.into()))
+                Err(ParameterError::new(parameter, problem).into())
             }
         };
         check(
             (1..=100_000).contains(&self.games),
-            "--games must be from 1 to 100000",
+            Parameter::Games,
+            range(1, 100_000),
         )?;
         check(
             self.selfplay.engine().is_none(),
-            "--selfplay must be a built-in player: engines play only in matches",
+            Parameter::Selfplay,
+            Problem::Rule("must be a built-in player: engines play only in matches".into()),
         )?;
         check(
             (1..=1_000_000_000).contains(&self.playouts),
-            "--playouts must be from 1 to 10^9",
+            Parameter::Playouts,
+            range(1, "10^9"),
         )?;
-        check(self.depth <= 8, "--depth must be at most 8")?;
-        check(self.puzzles <= 10_000, "--puzzles must be at most 10000")
+        check(
+            self.depth <= 8,
+            Parameter::Depth,
+            Problem::AtMost("8".into()),
+        )?;
+        check(
+            self.puzzles <= 10_000,
+            Parameter::Puzzles,
+            Problem::AtMost("10000".into()),
+        )
     }
 }
 

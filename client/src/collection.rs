@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::error::{ClientError, Result};
+use crate::parameter::{Parameter, ParameterError, Problem};
 use crate::puzzles::PuzzleFilter;
 use pentago::{Color, DIFFICULTY_LABELS, Puzzle, Theme, difficulty_label};
 
@@ -29,14 +30,24 @@ pub struct Selection {
     pub count: usize,
 }
 
+/// A range given upside down: `low` above `high`.
+fn above(low: (Parameter, String), high: (Parameter, String)) -> ClientError {
+    let problem = Problem::Above {
+        value: low.1,
+        other: high.0,
+        other_value: high.1,
+    };
+    ParameterError::new(low.0, problem).into()
+}
+
 impl Selection {
     /// Checks the bounds and the labels.
     pub fn validate(&self) -> Result<()> {
         if self.max_moves != 0 && self.min_moves > self.max_moves {
-            return Err(ClientError::Invalid(format!(
-                "--min-moves {} is above --max-moves {}",
-                self.min_moves, self.max_moves
-            )));
+            return Err(above(
+                (Parameter::MinMoves, self.min_moves.to_string()),
+                (Parameter::MaxMoves, self.max_moves.to_string()),
+            ));
         }
         if self.min_difficulty < 0.0 || self.max_difficulty < 0.0 {
             return Err(ClientError::Invalid(
@@ -44,10 +55,10 @@ impl Selection {
             ));
         }
         if self.max_difficulty != 0.0 && self.min_difficulty > self.max_difficulty {
-            return Err(ClientError::Invalid(format!(
-                "--min-difficulty {} is above --max-difficulty {}",
-                self.min_difficulty, self.max_difficulty
-            )));
+            return Err(above(
+                (Parameter::MinDifficulty, self.min_difficulty.to_string()),
+                (Parameter::MaxDifficulty, self.max_difficulty.to_string()),
+            ));
         }
         if let Some(label) = self
             .labels

@@ -2,6 +2,8 @@
 //! callers can branch on their typed reason.
 
 use pentagrid_proto::reason_of;
+
+use crate::parameter::ParameterError;
 use thiserror::Error;
 
 pub use pentagrid_model::RefusalReason;
@@ -21,6 +23,10 @@ pub enum ClientError {
     /// A request is out of range or malformed (checked before anything is sent).
     #[error("{0}")]
     Invalid(String),
+    /// A workflow's parameter is refused (checked before anything is sent); a front end
+    /// renders it with its own names for the parameters ([`ParameterError::render`]).
+    #[error(transparent)]
+    Parameter(#[from] ParameterError),
     /// Input rows or lines are malformed (`line` counted from 1).
     #[error("line {line}: {why}")]
     Format {
@@ -49,11 +55,9 @@ pub enum ClientError {
         /// The failure.
         source: std::io::Error,
     },
-    /// A puzzle round ended with fewer new puzzles than asked for.
-    #[error(
-        "only {found} of the {wanted} puzzles asked for were found: {why}; raise --rounds or \
-         --max-moves, or lower --min-stones"
-    )]
+    /// A puzzle round ended with fewer new puzzles than asked for (more rounds, longer
+    /// mates or fewer stones find more; with `stored_only`, so do random games).
+    #[error("only {found} of the {wanted} puzzles asked for were found: {why}")]
     PuzzlesShort {
         /// New puzzles stored.
         found: u64,
@@ -61,6 +65,8 @@ pub enum ClientError {
         wanted: u64,
         /// What stopped the round.
         why: String,
+        /// The round mined only the stored games and found no fresh candidates there.
+        stored_only: bool,
     },
     /// A thread pool or runtime could not start.
     #[error("{0}")]

@@ -25,6 +25,7 @@ pub mod judge;
 pub mod judge_book;
 pub mod match_games;
 pub mod matches;
+pub mod parameter;
 pub mod puzzles;
 pub mod solitaire;
 pub mod status;
@@ -36,4 +37,5 @@ pub mod tunes;
 
 pub use connect::{connect, read_token};
 pub use error::{ClientError, RefusalReason, Result};
+pub use parameter::{Parameter, ParameterError, Problem};
 pub use pentagrid_proto::{Client, TimeScale};

@@ -20,6 +20,7 @@ use pentagrid_tablebase::Tablebase;
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
 use crate::judge::JudgeError;
+use crate::parameter::{Parameter, ParameterError, Problem};
 use crate::suites::suite_positions;
 
 pub use pentagrid_model::{GameClocks, GameForfeit, LossReason, MatchState, MatchWait, MoveTimes};
@@ -56,23 +57,25 @@ impl MatchPlan {
     /// Checks the pair count and weight, and that external engines play under a time limit.
     pub fn validate(&self) -> Result<()> {
         if !(1..=MAX_MATCH_PAIRS).contains(&self.pairs) {
-            return Err(ClientError::Invalid(format!(
-                "--pairs must be from 1 to {MAX_MATCH_PAIRS}"
-            )));
+            return Err(ParameterError::range(Parameter::Pairs, 1, MAX_MATCH_PAIRS, None).into());
         }
         if !(1..=MAX_MATCH_WEIGHT).contains(&self.weight) {
-            return Err(ClientError::Invalid(format!(
-                "--weight must be from 1 to {MAX_MATCH_WEIGHT}, not {}",
-                self.weight
-            )));
+            let given: &dyn std::fmt::Display = &self.weight;
+            return Err(
+                ParameterError::range(Parameter::Weight, 1, MAX_MATCH_WEIGHT, Some(given)).into(),
+            );
         }
         if self.time.is_none()
             && let Some(engine) = self.engine()
         {
-            return Err(ClientError::Invalid(format!(
-                "engine:{engine} plays only under a time limit: give --time move:SECONDS or \
-                 --time game:BASE+INCREMENT"
-            )));
+            return Err(ParameterError::new(
+                Parameter::Time,
+                Problem::Needed {
+                    why: format!("engine:{engine} plays only under a time limit"),
+                    forms: vec!["move:SECONDS".into(), "game:BASE+INCREMENT".into()],
+                },
+            )
+            .into());
         }
         Ok(())
     }
@@ -306,6 +309,23 @@ pub(crate) async fn follow_then(
 }
 
 /// Plays a match here, pair after pair on `pool`, telling `progress` after each pair; stops
+/// `--in-process` refused because `other` asks for a cluster.
+fn excludes(other: Parameter, why: &str) -> ClientError {
+    ParameterError::new(
+        Parameter::InProcess,
+        Problem::Excludes {
+            other,
+            why: why.into(),
+        },
+    )
+    .into()
+}
+
+/// Playing in process refused (`why`), with what else would do.
+fn in_process_refused(why: String, otherwise: Option<String>) -> ClientError {
+    ParameterError::new(Parameter::InProcess, Problem::Drop { why, otherwise }).into()
+}
+
 /// as soon as the SPRT decides. Only random openings: book openings need a coordinator.
 pub fn play_in_process(
     plan: &MatchPlan,
@@ -314,18 +334,21 @@ pub fn play_in_process(
 ) -> Result<MatchOutcome> {
     plan.validate()?;
     if let Some(engine) = plan.engine() {
-        return Err(ClientError::Invalid(format!(
-            "engine:{engine} plays only on a cluster, whose workers run it: drop --in-process"
-        )));
+        return Err(in_process_refused(
+            format!("engine:{engine} plays only on a cluster, whose workers run it"),
+            None,
+        ));
     }
     if plan.time.is_some() {
-        return Err(ClientError::Invalid(
-            "a time limit is kept by a cluster's referee: drop --in-process or --time".into(),
+        return Err(excludes(
+            Parameter::Time,
+            "a time limit is kept by a cluster's referee",
         ));
     }
     if plan.adjudicate.is_some() {
-        return Err(ClientError::Invalid(
-            "adjudication is done by a cluster's workers: drop --in-process or --adjudicate".into(),
+        return Err(excludes(
+            Parameter::Adjudicate,
+            "adjudication is done by a cluster's workers",
         ));
     }
     let openings: Vec<Position> = match &plan.openings {
@@ -336,10 +359,9 @@ pub fn play_in_process(
             suite_openings(&suite_positions(&plan.openings)?, plan.seed, plan.pairs)
         }
         OpeningSource::Book { .. } | OpeningSource::Exact { .. } => {
-            return Err(ClientError::Invalid(
-                "book and exact openings need the coordinator's book or tablebase: drop \
-                 --in-process, or use random:plies=N or file:PATH"
-                    .into(),
+            return Err(in_process_refused(
+                "book and exact openings need the coordinator's book or tablebase".into(),
+                Some("use random:plies=N or file:PATH".into()),
             ));
         }
     };

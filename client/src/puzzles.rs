@@ -7,6 +7,7 @@ use pentagrid_proto::{Client, puzzle_filter_to_wire, v2};
 
 use crate::error::{ClientError, Result};
 use crate::jobs::{cancel, watch};
+use crate::parameter::{Parameter, ParameterError, Problem, range};
 
 pub use pentagrid_model::PuzzleFilter;
 
@@ -33,25 +34,28 @@ impl Goal {
     /// Checks the goal's numbers.
     pub fn validate(&self) -> Result<()> {
         if !(1..=MAX_PUZZLE_MOVES).contains(&self.max_moves) {
-            return Err(ClientError::Invalid(format!(
-                "--max-moves must be from 1 to {MAX_PUZZLE_MOVES}"
-            )));
+            return Err(
+                ParameterError::new(Parameter::MaxMoves, range(1, MAX_PUZZLE_MOVES)).into(),
+            );
         }
         if self.min_moves > self.max_moves {
-            return Err(ClientError::Invalid(format!(
-                "--min-moves {} is above --max-moves {}",
-                self.min_moves, self.max_moves
-            )));
+            return Err(ParameterError::new(
+                Parameter::MinMoves,
+                Problem::Above {
+                    value: self.min_moves.to_string(),
+                    other: Parameter::MaxMoves,
+                    other_value: self.max_moves.to_string(),
+                },
+            )
+            .into());
         }
         if !(1..=10_000).contains(&self.count) {
-            return Err(ClientError::Invalid(
-                "--count must be from 1 to 10000".into(),
-            ));
+            return Err(ParameterError::new(Parameter::Count, range(1, 10_000)).into());
         }
         if self.min_stones > 35 {
-            return Err(ClientError::Invalid(
-                "--min-stones must be at most 35".into(),
-            ));
+            return Err(
+                ParameterError::new(Parameter::MinStones, Problem::AtMost("35".into())).into(),
+            );
         }
         Ok(())
     }
@@ -97,7 +101,7 @@ impl PuzzleRound {
             format!(
                 "no fresh candidates were left{}",
                 if goal.stored_only {
-                    " in the stored games (drop --stored-only to mine random games too)"
+                    " in the stored games"
                 } else {
                     ""
                 }
@@ -109,6 +113,7 @@ impl PuzzleRound {
             found: self.found,
             wanted: goal.count,
             why,
+            stored_only: self.ran_dry && goal.stored_only,
         })
     }
 }

@@ -11,6 +11,7 @@ use crate::book::{BookRow, BookTables, tables, win_rate, win_rate_interval};
 use crate::error::{ClientError, Result};
 use crate::jobs::{JobsProgress, poll, run_jobs};
 use crate::judge::exact;
+use crate::parameter::{Parameter, ParameterError, Problem, range};
 pub use crate::study_exact::KeyTruth;
 use crate::study_exact::{key_values, ranked_moves};
 
@@ -120,26 +121,34 @@ pub struct StudyPlan {
 impl StudyPlan {
     /// Checks the plan's numbers.
     pub fn validate(&self) -> Result<()> {
-        let check = |ok: bool, why: &str| {
+        let check = |ok: bool, parameter: Parameter, problem: Problem| {
             if ok {
                 Ok(())
             } else {
-                Err(ClientError::Invalid(why.into()))
+                Err(ParameterError::new(parameter, problem).into())
             }
         };
-        check(self.budget >= 1, "--budget must be at least 1")?;
-        check(self.depth <= 30, "--depth must be at most 30")?;
-        check(self.positions >= 1, "--positions must be at least 1")?;
+        let at_least = |low: &str| Problem::AtLeast(low.into());
+        let at_most = |high: &str| Problem::AtMost(high.into());
+        check(self.budget >= 1, Parameter::Budget, at_least("1"))?;
+        check(self.depth <= 30, Parameter::Depth, at_most("30"))?;
+        check(self.positions >= 1, Parameter::Positions, at_least("1"))?;
         check(
             (1..=1_000_000_000).contains(&self.playouts),
-            "--playouts must be from 1 to 10^9",
+            Parameter::Playouts,
+            range(1, "10^9"),
         )?;
-        check(self.solve_stones <= 36, "--solve-stones must be at most 36")?;
+        check(
+            self.solve_stones <= 36,
+            Parameter::SolveStones,
+            at_most("36"),
+        )?;
         check(
             self.deep_from == 0 || (10..=17).contains(&self.deep_from),
-            "--deep-from must be off or from 10 to 17",
+            Parameter::DeepFrom,
+            Problem::Rule("must be off or from 10 to 17".into()),
         )?;
-        check(self.games <= 100_000, "--games must be at most 100000")
+        check(self.games <= 100_000, Parameter::Games, at_most("100000"))
     }
 }
 

@@ -13,6 +13,7 @@ use pentagrid_rating::Sprt;
 use crate::error::{ClientError, Result};
 use crate::jobs::poll;
 use crate::matches::{MatchRecord, match_record};
+use crate::parameter::{Parameter, ParameterError, Problem};
 
 pub use pentagrid_model::{TunePurges, TuneState, TuneStep};
 
@@ -48,23 +49,28 @@ impl TunePlan {
             return invalid(error.to_string());
         }
         if !(1..=MAX_TUNE_PAIRS_PER_ITERATION).contains(&self.pairs_per_iteration) {
-            return invalid(format!(
-                "--pairs-per-iteration must be from 1 to {MAX_TUNE_PAIRS_PER_ITERATION}, not {}",
-                self.pairs_per_iteration
-            ));
+            let given: &dyn std::fmt::Display = &self.pairs_per_iteration;
+            return Err(ParameterError::range(
+                Parameter::PairsPerIteration,
+                1,
+                MAX_TUNE_PAIRS_PER_ITERATION,
+                Some(given),
+            )
+            .into());
         }
         if !(1..=MAX_MATCH_WEIGHT).contains(&self.weight) {
-            return invalid(format!(
-                "--weight must be from 1 to {MAX_MATCH_WEIGHT}, not {}",
-                self.weight
-            ));
+            let given: &dyn std::fmt::Display = &self.weight;
+            return Err(
+                ParameterError::range(Parameter::Weight, 1, MAX_MATCH_WEIGHT, Some(given)).into(),
+            );
         }
         if let Some((_, pairs)) = self.sprt
             && !(1..=MAX_MATCH_PAIRS).contains(&pairs)
         {
-            return invalid(format!(
-                "--sprt-pairs must be from 1 to {MAX_MATCH_PAIRS} with an SPRT, not {pairs}"
+            let problem = Problem::Rule(format!(
+                "must be from 1 to {MAX_MATCH_PAIRS} with an SPRT, not {pairs}"
             ));
+            return Err(ParameterError::new(Parameter::SprtPairs, problem).into());
         }
         if matches!(self.openings, OpeningSource::File { .. }) {
             return invalid(format!(
@@ -296,8 +302,10 @@ pub async fn follow(
 
 /// A parameter range from its text form, with the reason it does not read.
 pub fn parse_range(text: &str) -> Result<ParamRange> {
-    text.parse()
-        .map_err(|e| ClientError::Invalid(format!("--param {}: {e}", excerpt(text))))
+    text.parse().map_err(|e| {
+        let problem = Problem::Rule(format!("{}: {e}", excerpt(text)));
+        ParameterError::new(Parameter::Param, problem).into()
+    })
 }
 
 #[cfg(test)]
@@ -335,12 +343,12 @@ mod tests {
             pairs_per_iteration: 1_001,
             ..plan()
         };
-        assert!(refused(pairs).contains("--pairs-per-iteration"));
+        assert!(refused(pairs).contains("pairs per iteration must be from 1"));
         let sprt = TunePlan {
             sprt: Some(("elo0=0,elo1=10".parse().unwrap(), 0)),
             ..plan()
         };
-        assert!(refused(sprt).contains("--sprt-pairs"));
+        assert!(refused(sprt).contains("sprt pairs must be from 1"));
         let file = TunePlan {
             openings: "file:x.txt".parse().unwrap(),
             ..plan()
