@@ -57,7 +57,7 @@ pub struct MatchArgs {
     /// End each game as soon as its position's exact value is known and score it so:
     /// `exact` (from 20 stones on, budget 0.1) or `exact:stones=N,budget=SECONDS` (either
     /// option may be left out). At each position from N stones on, on the cluster's workers:
-    /// the tablebase where it covers the position, else a 2,000-node alpha-beta search (from
+    /// the tablebase where it covers the position, else a 500-node alpha-beta search (from
     /// 12 stones), else the midsolver where its expected time fits the budget (0.1 s: from 22
     /// stones; 1 s: from 20). The costs are computed from the stone count, never timed, so the
     /// same game is adjudicated the same way on any machine.

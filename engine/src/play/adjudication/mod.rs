@@ -20,25 +20,25 @@ use crate::search::value::Value;
 pub const DEFAULT_ADJUDICATION_STONES: u32 = 20;
 
 /// Milliseconds of exact solving a position may cost unless told otherwise (0.1 s): the
-/// midsolver from 22 stones on (0.07 s a solve), a 2,000-node alpha-beta attempt before.
+/// midsolver from 22 stones on (0.07 s a solve), the alpha-beta attempt before.
 pub const DEFAULT_ADJUDICATION_BUDGET_MS: u32 = 100;
 
 /// The largest budget, in milliseconds (a minute: more than the midsolver's 5.6 s at its
 /// fewest stones, 18).
 pub const MAX_ADJUDICATION_BUDGET_MS: u32 = 60_000;
 
-/// The most nodes of adjudication's alpha-beta attempt. On match positions of 12 to 28 stones
-/// (BENCHMARKS.md) an attempt of 2,000 nodes proves what one of 100,000 proves in all but a few
-/// positions, at a fiftieth of the cost.
-pub const ADJUDICATION_ATTEMPT_NODES: u64 = 2_000;
+/// Nodes of adjudication's alpha-beta attempt. On match positions of 12 to 21 stones
+/// (BENCHMARKS.md) it proves as many as attempts of 1,000 to 5,000 nodes, at a fraction of
+/// their cost: what it proves is decided by a few forced moves.
+pub const ADJUDICATION_ATTEMPT_NODES: u64 = 500;
 
-/// Alpha-beta nodes a second, the solver's setup included, on one core of the reference
-/// machine (dev-2c, BENCHMARKS.md: 2,000 nodes in about 4 ms from 12 to 19 stones, less with
-/// more stones): converts the budget into the attempt's nodes.
-pub const ATTEMPT_NODES_PER_SECOND: f64 = 500_000.0;
+/// Expected seconds of the alpha-beta attempt on one core of the reference machine, the
+/// solver's setup included (dev-2c, BENCHMARKS.md: 1 to 3 ms from 12 to 21 stones, less with
+/// more stones).
+pub const ATTEMPT_SECONDS: f64 = 0.002;
 
-/// Transposition table of the attempt: 2^14 entries (256 KiB), room for its nodes.
-const ATTEMPT_TABLE_BITS: u32 = 14;
+/// Transposition table of the attempt: 2^12 entries (64 KiB), room for its nodes.
+const ATTEMPT_TABLE_BITS: u32 = 12;
 
 /// When a game is adjudicated, and what may be spent on each position. Text form (stable):
 /// `exact`, or `exact:` with the options `stones=N` (N from 0 to 35, default
@@ -47,10 +47,11 @@ const ATTEMPT_TABLE_BITS: u32 = 14;
 ///
 /// A position with at least `min_stones` stones ends the game when its exact value is known
 /// within the budget: from an exact table; else, from 12 stones on, by an alpha-beta attempt of
-/// at most [`ADJUDICATION_ATTEMPT_NODES`] nodes (fewer when the budget is smaller); else by
-/// the midsolver (18 stones on) where the attempt's and its expected time together fit the
-/// budget ([`midsolve_seconds`]: 22 stones on under the default). Every cost is computed from
-/// the stone count alone at the reference machine's speed, so whether and how a position is
+/// [`ADJUDICATION_ATTEMPT_NODES`] nodes where its expected time ([`ATTEMPT_SECONDS`]) fits the
+/// budget; else by the midsolver (18 stones on) where the attempt's and its expected time
+/// together fit the budget ([`midsolve_seconds`]: 22 stones on under the default). Every cost
+/// is fixed or computed from the stone count at the reference machine's speed, so whether and
+/// how a position is
 /// adjudicated depends on the position, never on the clock: a game replays the same, and the
 /// coordinator can check the rule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -100,23 +101,23 @@ impl Adjudication {
         f64::from(self.budget_ms) / 1000.0
     }
 
-    /// Nodes of the alpha-beta attempt at a position of `stones` stones (0: none): from 12
-    /// stones on, what the budget buys at [`ATTEMPT_NODES_PER_SECOND`], at most
-    /// [`ADJUDICATION_ATTEMPT_NODES`].
+    /// Whether the alpha-beta attempt runs at a position of `stones` stones: from 12 stones
+    /// (and the adjudication's) on, where [`ATTEMPT_SECONDS`] fits the budget.
     #[must_use]
-    pub fn attempt_nodes(&self, stones: u32) -> u64 {
-        if stones < ATTEMPT_MIN_STONES.max(self.min_stones) {
-            return 0;
-        }
-        let affordable = (self.budget_seconds() * ATTEMPT_NODES_PER_SECOND) as u64;
-        affordable.min(ADJUDICATION_ATTEMPT_NODES)
+    pub fn attempts(&self, stones: u32) -> bool {
+        stones >= ATTEMPT_MIN_STONES.max(self.min_stones)
+            && ATTEMPT_SECONDS <= self.budget_seconds()
     }
 
     /// Whether the midsolver values a position of `stones` stones (after the attempt): it
     /// accepts the position and the attempt's and its expected time fit the budget.
     #[must_use]
     pub fn midsolves(&self, stones: u32) -> bool {
-        let attempt = self.attempt_nodes(stones) as f64 / ATTEMPT_NODES_PER_SECOND;
+        let attempt = if self.attempts(stones) {
+            ATTEMPT_SECONDS
+        } else {
+            0.0
+        };
         stones >= MID_MIN_STONES.max(self.min_stones)
             && attempt + midsolve_seconds(stones) <= self.budget_seconds()
     }
@@ -127,7 +128,7 @@ impl Adjudication {
     pub fn allows(&self, source: SolveMethod, stones: u32) -> bool {
         match source {
             SolveMethod::Table => stones >= self.min_stones,
-            SolveMethod::AlphaBeta => self.attempt_nodes(stones) > 0,
+            SolveMethod::AlphaBeta => self.attempts(stones),
             SolveMethod::Midsolver => self.midsolves(stones),
             SolveMethod::Finished | SolveMethod::Deep => false,
         }
@@ -147,10 +148,9 @@ impl Adjudication {
         if let Ok(Some(value)) = table.probe(position) {
             return verdict(value, SolveMethod::Table);
         }
-        let nodes = self.attempt_nodes(stones);
-        if nodes > 0 {
+        if self.attempts(stones) {
             let limits = SolveLimits {
-                max_nodes: nodes,
+                max_nodes: ADJUDICATION_ATTEMPT_NODES,
                 max_time: None,
             };
             let attempt = Solver::new(ATTEMPT_TABLE_BITS).alpha_beta(position, limits);
@@ -172,13 +172,14 @@ mod tests {
     use super::*;
     use crate::NoOracle;
 
-    /// 20 stones, black to move, and black wins (from the shared solved positions); a
-    /// 2,000-node attempt does not prove it.
+    /// 20 stones, black to move, and black wins (from the shared solved positions); the
+    /// attempt does not prove it (nor one of a million nodes).
     const WON_20: &str = "o...oo/.o..xo/.x.xo./.ox.../x.xx.x/oxoo.x";
-    /// 22 stones, a draw from a match game that a 2,000-node attempt does not prove.
+    /// 22 stones, a draw from a match game that the attempt does not prove (nor one of a
+    /// million nodes).
     const DRAWN_22: &str = "..o..o/.oxxo./..ox.x/xx..o./ox.oxo/ox.oxx";
-    /// 13 stones, from a match game: the side to move (white) wins by force, which a
-    /// 2,000-node attempt proves.
+    /// 13 stones, from a match game: the side to move (white) wins by force, which the attempt
+    /// proves (in 2 nodes).
     const WON_13: &str = ".o..../xxo.../.x..../.x..o./xxo..x/oo....";
 
     fn adjudication(text: &str) -> Adjudication {
@@ -200,10 +201,10 @@ mod tests {
     fn the_budget_decides_which_solver_may_value_a_position() {
         let default = Adjudication::default();
         let from_0 = adjudication("exact:stones=0");
-        assert_eq!(from_0.attempt_nodes(11), 0, "no attempt below 12 stones");
-        assert_eq!(from_0.attempt_nodes(12), ADJUDICATION_ATTEMPT_NODES);
-        assert_eq!(default.attempt_nodes(19), 0, "none below the stone count");
-        assert_eq!(default.attempt_nodes(20), ADJUDICATION_ATTEMPT_NODES);
+        assert!(!from_0.attempts(11), "no attempt below 12 stones");
+        assert!(from_0.attempts(12));
+        assert!(!default.attempts(19), "none below the stone count");
+        assert!(default.attempts(20));
         // 0.1 s: the midsolver from 22 stones (0.07 s), not 21 (0.21 s).
         assert!(!default.midsolves(21) && default.midsolves(22) && default.midsolves(35));
         let second = adjudication("exact:budget=1");
@@ -212,12 +213,14 @@ mod tests {
         let minute = adjudication("exact:stones=0,budget=60");
         assert!(!minute.midsolves(17) && minute.midsolves(18));
         assert!(!adjudication("exact:stones=25,budget=60").midsolves(24));
-        // A small budget buys a smaller attempt and no midsolve at all; none buys nothing.
-        let milli = adjudication("exact:budget=0.001");
-        assert_eq!(milli.attempt_nodes(20), 500);
-        assert!((20..36).all(|stones| !milli.midsolves(stones)));
+        // Two milliseconds buy the attempt and then no midsolve at all; one buys no attempt,
+        // and the midsolver alone from 26 stones (0.85 ms).
+        let two = adjudication("exact:budget=0.002");
+        assert!(two.attempts(20) && (20..36).all(|stones| !two.midsolves(stones)));
+        let one = adjudication("exact:budget=0.001");
+        assert!(!one.attempts(35) && !one.midsolves(25) && one.midsolves(26));
         let tables = adjudication("exact:stones=0,budget=0");
-        assert!((0..36).all(|s| tables.attempt_nodes(s) == 0 && !tables.midsolves(s)));
+        assert!((0..36).all(|s| !tables.attempts(s) && !tables.midsolves(s)));
         // The checker's rule is the same.
         assert!(tables.allows(SolveMethod::Table, 0));
         assert!(!default.allows(SolveMethod::Table, 19) && default.allows(SolveMethod::Table, 20));
@@ -252,7 +255,7 @@ mod tests {
             adjudication("exact:stones=21,budget=1").judge(&won, &NoOracle),
             None
         );
-        // At 22 stones the default budget pays for the midsolver (0.004 s of attempt and
+        // At 22 stones the default budget pays for the midsolver (0.002 s of attempt and
         // 0.069 s), 0.07 s does not.
         let drawn: Position = DRAWN_22.parse().unwrap();
         let verdict = Adjudication::default().judge(&drawn, &NoOracle).unwrap();
