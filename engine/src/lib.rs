@@ -63,7 +63,7 @@ pub use play::accuracy::{
     game_accuracy, judged_moves, pair_accuracy,
 };
 pub use play::adjudication::{
-    ADJUDICATION_ATTEMPT_NODES, ATTEMPT_SECONDS, Adjudicated, Adjudication,
+    ADJUDICATION_ATTEMPT_NODES, ADJUDICATION_ATTEMPT_SECONDS, Adjudicated, Adjudication,
     DEFAULT_ADJUDICATION_BUDGET_MS, DEFAULT_ADJUDICATION_STONES, MAX_ADJUDICATION_BUDGET_MS,
     ParseAdjudicationError,
 };

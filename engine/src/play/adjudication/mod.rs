@@ -28,14 +28,15 @@ pub const DEFAULT_ADJUDICATION_BUDGET_MS: u32 = 100;
 pub const MAX_ADJUDICATION_BUDGET_MS: u32 = 60_000;
 
 /// Nodes of adjudication's alpha-beta attempt. On match positions of 12 to 21 stones
-/// (BENCHMARKS.md) it proves as many as attempts of 1,000 to 5,000 nodes, at a fraction of
-/// their cost: what it proves is decided by a few forced moves.
+/// (BENCHMARKS.md) it proves nearly as many as attempts of 2,000 and 20,000 nodes (110, 111
+/// and 115 of 357) at a half and a tenth of their cost: what it proves is decided by a few
+/// forced moves.
 pub const ADJUDICATION_ATTEMPT_NODES: u64 = 500;
 
 /// Expected seconds of the alpha-beta attempt on one core of the reference machine, the
-/// solver's setup included (dev-2c, BENCHMARKS.md: 1 to 3 ms from 12 to 21 stones, less with
-/// more stones).
-pub const ATTEMPT_SECONDS: f64 = 0.002;
+/// solver's setup included (dev-2c, BENCHMARKS.md: 0.6 to 2.8 ms from 12 to 21 stones, less
+/// with more stones).
+pub const ADJUDICATION_ATTEMPT_SECONDS: f64 = 0.002;
 
 /// Transposition table of the attempt: 2^12 entries (64 KiB), room for its nodes.
 const ATTEMPT_TABLE_BITS: u32 = 12;
@@ -47,13 +48,13 @@ const ATTEMPT_TABLE_BITS: u32 = 12;
 ///
 /// A position with at least `min_stones` stones ends the game when its exact value is known
 /// within the budget: from an exact table; else, from 12 stones on, by an alpha-beta attempt of
-/// [`ADJUDICATION_ATTEMPT_NODES`] nodes where its expected time ([`ATTEMPT_SECONDS`]) fits the
-/// budget; else by the midsolver (18 stones on) where the attempt's and its expected time
-/// together fit the budget ([`midsolve_seconds`]: 22 stones on under the default). Every cost
-/// is fixed or computed from the stone count at the reference machine's speed, so whether and
-/// how a position is
-/// adjudicated depends on the position, never on the clock: a game replays the same, and the
-/// coordinator can check the rule.
+/// [`ADJUDICATION_ATTEMPT_NODES`] nodes where its expected time
+/// ([`ADJUDICATION_ATTEMPT_SECONDS`]) fits the budget; else by the midsolver (18 stones on)
+/// where the attempt's and its expected time together fit the budget ([`midsolve_seconds`]:
+/// 22 stones on under the default). Every cost is fixed or computed from the stone count at
+/// the reference machine's speed, so whether and how a position is adjudicated depends on the
+/// position, never on the clock: a game replays the same, and the coordinator can check the
+/// rule ([`Adjudication::allows`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Adjudication {
     /// The fewest stones of a position that may end a game.
@@ -102,11 +103,11 @@ impl Adjudication {
     }
 
     /// Whether the alpha-beta attempt runs at a position of `stones` stones: from 12 stones
-    /// (and the adjudication's) on, where [`ATTEMPT_SECONDS`] fits the budget.
+    /// (and the adjudication's) on, where [`ADJUDICATION_ATTEMPT_SECONDS`] fits the budget.
     #[must_use]
     pub fn attempts(&self, stones: u32) -> bool {
         stones >= ATTEMPT_MIN_STONES.max(self.min_stones)
-            && ATTEMPT_SECONDS <= self.budget_seconds()
+            && ADJUDICATION_ATTEMPT_SECONDS <= self.budget_seconds()
     }
 
     /// Whether the midsolver values a position of `stones` stones (after the attempt): it
@@ -114,7 +115,7 @@ impl Adjudication {
     #[must_use]
     pub fn midsolves(&self, stones: u32) -> bool {
         let attempt = if self.attempts(stones) {
-            ATTEMPT_SECONDS
+            ADJUDICATION_ATTEMPT_SECONDS
         } else {
             0.0
         };
