@@ -63,7 +63,8 @@ pub use play::accuracy::{
     game_accuracy, judged_moves, pair_accuracy,
 };
 pub use play::adjudication::{
-    ADJUDICATION_MIDSOLVE_STONES, Adjudicated, Adjudication, DEFAULT_ADJUDICATION_STONES,
+    ADJUDICATION_ATTEMPT_NODES, ADJUDICATION_ATTEMPT_SECONDS, Adjudicated, Adjudication,
+    DEFAULT_ADJUDICATION_BUDGET_MS, DEFAULT_ADJUDICATION_STONES, MAX_ADJUDICATION_BUDGET_MS,
     ParseAdjudicationError,
 };
 pub use play::candidates::{

@@ -91,15 +91,16 @@ pub fn note_of_wire(note: &v2::GameNote) -> Result<GameNote, ConversionError> {
     })
 }
 
-/// Where an adjudicating value came from, from its wire name (`table`, `midsolver`; empty:
-/// not adjudicated).
+/// Where an adjudicating value came from, from its wire name (`table`, `alpha-beta`,
+/// `midsolver`; empty: not adjudicated).
 pub fn adjudication_source_of_wire(text: &str) -> Result<Option<SolveMethod>, ConversionError> {
     match text {
         "" => Ok(None),
         "table" => Ok(Some(SolveMethod::Table)),
+        "alpha-beta" => Ok(Some(SolveMethod::AlphaBeta)),
         "midsolver" => Ok(Some(SolveMethod::Midsolver)),
         other => Err(ConversionError(format!(
-            "bad adjudication source {:?}: expected table or midsolver",
+            "bad adjudication source {:?}: expected table, alpha-beta or midsolver",
             pentago::excerpt(other)
         ))),
     }
@@ -179,7 +180,7 @@ mod tests {
             assert!(note_of_wire(&wire).is_err(), "{bad}");
         }
         let mut wire = note_to_wire(&GameNote::default());
-        wire.adjudicated = "alpha-beta".into();
+        wire.adjudicated = "deep".into();
         assert!(note_of_wire(&wire).is_err());
         let mut wire = note_to_wire(&GameNote::default());
         wire.stderr_white = "x".repeat(MAX_NOTE_BYTES + 1);

@@ -39,7 +39,7 @@ pub struct MatchRecord {
     pub time_limit: String,
     /// A `file:` suite's positions (text form); empty for every other opening source.
     pub opening_positions: Vec<String>,
-    /// The adjudication of every game (text form, e.g. `exact:stones=20`; empty: none).
+    /// The adjudication of every game (text form, e.g. `exact:stones=20,budget=0.1`; empty: none).
     pub adjudicate: String,
     /// Its share of the workers among running matches (1 to 1000, `MAX_MATCH_WEIGHT`).
     pub weight: u32,

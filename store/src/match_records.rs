@@ -82,8 +82,9 @@ pub struct StoredMatch {
     /// empty for every other opening source (and matches stored before suites existed).
     #[prost(string, repeated, tag = "22")]
     pub opening_positions: Vec<String>,
-    /// The adjudication of every game (text form: `exact:stones=N`); empty: none (and
-    /// matches stored before adjudication existed read so).
+    /// The adjudication of every game (text form: `exact:stones=N,budget=SECONDS`, or
+    /// `exact:stones=N` as stored before budgets existed, which reads with the default
+    /// budget); empty: none (and matches stored before adjudication existed read so).
     #[prost(string, tag = "23")]
     pub adjudicate: String,
     /// The match's share of the workers among running matches; 0 (and matches stored before

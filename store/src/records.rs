@@ -240,8 +240,9 @@ pub struct StoredPairTask {
     /// stored before time limits existed read so).
     #[prost(string, tag = "7")]
     pub time_limit: String,
-    /// The adjudication of each game (text form: `exact:stones=N`); empty: none (and pairs
-    /// stored before adjudication existed read so).
+    /// The adjudication of each game (text form: `exact:stones=N,budget=SECONDS`, or
+    /// `exact:stones=N` as stored before budgets existed, which reads with the default
+    /// budget); empty: none (and pairs stored before adjudication existed read so).
     #[prost(string, tag = "8")]
     pub adjudicate: String,
 }
@@ -517,8 +518,9 @@ pub struct StoredGame {
     /// The end of white's.
     #[prost(string, tag = "8")]
     pub stderr_white: String,
-    /// Adjudicated games: where the exact value came from (`table`, `midsolver`); empty for
-    /// games played out or forfeited (and games stored before adjudication existed).
+    /// Adjudicated games: where the exact value came from (`table`, `alpha-beta`,
+    /// `midsolver`); empty for games played out or forfeited (and games stored before
+    /// adjudication existed).
     #[prost(string, tag = "9")]
     pub adjudicated: String,
     /// Refereed games: the factor the worker multiplied the match's time limit by (its

@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use pentago::{
     ACCURACY_STONES, Accuracy, Adjudication, MatchAccuracy, MatchScore, NamedPlayer, OpeningSource,
-    Record, TimeLimit,
+    Record, SolveMethod, TimeLimit,
 };
 use pentagrid_client::game_records::{follow_match, played_game_record};
 use pentagrid_client::matches::{
@@ -55,9 +55,13 @@ pub struct MatchArgs {
     #[arg(long, default_value = "random:plies=2")]
     openings: OpeningSource,
     /// End each game as soon as its position's exact value is known and score it so:
-    /// `exact` (from 20 stones on) or `exact:stones=N`; the tablebase where it covers a
-    /// position, the midsolver from 20 stones (on the cluster's workers).
-    #[arg(long, value_name = "exact[:stones=N]")]
+    /// `exact` (from 20 stones on, budget 0.1) or `exact:stones=N,budget=SECONDS` (either
+    /// option may be left out). At each position from N stones on, on the cluster's workers:
+    /// the tablebase where it covers the position, else a 500-node alpha-beta search (from
+    /// 12 stones), else the midsolver where its expected time fits the budget (0.1 s: from 22
+    /// stones; 1 s: from 20). The costs are computed from the stone count, never timed, so the
+    /// same game is adjudicated the same way on any machine.
+    #[arg(long, value_name = "exact[:stones=N,budget=SECONDS]")]
     adjudicate: Option<Adjudication>,
     /// Seed of the openings (and, with --in-process, of the engines).
     #[arg(long, default_value_t = 1)]
@@ -582,6 +586,16 @@ fn print_games(record: &MatchRecord) -> Result<()> {
     Ok(())
 }
 
+/// Where an adjudicating value came from, in words.
+fn source_words(source: SolveMethod) -> &'static str {
+    match source {
+        SolveMethod::Table => "the tablebase",
+        SolveMethod::AlphaBeta => "an alpha-beta search",
+        SolveMethod::Midsolver => "the midsolver",
+        other => other.name(),
+    }
+}
+
 /// A game's time used by each side (where known), time scale (when not 1), forfeit (its loser
 /// and typed reason) or adjudication, and the engines' standard error.
 fn print_notes(game: &MatchGame) -> Result<()> {
@@ -597,8 +611,8 @@ fn print_notes(game: &MatchGame) -> Result<()> {
     }
     if let Some(source) = game.adjudicated {
         outln!(
-            "  adjudicated by the {}: the exact value of its last position is {}",
-            source.name(),
+            "  adjudicated by {}: the exact value of its last position is {}",
+            source_words(source),
             game.result
         );
     }

@@ -45,8 +45,9 @@ enum TournamentCommand {
         #[arg(long, default_value = "random:plies=2")]
         openings: OpeningSource,
         /// End each game as soon as its position's exact value is known: `exact` (from 20
-        /// stones on) or `exact:stones=N` (see `match --adjudicate`).
-        #[arg(long, value_name = "exact[:stones=N]")]
+        /// stones on, 0.1 s of solving a position) or `exact:stones=N,budget=SECONDS` (see
+        /// `match --adjudicate`).
+        #[arg(long, value_name = "exact[:stones=N,budget=SECONDS]")]
         adjudicate: Option<Adjudication>,
         /// Seed of the openings.
         #[arg(long, default_value_t = 1)]

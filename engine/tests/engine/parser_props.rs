@@ -49,8 +49,8 @@ fn move_like() -> impl Strategy<Value = String> {
 
 /// Text near the key=value grammars of configs, players, SPRT bounds and opening sources.
 fn options_like() -> impl Strategy<Value = String> {
-    "(uct|flat|random|book|safe|uniform|elo0|monicas-five|triple-power)?:?\
-     ((k|expand|depth|policy|playouts|seconds|nodes|plies|elo0|elo1|alpha|beta)=\
+    "(uct|flat|random|book|safe|uniform|elo0|monicas-five|triple-power|exact)?:?\
+     ((k|expand|depth|policy|playouts|seconds|nodes|plies|elo0|elo1|alpha|beta|stones|budget)=\
      [-0-9.eE+a-z]{0,6},?){0,4}"
 }
 

@@ -1,7 +1,8 @@
 //! Opening suites and exact adjudication on an in-process cluster with a real worker: a suite
 //! read from a file plays each opening as a pair with colours swapped (a bad file sends
 //! nothing), an exact suite's openings have the value asked for in the tablebase, and
-//! adjudication ends a won 20-stone game at once with the exact value's result.
+//! adjudication ends a won 20-stone game at once with the exact value's result when its budget
+//! pays for the midsolver there, and later when it does not.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -183,9 +184,10 @@ async fn adjudication_ends_a_won_20_stone_game_at_once() {
     let won: Position = WON_20.parse().unwrap();
     assert_eq!((won.stone_count(), won.side_to_move()), (20, Color::Black));
     let mut adjudicated = plan(suite_file(&dir, &format!("{WON_20}\n")), 1);
-    adjudicated.adjudicate = Some(Adjudication::default());
+    // A second a position pays for the midsolver at 20 stones (0.6 s).
+    adjudicated.adjudicate = Some("exact:stones=20,budget=1".parse().unwrap());
     let record = play(&cluster, &adjudicated).await;
-    assert_eq!(record.adjudicate, "exact:stones=20");
+    assert_eq!(record.adjudicate, "exact:stones=20,budget=1");
     for game in &record.games {
         assert_eq!(game.opening, won);
         assert!(game.moves.is_empty(), "ended before any move: {game:?}");
@@ -201,6 +203,16 @@ async fn adjudication_ends_a_won_20_stone_game_at_once() {
         ),
         (1, 0, 1)
     );
+    // Under the default budget (0.1 s) the midsolver waits for 22 stones and a short
+    // alpha-beta search does not prove this win: the game goes on (and may end adjudicated
+    // later).
+    let mut budgeted = plan(suite_file(&dir, &format!("{WON_20}\n")), 1);
+    budgeted.adjudicate = Some(Adjudication::default());
+    let later = play(&cluster, &budgeted).await;
+    assert_eq!(later.adjudicate, "exact:stones=20,budget=0.1");
+    for game in &later.games {
+        assert!(!game.moves.is_empty(), "{game:?}");
+    }
     // Without adjudication the same opening is played out.
     let played = play(&cluster, &plan(suite_file(&dir, &format!("{WON_20}\n")), 1)).await;
     for game in &played.games {

@@ -57,7 +57,7 @@ struct Termination {
     reason: Option<&'static str>,
     /// Forfeit: what happened, in words.
     detail: Option<String>,
-    /// Adjudicated: where the exact value came from (`table`, `midsolver`).
+    /// Adjudicated: where the exact value came from (`table`, `alpha-beta`, `midsolver`).
     source: Option<&'static str>,
 }
 

@@ -38,7 +38,8 @@ pub struct RecordPlayer {
 
 /// How a recorded game ended. Text form (the `Termination` tag, stable): `normal`,
 /// `unfinished`, `forfeit COLOUR REASON` (the colour that lost, the reason's stable name) or
-/// `adjudicated SOURCE` (the exact value's source, `table` or `midsolver`; the value is the result).
+/// `adjudicated SOURCE` (the exact value's source, `table`, `alpha-beta` or `midsolver`; the
+/// value is the result).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Termination {
     /// Played until the rules ended it.
@@ -56,7 +57,8 @@ pub enum Termination {
     },
     /// Ended as soon as the position's exact value was known, and scored with that value.
     Adjudicated {
-        /// Where the value came from (`table`, `midsolver`: `SolveMethod::name`), a lower-case name.
+        /// Where the value came from (`table`, `alpha-beta`, `midsolver`: `SolveMethod::name`), a
+        /// lower-case name.
         source: String,
     },
 }
