@@ -10,6 +10,7 @@ use pentagrid_client::jobs;
 use pentagrid_client::matches::{self, MatchPlan};
 use pentagrid_client::puzzles::{self, Goal};
 use pentagrid_client::study::{StudyPlan, study};
+use pentagrid_client::{ClientError, Parameter, ParameterError};
 use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_embedded::EmbeddedCluster;
 use pentagrid_rating::SprtDecision;
@@ -83,7 +84,16 @@ async fn a_study_grows_the_book_and_plays_its_games() {
         &mut |_| {},
     )
     .await;
-    assert!(refused.unwrap_err().to_string().contains("--playouts"));
+    assert!(
+        matches!(
+            refused,
+            Err(ClientError::Parameter(ParameterError {
+                parameter: Parameter::Playouts,
+                ..
+            }))
+        ),
+        "{refused:?}"
+    );
     cluster.stop().await.unwrap();
 }
 
