@@ -552,6 +552,8 @@ pub struct MatchRecord {
     pub waiting: Option<MatchWait>,
     /// Its share of the workers among running matches (1 for matches created before weights).
     pub weight: u32,
+    /// The user whose token created it (empty: none; see the README's "Users").
+    pub owner: String,
     /// Its pairs leased to workers now.
     pub pairs_leased: u64,
     /// Games that ended by an external engine's forfeit: pair, game (1 or 2) and forfeit.
@@ -615,6 +617,7 @@ pub(crate) fn match_record(report: v2::MatchStatusResponse) -> Result<MatchRecor
         time_limit: report.time_limit,
         adjudicate: report.adjudicate,
         suite_openings: report.suite_openings,
+        owner: report.owner,
     })
 }
 

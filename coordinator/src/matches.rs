@@ -74,6 +74,9 @@ pub struct MatchSpec {
     pub time: Option<TimeLimit>,
     /// Its share of the workers among running matches, 1 to [`MAX_MATCH_WEIGHT`].
     pub weight: u32,
+    /// The user it belongs to (empty: none): the workers are shared equally among users
+    /// first, then among one user's matches by weight.
+    pub owner: String,
     /// End each game as soon as its position's exact value is known; `None`: play them out.
     pub adjudicate: Option<Adjudication>,
     /// The tuning run whose iteration it plays (0: none; see [`crate::tunes`]).
@@ -242,7 +245,8 @@ impl Matches {
             if closed(&record) {
                 self.jobs.cancel_unflushed(&self.pending_pairs(match_id))?;
             } else {
-                self.jobs.set_match_weight(match_id, record.weight);
+                self.jobs
+                    .set_match_share(match_id, &record.owner, record.weight);
             }
         }
         Ok(())
@@ -383,9 +387,11 @@ impl Matches {
                 .collect(),
             adjudicate: spec.adjudicate.map(|a| a.to_string()).unwrap_or_default(),
             tune: spec.tune,
+            owner: spec.owner.clone(),
         };
         self.store.create_match(match_id, &record)?;
-        self.jobs.set_match_weight(match_id, spec.weight);
+        self.jobs
+            .set_match_share(match_id, &spec.owner, spec.weight);
         self.jobs.queue(tasks).await?;
         tracing::info!(
             match_id,
@@ -574,7 +580,7 @@ impl Matches {
                 if closed(&record) || !taken.replay {
                     continue;
                 }
-                weights.insert(taken.match_id, record.weight);
+                weights.insert(taken.match_id, (record.owner, record.weight));
                 if taken.undecided {
                     undecided.insert(taken.match_id);
                 }
@@ -595,8 +601,8 @@ impl Matches {
             Ok::<_, StoreError>((tasks, weights))
         })
         .await?;
-        for (match_id, weight) in weights {
-            self.jobs.set_match_weight(match_id, weight);
+        for (match_id, (owner, weight)) in weights {
+            self.jobs.set_match_share(match_id, &owner, weight);
         }
         let count = tasks.len();
         if count > 0 {

@@ -72,6 +72,7 @@ pub(crate) fn next_match(
         tournament: None,
         time: None,
         weight: record.weight,
+        owner: record.owner.clone(),
         adjudicate: None,
         tune: id,
     };
@@ -122,6 +123,7 @@ mod tests {
             current_match: 9,
             sprt_match: 0,
             purges: Default::default(),
+            owner: String::new(),
         }
     }
 

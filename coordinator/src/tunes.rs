@@ -66,6 +66,9 @@ pub struct TuneSpec {
     /// The follow-up test of tuned against base, with its most pairs (1 to the match limit);
     /// `None`: none.
     pub sprt: Option<(Sprt, u64)>,
+    /// The user whose token starts it (empty: none); its matches are this user's in the
+    /// sharing of the workers.
+    pub owner: String,
 }
 
 /// A run as stored, with its state, a page of its steps and its matches.
@@ -273,6 +276,7 @@ impl Tunes {
             current_match: self.store.generate_id()?,
             sprt_match: 0,
             purges: Default::default(),
+            owner: spec.owner.clone(),
         };
         let first = next_match(id, &record, &space)?;
         self.create_match(record.current_match, &first).await?;

@@ -15,7 +15,7 @@ mod api;
 mod health;
 mod server;
 
-pub use api::auth::{CredentialError, Credentials};
+pub use api::auth::{CredentialError, Credentials, MAX_USER_NAME, User};
 pub use api::roles::{Grant, REQUIRED_ROLES, Role};
 pub use api::untrusted::{check_book_import, check_result};
 pub use api::watches::{MAX_WATCHES, MAX_WATCHES_PER_GRANT};

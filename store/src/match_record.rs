@@ -48,6 +48,10 @@ pub struct MatchRecord {
     /// The tuning run whose iteration it plays (0: none). Such matches are the run's: match
     /// listings leave them out.
     pub tune: u64,
+    /// The user whose token created it, or the creator of the tuning run it plays; empty:
+    /// none (a token naming no user, and matches stored before users existed). The workers
+    /// are shared equally among owners first, then among an owner's matches by weight.
+    pub owner: String,
 }
 
 /// Whether a match may go on: open until someone stops it (`StopMatch`).

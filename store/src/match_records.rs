@@ -99,6 +99,10 @@ pub struct StoredMatch {
     /// matches stored before tuning runs existed read so).
     #[prost(uint64, tag = "24")]
     pub tune: u64,
+    /// The user whose token created it (or whose tuning run it plays); empty for none: a
+    /// token naming no user (and matches stored before users existed read so).
+    #[prost(string, tag = "25")]
+    pub owner: String,
 }
 
 /// The stored number of a match's control (stable).
@@ -358,6 +362,7 @@ impl From<&StoredMatch> for MatchRecord {
             opening_positions: stored.opening_positions.clone(),
             adjudicate: stored.adjudicate.clone(),
             tune: stored.tune,
+            owner: stored.owner.clone(),
         }
     }
 }
@@ -384,6 +389,7 @@ impl StoredMatch {
             opening_positions: record.opening_positions.clone(),
             adjudicate: record.adjudicate.clone(),
             tune: record.tune,
+            owner: record.owner.clone(),
             ..StoredMatch::default()
         }
     }
@@ -585,5 +591,26 @@ mod tests {
         // A later version's control this one does not know reads as open.
         let later = StoredMatch { control: 9, ..read };
         assert_eq!(later.control(), MatchControl::Open);
+    }
+
+    #[test]
+    fn a_match_stored_before_users_reads_as_no_users_and_an_owner_is_kept() {
+        // Tags 1 to 24 only, as every match stored before users.
+        let old = StoredMatch {
+            a: "random".into(),
+            weight: 2,
+            tune: 5,
+            ..StoredMatch::default()
+        };
+        let read = StoredMatch::decode(old.encode_to_vec().as_slice()).unwrap();
+        let record = MatchRecord::from(&read);
+        assert_eq!((record.owner.as_str(), record.weight), ("", 2));
+        let owned = StoredMatch::new_match(&MatchRecord {
+            owner: "ann".into(),
+            ..record
+        });
+        let read = StoredMatch::decode(owned.encode_to_vec().as_slice()).unwrap();
+        let record = MatchRecord::from(&read);
+        assert_eq!((record.owner.as_str(), record.tune), ("ann", 5));
     }
 }

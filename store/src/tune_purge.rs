@@ -173,6 +173,7 @@ mod tests {
             current_match: 21,
             sprt_match: 0,
             purges: Default::default(),
+            owner: String::new(),
         }
     }
 

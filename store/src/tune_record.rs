@@ -67,4 +67,6 @@ pub struct TuneRecord {
     /// What purges of caught workers took out of it, and the shift of the point its next
     /// step owes for them.
     pub purges: TunePurges,
+    /// The user whose token created it (empty: none); its matches are this user's.
+    pub owner: String,
 }

@@ -93,6 +93,10 @@ pub struct StoredTune {
     /// How many stepped pairs the owed shift undoes.
     #[prost(uint64, tag = "24")]
     pub owed_pairs: u64,
+    /// The user whose token created the run; empty for none (and runs stored before users
+    /// existed read so).
+    #[prost(string, tag = "25")]
+    pub owner: String,
 }
 
 /// One finished iteration of a run, stored under run id ‖ iteration.
@@ -183,6 +187,7 @@ impl From<&TuneRecord> for StoredTune {
             purged_replayed_pairs: r.purges.replayed_pairs,
             owed: r.purges.owed.clone(),
             owed_pairs: r.purges.owed_pairs,
+            owner: r.owner.clone(),
         }
     }
 }
@@ -225,6 +230,7 @@ impl From<&StoredTune> for TuneRecord {
                 owed: s.owed.clone(),
                 owed_pairs: s.owed_pairs,
             },
+            owner: s.owner.clone(),
         }
     }
 }
@@ -397,6 +403,7 @@ mod tests {
             current_match: 5,
             sprt_match: 0,
             purges: Default::default(),
+            owner: String::new(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! `pentagrid coordinator` and `pentagrid worker`: the two halves of a cluster.
 
 use std::ops::RangeInclusive;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -124,6 +124,11 @@ pub struct CoordinatorArgs {
     /// File holding the read token: status, book, puzzles, matches, builds, games.
     #[arg(long)]
     read_token_file: Option<PathBuf>,
+    /// A user's own admin token, `NAME=FILE` (repeatable; the token is the file's first line):
+    /// matches and tuning runs created with it are NAME's, and the workers are shared equally
+    /// among the users with queued pairs, then among each user's matches by weight.
+    #[arg(long = "user-token", value_name = "NAME=FILE")]
+    user_tokens: Vec<String>,
     /// Seconds a lease lasts without a heartbeat.
     #[arg(long, default_value_t = 60)]
     lease_seconds: u64,
@@ -234,7 +239,21 @@ impl CoordinatorArgs {
             "a coordinator needs a token: pass --token-file (one token for every role) or \
              --worker-token-file, --admin-token-file and --read-token-file"
         );
-        Ok(Credentials::new(tokens)?)
+        let mut users = Vec::new();
+        for given in &self.user_tokens {
+            let (name, path) = given
+                .split_once('=')
+                .filter(|(name, path)| !name.is_empty() && !path.is_empty())
+                .with_context(|| {
+                    format!(
+                        "--user-token {given:?} must be NAME=FILE (a user name and a token file)"
+                    )
+                })?;
+            let token = read_token(Path::new(path))
+                .with_context(|| format!("--user-token for user {name}"))?;
+            users.push((name.to_owned(), token));
+        }
+        Ok(Credentials::new(tokens)?.with_users(users)?)
     }
 }
 
@@ -558,6 +577,54 @@ mod tests {
         for (flags, message) in refused {
             let error = check(flags).expect_err("refused");
             assert_eq!(error.to_string(), *message, "{flags:?}");
+        }
+    }
+
+    #[test]
+    fn user_tokens_name_their_users_and_bad_ones_are_refused_clearly() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let write = |name: &str, token: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("{token}\n")).expect("write a token file");
+            path.display().to_string()
+        };
+        let all = write("all", "t-all");
+        let ann = write("ann", "t-ann");
+        let bob = write("bob", "t-bob");
+        let same = write("same", "t-ann");
+        let credentials = |users: &[String]| {
+            let mut flags = vec!["coordinator".to_owned(), "--token-file".into(), all.clone()];
+            for user in users {
+                flags.extend(["--user-token".to_owned(), user.clone()]);
+            }
+            Command::try_parse_from(flags)
+                .expect("the flags parse")
+                .args
+                .credentials()
+        };
+        let both = credentials(&[format!("ann={ann}"), format!("bob={bob}")]).expect("accepted");
+        assert!(format!("{both:?}").contains("\"bob\""), "{both:?}");
+        let refused = [
+            (vec![ann.clone()], "must be NAME=FILE"),
+            (vec![format!("={ann}")], "must be NAME=FILE"),
+            (vec!["ann=".to_owned()], "must be NAME=FILE"),
+            (
+                vec!["ann=/nonexistent/ann".to_owned()],
+                "--user-token for user ann: reading token file /nonexistent/ann",
+            ),
+            (
+                vec![format!("ann={ann}"), format!("ann={bob}")],
+                "user ann is given twice",
+            ),
+            (
+                vec![format!("ann={ann}"), format!("bob={same}")],
+                "the token of user bob is also given for a role or another user",
+            ),
+            (vec![format!("a b={ann}")], "user name \"a b\" must be"),
+        ];
+        for (users, message) in refused {
+            let error = format!("{:#}", credentials(&users).expect_err("refused"));
+            assert!(error.contains(message), "{users:?}: {error}");
         }
     }
 }

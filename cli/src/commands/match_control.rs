@@ -45,31 +45,50 @@ impl StateFilter {
     }
 }
 
-/// A match's line in `match list`: id, state, pairs done of total, leased, weight, players.
+/// A match's line in `match list`: id, state, pairs done of total, leased, weight, owner (`-`:
+/// none), players.
 fn line(record: &MatchRecord) -> String {
     format!(
-        "{:>6}  {:<8}  {:>7} of {:<7}  {:>6}  {:>6}  {} vs {}",
+        "{:>6}  {:<8}  {:>7} of {:<7}  {:>6}  {:>6}  {:<12}  {} vs {}",
         record.id,
         state_name(record.state),
         record.pairs_done,
         record.pairs,
         record.pairs_leased,
         record.weight,
+        owner_text(&record.owner),
         output::player(&record.a),
         output::player(&record.b)
     )
 }
 
+/// A match's owner as text: its user, or `-` for none.
+fn owner_text(owner: &str) -> &str {
+    if owner.is_empty() { "-" } else { owner }
+}
+
+/// Adds `"owner"` to a match's JSON object when it has one (matches of no user print as they
+/// did before users existed).
+pub(super) fn with_owner(mut value: serde_json::Value, owner: &str) -> serde_json::Value {
+    if !owner.is_empty()
+        && let Some(object) = value.as_object_mut()
+    {
+        object.insert("owner".into(), owner.into());
+    }
+    value
+}
+
 /// A match as `match list --json` and `match stop --json` print it.
 fn json_of(record: &MatchRecord) -> serde_json::Value {
-    json!({
+    let value = json!({
         "match_id": record.id, "state": state_name(record.state),
         "a_name": pentago::player_label(&record.a), "b_name": pentago::player_label(&record.b),
         "a": output::player_spec(&record.a), "b": output::player_spec(&record.b),
         "pairs": record.pairs, "pairs_done": record.pairs_done,
         "pairs_leased": record.pairs_leased, "weight": record.weight,
         "tournament_id": record.tournament_id,
-    })
+    });
+    with_owner(value, &record.owner)
 }
 
 /// `match list`: the stored matches (in the states `state` lets through), newest first.
@@ -86,12 +105,13 @@ pub fn list(state: Option<StateFilter>, as_json: bool, target: &Target) -> Resul
         return Ok(());
     }
     outln!(
-        "{:>6}  {:<8}  {:>18}  {:>6}  {:>6}  players",
+        "{:>6}  {:<8}  {:>18}  {:>6}  {:>6}  {:<12}  players",
         "match",
         "state",
         "pairs done",
         "leased",
-        "weight"
+        "weight",
+        "owner"
     );
     for record in &records {
         outln!("{}", line(record));

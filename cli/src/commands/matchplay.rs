@@ -506,7 +506,7 @@ pub(super) fn record_json(record: &MatchRecord) -> serde_json::Value {
         })
         .collect();
     let elo = score.pairs.stats().map(|s| s.elo());
-    json!({
+    let value = json!({
         "match_id": record.id, "a": output::player_spec(&record.a),
         "b": output::player_spec(&record.b), "a_name": pentago::player_label(&record.a),
         "b_name": pentago::player_label(&record.b),
@@ -521,7 +521,8 @@ pub(super) fn record_json(record: &MatchRecord) -> serde_json::Value {
         "time_limit": record.time_limit, "waiting": record.waiting,
         "weight": record.weight, "pairs_leased": record.pairs_leased,
         "adjudicate": record.adjudicate, "suite_openings": record.suite_openings,
-    })
+    });
+    match_control::with_owner(value, &record.owner)
 }
 
 /// A stored match's settings and where it stands.
@@ -552,6 +553,9 @@ fn print_settings(record: &MatchRecord) -> Result<()> {
         record.pairs_leased,
         record.weight
     );
+    if !record.owner.is_empty() {
+        outln!("owner     {}", record.owner);
+    }
     if let Some(wait) = &record.waiting {
         outln!("          {wait}");
     }

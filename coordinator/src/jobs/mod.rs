@@ -546,10 +546,10 @@ impl JobQueue {
             .collect()
     }
 
-    /// Sets a match's share of the workers among running matches (1 to
-    /// [`fair::MAX_MATCH_WEIGHT`]; see [`fair`]).
-    pub(crate) fn set_match_weight(&self, match_id: u64, weight: u32) {
-        self.scheduler().set_match_weight(match_id, weight);
+    /// Sets a match's owner (empty: no user) and its weight among that user's running
+    /// matches (1 to [`fair::MAX_MATCH_WEIGHT`]; see [`fair`]).
+    pub(crate) fn set_match_share(&self, match_id: u64, owner: &str, weight: u32) {
+        self.scheduler().set_match_share(match_id, owner, weight);
     }
 
     /// Pairs of match `match_id` queued and leased.

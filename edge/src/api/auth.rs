@@ -1,7 +1,7 @@
 //! Authentication and authorisation of every call, before any handler runs: the protocol
-//! version, a bearer token naming what the caller may do ([`Credentials`]), and the role the
-//! called method requires ([`super::roles`]). Tokens are compared in constant time and never
-//! logged.
+//! version, a bearer token naming what the caller may do and, for a user's own token, who the
+//! caller is ([`Credentials`], [`User`]), and the role the called method requires
+//! ([`super::roles`]). Tokens are compared in constant time and never logged.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -70,23 +70,69 @@ pub enum CredentialError {
         "the same token is given for {0} and for {1}: each role needs its own token (one token for every role is --token-file)"
     )]
     Shared(Grant, Grant),
+    /// A user's name is not a name.
+    #[error("user name {0:?} must be 1 to {MAX_USER_NAME} letters, digits, '.', '_' or '-'")]
+    BadUser(String),
+    /// A user is given twice.
+    #[error("user {0} is given twice: each user has one token")]
+    DuplicateUser(String),
+    /// A user's token cannot be sent in a header.
+    #[error(
+        "the token of user {0} must be 1 to {max} printable ASCII characters without spaces",
+        max = pentagrid_proto::MAX_TOKEN_BYTES
+    )]
+    BadUserToken(String),
+    /// A user's token is also given for a role or another user.
+    #[error(
+        "the token of user {0} is also given for a role or another user: each user needs a token of their own"
+    )]
+    SharedUser(String),
 }
 
-/// The tokens a coordinator accepts and what each grants.
+/// Longest user name.
+pub const MAX_USER_NAME: usize = 64;
+
+/// The user a call's token names, put in the request's extensions by the guard (never taken
+/// from anything the caller sends but the token): the matches and tuning runs it creates are
+/// this user's. Calls made with a token naming no user carry none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct User(pub Arc<str>);
+
+/// One accepted token: `Bearer <token>` as the caller sends it, its grant, and the user it
+/// names, if any.
+#[derive(Clone)]
+struct Bearer {
+    header: String,
+    grant: Grant,
+    user: Option<User>,
+}
+
+/// The tokens a coordinator accepts, what each grants and whose each is.
 #[derive(Clone)]
 pub struct Credentials {
-    /// `Bearer <token>` as the caller sends it, with its grant.
-    bearers: Vec<(String, Grant)>,
+    bearers: Vec<Bearer>,
 }
 
-/// Shows the grants only: a token must never reach a log.
+/// Shows the grants and users only: a token must never reach a log.
 impl std::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let grants: Vec<Grant> = self.bearers.iter().map(|(_, grant)| *grant).collect();
+        let grants: Vec<(Grant, Option<&str>)> = self
+            .bearers
+            .iter()
+            .map(|b| (b.grant, b.user.as_ref().map(|u| &*u.0)))
+            .collect();
         f.debug_struct("Credentials")
             .field("grants", &grants)
             .finish_non_exhaustive()
     }
+}
+
+/// Whether `name` may name a user.
+fn valid_user(name: &str) -> bool {
+    (1..=MAX_USER_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 impl Credentials {
@@ -111,9 +157,47 @@ impl Credentials {
         }
         let bearers = tokens
             .into_iter()
-            .map(|(grant, token)| (format!("Bearer {token}"), grant))
+            .map(|(grant, token)| Bearer {
+                header: format!("Bearer {token}"),
+                grant,
+                user: None,
+            })
             .collect();
         Ok(Credentials { bearers })
+    }
+
+    /// Adds each `(user, token)`: a token of the admin role naming its user, so that what it
+    /// creates is that user's. Names must be valid and distinct, tokens distinct from every
+    /// other token.
+    pub fn with_users(
+        mut self,
+        users: Vec<(String, String)>,
+    ) -> Result<Credentials, CredentialError> {
+        for (user, token) in users {
+            if !valid_user(&user) {
+                return Err(CredentialError::BadUser(user));
+            }
+            let named = |b: &Bearer| b.user.as_ref().is_some_and(|u| *u.0 == *user);
+            if self.bearers.iter().any(named) {
+                return Err(CredentialError::DuplicateUser(user));
+            }
+            if token.is_empty()
+                || token.len() > pentagrid_proto::MAX_TOKEN_BYTES
+                || !token.bytes().all(|b| b.is_ascii_graphic())
+            {
+                return Err(CredentialError::BadUserToken(user));
+            }
+            let header = format!("Bearer {token}");
+            if self.bearers.iter().any(|b| b.header == header) {
+                return Err(CredentialError::SharedUser(user));
+            }
+            self.bearers.push(Bearer {
+                header,
+                grant: Grant::Role(Role::Admin),
+                user: Some(User(user.into())),
+            });
+        }
+        Ok(self)
     }
 
     /// One token for every role (one-person setups, embedded clusters).
@@ -121,24 +205,31 @@ impl Credentials {
         Credentials::new(vec![(Grant::All, token.to_owned())])
     }
 
-    /// What the `authorization` value `given` grants. Every token is compared in full, so
-    /// timing reveals neither how much of a token matched nor which one did.
-    fn grant_of(&self, given: &str) -> Option<Grant> {
-        self.bearers.iter().fold(None, |found, (bearer, grant)| {
-            let matches = same_secret(given.as_bytes(), bearer.as_bytes());
-            if matches { Some(*grant) } else { found }
+    /// What the `authorization` value `given` grants, and the user it names. Every token is
+    /// compared in full, so timing reveals neither how much of a token matched nor which one
+    /// did.
+    fn bearer_of(&self, given: &str) -> Option<&Bearer> {
+        self.bearers.iter().fold(None, |found, bearer| {
+            let matches = same_secret(given.as_bytes(), bearer.header.as_bytes());
+            if matches { Some(bearer) } else { found }
         })
+    }
+
+    /// What the `authorization` value `given` grants.
+    #[cfg(test)]
+    fn grant_of(&self, given: &str) -> Option<Grant> {
+        self.bearer_of(given).map(|b| b.grant)
     }
 }
 
 /// Checks one call's metadata: protocol version first (so an old peer learns why), then the
 /// token, then the role `method` (the last segment of the path) needs; returns what the
-/// caller's token grants.
+/// caller's token grants and the user it names.
 fn authorize(
     credentials: &Credentials,
     headers: &http::HeaderMap,
     method: &str,
-) -> Result<Grant, AuthError> {
+) -> Result<(Grant, Option<User>), AuthError> {
     let protocol = headers.get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok());
     match protocol.map(str::parse::<u32>) {
         Some(Ok(PROTOCOL_VERSION)) => {}
@@ -149,13 +240,14 @@ fn authorize(
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .ok_or(AuthError::NoToken)?;
-    let held = credentials.grant_of(given).ok_or_else(|| {
+    let bearer = credentials.bearer_of(given).ok_or_else(|| {
         tracing::warn!(method, "call with a wrong token refused");
         AuthError::WrongToken
     })?;
+    let held = bearer.grant;
     let needed = required_role(method).ok_or_else(|| AuthError::Unlisted(method.to_owned()))?;
     if held.allows(needed) {
-        Ok(held)
+        Ok((held, bearer.user.clone()))
     } else {
         tracing::warn!(method, %needed, %held, "call without the needed role refused");
         Err(AuthError::WrongRole {
@@ -210,9 +302,13 @@ where
             .and_then(|rest| rest.strip_prefix('/'))
             .unwrap_or(path);
         match authorize(&self.credentials, request.headers(), method) {
-            Ok(held) => {
+            Ok((held, user)) => {
                 // For handlers that count per credential (open watches).
                 request.extensions_mut().insert(held);
+                // For handlers that record who created something (matches, tuning runs).
+                if let Some(user) = user {
+                    request.extensions_mut().insert(user);
+                }
                 let answer = self.inner.call(request);
                 Box::pin(async move {
                     let mut response = answer.await?;
@@ -380,5 +476,62 @@ mod tests {
             !shown.contains("\"t\"") && !shown.contains("Bearer"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn user_tokens_are_admin_tokens_naming_their_user() {
+        let credentials = Credentials::new(vec![(Grant::Role(Role::Worker), "w".into())])
+            .unwrap()
+            .with_users(vec![
+                ("ann".into(), "a1".into()),
+                ("bob".into(), "b1".into()),
+            ])
+            .unwrap();
+        let h = headers(Some("Bearer b1"), Some("2"));
+        let (grant, user) = authorize(&credentials, &h, "CreateMatch").unwrap();
+        assert_eq!(
+            (grant, user),
+            (Grant::Role(Role::Admin), Some(User("bob".into())))
+        );
+        let h = headers(Some("Bearer w"), Some("2"));
+        assert_eq!(authorize(&credentials, &h, "Lease").unwrap().1, None);
+        let h = headers(Some("Bearer a1"), Some("2"));
+        assert!(authorize(&credentials, &h, "Lease").is_err());
+        assert!(!format!("{credentials:?}").contains("a1"));
+    }
+
+    #[test]
+    fn bad_user_tokens_are_refused_by_name() {
+        let base = || Credentials::all_roles("t").unwrap();
+        let users = |list: &[(&str, &str)]| {
+            let list = list
+                .iter()
+                .map(|(u, t)| ((*u).into(), (*t).into()))
+                .collect();
+            base().with_users(list).unwrap_err()
+        };
+        assert_eq!(users(&[("", "x")]), CredentialError::BadUser(String::new()));
+        assert_eq!(
+            users(&[("a b", "x")]),
+            CredentialError::BadUser("a b".into())
+        );
+        assert_eq!(
+            users(&[("ann", "x"), ("ann", "y")]),
+            CredentialError::DuplicateUser("ann".into())
+        );
+        assert_eq!(
+            users(&[("ann", "")]),
+            CredentialError::BadUserToken("ann".into())
+        );
+        assert_eq!(
+            users(&[("ann", "t")]),
+            CredentialError::SharedUser("ann".into())
+        );
+        assert_eq!(
+            users(&[("ann", "x"), ("bob", "x")]),
+            CredentialError::SharedUser("bob".into())
+        );
+        let message = users(&[("ann", "t")]).to_string();
+        assert!(message.contains("user ann"), "{message}");
     }
 }

@@ -223,6 +223,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
         pentanomial: Some(pentanomial_of_counts(score.pairs.counts)),
         state: match_state_to_wire(state) as i32,
         weight: record.weight,
+        owner: record.owner,
         pairs_leased,
         decided_after: record.decided_after,
         tournament_id: record.tournament,

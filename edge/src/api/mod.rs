@@ -92,6 +92,16 @@ where
     pentagrid_model::parse_field(what, text).map_err(|e| invalid(e.to_string()))
 }
 
+/// The user the caller's token names (put on the request by authentication, never read from
+/// the request's fields); empty for a token naming no user.
+fn owner_of<T>(request: &Request<T>) -> String {
+    request
+        .extensions()
+        .get::<auth::User>()
+        .map(|user| user.0.to_string())
+        .unwrap_or_default()
+}
+
 fn tasks(specs: &[v2::JobSpec]) -> Result<Vec<Task>, Status> {
     specs
         .iter()
@@ -390,6 +400,7 @@ impl CoordinatorApi for Service {
                 text => Some(parse::<TimeLimit>("time limit", text)?),
             },
             weight: r.weight.max(1),
+            owner: owner_of(&request),
             tune: 0,
             tournament: match (r.tournament_kind.as_str(), r.tournament_id) {
                 ("", 0) => None,
@@ -697,7 +708,7 @@ impl CoordinatorApi for Service {
         &self,
         request: Request<v2::CreateTuneRequest>,
     ) -> Answer<v2::CreateTuneResponse> {
-        let spec = tunes::spec(request.get_ref())?;
+        let spec = tunes::spec(request.get_ref(), owner_of(&request))?;
         let tune_id = self.coordinator.tunes.create(&spec).await.or_status()?;
         Ok(Response::new(v2::CreateTuneResponse { tune_id }))
     }

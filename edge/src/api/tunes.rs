@@ -10,8 +10,9 @@ use super::errors::invalid;
 use super::{convert, parse};
 use pentagrid_coordinator::tunes::{TuneReport, TuneSpec};
 
-/// The run a create request asks for; a malformed field is refused, naming it.
-pub(super) fn spec(r: &v2::CreateTuneRequest) -> Result<TuneSpec, Status> {
+/// The run a create request of `owner` (empty: no user) asks for; a malformed field is
+/// refused, naming it.
+pub(super) fn spec(r: &v2::CreateTuneRequest, owner: String) -> Result<TuneSpec, Status> {
     let base = match parse::<Player>("base", &r.base)? {
         Player::Uct(config) => config,
         other => {
@@ -51,6 +52,7 @@ pub(super) fn spec(r: &v2::CreateTuneRequest) -> Result<TuneSpec, Status> {
         },
         weight: r.weight.max(1),
         sprt,
+        owner,
     })
 }
 

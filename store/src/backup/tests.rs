@@ -117,6 +117,7 @@ fn filled_store(dir: &Path) -> Store {
         current_match: 9,
         sprt_match: 0,
         purges: Default::default(),
+        owner: String::new(),
     };
     store.put_tune(11, &run).unwrap();
     let step = TuneStep {

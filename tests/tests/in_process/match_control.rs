@@ -1,5 +1,6 @@
 //! Match control on an in-process cluster over real gRPC: running matches share a fixed pool of
-//! workers by weight (counted lease by lease, no clock involved), a stopped match gets no more
+//! workers by weight (counted lease by lease, no clock involved), and users with their own
+//! tokens share it equally before their matches' weights count; a stopped match gets no more
 //! leases and keeps its played pairs, and stops of unknown or finished matches are refused
 //! with a clear error; listings filter by state.
 
@@ -8,8 +9,9 @@ use std::time::Duration;
 
 use pentago::SearchControl;
 use pentagrid_coordinator::{CoordinatorSettings, JobSettings};
+use pentagrid_edge::Credentials;
 use pentagrid_proto::{Client, Task, reason_of, v2};
-use pentagrid_tests::{TestCluster, hello};
+use pentagrid_tests::{ServedCoordinator, TOKEN, TestCluster, hello};
 
 /// Settings whose leases outlive any test run, so nothing expires however slow the machine.
 fn settings() -> CoordinatorSettings {
@@ -180,6 +182,105 @@ async fn two_matches_share_a_fixed_pool_of_workers_by_weight() {
     println!("fair share, one lease of 40: weight 3 got {from_heavy}");
     assert_eq!((batch.len(), from_heavy), (40, 30));
     cluster.stop().await;
+}
+
+/// Leases from `pool`, `rounds` times one pair per worker, handing every result in after each
+/// round (so the pool is fixed); returns the leases per match.
+async fn lease_rounds(client: &mut Client, pool: &[Worker], rounds: usize) -> HashMap<u64, u64> {
+    let mut counts: HashMap<u64, u64> = HashMap::new();
+    for _ in 0..rounds {
+        let mut held = Vec::new();
+        for worker in pool {
+            let job = worker.lease(client, 1).await.pop().expect("a pair");
+            *counts.entry(match_of(&job)).or_default() += 1;
+            held.push((worker, job));
+        }
+        for (worker, job) in &held {
+            worker.submit(client, job).await.expect("accepted");
+        }
+    }
+    counts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn users_share_the_workers_equally_then_their_matches_by_weight() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let credentials = Credentials::all_roles(TOKEN)
+        .and_then(|c| {
+            c.with_users(vec![
+                ("ann".into(), "ann-t".into()),
+                ("bob".into(), "bob-t".into()),
+            ])
+        })
+        .expect("credentials");
+    let server = ServedCoordinator::start(dir.path(), settings(), credentials).await;
+    let (mut client, mut ann, mut bob) = (
+        server.client(TOKEN),
+        server.client("ann-t"),
+        server.client("bob-t"),
+    );
+    // Ann runs two matches of weight 1, Bob one: Bob gets half the workers, Ann's two a
+    // quarter each (one token per person, not one share per match).
+    let ann_first = create(&mut ann, 1_000, 1).await;
+    let ann_second = create(&mut ann, 1_000, 1).await;
+    let bob_only = create(&mut bob, 1_000, 1).await;
+    for (id, owner) in [(ann_first, "ann"), (ann_second, "ann"), (bob_only, "bob")] {
+        assert_eq!(status(&mut client, id, false).await.owner, owner);
+    }
+    let mut pool = Vec::new();
+    for n in 0..8 {
+        pool.push(Worker::join(&mut client, &format!("pool-{n}")).await);
+    }
+    let rounds = 40;
+    let counts = lease_rounds(&mut client, &pool, rounds).await;
+    let total = (8 * rounds) as f64;
+    let share = |id: u64| counts.get(&id).copied().unwrap_or(0) as f64 / total;
+    let [first, second, only] = [ann_first, ann_second, bob_only].map(share);
+    println!(
+        "user share, pool of 8 workers x {rounds} rounds: ann {:.3} ({:.3} + {:.3}), bob {:.3}",
+        first + second,
+        first,
+        second,
+        only
+    );
+    assert_eq!(
+        counts.values().sum::<u64>(),
+        8 * rounds as u64,
+        "{counts:?}"
+    );
+    assert!((only - 0.5).abs() <= 0.02, "{counts:?}");
+    assert!(
+        (first - 0.25).abs() <= 0.02 && (second - 0.25).abs() <= 0.02,
+        "{counts:?}"
+    );
+
+    // A tuning run's matches are its creator's; a token naming no user creates no user's.
+    let tune_id = bob
+        .create_tune(v2::CreateTuneRequest {
+            base: "uct:playouts=30".into(),
+            params: vec!["playouts=10..100".into()],
+            iterations: 3,
+            pairs_per_iteration: 1,
+            ..v2::CreateTuneRequest::default()
+        })
+        .await
+        .expect("create a tune")
+        .into_inner()
+        .tune_id;
+    let tune = client
+        .tune_status(v2::TuneStatusRequest {
+            tune_id,
+            ..v2::TuneStatusRequest::default()
+        })
+        .await
+        .expect("tune status")
+        .into_inner();
+    let iteration = status(&mut client, tune.iteration_match_id, false).await;
+    assert_eq!(iteration.owner, "bob");
+    let nobody = create(&mut client, 1, 1).await;
+    assert_eq!(status(&mut client, nobody, false).await.owner, "");
+    drop((client, ann, bob));
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -237,6 +237,7 @@ mod tests {
             waiting: None,
             weight: 1,
             pairs_leased: 0,
+            owner: String::new(),
             forfeits: Vec::new(),
             accuracy: None,
             tournament_id,

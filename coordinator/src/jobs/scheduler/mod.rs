@@ -95,7 +95,7 @@ fn pair_match(task: &Task) -> Option<u64> {
 /// Queue, leases and workers.
 pub struct Scheduler {
     queue: VecDeque<Slot>,
-    /// The queued game pairs, by match, shared among matches by weight.
+    /// The queued game pairs, by match, shared among users and their matches by weight.
     pairs: PairQueues,
     active: HashMap<u64, Active>,
     /// The active analyse and solve jobs by canonical key, kept as jobs come and go, so the
@@ -273,9 +273,10 @@ impl Scheduler {
         held
     }
 
-    /// Sets a match's share of the workers among running matches (see [`PairQueues`]).
-    pub fn set_match_weight(&mut self, match_id: u64, weight: u32) {
-        self.pairs.set_weight(match_id, weight);
+    /// Sets a match's owner and its weight among that owner's running matches (see
+    /// [`PairQueues`]).
+    pub fn set_match_share(&mut self, match_id: u64, owner: &str, weight: u32) {
+        self.pairs.set_share(match_id, owner, weight);
     }
 
     /// Pairs of `match_id` queued and leased.
@@ -590,7 +591,7 @@ mod tests {
     fn pairs_take_turns_by_weight_where_their_places_come_and_others_keep_theirs() {
         let mut s = Scheduler::new(Duration::from_secs(10), 2, DEFAULT_MAX_WORKERS);
         let now = Instant::now();
-        s.set_match_weight(1, 2);
+        s.set_match_share(1, "", 2);
         // Queue: pairs 10, 11, 12 of match 1, the analysis 20, pairs 30, 31 of match 2.
         for (id, job) in [(10, pair(1, 0)), (11, pair(1, 1)), (12, pair(1, 2))] {
             s.restore(id, job, now);
