@@ -217,10 +217,45 @@ pub fn signed(x: f64, decimals: usize) -> String {
 /// Whether the error is a write to standard output whose reader went away (`head`, a closed
 /// pager): the conventional quiet end of a command in a pipeline. A broken pipe while standard
 /// output is open (a socket the coordinator closed mid-call) is an error like any other.
-/// `error` and its causes as `{error:#}` prints them, the client library's refusals in the
-/// command line's words: a parameter by its flag (`--pairs`), a short puzzle round with the
-/// flags that would find more.
+/// `error` and its causes as `{error:#}` prints them, the libraries' refusals in the command
+/// line's words: a parameter by its flag (`--pairs`), a short puzzle round with the flags that
+/// would find more, a database that lost data with the commands that restore it or accept the
+/// loss.
 pub fn in_flags(error: &anyhow::Error) -> String {
+    let mut text = client_in_flags(error);
+    if error
+        .chain()
+        .filter_map(store_error)
+        .any(pentagrid_store::StoreError::can_be_accepted)
+    {
+        text.push_str(
+            " (`pentagrid restore` restores a backup; --accept-data-loss opens the database \
+             with the loss accepted)",
+        );
+    }
+    text
+}
+
+/// The store's error behind `cause`, also where a server or an embedded cluster passes it on
+/// unchanged.
+fn store_error<'a>(
+    cause: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a pentagrid_store::StoreError> {
+    let served = |error: &'a pentagrid_edge::ServeError| match error {
+        pentagrid_edge::ServeError::Store(store) => Some(store),
+        _ => None,
+    };
+    cause
+        .downcast_ref::<pentagrid_store::StoreError>()
+        .or_else(|| cause.downcast_ref().and_then(served))
+        .or_else(|| match cause.downcast_ref() {
+            Some(pentagrid_embedded::EmbeddedError::Serve(error)) => served(error),
+            _ => None,
+        })
+}
+
+/// [`in_flags`] for the client library's refusals.
+fn client_in_flags(error: &anyhow::Error) -> String {
     let flag = |parameter: pentagrid_client::Parameter| format!("--{}", parameter.key());
     let mut parts: Vec<String> = Vec::new();
     for cause in error.chain() {

@@ -28,8 +28,8 @@ pub enum StoreError {
     },
     /// sled recovered less than the manifest says was acknowledged.
     #[error(
-        "the database in {} has lost data it acknowledged: {}. Restore a backup (`pentagrid \
-         restore`), or pass --accept-data-loss to go on with what is left (the rest is lost for good)",
+        "the database in {} has lost data it acknowledged: {}. Restore a backup, or open it \
+         accepting the loss to go on with what is left (the rest is lost for good)",
         dir.display(),
         manifest::list(shortfalls)
     )]
@@ -41,8 +41,8 @@ pub enum StoreError {
     },
     /// The integrity manifest cannot be read, so what was acknowledged is unknown.
     #[error(
-        "the integrity manifest {} is damaged: {error}. Restore a backup (`pentagrid restore`), \
-         or pass --accept-data-loss to go on with what the database holds",
+        "the integrity manifest {} is damaged: {error}. Restore a backup, or open it \
+         accepting the loss to adopt the database as it is",
         path.display()
     )]
     Manifest {
@@ -55,8 +55,8 @@ pub enum StoreError {
     /// [`manifest::Identity`]).
     #[error(
         "the integrity manifest {} is not this database's: {why}. It cannot vouch for what the \
-         database holds: restore a backup (`pentagrid restore`), or pass --accept-data-loss to \
-         adopt the database as it is",
+         database holds. Restore a backup, or open it accepting the loss to adopt the database \
+         as it is",
         path.display()
     )]
     ForeignManifest {
@@ -69,9 +69,8 @@ pub enum StoreError {
     /// acknowledged (of any kind: cancellations and imports change no count) are gone.
     #[error(
         "the database in {} has lost writes it acknowledged: the manifest records write \
-         generation {recorded}, the database holds generation {found}. Restore a backup \
-         (`pentagrid restore`), or pass --accept-data-loss to go on with what is left (the \
-         rest is lost for good)",
+         generation {recorded}, the database holds generation {found}. Restore a backup, or \
+         open it accepting the loss to go on with what is left (the rest is lost for good)",
         dir.display()
     )]
     LostWrites {
@@ -87,8 +86,8 @@ pub enum StoreError {
     #[error(
         "the integrity manifest {} is older than the database: it records write generation \
          {recorded}, the database is at generation {found}, so it cannot say what was \
-         acknowledged (an older manifest copied over it?). Restore a backup (`pentagrid \
-         restore`), or pass --accept-data-loss to adopt the database as it is",
+         acknowledged (an older manifest copied over it?). Restore a backup, or open \
+         it accepting the loss to adopt the database as it is",
         path.display()
     )]
     StaleManifest {
@@ -102,7 +101,10 @@ pub enum StoreError {
     /// The manifest is gone, though the database has kept one (it has an identity and has
     /// committed since): whatever it vouched for cannot be checked.
     #[error(
-        "the integrity manifest {} is missing, but database {identity} has kept one (it is at          write generation {generation}): it was deleted, so what the database acknowledged          cannot be checked. Restore a backup (`pentagrid restore`), or pass          --accept-data-loss to adopt the database as it is",
+        "the integrity manifest {} is missing, but database {identity} has kept one (it is at \
+         write generation {generation}): it was deleted, so what the database acknowledged \
+         cannot be checked. Restore a backup, or open it accepting the loss to adopt the \
+         database as it is",
         path.display()
     )]
     MissingManifest {
@@ -146,6 +148,24 @@ impl From<TransactionError<StoreError>> for StoreError {
             TransactionError::Abort(error) => error,
             TransactionError::Storage(error) => error.into(),
         }
+    }
+}
+
+impl StoreError {
+    /// Whether opening the database with the loss accepted would go on (a shortfall against
+    /// the manifest, or a manifest that cannot vouch for the database): a front end says how
+    /// to accept it.
+    #[must_use]
+    pub fn can_be_accepted(&self) -> bool {
+        matches!(
+            self,
+            StoreError::DataLoss { .. }
+                | StoreError::Manifest { .. }
+                | StoreError::ForeignManifest { .. }
+                | StoreError::LostWrites { .. }
+                | StoreError::StaleManifest { .. }
+                | StoreError::MissingManifest { .. }
+        )
     }
 }
 

@@ -133,7 +133,7 @@ impl Store {
         let baseline = match self.compare(check, recorded, &found, held) {
             Ok(baseline) => baseline,
             Err(refusal) if check == OpenCheck::AcceptDataLoss => {
-                tracing::warn!(db = %self.manifest.dir.display(), %refusal, "--accept-data-loss: going on with what the database holds; the rest is lost for good and the manifest is rewritten");
+                tracing::warn!(db = %self.manifest.dir.display(), %refusal, "the loss accepted: going on with what the database holds; the rest is lost for good and the manifest is rewritten");
                 0
             }
             Err(refusal) => return Err(refusal),

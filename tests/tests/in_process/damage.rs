@@ -256,7 +256,8 @@ fn a_damaged_manifest_is_refused_and_changes_nothing() {
     let before = fs::read(&path).unwrap();
     let error = Store::open(&db).err().expect("refused");
     assert!(matches!(error, StoreError::Manifest { .. }), "{error}");
-    assert!(error.to_string().contains("--accept-data-loss"), "{error}");
+    assert!(error.can_be_accepted(), "{error}");
+    assert!(error.to_string().contains("accepting the loss"), "{error}");
     assert_eq!(
         fs::read(&path).unwrap(),
         before,
@@ -312,7 +313,8 @@ fn a_database_whose_manifest_was_deleted_is_refused_until_adopted() {
         "{error}"
     );
     assert!(integrity_refusal(&error), "{error}");
-    assert!(error.to_string().contains("--accept-data-loss"), "{error}");
+    assert!(error.can_be_accepted(), "{error}");
+    assert!(error.to_string().contains("accepting the loss"), "{error}");
     assert!(manifest::read(&db).unwrap().is_none(), "nothing written");
     // Accepting the loss adopts the database as it is, with a new manifest.
     let store = Store::open_checked(&db, OpenCheck::AcceptDataLoss).unwrap();
@@ -539,7 +541,8 @@ fn an_older_manifest_over_a_newer_database_is_refused() {
         error.to_string().contains("older than the database"),
         "{error}"
     );
-    assert!(error.to_string().contains("--accept-data-loss"), "{error}");
+    assert!(error.can_be_accepted(), "{error}");
+    assert!(error.to_string().contains("accepting the loss"), "{error}");
     assert_eq!(
         fs::read(db.join(manifest::FILE_NAME)).unwrap(),
         older,
