@@ -150,6 +150,16 @@ pub enum MatchError {
     /// No such match.
     #[error("no match {0}")]
     NotFound(u64),
+    /// A user asked to stop another user's match.
+    #[error(
+        "match {id} belongs to {owner}: only its owner (or a token naming no user) may stop it"
+    )]
+    NotOwner {
+        /// The match.
+        id: u64,
+        /// Its owner.
+        owner: String,
+    },
     /// A stop of a match that is not running.
     #[error("match {id} is {state}, not running: nothing to stop")]
     NotRunning {
@@ -480,9 +490,18 @@ impl Matches {
     }
 
     /// Stops a running match: records the stop, then cancels its queued and leased pairs
-    /// (their workers' results are refused from then on); its stored pairs are kept.
-    pub async fn stop(&self, match_id: u64) -> Result<StopReport, MatchError> {
-        let state = self.status(match_id, None)?.state;
+    /// (their workers' results are refused from then on); its stored pairs are kept. `by` is
+    /// the user asking: a user may stop only their own matches (and those of nobody); empty
+    /// (a token naming no user, or the coordinator itself) may stop any.
+    pub async fn stop(&self, match_id: u64, by: &str) -> Result<StopReport, MatchError> {
+        let report = self.status(match_id, None)?;
+        if !may_stop(by, &report.record.owner) {
+            return Err(MatchError::NotOwner {
+                id: match_id,
+                owner: report.record.owner,
+            });
+        }
+        let state = report.state;
         if state != MatchState::Running {
             return Err(MatchError::NotRunning {
                 id: match_id,
@@ -628,4 +647,10 @@ impl Matches {
         }
         Ok(())
     }
+}
+
+/// Whether the user `by` may stop what `owner` started: the same user, or either of them none
+/// (a token naming no user administers every run, and a run nobody owns is everyone's).
+pub fn may_stop(by: &str, owner: &str) -> bool {
+    by.is_empty() || owner.is_empty() || by == owner
 }

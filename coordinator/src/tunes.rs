@@ -133,6 +133,16 @@ pub enum TuneError {
     /// No such run.
     #[error("no tuning run {0}")]
     NotFound(u64),
+    /// A user asked to stop another user's tuning run.
+    #[error(
+        "tuning run {id} belongs to {owner}: only its owner (or a token naming no user) may stop it"
+    )]
+    NotOwner {
+        /// The run.
+        id: u64,
+        /// Its owner.
+        owner: String,
+    },
     /// A stop of a run that is not running.
     #[error("tuning run {id} is {state}, not running: nothing to stop")]
     NotRunning {
@@ -472,9 +482,15 @@ impl Tunes {
 
     /// Stops a running run: records the stop, then stops its running match (its stored
     /// pairs and the run's steps are kept).
-    pub async fn stop(&self, id: u64) -> Result<TuneStopReport, TuneError> {
+    pub async fn stop(&self, id: u64, by: &str) -> Result<TuneStopReport, TuneError> {
         let mut running = self.running.lock().await;
         let mut record = self.store.tune(id)?.ok_or(TuneError::NotFound(id))?;
+        if !crate::matches::may_stop(by, &record.owner) {
+            return Err(TuneError::NotOwner {
+                id,
+                owner: record.owner,
+            });
+        }
         let state = self.report(id, record.clone())?.state;
         if !matches!(state, TuneState::Iterating | TuneState::Verifying) {
             return Err(TuneError::NotRunning { id, state });
@@ -482,7 +498,7 @@ impl Tunes {
         record.control = TuneControl::Stopped;
         self.store.put_tune(id, &record)?;
         running.remove(id);
-        let cancelled_pairs = match self.matches.stop(record.current_match).await {
+        let cancelled_pairs = match self.matches.stop(record.current_match, "").await {
             Ok(stopped) => stopped.cancelled_pairs,
             Err(MatchError::NotRunning { .. } | MatchError::NotFound(_)) => 0,
             Err(error) => return Err(error.into()),

@@ -236,6 +236,11 @@ impl ToStatus for MatchError {
                 error_status(Code::Internal, ErrorReason::Unspecified, error.to_string())
             }
             MatchError::NotFound(_) | MatchError::NoTournament { .. } => not_found(&error),
+            MatchError::NotOwner { .. } => error_status(
+                Code::PermissionDenied,
+                ErrorReason::Forbidden,
+                error.to_string(),
+            ),
             MatchError::NotRunning { .. } => error_status(
                 Code::FailedPrecondition,
                 ErrorReason::Finished,
@@ -259,6 +264,11 @@ impl ToStatus for TuneError {
             | TuneError::Openings(_)
             | TuneError::Page(_) => invalid(error.to_string()),
             TuneError::NotFound(_) => not_found(&error),
+            TuneError::NotOwner { .. } => error_status(
+                Code::PermissionDenied,
+                ErrorReason::Forbidden,
+                error.to_string(),
+            ),
             TuneError::NotRunning { .. } => error_status(
                 Code::FailedPrecondition,
                 ErrorReason::Finished,

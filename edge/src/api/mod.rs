@@ -475,7 +475,7 @@ impl CoordinatorApi for Service {
         let stopped = self
             .coordinator
             .matches
-            .stop(request.get_ref().match_id)
+            .stop(request.get_ref().match_id, &owner_of(&request))
             .await
             .or_status()?;
         Ok(Response::new(v2::StopMatchResponse {
@@ -761,7 +761,7 @@ impl CoordinatorApi for Service {
         let stopped = self
             .coordinator
             .tunes
-            .stop(request.get_ref().tune_id)
+            .stop(request.get_ref().tune_id, &owner_of(&request))
             .await
             .or_status()?;
         Ok(Response::new(v2::StopTuneResponse {

@@ -279,6 +279,42 @@ async fn users_share_the_workers_equally_then_their_matches_by_weight() {
     assert_eq!(iteration.owner, "bob");
     let nobody = create(&mut client, 1, 1).await;
     assert_eq!(status(&mut client, nobody, false).await.owner, "");
+
+    // Each user stops only their own: Bob cannot stop Ann's match or Ann Bob's tuning run
+    // (refused, nothing changes); Ann stops hers; a token naming no user stops any.
+    let stop = |id| v2::StopMatchRequest { match_id: id };
+    let refused = bob
+        .stop_match(stop(ann_first))
+        .await
+        .expect_err("not Bob's");
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+    assert_eq!(
+        pentagrid_proto::reason_of(&refused),
+        v2::ErrorReason::Forbidden
+    );
+    assert!(refused.message().contains("belongs to ann"), "{refused:?}");
+    assert_eq!(
+        status(&mut client, ann_first, false).await.state(),
+        v2::MatchState::Running
+    );
+    let refused = ann
+        .stop_tune(v2::StopTuneRequest { tune_id })
+        .await
+        .expect_err("not Ann's");
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+    ann.stop_match(stop(ann_first))
+        .await
+        .expect("Ann stops hers");
+    client
+        .stop_match(stop(bob_only))
+        .await
+        .expect("an admin naming no user stops any");
+    bob.stop_tune(v2::StopTuneRequest { tune_id })
+        .await
+        .expect("Bob stops his run");
+    bob.stop_match(stop(nobody))
+        .await
+        .expect("a match nobody owns is everyone's");
     drop((client, ann, bob));
     server.stop().await;
 }
