@@ -149,6 +149,8 @@ pub struct TuneRun {
     pub steps: Vec<TuneStep>,
     /// What purges of caught workers took out of the run.
     pub purges: TunePurges,
+    /// The user whose token created it (empty: none).
+    pub owner: String,
 }
 
 impl TuneRun {
@@ -180,6 +182,7 @@ impl TuneRun {
             values: r.values,
             tuned: r.tuned,
             purges: tune_purges_of_wire(r.purges),
+            owner: r.owner,
             steps,
         })
     }

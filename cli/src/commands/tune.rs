@@ -260,6 +260,9 @@ fn run_json(run: &TuneRun) -> serde_json::Value {
     if run.purges != TunePurges::default() {
         object["purges"] = json!(run.purges);
     }
+    if !run.owner.is_empty() {
+        object["owner"] = json!(run.owner);
+    }
     object
 }
 
@@ -286,6 +289,9 @@ fn print_run(run: &TuneRun, all: bool, as_json: bool) -> Result<()> {
     }
     let s = &run.schedule;
     outln!("tuning run {}: {}", run.id, run.state.name());
+    if !run.owner.is_empty() {
+        outln!("owner     {}", output::peer(&run.owner));
+    }
     outln!("base      {}", output::peer_full(&run.base));
     outln!("params    {}", run.params.join(" "));
     outln!(
@@ -542,7 +548,16 @@ mod tests {
             sprt_match: None,
             steps: Vec::new(),
             purges,
+            owner: String::new(),
         }
+    }
+
+    #[test]
+    fn a_runs_owner_is_shown_only_when_it_has_one() {
+        let mut owned = run(TuneState::Iterating, TunePurges::default());
+        assert!(run_json(&owned).get("owner").is_none());
+        owned.owner = "ann".into();
+        assert_eq!(run_json(&owned)["owner"], "ann");
     }
 
     #[test]

@@ -97,5 +97,6 @@ pub(super) fn report(report: TuneReport) -> v2::TuneStatusResponse {
         steps: steps.into_iter().map(tune_step_to_wire).collect(),
         next_steps_from: next_step,
         purges: tune_purges_to_wire(record.purges),
+        owner: record.owner,
     }
 }

@@ -275,6 +275,7 @@ async fn users_share_the_workers_equally_then_their_matches_by_weight() {
         .await
         .expect("tune status")
         .into_inner();
+    assert_eq!(tune.owner, "bob");
     let iteration = status(&mut client, tune.iteration_match_id, false).await;
     assert_eq!(iteration.owner, "bob");
     let nobody = create(&mut client, 1, 1).await;

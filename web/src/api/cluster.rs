@@ -40,6 +40,8 @@ struct RunningMatch {
     pairs_leased: u64,
     /// Its share of the workers among running matches.
     weight: u32,
+    /// The user it belongs to (null: none).
+    owner: Option<String>,
 }
 
 impl RunningMatch {
@@ -53,6 +55,7 @@ impl RunningMatch {
             pairs_done: record.pairs_done,
             pairs_leased: record.pairs_leased,
             weight: record.weight,
+            owner: Some(record.owner).filter(|o| !o.is_empty()),
         }
     }
 }

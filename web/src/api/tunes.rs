@@ -64,6 +64,8 @@ pub struct TuneDetail {
     seed: u64,
     openings: String,
     weight: u32,
+    /// The user whose token created the run (null: none).
+    owner: Option<String>,
     /// The configuration at the current point.
     tuned: String,
     /// The follow-up SPRT (text form; null: none).
@@ -140,6 +142,7 @@ impl TuneDetail {
             seed: run.seed,
             openings: run.openings.clone(),
             weight: run.weight,
+            owner: Some(run.owner.clone()).filter(|o| !o.is_empty()),
             tuned: run.tuned.clone(),
             sprt: Some(run.sprt.clone()).filter(|s| !s.is_empty()),
             sprt_match: run.sprt_match.as_ref().map(MatchSummary::of),
@@ -232,6 +235,7 @@ mod tests {
             seed: 1,
             openings: "random:plies=2".into(),
             weight: 1,
+            owner: String::new(),
             sprt: String::new(),
             sprt_pairs: 0,
             state: TuneState::Iterating,

@@ -40,7 +40,7 @@ async fn the_cluster_page_lists_the_running_matches_with_progress_and_weight() {
         running,
         serde_json::json!([{
             "id": ids[0], "a": "heavy", "b": "random", "state": "running", "pairs": 3,
-            "pairs_done": 0, "pairs_leased": 0, "weight": 5,
+            "pairs_done": 0, "pairs_leased": 0, "weight": 5, "owner": null,
         }])
     );
     let page = get(&format!("{base}/cluster")).await;
