@@ -81,8 +81,9 @@ pub fn match_game_record(
     out
 }
 
-/// The moves of a stored match game, each with the time it took where known and, under a
-/// whole-game control, the mover's clock after it.
+/// The moves of a stored match game, each with the time it took where known, under a
+/// whole-game control the mover's clock after it, and the mover's score where its player gave
+/// one.
 fn timed_moves(record: &MatchRecord, game: &MatchGame) -> Vec<RecordedMove> {
     let clocks = game.clocks(&record.time_limit);
     let first = game.opening.side_to_move();
@@ -94,6 +95,7 @@ fn timed_moves(record: &MatchRecord, game: &MatchGame) -> Vec<RecordedMove> {
             note: MoveNote {
                 time: game.move_times.seconds(index),
                 clock: clocks.as_ref().and_then(|c| c.mover_after(first, index)),
+                score: game.move_scores.points(index),
                 ..MoveNote::default()
             },
         })
@@ -274,13 +276,14 @@ mod tests {
             stderr_white: String::new(),
             time_scale: crate::TimeScale::from_speeds(100_000, 40_000),
             move_times: crate::matches::MoveTimes::from_millis(vec![120, 5]),
+            move_scores: crate::matches::MoveScores::from_points([Some(0.712), None]),
         };
         let out = match_game_record(&record, &game, false, "2026.11.27");
         let text = out.to_string();
         assert!(text.contains("[TimeScale \"2.5\"]"), "{text}");
         // A per-move limit: each move's time, no clock.
         assert!(
-            text.contains("a1-1R {time=0.12} 1... b1-1R {time=0.005}"),
+            text.contains("a1-1R {time=0.12 score=0.712} 1... b1-1R {time=0.005}"),
             "{text}"
         );
         assert_eq!(out.black.name, "flat:playouts=10");
@@ -290,6 +293,8 @@ mod tests {
         assert_eq!(out.time_control, "move:0.5");
         assert_eq!(out.to_string().parse::<Record>(), Ok(out.clone()));
         assert!(out.replay().is_ok());
+        assert_eq!(out.moves[0].note.score, Some(0.712));
+        assert_eq!(out.moves[1].note.score, None);
     }
 
     #[test]
@@ -312,6 +317,7 @@ mod tests {
             stderr_white: String::new(),
             time_scale: crate::TimeScale::ONE,
             move_times: crate::matches::MoveTimes::from_millis(vec![500, 1000, 2500]),
+            move_scores: crate::matches::MoveScores::default(),
         };
         let out = match_game_record(&record, &game, true, pentago::UNKNOWN_DATE);
         let text = out.to_string();
@@ -355,6 +361,7 @@ mod tests {
             stderr_white: String::new(),
             time_scale: crate::TimeScale::ONE,
             move_times: crate::matches::MoveTimes::default(),
+            move_scores: crate::matches::MoveScores::default(),
         };
         let out = match_game_record(&record, &game, true, "2026.11.27");
         assert_eq!(

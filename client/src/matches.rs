@@ -23,7 +23,9 @@ use crate::judge::JudgeError;
 use crate::parameter::{Parameter, ParameterError, Problem};
 use crate::suites::suite_positions;
 
-pub use pentagrid_model::{GameClocks, GameForfeit, LossReason, MatchState, MatchWait, MoveTimes};
+pub use pentagrid_model::{
+    GameClocks, GameForfeit, LossReason, MatchState, MatchWait, MoveScores, MoveTimes,
+};
 
 /// A match to play.
 #[derive(Clone, Debug)]
@@ -442,6 +444,9 @@ pub struct MatchGame {
     /// The time each move took on its worker's wall clock (unknown for games stored before
     /// times were kept).
     pub move_times: MoveTimes,
+    /// The mover's score of each move, as its player saw it (unknown for moves of players that
+    /// keep none, and for games stored before scores were kept).
+    pub move_scores: MoveScores,
 }
 
 impl MatchGame {
@@ -469,6 +474,18 @@ impl MatchGame {
         if times != 0 && times != game.moves.len() {
             return Err(ClientError::Unreadable(format!(
                 "move_millis: {times} times for the {} moves of pair {}",
+                game.moves.len(),
+                game.pair
+            )));
+        }
+        let scores = &game.move_score_milli;
+        if !scores.is_empty() && scores.len() != game.moves.len()
+            || !scores.iter().all(|&m| MoveScores::valid(m))
+        {
+            return Err(ClientError::Unreadable(format!(
+                "move_score_milli: {} scores, not one per move from 0 to 1000 or unknown, for the \
+                 {} moves of pair {}",
+                scores.len(),
                 game.moves.len(),
                 game.pair
             )));
@@ -502,6 +519,7 @@ impl MatchGame {
             time_scale: time_scale_of_wire(game.time_scale)
                 .map_err(|e| unreadable("time scale", &game.time_scale.to_string(), e))?,
             move_times: MoveTimes::from_millis(game.move_millis.clone()),
+            move_scores: MoveScores::from_milli(scores.clone()),
         })
     }
 }

@@ -84,7 +84,7 @@ pub use play::named::{
 };
 pub use play::openings::{Opening, ParseOpeningError, Pattern};
 pub use play::player::{
-    MAX_ENGINE_NAME, ParsePlayerError, Player, perfect_move, valid_engine_name,
+    Choice, MAX_ENGINE_NAME, ParsePlayerError, Player, perfect_move, valid_engine_name,
 };
 pub use play::puzzle::{
     DIFFICULTY_LABELS, DeepBudget, MAX_PUZZLE_MOVES, Puzzle, PuzzleVerifier, Rejection,

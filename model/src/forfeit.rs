@@ -7,7 +7,7 @@ use std::str::FromStr;
 use pentago::{Color, SolveMethod};
 use thiserror::Error;
 
-use crate::{MoveTimes, TimeScale};
+use crate::{MoveScores, MoveTimes, TimeScale};
 
 /// Why an external engine lost a game without it being played out. Text form (stable, stored):
 /// the names [`LossReason::name`] gives.
@@ -116,7 +116,7 @@ pub struct GameForfeit {
 /// exact value that adjudicated it came from, if it was (its result is that value's), and the
 /// end of each external engine's standard error (black, white; empty for built-in players), the
 /// time scale the worker played it under (1 unless the coordinator scales time controls), and
-/// the time each move took.
+/// the time each move took and the mover's score of each move.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameNote {
     /// The forfeit that ended the game.
@@ -129,6 +129,8 @@ pub struct GameNote {
     pub time_scale: TimeScale,
     /// The time each move took (empty: not measured, as by older workers).
     pub move_times: MoveTimes,
+    /// The mover's score of each move (empty: none known, as from older workers).
+    pub move_scores: MoveScores,
 }
 
 impl GameNote {
@@ -139,6 +141,7 @@ impl GameNote {
             && self.adjudicated.is_none()
             && self.time_scale.is_one()
             && !self.move_times.is_known()
+            && !self.move_scores.is_known()
             && self.stderr.iter().all(String::is_empty)
     }
 

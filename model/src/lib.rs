@@ -3,8 +3,8 @@
 //! below both, so that neither depends on the other for them; the one helper that reads a
 //! text field as such a value ([`parse_field`]); and the vocabulary the coordinator and its
 //! clients share for what they report, each defined here once: matches ([`MatchState`],
-//! [`MatchWait`], a game's [`MoveTimes`]) and tuning runs ([`TuneState`], [`TuneStep`]),
-//! cancelled jobs ([`CancelOutcome`]), the cluster's workers ([`WorkerInfo`],
+//! [`MatchWait`], a game's [`MoveTimes`] and [`MoveScores`]) and tuning runs ([`TuneState`],
+//! [`TuneStep`]), cancelled jobs ([`CancelOutcome`]), the cluster's workers ([`WorkerInfo`],
 //! [`FlaggedWorker`]), the opening book ([`BookTables`], [`BookRow`], [`ExportRow`],
 //! [`TableSource`]), the puzzle collection ([`PuzzleFilter`]) and why a call was refused
 //! ([`RefusalReason`]); and the [`limits`] the coordinator owns and its clients keep.
@@ -20,6 +20,7 @@ mod forfeit;
 pub mod limits;
 mod match_state;
 mod match_wait;
+mod move_scores;
 mod move_times;
 mod outcome;
 mod puzzle_filter;
@@ -43,6 +44,7 @@ pub use forfeit::{
 };
 pub use match_state::MatchState;
 pub use match_wait::MatchWait;
+pub use move_scores::{MAX_SCORE_MILLI, MoveScores, UNKNOWN_SCORE};
 pub use move_times::{GameClocks, MAX_MOVE_MILLIS, MoveTimes};
 pub use outcome::{DealResult, Outcome, RejectionKind, Row, Verdict};
 pub use puzzle_filter::PuzzleFilter;

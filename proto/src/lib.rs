@@ -30,8 +30,8 @@ pub use notes::{
 };
 pub use pentagrid_model::{
     DealResult, ExactSource, GameForfeit, GameNote, LossReason, MAX_DEEP_LEAVES, MAX_JOB_PLAYOUTS,
-    MAX_MOVE_MILLIS, MAX_NOTE_BYTES, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, MoveTimes,
-    Outcome, RejectionKind, Row, Task, TimeScale, Verdict, clip_note,
+    MAX_MOVE_MILLIS, MAX_NOTE_BYTES, MAX_SOLITAIRE_DEALS, MAX_VERIFY_CANDIDATES, MoveScores,
+    MoveTimes, Outcome, RejectionKind, Row, Task, TimeScale, UNKNOWN_SCORE, Verdict, clip_note,
 };
 pub use states::{
     accuracy_of_wire, accuracy_to_wire, pentanomial_counts, pentanomial_of_counts, source_of_wire,

@@ -1,9 +1,11 @@
 //! Wire forms of what match games leave besides their moves: forfeits with their typed
 //! reasons, the engines' standard error, the source of an adjudicating exact value, the time
-//! scale and each move's time.
+//! scale, each move's time and its mover's score.
 
 use pentago::{Color, SolveMethod};
-use pentagrid_model::{GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, MoveTimes, TimeScale};
+use pentagrid_model::{
+    GameForfeit, GameNote, LossReason, MAX_NOTE_BYTES, MoveScores, MoveTimes, TimeScale,
+};
 
 use crate::errors::ConversionError;
 use crate::v2;
@@ -73,6 +75,7 @@ pub fn note_to_wire(note: &GameNote) -> v2::GameNote {
             .unwrap_or_default(),
         time_scale: note.time_scale.get(),
         move_millis: note.move_times.millis().to_vec(),
+        move_score_milli: note.move_scores.milli().to_vec(),
     }
 }
 
@@ -88,6 +91,7 @@ pub fn note_of_wire(note: &v2::GameNote) -> Result<GameNote, ConversionError> {
         time_scale: time_scale_of_wire(note.time_scale)?,
         // Their count and range are checked against the game by the coordinator.
         move_times: MoveTimes::from_millis(note.move_millis.clone()),
+        move_scores: MoveScores::from_milli(note.move_score_milli.clone()),
     })
 }
 
@@ -150,6 +154,7 @@ mod tests {
                 stderr: [String::new(), "thinking\n".into()],
                 time_scale: TimeScale::ONE,
                 move_times: MoveTimes::from_millis(vec![12, 0, 950]),
+                move_scores: MoveScores::from_points([Some(0.5), None, Some(1.0)]),
             };
             assert_eq!(note_of_wire(&note_to_wire(&note)), Ok(note));
         }
@@ -169,6 +174,12 @@ mod tests {
         };
         assert!(!timed.is_empty() && !timed.is_refereed());
         assert_eq!(note_of_wire(&note_to_wire(&timed)), Ok(timed));
+        let scored = GameNote {
+            move_scores: MoveScores::from_points([None, Some(0.25)]),
+            ..GameNote::default()
+        };
+        assert!(!scored.is_empty() && !scored.is_refereed());
+        assert_eq!(note_of_wire(&note_to_wire(&scored)), Ok(scored));
         let mut wire = note_to_wire(&GameNote::default());
         wire.time_scale = 0.0;
         assert_eq!(

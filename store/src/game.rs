@@ -3,7 +3,7 @@
 //! own and converts at its edge (`store::records`), as it does for jobs ([`crate::job`]).
 
 use pentago::SolveMethod;
-use pentagrid_model::{GameForfeit, MoveTimes, TimeScale};
+use pentagrid_model::{GameForfeit, MoveScores, MoveTimes, TimeScale};
 
 /// A finished game: where it started, its moves, how it ended, who played, and what the
 /// referee and the engines said.
@@ -34,6 +34,9 @@ pub struct Game {
     /// The time each move took (unknown for self-play games and games stored before times
     /// were kept).
     pub move_times: MoveTimes,
+    /// The mover's score of each move (unknown for self-play games, games without a scoring
+    /// player and games stored before scores were kept).
+    pub move_scores: MoveScores,
 }
 
 impl Game {

@@ -533,6 +533,12 @@ pub struct StoredGame {
     /// before times were kept) means unknown.
     #[prost(uint32, repeated, packed = "true", tag = "11")]
     pub move_millis: Vec<u32>,
+    /// Match games: the mover's score of each move in thousandths (0 to 1000), or
+    /// [`pentagrid_model::UNKNOWN_SCORE`] for a move whose player keeps none, in move order,
+    /// one per move; empty (self-play games, games without a scoring player, games stored
+    /// before scores were kept) means unknown.
+    #[prost(uint32, repeated, packed = "true", tag = "12")]
+    pub move_score_milli: Vec<u32>,
 }
 
 /// A stored game's adjudication source (`table`, `midsolver`); anything else (empty: not
@@ -553,6 +559,7 @@ impl From<StoredGame> for crate::game::Game {
             time_scale: pentagrid_model::TimeScale::of_stored(stored.time_scale)
                 .unwrap_or_default(),
             move_times: pentagrid_model::MoveTimes::from_millis(stored.move_millis),
+            move_scores: pentagrid_model::MoveScores::from_milli(stored.move_score_milli),
             start: stored.start,
             moves: stored.moves,
             result: stored.result,
@@ -585,6 +592,7 @@ impl From<&crate::game::Game> for StoredGame {
                 game.time_scale.get()
             },
             move_millis: game.move_times.millis().to_vec(),
+            move_score_milli: game.move_scores.milli().to_vec(),
         }
     }
 }
@@ -913,5 +921,41 @@ mod tests {
         let back = crate::game::Game::from(StoredGame::decode(old.as_slice()).unwrap());
         assert_eq!(back.moves, game.moves);
         assert!(!back.move_times.is_known());
+    }
+
+    #[test]
+    fn games_keep_their_move_scores_packed_and_old_records_read_as_unknown() {
+        let game = crate::game::Game {
+            moves: vec!["a1-1R".into(), "b2-2L".into(), "c3-3R".into()],
+            result: "ongoing".into(),
+            move_times: pentagrid_model::MoveTimes::from_millis(vec![5, 6, 7]),
+            move_scores: pentagrid_model::MoveScores::from_points([Some(0.712), None, Some(1.0)]),
+            ..crate::game::Game::default()
+        };
+        let bytes = StoredGame::from(&game).encode_to_vec();
+        // Packed: field 12 as one length-delimited run (tag byte 0x62): 712, the unknown
+        // sentinel (u32::MAX, five bytes), 1000.
+        let packed = [
+            0x62, 9, 0xc8, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xe8, 0x07,
+        ];
+        assert!(
+            bytes.windows(packed.len()).any(|w| w == packed),
+            "{bytes:x?}"
+        );
+        let back = crate::game::Game::from(StoredGame::decode(bytes.as_slice()).unwrap());
+        assert_eq!(back, game);
+        assert_eq!(back.move_scores.points(0), Some(0.712));
+        assert_eq!(back.move_scores.points(1), None);
+        // A record written with times but before scores (no field 12): its scores are unknown.
+        let old = StoredGame {
+            moves: game.moves.clone(),
+            result: "ongoing".into(),
+            move_millis: vec![5, 6, 7],
+            ..StoredGame::default()
+        }
+        .encode_to_vec();
+        let back = crate::game::Game::from(StoredGame::decode(old.as_slice()).unwrap());
+        assert_eq!(back.move_times, game.move_times);
+        assert!(!back.move_scores.is_known());
     }
 }

@@ -8,7 +8,7 @@ use pentago::{
 };
 use pentagrid_calculation::{Player as SolitairePlayer, Variant, play_deal};
 use pentagrid_proto::{DealResult, Outcome, RejectionKind, Row, Task, Verdict};
-use pentagrid_proto::{GameNote, MoveTimes};
+use pentagrid_proto::{GameNote, MoveScores, MoveTimes};
 use rayon::prelude::*;
 
 use crate::accuracy::judge;
@@ -149,10 +149,14 @@ fn run(task: &Task, seed: u64, threads: usize, control: &SearchControl) -> Optio
             Some(Outcome::Pair {
                 games: pair.games.map(|game| (game.moves, game.result)),
                 accuracy,
-                notes: Box::new(times.map(|(watch, verdict)| GameNote {
-                    adjudicated: verdict.map(|v| v.source),
-                    move_times: MoveTimes::from_seconds(watch.into_move_seconds()),
-                    ..GameNote::default()
+                notes: Box::new(times.map(|(watch, verdict)| {
+                    let (seconds, scores) = watch.into_moves();
+                    GameNote {
+                        adjudicated: verdict.map(|v| v.source),
+                        move_times: MoveTimes::from_seconds(seconds),
+                        move_scores: MoveScores::from_points(scores),
+                        ..GameNote::default()
+                    }
                 })),
             })
         }

@@ -502,6 +502,10 @@ pub(super) fn record_json(record: &MatchRecord) -> serde_json::Value {
             if g.move_times.is_known() {
                 game["move_millis"] = json!(g.move_times.millis());
             }
+            // Each move's score in points, null for moves whose player gave none.
+            if g.move_scores.is_known() {
+                game["move_scores"] = json!(g.move_scores.all_points());
+            }
             game
         })
         .collect();

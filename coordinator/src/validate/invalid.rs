@@ -4,7 +4,7 @@
 use pentago::{Color, Move, PlayError, Position, SolveMethod, Status, Value};
 use thiserror::Error;
 
-use pentagrid_model::MAX_MOVE_MILLIS;
+use pentagrid_model::{MAX_MOVE_MILLIS, MAX_SCORE_MILLI, UNKNOWN_SCORE};
 
 use super::MAX_RESULT_SECONDS;
 
@@ -197,6 +197,28 @@ pub enum InvalidResult {
         ply: usize,
         /// Its reported time.
         millis: u32,
+    },
+    /// A game's move scores are not one per move played.
+    #[error(
+        "move_score_milli has {scores} scores for the {moves} moves played: expected one per \
+         move, or none"
+    )]
+    MoveScoreCount {
+        /// Scores given.
+        scores: usize,
+        /// Moves of the game.
+        moves: usize,
+    },
+    /// A move's score is neither a score nor the unknown sentinel.
+    #[error(
+        "move_score_milli: move {ply} has score {milli}: expected 0 to {MAX_SCORE_MILLI} \
+         thousandths, or {UNKNOWN_SCORE} for unknown"
+    )]
+    MoveScoreOutOfRange {
+        /// The move (from 1).
+        ply: usize,
+        /// Its reported score.
+        milli: u32,
     },
     /// One game of a pair (`game` counted from 1) is wrong.
     #[error("game {game}: {error}")]

@@ -8,15 +8,14 @@ mod adjudicated;
 mod deep;
 mod forfeit;
 mod invalid;
+mod per_move;
 mod solitaire;
 
 use pentago::{
     Color, MatchAccuracy, Move, MoveGroups, Position, Puzzle, Status, Theme, Value, difficulty,
     game_points, judged_moves,
 };
-use pentagrid_model::{
-    GameNote, MAX_MOVE_MILLIS, MoveTimes, Outcome, RejectionKind, Task, Verdict,
-};
+use pentagrid_model::{GameNote, Outcome, RejectionKind, Task, Verdict};
 
 pub use invalid::InvalidResult;
 
@@ -372,27 +371,9 @@ fn check_accuracy(
     Ok(())
 }
 
-/// A game's move times: none (not measured), or one per move played, each at most
-/// [`MAX_MOVE_MILLIS`].
-fn check_move_times(times: &MoveTimes, moves: usize) -> Result<(), InvalidResult> {
-    let millis = times.millis();
-    if !millis.is_empty() && millis.len() != moves {
-        return Err(InvalidResult::MoveTimeCount {
-            times: millis.len(),
-            moves,
-        });
-    }
-    match millis.iter().position(|&ms| ms > MAX_MOVE_MILLIS) {
-        Some(index) => Err(InvalidResult::MoveTimeTooLong {
-            ply: index + 1,
-            millis: millis[index],
-        }),
-        None => Ok(()),
-    }
-}
-
 /// A pair result: both games legal and finished from the opening (or, refereed, ended by an
-/// external engine's forfeit), A black first, each with a time per move or none, with an
+/// external engine's forfeit), A black first, each with a time and a score per move or none
+/// of them, with an
 /// accuracy report exactly when the job asked for one.
 fn pair_effect(
     task: &Task,
@@ -434,7 +415,8 @@ fn pair_effect(
             }
             (Some(_), Some(_)) => Err(InvalidResult::ForfeitedAndAdjudicated),
         }
-        .and_then(|()| check_move_times(&note.move_times, moves.len()))
+        .and_then(|()| per_move::check_move_times(&note.move_times, moves.len()))
+        .and_then(|()| per_move::check_move_scores(&note.move_scores, moves.len()))
         .map_err(|error| InvalidResult::PairGame {
             game: index + 1,
             error: Box::new(error),
@@ -450,6 +432,7 @@ fn pair_effect(
             stderr_white,
             time_scale: note.time_scale,
             move_times: note.move_times.clone(),
+            move_scores: note.move_scores.clone(),
             ..played_game(opening, moves, *result)
         });
     }

@@ -2,7 +2,7 @@
 
 use super::*;
 use pentago::{NoOracle, Player};
-use pentagrid_model::Row;
+use pentagrid_model::{MAX_MOVE_MILLIS, MoveScores, MoveTimes, Row, UNKNOWN_SCORE};
 
 fn mv(text: &str) -> Move {
     text.parse().unwrap()
@@ -328,5 +328,78 @@ fn a_pair_games_move_times_are_one_per_move_and_bounded() {
         let refused = result_effect(&task, 3, &outcome(times)).unwrap_err();
         assert!(refused.to_string().contains("move_millis"), "{refused}");
         assert_eq!(refused, game_two(refusal));
+    }
+}
+
+#[test]
+fn a_pair_games_move_scores_are_one_per_move_and_in_range() {
+    let opening: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
+    let task = Task::Pair {
+        match_id: 1,
+        pair: 0,
+        opening,
+        a: Player::Random,
+        b: Player::Random,
+        accuracy_stones: None,
+        time: None,
+        adjudicate: None,
+    };
+    let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
+    let moves = played.games[0].moves.len();
+    assert!(moves >= 2, "{played:?}");
+    let games = played.games.map(|game| (game.moves, game.result));
+    let outcome = |first: Vec<u32>| Outcome::Pair {
+        games: games.clone(),
+        accuracy: None,
+        notes: Box::new([
+            GameNote {
+                move_scores: MoveScores::from_milli(first),
+                ..GameNote::default()
+            },
+            GameNote::default(),
+        ]),
+    };
+    let mut honest = vec![500; moves];
+    honest[0] = 1000;
+    honest[1] = UNKNOWN_SCORE;
+    let effect = result_effect(&task, 3, &outcome(honest.clone())).unwrap();
+    let stored = effect.pair.unwrap().games;
+    assert_eq!(stored[0].move_scores.milli(), honest);
+    assert!(!stored[1].move_scores.is_known(), "none given: unknown");
+    let game_one = |error| InvalidResult::PairGame {
+        game: 1,
+        error: Box::new(error),
+    };
+    let mut over = honest.clone();
+    over[1] = 1001;
+    for (scores, refusal) in [
+        (
+            vec![500; moves - 1],
+            InvalidResult::MoveScoreCount {
+                scores: moves - 1,
+                moves,
+            },
+        ),
+        (
+            vec![500; moves + 1],
+            InvalidResult::MoveScoreCount {
+                scores: moves + 1,
+                moves,
+            },
+        ),
+        (
+            over,
+            InvalidResult::MoveScoreOutOfRange {
+                ply: 2,
+                milli: 1001,
+            },
+        ),
+    ] {
+        let refused = result_effect(&task, 3, &outcome(scores)).unwrap_err();
+        assert!(
+            refused.to_string().contains("move_score_milli"),
+            "{refused}"
+        );
+        assert_eq!(refused, game_one(refusal));
     }
 }

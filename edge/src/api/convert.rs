@@ -248,6 +248,7 @@ pub(crate) fn match_report(report: MatchReport) -> v2::MatchStatusResponse {
                     .unwrap_or_default(),
                 time_scale: game.time_scale.get(),
                 move_millis: game.move_times.millis().to_vec(),
+                move_score_milli: game.move_scores.milli().to_vec(),
             })
             .collect(),
         decision: sprt_decision_to_wire(decision) as i32,

@@ -80,6 +80,29 @@ pub struct ExactChoice {
     pub search: Option<SearchResult>,
 }
 
+impl ExactChoice {
+    /// The mover's expected points from the chosen move, 0 to 1: the exact value's (1, ½ or 0)
+    /// where one was proven before the search, else the search's for the move (its proven value,
+    /// or its mean result over its simulations); `None` when the search ran none through it.
+    #[must_use]
+    pub fn score(&self) -> Option<f64> {
+        if let Some((value, _)) = self.exact {
+            return Some(value.score());
+        }
+        let stats = self
+            .search
+            .as_ref()?
+            .moves
+            .iter()
+            .find(|m| m.mv == self.mv || m.also.contains(&self.mv))?;
+        match stats.proven {
+            Some(value) => Some(value.score()),
+            None if stats.games > 0 => Some(stats.win_rate()),
+            None => None,
+        }
+    }
+}
+
 /// What the solvers proved before the search: every move's value, or the position's value
 /// with one move that keeps it.
 enum Known {

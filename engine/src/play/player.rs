@@ -176,21 +176,54 @@ impl Player {
         threads: usize,
         oracle: Option<&SharedOracle>,
     ) -> Move {
+        self.choose_scored(position, seed, threads, oracle).mv
+    }
+
+    /// [`Player::choose_with`], with the mover's score for the move where the player knows one
+    /// (see [`Choice::score`]): a UCT player's, and a perfect player's where it solves.
+    ///
+    /// # Panics
+    /// For an external engine, as [`Player::choose`].
+    #[must_use]
+    pub fn choose_scored(
+        &self,
+        position: &Position,
+        seed: u64,
+        threads: usize,
+        oracle: Option<&SharedOracle>,
+    ) -> Choice {
         debug_assert!(!position.is_over());
+        let unscored = |mv| Choice { mv, score: None };
         match self {
             Player::Engine(name) => {
                 panic!("external engine {name:?} can only play under a worker's referee")
             }
             Player::Uct(config) => uct_move(position, config, seed, threads, oracle),
-            Player::Perfect(config) => perfect_move(position)
-                .unwrap_or_else(|| uct_move(position, config, seed, threads, oracle)),
-            Player::Flat { playouts } => flat_monte_carlo(position, *playouts, seed),
+            Player::Perfect(config) => match perfect_choice(position) {
+                Some((mv, value)) => Choice {
+                    mv,
+                    score: Some(value.score()),
+                },
+                None => uct_move(position, config, seed, threads, oracle),
+            },
+            Player::Flat { playouts } => unscored(flat_monte_carlo(position, *playouts, seed)),
             Player::Random => {
                 let legal = position.legal_moves();
-                legal[seeded_rng(seed, 0).random_range(0..legal.len())]
+                unscored(legal[seeded_rng(seed, 0).random_range(0..legal.len())])
             }
         }
     }
+}
+
+/// A player's move, and what the player expected of it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// The move.
+    pub mv: Move,
+    /// The mover's expected points from the move, 0 to 1 (1 a win, ½ a draw), as the player saw
+    /// it when it chose: a proven value's, or its search's mean result for the move
+    /// ([`crate::ExactChoice::score`]). `None` for players that keep no score (random, flat).
+    pub score: Option<f64>,
 }
 
 /// The UCT player's move: exact knowledge where it is at hand within the budget, the search
@@ -201,7 +234,7 @@ fn uct_move(
     seed: u64,
     threads: usize,
     oracle: Option<&SharedOracle>,
-) -> Move {
+) -> Choice {
     // With `exact=off` the player is the search alone, without the table too.
     let oracle = oracle.filter(|_| config.exact);
     let options = SearchOptions {
@@ -212,11 +245,14 @@ fn uct_move(
     };
     let started = Instant::now();
     let elapsed = || started.elapsed().as_secs_f64();
-    exact_move(position, config, oracle, &elapsed, &mut |config| {
+    let choice = exact_move(position, config, oracle, &elapsed, &mut |config| {
         search(position, config, &options, &SearchControl::new())
     })
-    .expect("an ongoing position can be searched")
-    .mv
+    .expect("an ongoing position can be searched");
+    Choice {
+        mv: choice.mv,
+        score: choice.score(),
+    }
 }
 
 /// A move that keeps the exact value of the ongoing `position`, or `None` below the
@@ -226,8 +262,14 @@ fn uct_move(
 /// way out); ties go to the first in legal order.
 #[must_use]
 pub fn perfect_move(position: &Position) -> Option<Move> {
+    perfect_choice(position).map(|(mv, _)| mv)
+}
+
+/// [`perfect_move`] with the position's exact value for the mover (which the move keeps).
+fn perfect_choice(position: &Position) -> Option<(Move, Value)> {
     let solved = midsolve(position).ok()?;
-    keeping_move(position, &solved.moves)
+    let (_, value) = crate::best_of(&solved.moves)?;
+    Some((keeping_move(position, &solved.moves)?, value))
 }
 
 /// Of every move of the ongoing `position` with its exact value for the mover (from any
@@ -311,6 +353,25 @@ mod tests {
         let engine: Player = "engine:pg".parse().unwrap();
         assert_eq!(engine.engine(), Some("pg"));
         assert_eq!(Player::Random.engine(), None);
+    }
+
+    #[test]
+    fn searching_players_score_their_moves_and_the_others_do_not() {
+        let p: Position = "....../....../....../....../o.x.../......".parse().unwrap();
+        let uct: Player = "uct:playouts=400,exact=off".parse().unwrap();
+        let choice = uct.choose_scored(&p, 5, 1, None);
+        assert_eq!(choice.mv, uct.choose(&p, 5, 1));
+        let score = choice.score.expect("a searched move has a score");
+        assert!((0.0..=1.0).contains(&score), "{score}");
+        // A proven win is worth a whole point.
+        let won: Position = "....../....../....../....../oooo../xxxx..".parse().unwrap();
+        let uct: Player = "uct:playouts=2000".parse().unwrap();
+        let choice = uct.choose_scored(&won, 3, 1, None);
+        assert_eq!(choice.score, Some(1.0));
+        for player in ["random", "flat:playouts=100"] {
+            let player: Player = player.parse().unwrap();
+            assert_eq!(player.choose_scored(&p, 5, 1, None).score, None, "{player}");
+        }
     }
 
     #[test]

@@ -61,8 +61,9 @@ pub fn play_game(
 pub trait GameWatch {
     /// Asked before each move (the start position too): `Some` ends the game with that value.
     fn judge(&mut self, position: &Position) -> Option<Adjudicated>;
-    /// Told of each move once its player has chosen it, before it is played.
-    fn chosen(&mut self, mv: Move);
+    /// Told of each move once its player has chosen it, before it is played, with the mover's
+    /// score for it where the player keeps one ([`crate::Choice::score`]).
+    fn chosen(&mut self, mv: Move, score: Option<f64>);
 }
 
 /// A watch that ends no game early and keeps nothing.
@@ -73,7 +74,7 @@ impl GameWatch for Unwatched {
         None
     }
 
-    fn chosen(&mut self, _: Move) {}
+    fn chosen(&mut self, _: Move, _: Option<f64>) {}
 }
 
 /// [`play_game`], stopped as soon as `watch` gives a position's exact value (each position is
@@ -104,12 +105,14 @@ pub fn play_game_judged(
             Color::Black => black,
             Color::White => white,
         };
-        let mv = player.choose(
+        let choice = player.choose_scored(
             &position,
             splitmix64(seed.wrapping_add(moves.len() as u64)),
             threads,
+            None,
         );
-        watch.chosen(mv);
+        let mv = choice.mv;
+        watch.chosen(mv, choice.score);
         position = position.play_unchecked(mv);
         moves.push(mv);
     }
@@ -144,6 +147,7 @@ mod tests {
     struct Keeper {
         asked: Vec<Position>,
         chosen: Vec<Move>,
+        scores: Vec<Option<f64>>,
     }
 
     impl GameWatch for Keeper {
@@ -152,8 +156,9 @@ mod tests {
             None
         }
 
-        fn chosen(&mut self, mv: Move) {
+        fn chosen(&mut self, mv: Move, score: Option<f64>) {
             self.chosen.push(mv);
+            self.scores.push(score);
         }
     }
 
@@ -167,6 +172,7 @@ mod tests {
         assert_eq!(keeper.chosen, game.moves);
         assert_eq!(keeper.asked.len(), game.moves.len());
         assert_eq!(keeper.asked[0], Position::START);
+        assert!(keeper.scores.iter().all(Option::is_none));
         assert_eq!(play_game(&Position::START, &random, &random, 4, 1), game);
     }
 }

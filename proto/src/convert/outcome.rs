@@ -303,6 +303,7 @@ mod tests {
                     stderr: ["boom".into(), String::new()],
                     time_scale: pentagrid_model::TimeScale::from_speeds(5, 2),
                     move_times: pentagrid_model::MoveTimes::from_millis(vec![40, 7]),
+                    move_scores: pentagrid_model::MoveScores::from_points([Some(0.9), None]),
                 },
             ]),
         };

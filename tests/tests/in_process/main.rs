@@ -18,6 +18,7 @@ mod match_accuracy;
 mod match_control;
 mod matches;
 mod metrics;
+mod move_scores;
 mod move_times;
 mod nonblocking;
 mod opening_suites;

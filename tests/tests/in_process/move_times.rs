@@ -39,7 +39,8 @@ fn engines() -> EngineSettings {
     }
 }
 
-fn plan(a: &str, b: &str, time: Option<TimeLimit>) -> MatchPlan {
+/// A one-pair match of `a` and `b` from a random opening.
+pub(super) fn plan(a: &str, b: &str, time: Option<TimeLimit>) -> MatchPlan {
     MatchPlan {
         a: a.parse().unwrap(),
         b: b.parse().unwrap(),
@@ -54,7 +55,8 @@ fn plan(a: &str, b: &str, time: Option<TimeLimit>) -> MatchPlan {
     }
 }
 
-async fn wait_finished(cluster: &TestCluster, match_id: u64) -> MatchRecord {
+/// The match once it no longer runs (with its games).
+pub(super) async fn wait_finished(cluster: &TestCluster, match_id: u64) -> MatchRecord {
     let started = Instant::now();
     loop {
         let report = matches::status(&cluster.client(), match_id, true)
@@ -90,6 +92,16 @@ async fn every_refereed_move_is_timed_stored_and_exported() {
         let uct = usize::from(game.black.starts_with("engine:"));
         let [black, white] = game.side_seconds().unwrap();
         assert!([black, white][uct] > 0.0, "{millis:?}");
+        // Its moves carry its score; the engine's none.
+        let first = game.opening.side_to_move() as usize;
+        for index in 0..game.moves.len() {
+            let score = game.move_scores.points(index);
+            if (first + index) % 2 == uct {
+                assert!(score.is_some_and(|s| (0.0..=1.0).contains(&s)), "{index}");
+            } else {
+                assert_eq!(score, None, "{index}: the engine gives no score");
+            }
+        }
     }
 
     // The export carries every move's time (no clock under a per-move limit), reads back and
@@ -116,13 +128,13 @@ async fn every_refereed_move_is_timed_stored_and_exported() {
 }
 
 /// Moves of all a match's stored games.
-fn count_moves(record: &MatchRecord) -> usize {
+pub(super) fn count_moves(record: &MatchRecord) -> usize {
     record.games.iter().map(|g| g.moves.len()).sum()
 }
 
 /// Leases the one queued pair and plays it as a worker does; returns the job, its result on
 /// the wire and the session.
-async fn played_pair(
+pub(super) async fn played_pair(
     client: &mut pentagrid_proto::Client,
 ) -> (v2::Job, v2::submit_request::Result, String) {
     let session = hello(client, "w").await;

@@ -339,6 +339,7 @@ mod tests {
             stderr_white: String::new(),
             time_scale: TimeScale::ONE,
             move_times: MoveTimes::default(),
+            move_scores: pentagrid_client::matches::MoveScores::default(),
         }
     }
 

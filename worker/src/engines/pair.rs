@@ -9,7 +9,7 @@ use pentago::{
     Adjudication, Color, PairResult, Player, Position, TimeLimit, game_points, splitmix64,
 };
 use pentagrid_proto::{
-    GameForfeit, GameNote, LossReason, MoveTimes, Outcome, TimeScale, clip_note,
+    GameForfeit, GameNote, LossReason, MoveScores, MoveTimes, Outcome, TimeScale, clip_note,
 };
 use thiserror::Error;
 
@@ -196,6 +196,7 @@ impl RefereedPair<'_> {
             stderr: game.stderr.map(clip_note),
             time_scale,
             move_times: MoveTimes::from_seconds(game.move_seconds),
+            move_scores: MoveScores::from_points(game.move_scores),
         });
         let records = games.map(|game| game.record);
         let accuracy = self

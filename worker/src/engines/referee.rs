@@ -124,6 +124,9 @@ pub struct RefereedGame {
     pub adjudicated: Option<Adjudicated>,
     /// Seconds each move took on the wall clock, in move order.
     pub move_seconds: Vec<f64>,
+    /// The mover's score of each move, in move order: a built-in player's where it keeps one
+    /// ([`pentago::Choice::score`]), `None` for the others and for external engines.
+    pub move_scores: Vec<Option<f64>>,
     /// The end of each external engine's standard error during the game (black, white).
     pub stderr: [String; 2],
 }
@@ -169,6 +172,7 @@ struct Game {
     moves: Vec<Move>,
     clocks: [Clock; 2],
     move_seconds: Vec<f64>,
+    move_scores: Vec<Option<f64>>,
     adjudicated: Option<Adjudicated>,
 }
 
@@ -193,6 +197,7 @@ impl RefereeOptions {
             moves: Vec::new(),
             clocks: [initial, initial],
             move_seconds: Vec::new(),
+            move_scores: Vec::new(),
             adjudicated: None,
         };
         let forfeit = self
@@ -230,6 +235,7 @@ impl RefereeOptions {
             forfeit,
             adjudicated: game.adjudicated,
             move_seconds: game.move_seconds,
+            move_scores: game.move_scores,
             stderr,
         })
     }
@@ -331,16 +337,18 @@ impl RefereeOptions {
             TimeLimit::Increment { .. } => clock.seconds.max(0.0),
         };
         let started = Instant::now();
-        let mv = match side {
+        let (mv, score) = match side {
             Contestant::BuiltIn(player) => {
                 let player = self.timed(player, clock, game.position.stone_count());
                 let oracle = crate::shipped::shipped_oracle();
-                player.choose_with(&game.position, seed, threads, oracle.as_ref())
+                let choice = player.choose_scored(&game.position, seed, threads, oracle.as_ref());
+                (choice.mv, choice.score)
             }
-            Contestant::Engine(engine) => self.engine_move(engine, colour, game, allowed)?,
+            Contestant::Engine(engine) => (self.engine_move(engine, colour, game, allowed)?, None),
         };
         let used = started.elapsed().as_secs_f64();
         game.move_seconds.push(used);
+        game.move_scores.push(score);
         game.clocks[index] = clock.after_move(&self.time.control(), used);
         Ok(mv)
     }
@@ -460,6 +468,18 @@ mod tests {
         assert_eq!(game.move_seconds.len(), game.record.moves.len());
         let [black, white] = game.seconds();
         assert!(black > 0.0 && white >= 0.0, "{:?}", game.move_seconds);
+        // The UCT player (black, moving first) scores each of its moves; random keeps none.
+        assert_eq!(game.move_scores.len(), game.record.moves.len());
+        for (index, score) in game.move_scores.iter().enumerate() {
+            if index % 2 == 0 {
+                assert!(
+                    score.is_some_and(|s| (0.0..=1.0).contains(&s)),
+                    "{index}: {score:?}"
+                );
+            } else {
+                assert_eq!(*score, None, "{index}");
+            }
+        }
         let over: Position = "....../....../....../....../oooo../xxxxx.".parse().unwrap();
         assert!(matches!(
             referee.play_game(
