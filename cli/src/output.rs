@@ -301,6 +301,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn library_refusals_are_told_with_the_command_lines_flags() {
+        use pentagrid_client::{ClientError, Parameter, ParameterError};
+        let refused = ParameterError::range(Parameter::Pairs, 1, 100_000, None);
+        let error = anyhow::Error::from(ClientError::from(refused)).context("match");
+        assert_eq!(in_flags(&error), "match: --pairs must be from 1 to 100000");
+        let lost = pentagrid_store::StoreError::LostWrites {
+            dir: "db".into(),
+            recorded: 12,
+            found: 10,
+        };
+        let told = in_flags(&anyhow::Error::from(lost).context("coordinator"));
+        assert!(
+            told.starts_with("coordinator: the database in db has lost writes"),
+            "{told}"
+        );
+        assert!(told.ends_with("--accept-data-loss opens the database with the loss accepted)"));
+        let plain = anyhow::anyhow!("no such file").context("reading x");
+        assert_eq!(in_flags(&plain), format!("{plain:#}"));
+    }
+
+    #[test]
     fn peer_text_is_escaped_and_bounded() {
         assert_eq!(peer("w-1 ünïcode"), "w-1 ünïcode");
         assert_eq!(peer("evil\u{1b}[2J\nfake"), "evil\\u{1b}[2J\\nfake");
