@@ -44,7 +44,13 @@ pub fn line(args: fmt::Arguments<'_>) -> Result<()> {
     io_line(args).context(WRITING)
 }
 
-/// One line on standard output, for callbacks that report an [`io::Error`].
+/// One line on standard output from a workflow's progress callback: a failure (the reader
+/// went away) stops the workflow, with the [`io::Error`] as its reason.
+pub fn progress_line(args: fmt::Arguments<'_>) -> pentagrid_client::ProgressResult {
+    Ok(io_line(args)?)
+}
+
+/// One line on standard output, reporting an [`io::Error`].
 pub fn io_line(args: fmt::Arguments<'_>) -> io::Result<()> {
     let mut stdout = stdout();
     stdout

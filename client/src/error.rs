@@ -55,6 +55,16 @@ pub enum ClientError {
         /// The failure.
         source: std::io::Error,
     },
+    /// A workflow's caller told it to stop from a progress callback (its own failure, such
+    /// as its output having gone away).
+    // The caller's error is the source: error chains print it after the context, once.
+    #[error("{context}")]
+    Stopped {
+        /// What the callback was doing.
+        context: String,
+        /// The caller's reason.
+        source: Stop,
+    },
     /// A puzzle round ended with fewer new puzzles than asked for (more rounds, longer
     /// mates or fewer stones find more; with `stored_only`, so do random games).
     #[error("only {found} of the {wanted} puzzles asked for were found: {why}")]
@@ -104,6 +114,13 @@ impl ClientError {
         move |source| ClientError::Io { context, source }
     }
 }
+
+/// A caller's reason to stop a workflow, returned from one of its progress callbacks: the
+/// caller's own error, whatever its type (the workflow ends with [`ClientError::Stopped`]).
+pub type Stop = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a progress callback answers: go on (`Ok`), or stop for the caller's reason.
+pub type ProgressResult = std::result::Result<(), Stop>;
 
 /// Results of the client library.
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;

@@ -12,7 +12,7 @@ use pentago::{
 };
 use pentagrid_proto::Client;
 
-use crate::error::{ClientError, Result};
+use crate::error::{ClientError, ProgressResult, Result, Stop};
 use crate::matches::{MatchGame, MatchOutcome, MatchRecord, follow_then};
 
 /// A player as a record names it, from its stored text (`NAME=SPEC` or `SPEC`): the name (or
@@ -166,8 +166,8 @@ impl NewGames {
 }
 
 /// A failed write of records, as the error that ends the following.
-fn writing_failed(source: std::io::Error) -> ClientError {
-    ClientError::Io {
+fn writing_failed(source: Stop) -> ClientError {
+    ClientError::Stopped {
         context: "writing the match's games".into(),
         source,
     }
@@ -182,9 +182,9 @@ fn writing_failed(source: std::io::Error) -> ClientError {
 pub async fn follow_match(
     client: &Client,
     match_id: u64,
-    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&MatchScore) -> ProgressResult,
     date: &str,
-    games: &mut dyn FnMut(&[Record]) -> std::io::Result<()>,
+    games: &mut dyn FnMut(&[Record]) -> ProgressResult,
 ) -> Result<MatchOutcome> {
     let mut new_games = NewGames::default();
     let outcome = follow_then(client, match_id, progress, async || {

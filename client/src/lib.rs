@@ -7,7 +7,8 @@
 //! The client is thin: it speaks to a coordinator over the wire only and links neither the
 //! coordinator nor the worker (a whole cluster in this process is `pentagrid-embedded`'s).
 //!
-//! Workflows report progress through callbacks and return plain reports (the pages made of
+//! Workflows report progress through callbacks (each answers a [`ProgressResult`]: go on, or
+//! stop for the caller's own reason) and return plain reports (the pages made of
 //! them are `pentagrid-render`'s); refusals by the
 //! coordinator keep their typed reason ([`ClientError::reason`]).
 
@@ -36,6 +37,6 @@ pub mod tournaments;
 pub mod tunes;
 
 pub use connect::{connect, read_token};
-pub use error::{ClientError, RefusalReason, Result};
+pub use error::{ClientError, ProgressResult, RefusalReason, Result, Stop};
 pub use parameter::{Parameter, ParameterError, Problem};
 pub use pentagrid_proto::{Client, TimeScale};

@@ -17,7 +17,7 @@ use pentagrid_proto::{
 use pentagrid_rating::{Sprt, SprtDecision};
 use pentagrid_tablebase::Tablebase;
 
-use crate::error::{ClientError, Result};
+use crate::error::{ClientError, ProgressResult, Result, Stop};
 use crate::jobs::poll;
 use crate::judge::JudgeError;
 use crate::parameter::{Parameter, ParameterError, Problem};
@@ -259,8 +259,8 @@ pub(crate) fn create_request(plan: &MatchPlan, suite: &[Position]) -> v2::Create
 }
 
 /// A progress report that could not be written, as the error that ends the match's following.
-fn progress_failed(source: std::io::Error) -> ClientError {
-    ClientError::Io {
+fn progress_failed(source: Stop) -> ClientError {
+    ClientError::Stopped {
         context: "writing the match's progress".into(),
         source,
     }
@@ -271,7 +271,7 @@ fn progress_failed(source: std::io::Error) -> ClientError {
 pub async fn follow(
     client: &Client,
     match_id: u64,
-    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&MatchScore) -> ProgressResult,
 ) -> Result<MatchOutcome> {
     follow_then(client, match_id, progress, async || Ok(())).await
 }
@@ -281,7 +281,7 @@ pub async fn follow(
 pub(crate) async fn follow_then(
     client: &Client,
     match_id: u64,
-    progress: &mut dyn FnMut(&MatchScore) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&MatchScore) -> ProgressResult,
     mut stored: impl AsyncFnMut() -> Result<()>,
 ) -> Result<MatchOutcome> {
     let mut shown = 0;
@@ -332,7 +332,7 @@ fn in_process_refused(why: String, otherwise: Option<String>) -> ClientError {
 pub fn play_in_process(
     plan: &MatchPlan,
     pool: &rayon::ThreadPool,
-    progress: &mut dyn FnMut(&PairResult, &MatchScore) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&PairResult, &MatchScore) -> ProgressResult,
 ) -> Result<MatchOutcome> {
     plan.validate()?;
     if let Some(engine) = plan.engine() {

@@ -10,7 +10,7 @@ use pentago::{Adjudication, NamedPlayer, OpeningSource, Record, TimeLimit, Tourn
 use pentagrid_proto::{Client, v2};
 use pentagrid_rating::{Encounter, RatingList, RatingOptions, rating_list};
 
-use crate::error::{ClientError, Result};
+use crate::error::{ClientError, ProgressResult, Result};
 use crate::game_records::NewGames;
 use crate::jobs::poll;
 use crate::matches::{MatchPlan, MatchRecord, MatchState, create_request, list};
@@ -201,13 +201,13 @@ pub async fn status(client: &Client, id: u64) -> Result<Tournament> {
 pub async fn follow(
     client: &Client,
     id: u64,
-    progress: &mut dyn FnMut((u64, u64)) -> std::io::Result<()>,
+    progress: &mut dyn FnMut((u64, u64)) -> ProgressResult,
 ) -> Result<Tournament> {
     follow_inner(client, id, progress, None).await
 }
 
 /// Where [`follow_with_games`] hands the games of newly stored pairs, and their date.
-type GameSink<'a> = (&'a str, &'a mut dyn FnMut(&[Record]) -> std::io::Result<()>);
+type GameSink<'a> = (&'a str, &'a mut dyn FnMut(&[Record]) -> ProgressResult);
 
 /// [`follow`], handing `games` the records of each newly stored pair of every match (each
 /// pair once), dated `date`; a failure of `games` stops following at once.
@@ -218,9 +218,9 @@ type GameSink<'a> = (&'a str, &'a mut dyn FnMut(&[Record]) -> std::io::Result<()
 pub async fn follow_with_games(
     client: &Client,
     id: u64,
-    progress: &mut dyn FnMut((u64, u64)) -> std::io::Result<()>,
+    progress: &mut dyn FnMut((u64, u64)) -> ProgressResult,
     date: &str,
-    games: &mut dyn FnMut(&[Record]) -> std::io::Result<()>,
+    games: &mut dyn FnMut(&[Record]) -> ProgressResult,
 ) -> Result<Tournament> {
     follow_inner(client, id, progress, Some((date, games))).await
 }
@@ -228,10 +228,10 @@ pub async fn follow_with_games(
 async fn follow_inner(
     client: &Client,
     id: u64,
-    progress: &mut dyn FnMut((u64, u64)) -> std::io::Result<()>,
+    progress: &mut dyn FnMut((u64, u64)) -> ProgressResult,
     mut games: Option<GameSink<'_>>,
 ) -> Result<Tournament> {
-    let failed = |source| ClientError::Io {
+    let failed = |source| ClientError::Stopped {
         context: "writing the tournament's progress".into(),
         source,
     };

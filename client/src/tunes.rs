@@ -10,7 +10,7 @@ use pentagrid_model::limits::{MAX_MATCH_PAIRS, MAX_MATCH_WEIGHT, MAX_TUNE_PAIRS_
 use pentagrid_proto::{Client, tune_purges_of_wire, tune_state_of_wire, tune_step_of_wire, v2};
 use pentagrid_rating::Sprt;
 
-use crate::error::{ClientError, Result};
+use crate::error::{ClientError, ProgressResult, Result};
 use crate::jobs::poll;
 use crate::matches::{MatchRecord, match_record};
 use crate::parameter::{Parameter, ParameterError, Problem};
@@ -280,7 +280,7 @@ pub async fn stop(client: &Client, id: u64) -> Result<TuneStopped> {
 pub async fn follow(
     client: &Client,
     id: u64,
-    progress: &mut dyn FnMut(&TuneRun) -> std::io::Result<()>,
+    progress: &mut dyn FnMut(&TuneRun) -> ProgressResult,
 ) -> Result<TuneRun> {
     let mut shown = None;
     poll(async || {
@@ -292,7 +292,7 @@ pub async fn follow(
         );
         if shown != Some(mark) {
             shown = Some(mark);
-            progress(&run).map_err(|source| ClientError::Io {
+            progress(&run).map_err(|source| ClientError::Stopped {
                 context: "writing the tuning run's progress".into(),
                 source,
             })?;

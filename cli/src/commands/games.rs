@@ -336,14 +336,15 @@ impl GamesOut {
             .with_context(|| format!("cannot write games to {}", self.path.display()))
     }
 
-    /// [`GamesOut::append`] for callbacks that report an [`std::io::Error`] (the file's name
-    /// in its message).
-    pub(super) fn append_io(&mut self, records: &[Record]) -> std::io::Result<()> {
+    /// [`GamesOut::append`] for a workflow's callback: a failure stops the workflow, with an
+    /// [`std::io::Error`] that names the file as its reason.
+    pub(super) fn append_io(&mut self, records: &[Record]) -> pentagrid_client::ProgressResult {
         self.write(records).map_err(|e| {
-            std::io::Error::new(
+            let named = std::io::Error::new(
                 e.kind(),
                 format!("cannot write games to {}: {e}", self.path.display()),
-            )
+            );
+            named.into()
         })
     }
 

@@ -360,9 +360,9 @@ fn play_in_process(
                 "pair": score.pairs.pairs() - 1, "opening": result.opening.to_string(),
                 "a_points": result.a_points, "games": result.games,
             });
-            output::io_line(format_args!("{line}"))?;
+            output::progress_line(format_args!("{line}"))?;
         }
-        output::io_line(format_args!(
+        output::progress_line(format_args!(
             "{}",
             progress(score, args.sprt.as_ref(), args.json)
         ))
@@ -429,7 +429,7 @@ fn play_on_cluster(
             );
         }
         let mut tell = |score: &MatchScore| {
-            output::io_line(format_args!(
+            output::progress_line(format_args!(
                 "{}",
                 progress(score, args.sprt.as_ref(), args.json)
             ))

@@ -175,12 +175,12 @@ fn start(
         }
         let mut tell = |(done, all): (u64, u64)| {
             if as_json {
-                output::io_line(format_args!(
+                output::progress_line(format_args!(
                     "{}",
                     json!({"pairs_done": done, "pairs": all})
                 ))
             } else {
-                output::io_line(format_args!("{done} of {all} pairs stored"))
+                output::progress_line(format_args!("{done} of {all} pairs stored"))
             }
         };
         let Some(out) = games_out.as_mut() else {

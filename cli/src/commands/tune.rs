@@ -187,7 +187,7 @@ pub fn run(args: &TuneArgs) -> Result<()> {
             } else {
                 progress_line(run)
             };
-            output::io_line(format_args!("{line}"))
+            output::progress_line(format_args!("{line}"))
         };
         Ok(tunes::follow(client, id, &mut tell).await?)
     })?;
