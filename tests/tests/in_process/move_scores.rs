@@ -10,7 +10,9 @@ use pentagrid_coordinator::CoordinatorSettings;
 use pentagrid_proto::v2;
 use pentagrid_tests::TestCluster;
 
-use super::move_times::{count_moves, plan, played_pair, wait_finished};
+use super::move_times::{
+    assert_refused_unchanged, count_moves, plan, played_pair, submission, wait_finished, with_note,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_uct_move_is_scored_stored_and_exported() {
@@ -51,19 +53,6 @@ async fn every_uct_move_is_scored_stored_and_exported() {
     cluster.stop().await;
 }
 
-/// `result` with the first game's move scores replaced by `scores`.
-fn with_scores(
-    result: &v2::submit_request::Result,
-    scores: Vec<u32>,
-) -> v2::submit_request::Result {
-    let mut result = result.clone();
-    let v2::submit_request::Result::Pair(pair) = &mut result else {
-        panic!("a pair result: {result:?}");
-    };
-    pair.notes[0].move_score_milli = scores;
-    result
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn move_scores_not_one_per_move_or_out_of_range_are_refused_and_change_nothing() {
     let cluster = TestCluster::start(CoordinatorSettings::default()).await;
@@ -86,44 +75,27 @@ async fn move_scores_not_one_per_move_or_out_of_range_are_refused_and_change_not
             assert_eq!(milli, pentagrid_proto::UNKNOWN_SCORE, "{index}: random");
         }
     }
-    let submit = |result: v2::submit_request::Result, result_id: &str| v2::SubmitRequest {
-        worker_id: "w".into(),
-        job_id: job.job_id,
-        lease_id: job.lease_id,
-        result_id: result_id.into(),
-        result: Some(result),
-        session: session.clone(),
-    };
-    let before = matches::status(&client, id, true).await.unwrap();
     let first_is = |milli: u32| [&[milli][..], &scores[1..]].concat();
     let bad = [
         ("one-short", scores[..moves - 1].to_vec()),
         ("one-over", [&scores[..], &[500]].concat()),
         ("over-a-point", first_is(1001)),
         ("near-the-sentinel", first_is(u32::MAX - 1)),
-    ];
-    for (name, scores) in bad {
-        let error = client
-            .submit(submit(with_scores(&honest, scores), name))
-            .await
-            .unwrap_err();
-        assert_eq!(
-            error.code(),
-            tonic::Code::InvalidArgument,
-            "{name}: {error:?}"
-        );
-        assert!(
-            error.message().contains("game 1: move_score_milli"),
-            "{name}: {}",
-            error.message()
-        );
-        let now = matches::status(&client, id, true).await.unwrap();
-        assert_eq!(now, before, "{name}: a refused result changed the match");
-    }
+    ]
+    .into_iter()
+    .map(|(name, scores)| (name, with_note(&honest, 0, |n| n.move_score_milli = scores)))
+    .collect();
+    let lease = (&job, session.as_str());
+    assert_refused_unchanged(&mut client, id, lease, bad, "game 1: move_score_milli").await;
     // Without scores (as from an older worker) the result is accepted: the first game reads as
     // unscored, the second keeps the scores it came with.
     client
-        .submit(submit(with_scores(&honest, Vec::new()), "older"))
+        .submit(submission(
+            &job,
+            &session,
+            with_note(&honest, 0, |n| n.move_score_milli.clear()),
+            "older",
+        ))
         .await
         .unwrap();
     let done = matches::status(&client, id, true).await.unwrap();

@@ -152,14 +152,65 @@ pub(super) async fn played_pair(
     (job, (&outcome).into(), session)
 }
 
-/// `result` with the second game's move times replaced by `times`.
-fn with_times(result: &v2::submit_request::Result, times: Vec<u32>) -> v2::submit_request::Result {
+/// `result` with game `game`'s note (0 or 1) changed by `edit`.
+pub(super) fn with_note(
+    result: &v2::submit_request::Result,
+    game: usize,
+    edit: impl FnOnce(&mut v2::GameNote),
+) -> v2::submit_request::Result {
     let mut result = result.clone();
     let v2::submit_request::Result::Pair(pair) = &mut result else {
         panic!("a pair result: {result:?}");
     };
-    pair.notes[1].move_millis = times;
+    edit(&mut pair.notes[game]);
     result
+}
+
+/// The submission of `result` for the leased `job` of worker `w` under `result_id`.
+pub(super) fn submission(
+    job: &v2::Job,
+    session: &str,
+    result: v2::submit_request::Result,
+    result_id: &str,
+) -> v2::SubmitRequest {
+    v2::SubmitRequest {
+        worker_id: "w".into(),
+        job_id: job.job_id,
+        lease_id: job.lease_id,
+        result_id: result_id.into(),
+        result: Some(result),
+        session: session.into(),
+    }
+}
+
+/// Hands in each of `bad` for the leased pair: each is refused INVALID_ARGUMENT with a message
+/// naming `field` (`game 2: move_millis`) and leaves match `id` as it was.
+pub(super) async fn assert_refused_unchanged(
+    client: &mut pentagrid_proto::Client,
+    id: u64,
+    (job, session): (&v2::Job, &str),
+    bad: Vec<(&str, v2::submit_request::Result)>,
+    field: &str,
+) {
+    let before = matches::status(client, id, true).await.unwrap();
+    for (name, result) in bad {
+        let error = client
+            .submit(submission(job, session, result, name))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.code(),
+            tonic::Code::InvalidArgument,
+            "{name}: {error:?}"
+        );
+        assert!(
+            error.message().contains(field),
+            "{name}: {}",
+            error.message()
+        );
+        let now = matches::status(client, id, true).await.unwrap();
+        assert_eq!(now, before, "{name}: a refused result changed the match");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -178,15 +229,6 @@ async fn move_times_not_one_per_move_or_absurd_are_refused_and_change_nothing() 
     for (note, game) in pair.notes.iter().zip(&pair.games) {
         assert_eq!(note.move_millis.len(), game.moves.len(), "{note:?}");
     }
-    let submit = |result: v2::submit_request::Result, result_id: &str| v2::SubmitRequest {
-        worker_id: "w".into(),
-        job_id: job.job_id,
-        lease_id: job.lease_id,
-        result_id: result_id.into(),
-        result: Some(result),
-        session: session.clone(),
-    };
-    let before = matches::status(&client, id, true).await.unwrap();
     let times = pair.notes[1].move_millis.clone();
     let first_is = |millis: u32| [&[millis][..], &times[1..]].concat();
     let bad = [
@@ -194,28 +236,15 @@ async fn move_times_not_one_per_move_or_absurd_are_refused_and_change_nothing() 
         ("one-over", [&times[..], &[1]].concat()),
         ("a-day-and-more", first_is(MAX_MOVE_MILLIS + 1)),
         ("absurd", first_is(u32::MAX)),
-    ];
-    for (name, times) in bad {
-        let error = client
-            .submit(submit(with_times(&honest, times), name))
-            .await
-            .unwrap_err();
-        assert_eq!(
-            error.code(),
-            tonic::Code::InvalidArgument,
-            "{name}: {error:?}"
-        );
-        assert!(
-            error.message().contains("game 2: move_millis"),
-            "{name}: {}",
-            error.message()
-        );
-        let now = matches::status(&client, id, true).await.unwrap();
-        assert_eq!(now, before, "{name}: a refused result changed the match");
-    }
+    ]
+    .into_iter()
+    .map(|(name, times)| (name, with_note(&honest, 1, |n| n.move_millis = times)))
+    .collect();
+    let lease = (&job, session.as_str());
+    assert_refused_unchanged(&mut client, id, lease, bad, "game 2: move_millis").await;
     // The honest result is then accepted, and its games keep their times.
     client
-        .submit(submit(honest.clone(), "honest"))
+        .submit(submission(&job, &session, honest.clone(), "honest"))
         .await
         .unwrap();
     let done = matches::status(&client, id, true).await.unwrap();
