@@ -262,8 +262,9 @@ fn analyses_with_unreal_durations_are_refused() {
     assert!(result_effect(&task, 1, &rows(&[("a1-1R", 10, 5, 0)])).is_ok());
 }
 
-#[test]
-fn a_pair_games_move_times_are_one_per_move_and_bounded() {
+/// A pair job of two random players from a late opening, and its two games as played (each
+/// of at least two moves).
+fn late_random_pair() -> (Task, [(Vec<pentago::Move>, pentago::Status); 2]) {
     let opening: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
     let task = Task::Pair {
         match_id: 1,
@@ -276,9 +277,15 @@ fn a_pair_games_move_times_are_one_per_move_and_bounded() {
         adjudicate: None,
     };
     let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
-    let moves = played.games[1].moves.len();
-    assert!(moves >= 2, "{played:?}");
     let games = played.games.map(|game| (game.moves, game.result));
+    assert!(games.iter().all(|(moves, _)| moves.len() >= 2), "{games:?}");
+    (task, games)
+}
+
+#[test]
+fn a_pair_games_move_times_are_one_per_move_and_bounded() {
+    let (task, games) = late_random_pair();
+    let moves = games[1].0.len();
     let outcome = |second: Vec<u32>| Outcome::Pair {
         games: games.clone(),
         accuracy: None,
@@ -333,21 +340,8 @@ fn a_pair_games_move_times_are_one_per_move_and_bounded() {
 
 #[test]
 fn a_pair_games_move_scores_are_one_per_move_and_in_range() {
-    let opening: Position = "ox.oxx/x.o.oo/oxo.ox/.xxxoo/xooxxx/.xooox".parse().unwrap();
-    let task = Task::Pair {
-        match_id: 1,
-        pair: 0,
-        opening,
-        a: Player::Random,
-        b: Player::Random,
-        accuracy_stones: None,
-        time: None,
-        adjudicate: None,
-    };
-    let played = pentago::play_pair(&opening, &Player::Random, &Player::Random, 5, 1);
-    let moves = played.games[0].moves.len();
-    assert!(moves >= 2, "{played:?}");
-    let games = played.games.map(|game| (game.moves, game.result));
+    let (task, games) = late_random_pair();
+    let moves = games[0].0.len();
     let outcome = |first: Vec<u32>| Outcome::Pair {
         games: games.clone(),
         accuracy: None,
