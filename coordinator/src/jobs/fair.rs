@@ -31,13 +31,12 @@ struct MatchQueue {
     pass: u128,
 }
 
-/// One user's place in the sharing among users.
+/// One user's place in the sharing among users (a user is here while one of their matches
+/// has queued pairs).
 #[derive(Debug)]
 struct UserTurn {
     /// Leases granted since the user last joined, each counted `STRIDE`.
     pass: u128,
-    /// The user's matches with queued pairs.
-    matches: usize,
 }
 
 /// Who a match belongs to and its weight among that user's matches.
@@ -102,26 +101,20 @@ impl PairQueues {
             .map_or("", |share| share.owner.as_str())
     }
 
-    /// Counts one more match with queued pairs for `owner`; a user who joins starts level with
-    /// the user furthest behind, neither owed the leases they missed nor behind the others.
+    /// Has `owner` join the sharing (when one of their matches gets queued pairs); a user who
+    /// joins starts level with the user furthest behind, neither owed the leases they missed
+    /// nor behind the others.
     fn join(&mut self, owner: &str) {
         let start = self.users.values().map(|u| u.pass).min().unwrap_or(0);
         self.users
             .entry(owner.to_owned())
-            .or_insert(UserTurn {
-                pass: start,
-                matches: 0,
-            })
-            .matches += 1;
+            .or_insert(UserTurn { pass: start });
     }
 
-    /// Counts one match fewer with queued pairs for `owner`; a user with none leaves.
+    /// Has `owner` leave the sharing once none of their matches has queued pairs.
     fn leave(&mut self, owner: &str) {
-        if let Some(turn) = self.users.get_mut(owner) {
-            turn.matches -= 1;
-            if turn.matches == 0 {
-                self.users.remove(owner);
-            }
+        if !self.queues.keys().any(|&id| self.owner(id) == owner) {
+            self.users.remove(owner);
         }
     }
 
